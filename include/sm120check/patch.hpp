@@ -1,0 +1,110 @@
+// The patch model: what a unified diff says, independent of any target tree.
+//
+// Vocabulary (as in git-apply(1) and GNU patch(1)): a *patch* is one change set (one commit of a
+// `git format-patch` series, or one plain diff); it holds one *file patch* per file; a file patch
+// holds *hunks*. A hunk's *pre-image* is its context and removed lines in order, its *post-image*
+// its context and added lines in order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sm120check {
+
+/// Kind of a hunk body line, by its first character: ' ' context, '+' added, '-' removed.
+enum class LineKind : char { kContext = ' ', kAdded = '+', kRemoved = '-' };
+
+/// One body line of a hunk.
+struct HunkLine {
+  LineKind kind = LineKind::kContext;
+  /// Line content without the leading ' ', '+' or '-' and without the terminating "\n". A "\r"
+  /// before the "\n" is kept: CRLF files are compared byte-exactly.
+  std::string text;
+  /// True when the line is followed by "\ No newline at end of file": in the image(s) it belongs
+  /// to, it is the last line of the file and has no line terminator.
+  bool no_newline_at_eof = false;
+};
+
+/// One hunk: "@@ -old_start,old_lines +new_start,new_lines @@ section".
+struct Hunk {
+  std::uint32_t old_start = 0;  ///< 1-based first pre-image line; 0 for an empty pre-image.
+  std::uint32_t old_lines = 0;  ///< pre-image length in lines; an omitted count means 1.
+  std::uint32_t new_start = 0;  ///< 1-based first post-image line; 0 for an empty post-image.
+  std::uint32_t new_lines = 0;  ///< post-image length in lines; an omitted count means 1.
+  std::string section;          ///< text after the second "@@" (function context), trimmed.
+  std::size_t patch_line = 0;   ///< 1-based line of the "@@" header in the patch source.
+  std::vector<HunkLine> lines;  ///< body lines in order.
+
+  std::size_t added() const;    ///< number of '+' lines.
+  std::size_t removed() const;  ///< number of '-' lines.
+  /// Number of context lines before the first and after the last added/removed line.
+  std::size_t leading_context() const;
+  std::size_t trailing_context() const;
+};
+
+/// What a file patch does to its file.
+enum class ChangeKind { kModify, kAdd, kDelete, kRename, kCopy, kMode, kBinary };
+
+/// Lower-case name used in reports: "modify", "add", "delete", "rename", "copy", "mode", "binary".
+std::string_view to_string(ChangeKind kind);
+
+/// Git file modes (octal) as written on "new file mode" / "old mode" lines.
+inline constexpr std::uint32_t kModeRegular = 0100644;
+inline constexpr std::uint32_t kModeExecutable = 0100755;
+inline constexpr std::uint32_t kModeSymlink = 0120000;
+inline constexpr std::uint32_t kModeGitlink = 0160000;
+
+/// The changes to one file.
+struct FilePatch {
+  /// Paths exactly as the patch names them, unquoted (C escapes decoded) and with any timestamp
+  /// or trailing tab removed, but with prefixes ("a/", "b/") kept: strip levels are applied later.
+  /// "/dev/null" where the file does not exist on that side (added or deleted file).
+  std::string old_path;
+  std::string new_path;
+  ChangeKind change = ChangeKind::kModify;
+  std::optional<std::uint32_t> old_mode;  ///< from "old mode", "deleted file mode", "index ... MODE".
+  std::optional<std::uint32_t> new_mode;  ///< from "new mode", "new file mode", "index ... MODE".
+  std::optional<int> similarity;          ///< percent, from "similarity index N%".
+  bool binary = false;                    ///< "Binary files ... differ" or "GIT binary patch".
+  bool binary_data = false;               ///< a "GIT binary patch" payload is present.
+  /// Blob ids from the "index OLD..NEW" line, lower-case hex, possibly abbreviated; empty if the
+  /// patch has no index line. All zeros means "no file".
+  std::string old_blob;
+  std::string new_blob;
+  bool git = false;             ///< introduced by "diff --git" (git's extended header rules apply).
+  std::size_t patch_line = 0;   ///< 1-based line in the patch source where this file patch starts.
+  std::vector<Hunk> hunks;
+};
+
+/// One patch: an optional message header and its file patches.
+struct Patch {
+  std::string source;                  ///< where it was read from: a path, or "-" for stdin.
+  std::optional<std::string> subject;  ///< "Subject:" (without "[PATCH n/m]") or first message line.
+  std::string message;                 ///< text before the first file patch, verbatim.
+  std::size_t patch_line = 0;          ///< 1-based line in the source where the patch starts.
+  std::vector<FilePatch> files;
+};
+
+/// Parses every patch in `text`, read from `source` (used in errors and Patch::source).
+///
+/// Accepts `git diff`, `git format-patch` (one or many per text: an mbox series), `git log -p`,
+/// `hg export`, plain `diff -u` / `diff -ruN` (timestamps, "Only in" lines), "Index:" headers
+/// (svn, quilt), quoted names with C escapes, "\ No newline at end of file", CRLF body lines,
+/// hunk headers without counts or with a section, and a leading UTF-8 BOM. Patches are split at
+/// mbox "From " lines and at message text that follows a file patch.
+///
+/// Throws Error(source, line, message) for: a context diff, a combined diff (`diff --cc`),
+/// a hunk whose body does not match its header's counts, a "---"/"+++" pair with an empty name,
+/// a malformed hunk header, a "GIT binary patch" without payload, or a text holding no patch.
+std::vector<Patch> parse_patches(std::string_view text, std::string_view source);
+
+/// Removes `strip` leading path components from a patch path (as `patch -pN`). Returns
+/// std::nullopt when the path has fewer than `strip + 1` components. "/dev/null" is returned
+/// unchanged.
+std::optional<std::string> strip_path(std::string_view path, unsigned strip);
+
+}  // namespace sm120check

@@ -1,0 +1,103 @@
+// Verification: per patch, file and hunk, is the fix applied, applicable or conflicting in a tree.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sm120check/match.hpp"
+#include "sm120check/patch.hpp"
+#include "sm120check/tree.hpp"
+
+namespace sm120check {
+
+/// Verdict for a file or a patch.
+enum class Status {
+  kApplied,     ///< every part is already in the tree
+  kApplicable,  ///< every part can be applied
+  kPartial,     ///< some parts applied, the rest applicable
+  kConflict,    ///< some part is neither applied nor applicable
+  kUnknown,     ///< cannot be decided from what the patch carries (reason given)
+  kError,       ///< could not be verified (reason given)
+};
+inline constexpr std::size_t kStatusCount = 6;
+
+/// "applied", "applicable", "partial", "conflict", "unknown", "error".
+std::string_view to_string(Status status);
+
+/// Options of `sm120check verify`.
+struct VerifyOptions {
+  /// Strip level (`-p N`); std::nullopt detects it per patch (see detect_strip()).
+  std::optional<unsigned> strip;
+  MatchOptions match;
+};
+
+/// One hunk's result.
+struct HunkReport {
+  std::size_t index = 0;  ///< 1-based position of the hunk in its file patch.
+  std::uint32_t old_start = 0, old_lines = 0, new_start = 0, new_lines = 0;
+  HunkMatch match;
+};
+
+/// One file patch's result.
+struct FileReport {
+  std::string old_path;                    ///< as in the patch ("/dev/null" for added files).
+  std::string new_path;                    ///< as in the patch ("/dev/null" for deleted files).
+  std::optional<std::string> target_path;  ///< path examined in the tree, after stripping.
+  ChangeKind change = ChangeKind::kModify;
+  Status status = Status::kError;
+  std::string reason;  ///< why, for anything other than a plain hunk verdict; may be empty.
+  std::vector<HunkReport> hunks;
+};
+
+/// One patch's result.
+struct PatchReport {
+  std::string source;
+  std::optional<std::string> subject;
+  std::size_t patch_line = 0;   ///< where the patch starts in its source, 1-based.
+  Status status = Status::kError;
+  std::string error;            ///< non-empty when status is kError for the patch as a whole.
+  unsigned strip = 1;           ///< strip level used.
+  bool strip_detected = false;  ///< chosen by detect_strip() rather than given.
+  std::vector<FileReport> files;
+};
+
+/// Counts of patches per status, indexed by Status.
+using Summary = std::array<std::size_t, kStatusCount>;
+
+/// A whole run.
+struct VerifyReport {
+  std::string target;  ///< the tree's name()
+  std::vector<PatchReport> patches;
+
+  Summary summary() const;
+  /// The process exit code: 0 every patch applied; 1 at least one applicable and none partial,
+  /// conflict or unknown; 2 at least one partial, conflict or unknown; 3 any error.
+  int exit_code() const;
+  /// The strip level shared by every patch, or std::nullopt when they differ or there are none.
+  std::optional<unsigned> common_strip() const;
+};
+
+/// The strip level at which the most of the patch's paths exist in `tree` (old paths for
+/// modified, deleted, renamed and copied files; the parent directory of new paths for added
+/// files). Ties prefer 1 for git patches ("a/", "b/" prefixes) and otherwise the smallest level.
+/// Levels 0..4 are tried. Returns 1 for git patches and 0 otherwise when nothing exists.
+unsigned detect_strip(const Patch& patch, const Tree& tree);
+
+/// Verifies one patch against `tree`; never throws for problems of one file (they become
+/// status kError with a reason), and never writes.
+PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options);
+
+/// Verifies every patch in order.
+VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
+                    const VerifyOptions& options);
+
+/// Combines file statuses into a patch status (and hunk verdicts into a file status):
+/// any error -> error; else any conflict -> conflict; else any unknown -> unknown; else all
+/// applied -> applied; all applicable -> applicable; otherwise partial. Empty -> applied.
+Status combine(const std::vector<Status>& parts);
+
+}  // namespace sm120check

@@ -1,0 +1,166 @@
+#include "test_util.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+extern char** environ;
+
+namespace sm120check::test {
+
+TempDir::TempDir() {
+  std::string templ = (std::filesystem::temp_directory_path() / "sm120check-test-XXXXXX").string();
+  char* made = ::mkdtemp(templ.data());
+  if (made == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = made;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // Tests make files read-only on purpose; restore write bits so removal works.
+  for (auto it = std::filesystem::recursive_directory_iterator(path_, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_symlink())
+      std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
+                                   std::filesystem::perm_options::add, ec);
+  }
+  std::filesystem::remove_all(path_, ec);
+}
+
+void write_file(const std::filesystem::path& path, std::string_view content) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+namespace {
+
+RunResult spawn_capture(const std::vector<std::string>& argv, std::string_view stdin_data,
+                        const std::vector<std::string>& extra_env,
+                        const std::filesystem::path& cwd) {
+  RunResult result;
+  int in_pipe[2], out_pipe[2], err_pipe[2];
+  if (::pipe(in_pipe) != 0 || ::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return result;
+
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  for (const std::string& kv : extra_env) {
+    std::string name = kv.substr(0, kv.find('='));
+    std::erase_if(env_strings,
+                  [&](const std::string& s) { return s.rfind(name + "=", 0) == 0; });
+    env_strings.push_back(kv);
+  }
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = argv;
+  std::vector<char*> argvp;
+  for (std::string& s : args) argvp.push_back(s.data());
+  argvp.push_back(nullptr);
+
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(in_pipe[0], 0);
+    ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+      ::close(fd);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    ::execve(argvp[0], argvp.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(in_pipe[0]);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  std::size_t written = 0;
+  if (stdin_data.empty()) {
+    ::close(in_pipe[1]);
+    in_pipe[1] = -1;
+  }
+  struct pollfd fds[3];
+  bool out_open = true, err_open = true;
+  char buf[65536];
+  while (out_open || err_open || in_pipe[1] >= 0) {
+    int n = 0;
+    int out_idx = -1, err_idx = -1, in_idx = -1;
+    if (out_open) { fds[n] = {out_pipe[0], POLLIN, 0}; out_idx = n++; }
+    if (err_open) { fds[n] = {err_pipe[0], POLLIN, 0}; err_idx = n++; }
+    if (in_pipe[1] >= 0) { fds[n] = {in_pipe[1], POLLOUT, 0}; in_idx = n++; }
+    if (::poll(fds, static_cast<nfds_t>(n), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    auto drain = [&](int idx, int fd, std::string& sink, bool& open) {
+      if (idx < 0 || fds[idx].revents == 0) return;
+      ssize_t r = ::read(fd, buf, sizeof buf);
+      if (r <= 0) open = false;
+      else sink.append(buf, static_cast<std::size_t>(r));
+    };
+    drain(out_idx, out_pipe[0], result.out, out_open);
+    drain(err_idx, err_pipe[0], result.err, err_open);
+    if (in_idx >= 0 && fds[in_idx].revents != 0) {
+      ssize_t w = ::write(in_pipe[1], stdin_data.data() + written, stdin_data.size() - written);
+      if (w > 0) written += static_cast<std::size_t>(w);
+      if (w <= 0 || written == stdin_data.size()) {
+        ::close(in_pipe[1]);
+        in_pipe[1] = -1;
+      }
+    }
+  }
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+  return result;
+}
+
+}  // namespace
+
+RunResult run_sm120check(const std::vector<std::string>& args, std::string_view stdin_data,
+                         const std::vector<std::string>& env) {
+  std::vector<std::string> argv{SM120CHECK_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> full_env{"NO_COLOR=1"};
+  full_env.insert(full_env.end(), env.begin(), env.end());
+  return spawn_capture(argv, stdin_data, full_env, {});
+}
+
+RunResult run_shell(const std::string& command, const std::filesystem::path& cwd) {
+  return spawn_capture({"/bin/sh", "-c", command}, {}, {}, cwd);
+}
+
+bool git_init_commit(const std::filesystem::path& dir) {
+  std::string q = "'" + dir.string() + "'";
+  RunResult r = run_shell(
+      "export HOME=" + q + "/.. GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e "
+      "GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; git init -q -b main . && "
+      "git config core.autocrlf false && git add -A && git commit -q -m init",
+      dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0;
+}
+
+}  // namespace sm120check::test

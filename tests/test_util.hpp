@@ -1,0 +1,51 @@
+// Shared test helpers: temporary folders, file writing, running the built binary.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sm120check::test {
+
+/// A fresh temporary directory, removed (recursively) when destroyed.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  /// path() / rel, as a string.
+  std::string operator/(std::string_view rel) const { return (path_ / rel).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Writes `content` to `path` byte-exactly, creating parent directories.
+void write_file(const std::filesystem::path& path, std::string_view content);
+/// Reads `path` byte-exactly. Fails the test (and returns "") if it cannot be read.
+std::string read_file(const std::filesystem::path& path);
+
+/// Result of running a command.
+struct RunResult {
+  int exit_code = -1;  ///< exit status, or 128 + signal number
+  std::string out;     ///< standard output
+  std::string err;     ///< standard error
+};
+
+/// Runs the built sm120check binary with `args` (no shell), feeding `stdin_data` on standard
+/// input, with NO_COLOR=1 unless `env` overrides. `env` entries are "NAME=value" added to the
+/// environment.
+RunResult run_sm120check(const std::vector<std::string>& args, std::string_view stdin_data = {},
+                         const std::vector<std::string>& env = {});
+
+/// Runs `command` through /bin/sh -c in `cwd`; returns its exit code and output.
+RunResult run_shell(const std::string& command, const std::filesystem::path& cwd = {});
+
+/// Creates a git repository at `dir` with HOME isolated, user name/email set, and commits
+/// everything in it with message "init". Returns false (with a test failure) on error.
+bool git_init_commit(const std::filesystem::path& dir);
+
+}  // namespace sm120check::test
