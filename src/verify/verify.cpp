@@ -1,13 +1,430 @@
-// STUB
+// Verification of patches against a tree: per file and hunk, applied / applicable / conflict.
+// Decision rules per change kind are documented in docs/verify.md.
 #include "sm120check/verify.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "sm120check/error.hpp"
+
 namespace sm120check {
-unsigned detect_strip(const Patch&, const Tree&) { return 1; }
-PatchReport verify_patch(const Patch& patch, const Tree&, const VerifyOptions&) {
-  PatchReport r; r.source = patch.source; return r;
-}
-VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree, const VerifyOptions& o) {
-  VerifyReport r; r.target = tree.name();
-  for (const Patch& p : patches) r.patches.push_back(verify_patch(p, tree, o));
+namespace {
+
+constexpr std::string_view kDevNull = "/dev/null";
+constexpr unsigned kMaxDetectedStrip = 4;
+
+bool is_dev_null(std::string_view path) { return path == kDevNull; }
+
+/// A patch path after stripping and normalising, or why it cannot be used.
+struct Resolved {
+  std::optional<std::string> path;  // nullopt for /dev/null or on error
+  std::string error;
+};
+
+Resolved resolve(std::string_view patch_path, unsigned strip) {
+  Resolved r;
+  if (is_dev_null(patch_path)) return r;
+  std::optional<std::string> stripped = strip_path(patch_path, strip);
+  if (!stripped) {
+    r.error = fmt::format("path '{}' has no component left after strip level -p{}", patch_path,
+                          strip);
+    return r;
+  }
+  if (!stripped->empty() && stripped->front() == '/') {
+    r.error = fmt::format("path '{}' is absolute; refused (never read)", *stripped);
+    return r;
+  }
+  std::optional<std::string> norm = normalize_relative_path(*stripped);
+  if (!norm) {
+    r.error = fmt::format("path '{}' climbs out of the target; refused (never read)", *stripped);
+    return r;
+  }
+  r.path = std::move(norm);
   return r;
 }
+
+bool exists(const Tree& tree, const std::string& path) {
+  try {
+    return tree.stat(path).type != Entry::Type::kMissing;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+bool is_directory(const Tree& tree, const std::string& path) {
+  if (path.empty()) return true;  // the root
+  try {
+    return tree.stat(path).type == Entry::Type::kDirectory;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::string parent_of(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+bool is_symlink_mode(const std::optional<std::uint32_t>& mode) {
+  return mode && (*mode & 0170000) == kModeSymlink;
+}
+
+bool is_executable_mode(const std::optional<std::uint32_t>& mode) {
+  return mode && (*mode & 0111) != 0;
+}
+
+bool all_zero(std::string_view hex) {
+  return !hex.empty() && std::all_of(hex.begin(), hex.end(), [](char c) { return c == '0'; });
+}
+
+/// Abbreviated blob ids compare as prefixes of the full id.
+bool blob_matches(std::string_view full_id, std::string_view patch_id) {
+  return !patch_id.empty() && !all_zero(patch_id) && full_id.substr(0, patch_id.size()) == patch_id;
+}
+
+Status from_hunk(HunkStatus s) {
+  switch (s) {
+    case HunkStatus::kApplied: return Status::kApplied;
+    case HunkStatus::kApplicable: return Status::kApplicable;
+    case HunkStatus::kConflict: return Status::kConflict;
+  }
+  return Status::kConflict;
+}
+
+void append_reason(FileReport& fr, std::string_view text) {
+  if (text.empty()) return;
+  if (!fr.reason.empty()) fr.reason += "; ";
+  fr.reason += text;
+}
+
+/// Hunk reports for hunks that are decided as a whole with the file (added/deleted files).
+void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status) {
+  for (std::size_t i = 0; i < fp.hunks.size(); ++i) {
+    const Hunk& h = fp.hunks[i];
+    HunkReport hr{i + 1, h.old_start, h.old_lines, h.new_start, h.new_lines, {}};
+    hr.match.status = status;
+    if (status != HunkStatus::kConflict) hr.match.line = 1;
+    fr.hunks.push_back(hr);
+  }
+}
+
+/// Matches the hunks of `fp` against `content` and records them; returns their statuses.
+std::vector<Status> match_into(const FilePatch& fp, std::string content, FileReport& fr,
+                               const VerifyOptions& options) {
+  FileText text(std::move(content));
+  std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, options.match);
+  std::vector<Status> statuses;
+  for (std::size_t i = 0; i < fp.hunks.size() && i < matches.size(); ++i) {
+    const Hunk& h = fp.hunks[i];
+    fr.hunks.push_back({i + 1, h.old_start, h.old_lines, h.new_start, h.new_lines, matches[i]});
+    statuses.push_back(from_hunk(matches[i].status));
+  }
+  return statuses;
+}
+
+/// Reads what the hunks of `fp` are compared with at `path`: a symlink's target for symlink
+/// patches, otherwise the file's content. Returns nullopt (and sets the file's status) when the
+/// entry cannot be compared.
+std::optional<std::string> read_comparable(const Tree& tree, const std::string& path,
+                                           const Entry& entry, const FilePatch& fp,
+                                           FileReport& fr) {
+  bool want_link = is_symlink_mode(fp.new_mode) || is_symlink_mode(fp.old_mode);
+  if (want_link) {
+    if (entry.type != Entry::Type::kSymlink) {
+      fr.status = Status::kConflict;
+      append_reason(fr, fmt::format("'{}' is not a symlink but the patch changes a symlink", path));
+      return std::nullopt;
+    }
+    return tree.read_link(path);
+  }
+  if (entry.type == Entry::Type::kDirectory || entry.type == Entry::Type::kOther) {
+    fr.status = Status::kConflict;
+    append_reason(fr, fmt::format("'{}' is not a regular file", path));
+    return std::nullopt;
+  }
+  std::string content = tree.read(path);
+  if (!fp.binary && looks_binary(content)) {
+    fr.status = Status::kConflict;
+    append_reason(fr, fmt::format("'{}' is a binary file but the patch has text hunks", path));
+    return std::nullopt;
+  }
+  return content;
+}
+
+/// Decides a binary change by blob ids. Returns the status of the content part.
+Status binary_by_blob(const FilePatch& fp, const std::string& content, FileReport& fr) {
+  if (fp.new_blob.empty() && fp.old_blob.empty()) {
+    append_reason(fr, "binary patch without an index line: no blob ids to compare");
+    return Status::kUnknown;
+  }
+  std::string id = git_blob_id(content);
+  if (blob_matches(id, fp.new_blob)) {
+    append_reason(fr, "blob id matches the post-image");
+    return Status::kApplied;
+  }
+  if (blob_matches(id, fp.old_blob)) {
+    append_reason(fr, "blob id matches the pre-image");
+    return Status::kApplicable;
+  }
+  append_reason(fr, fmt::format("blob id {} matches neither pre-image {} nor post-image {}",
+                                id.substr(0, 12), fp.old_blob, fp.new_blob));
+  return Status::kConflict;
+}
+
+/// The mode part of a change (old mode -> new mode) judged by the executable bit.
+std::optional<Status> mode_status(const FilePatch& fp, const Entry& entry, FileReport& fr) {
+  if (!fp.old_mode || !fp.new_mode || entry.type != Entry::Type::kFile) return std::nullopt;
+  bool old_x = is_executable_mode(fp.old_mode), new_x = is_executable_mode(fp.new_mode);
+  if (old_x == new_x) return std::nullopt;
+  Status s = entry.executable == new_x ? Status::kApplied : Status::kApplicable;
+  append_reason(fr, fmt::format("mode {:o} -> {:o}: executable bit is {}", *fp.old_mode,
+                                *fp.new_mode, entry.executable ? "set" : "clear"));
+  return s;
+}
+
+/// Content and mode of an existing file against the patch's changes (modify, mode, binary,
+/// and the content part of renames and copies).
+Status verify_existing(const Tree& tree, const std::string& path, const FilePatch& fp,
+                       FileReport& fr, const VerifyOptions& options) {
+  Entry entry = tree.stat(path);
+  std::vector<Status> parts;
+  if (std::optional<Status> m = mode_status(fp, entry, fr)) parts.push_back(*m);
+  if (fp.binary) {
+    if (entry.type != Entry::Type::kFile) {
+      append_reason(fr, fmt::format("'{}' is not a regular file", path));
+      return Status::kConflict;
+    }
+    parts.push_back(binary_by_blob(fp, tree.read(path), fr));
+    return combine(parts);
+  }
+  if (!fp.hunks.empty()) {
+    std::optional<std::string> content = read_comparable(tree, path, entry, fp, fr);
+    if (!content) return fr.status;
+    std::vector<Status> hunks = match_into(fp, std::move(*content), fr, options);
+    parts.insert(parts.end(), hunks.begin(), hunks.end());
+  }
+  return combine(parts);
+}
+
+Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp,
+                  FileReport& fr) {
+  Entry entry = tree.stat(path);
+  if (entry.type == Entry::Type::kMissing) {
+    whole_file_hunks(fp, fr, HunkStatus::kApplicable);
+    return Status::kApplicable;
+  }
+  Status s = Status::kConflict;
+  if (is_symlink_mode(fp.new_mode)) {
+    if (entry.type != Entry::Type::kSymlink) {
+      append_reason(fr, "path exists and is not a symlink");
+    } else if (tree.read_link(path) == whole_image(fp.hunks, Image::kPost)) {
+      s = Status::kApplied;
+    } else {
+      append_reason(fr, "symlink exists and points elsewhere");
+    }
+  } else if (entry.type != Entry::Type::kFile) {
+    append_reason(fr, "path exists and is not a regular file");
+  } else if (fp.binary) {
+    s = binary_by_blob(fp, tree.read(path), fr);
+    if (s == Status::kApplicable) s = Status::kConflict;  // pre-image of an add is "no file"
+  } else if (tree.read(path) == whole_image(fp.hunks, Image::kPost)) {
+    s = Status::kApplied;
+    if (fp.new_mode && is_executable_mode(fp.new_mode) != entry.executable) {
+      s = Status::kConflict;
+      append_reason(fr, fmt::format("content matches but mode {:o} does not", *fp.new_mode));
+    }
+  } else {
+    append_reason(fr, "file already exists with different content");
+  }
+  whole_file_hunks(fp, fr, s == Status::kApplied ? HunkStatus::kApplied : HunkStatus::kConflict);
+  return s;
+}
+
+Status verify_delete(const Tree& tree, const std::string& path, const FilePatch& fp,
+                     FileReport& fr) {
+  Entry entry = tree.stat(path);
+  if (entry.type == Entry::Type::kMissing) {
+    whole_file_hunks(fp, fr, HunkStatus::kApplied);
+    return Status::kApplied;
+  }
+  Status s = Status::kConflict;
+  if (is_symlink_mode(fp.old_mode)) {
+    if (entry.type == Entry::Type::kSymlink &&
+        tree.read_link(path) == whole_image(fp.hunks, Image::kPre)) {
+      s = Status::kApplicable;
+    } else {
+      append_reason(fr, "symlink to delete differs from the pre-image");
+    }
+  } else if (entry.type != Entry::Type::kFile) {
+    append_reason(fr, "path exists and is not a regular file");
+  } else if (fp.binary || (fp.hunks.empty() && !fp.old_blob.empty())) {
+    // Binary deletion, or a deletion without hunks (an empty file, or git diff
+    // --irreversible-delete): the index line's pre-image blob id decides.
+    s = binary_by_blob(fp, tree.read(path), fr);
+    if (s == Status::kApplied) s = Status::kConflict;  // post-image of a delete is "no file"
+  } else if (tree.read(path) == whole_image(fp.hunks, Image::kPre)) {
+    s = Status::kApplicable;
+  } else {
+    append_reason(fr, "file differs from what the deletion expects");
+  }
+  whole_file_hunks(fp, fr, s == Status::kApplicable ? HunkStatus::kApplicable
+                                                    : HunkStatus::kConflict);
+  return s;
+}
+
+/// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
+Status verify_move(const Tree& tree, const std::string& old_path, const std::string& new_path,
+                   const FilePatch& fp, FileReport& fr, const VerifyOptions& options) {
+  bool is_rename = fp.change == ChangeKind::kRename;
+  bool old_exists = exists(tree, old_path), new_exists = exists(tree, new_path);
+  if (new_exists) {
+    // The move (or copy) has been made when the new path holds the post-image.
+    fr.target_path = new_path;
+    Status content = verify_existing(tree, new_path, fp, fr, options);
+    if (content == Status::kApplied) {
+      if (is_rename && old_exists)
+        append_reason(fr, fmt::format("old path '{}' still exists", old_path));
+      return Status::kApplied;
+    }
+    // Moved, but the content change is not made (or conflicts).
+    if (!old_exists) return content == Status::kApplicable ? Status::kPartial : content;
+    // Both paths exist and the new one is not the post-image: judge the old one.
+    fr.hunks.clear();
+    fr.reason.clear();
+  }
+  if (old_exists) {
+    fr.target_path = old_path;
+    Status content = verify_existing(tree, old_path, fp, fr, options);
+    if (new_exists) {
+      append_reason(fr, fmt::format("'{}' already exists and is not the post-image", new_path));
+      return Status::kConflict;
+    }
+    // Move not made yet: applicable if the content part is applicable (or empty).
+    if (content == Status::kApplicable || (content == Status::kApplied && fp.hunks.empty()))
+      return Status::kApplicable;
+    return content == Status::kApplied ? Status::kPartial : content;
+  }
+  fr.target_path = new_path;
+  append_reason(fr, fmt::format("neither '{}' nor '{}' exists", old_path, new_path));
+  whole_file_hunks(fp, fr, HunkStatus::kConflict);
+  return Status::kConflict;
+}
+
+FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
+                       const VerifyOptions& options) {
+  FileReport fr;
+  fr.old_path = fp.old_path;
+  fr.new_path = fp.new_path;
+  fr.change = fp.change;
+  Resolved old_side = resolve(fp.old_path, strip);
+  Resolved new_side = resolve(fp.new_path, strip);
+  if (!old_side.error.empty() || !new_side.error.empty()) {
+    fr.status = Status::kError;
+    fr.reason = !old_side.error.empty() ? old_side.error : new_side.error;
+    return fr;
+  }
+  try {
+    bool add = !old_side.path, del = !new_side.path;
+    if (add && del) {
+      fr.status = Status::kError;
+      fr.reason = "both sides are /dev/null";
+    } else if (add) {
+      fr.target_path = new_side.path;
+      fr.status = verify_add(tree, *new_side.path, fp, fr);
+    } else if (del) {
+      fr.target_path = old_side.path;
+      fr.status = verify_delete(tree, *old_side.path, fp, fr);
+    } else if ((fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy) &&
+               *old_side.path != *new_side.path) {
+      fr.status = verify_move(tree, *old_side.path, *new_side.path, fp, fr, options);
+    } else {
+      // Modify, mode or binary change. Plain diffs may name a backup ("x.orig") on one side:
+      // the name that exists wins, the new one when both do.
+      const std::string& path =
+          exists(tree, *new_side.path) || !exists(tree, *old_side.path) ? *new_side.path
+                                                                          : *old_side.path;
+      fr.target_path = path;
+      if (!exists(tree, path)) {
+        fr.status = Status::kConflict;
+        fr.reason = fmt::format("'{}' does not exist in the target", path);
+        whole_file_hunks(fp, fr, HunkStatus::kConflict);
+      } else {
+        fr.status = verify_existing(tree, path, fp, fr, options);
+      }
+    }
+  } catch (const Error& e) {
+    fr.status = Status::kError;
+    fr.reason = e.what();
+  } catch (const std::exception& e) {
+    fr.status = Status::kError;
+    fr.reason = fmt::format("internal error: {}", e.what());
+  }
+  return fr;
+}
+
+}  // namespace
+
+unsigned detect_strip(const Patch& patch, const Tree& tree) {
+  bool all_git = !patch.files.empty() &&
+                 std::all_of(patch.files.begin(), patch.files.end(),
+                             [](const FilePatch& f) { return f.git; });
+  std::array<unsigned, kMaxDetectedStrip + 1> score{};
+  for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
+    for (const FilePatch& fp : patch.files) {
+      Resolved old_side = resolve(fp.old_path, p);
+      Resolved new_side = resolve(fp.new_path, p);
+      // An existing file is strong evidence (2); an existing parent directory of an added
+      // file is weak evidence (1).
+      if (old_side.path && exists(tree, *old_side.path)) {
+        score[p] += 2;
+      } else if (new_side.path && exists(tree, *new_side.path)) {
+        score[p] += 2;
+      } else if (!old_side.path && new_side.path && new_side.error.empty() &&
+                 new_side.path->find('/') != std::string::npos &&
+                 is_directory(tree, parent_of(*new_side.path))) {
+        score[p] += 1;
+      }
+    }
+  }
+  unsigned preferred = all_git ? 1 : 0;
+  unsigned best = preferred;
+  for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
+    if (score[p] > score[best] || (score[p] == score[best] && p < best && best != preferred))
+      best = p;
+  }
+  return best;
+}
+
+PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options) {
+  PatchReport r;
+  r.source = patch.source;
+  r.subject = patch.subject;
+  r.patch_line = patch.patch_line;
+  r.strip_detected = !options.strip.has_value();
+  r.strip = options.strip ? *options.strip : detect_strip(patch, tree);
+  if (patch.files.empty()) {
+    r.status = Status::kError;
+    r.error = "patch changes no file";
+    return r;
+  }
+  std::vector<Status> statuses;
+  for (const FilePatch& fp : patch.files) {
+    r.files.push_back(verify_file(fp, tree, r.strip, options));
+    statuses.push_back(r.files.back().status);
+  }
+  r.status = combine(statuses);
+  return r;
+}
+
+VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
+                    const VerifyOptions& options) {
+  VerifyReport report;
+  report.target = tree.name();
+  report.patches.reserve(patches.size());
+  for (const Patch& p : patches) report.patches.push_back(verify_patch(p, tree, options));
+  return report;
+}
+
 }  // namespace sm120check
