@@ -1,1 +1,450 @@
+// Verification logic over an in-memory tree: strip detection, per-change-kind decisions,
+// combination of statuses, refused paths, exit codes.
 #include <gtest/gtest.h>
+
+#include <map>
+
+#include "sm120check/error.hpp"
+#include "sm120check/patch.hpp"
+#include "sm120check/tree.hpp"
+#include "sm120check/verify.hpp"
+
+namespace sm120check {
+namespace {
+
+/// A tree held in memory: the seam that keeps these tests off the disk.
+class MemoryTree : public Tree {
+ public:
+  void file(const std::string& path, std::string content, bool executable = false) {
+    entries_[path] = {Entry::Type::kFile, std::move(content), executable};
+    add_parents(path);
+  }
+  void symlink(const std::string& path, std::string target) {
+    entries_[path] = {Entry::Type::kSymlink, std::move(target), false};
+    add_parents(path);
+  }
+  std::string name() const override { return "mem"; }
+  Entry stat(const std::string& path) const override {
+    ++stats;
+    auto it = entries_.find(path);
+    if (it == entries_.end()) return {};
+    return {it->second.type, it->second.executable, it->second.data.size()};
+  }
+  std::string read(const std::string& path) const override {
+    auto it = entries_.find(path);
+    if (it == entries_.end() || it->second.type == Entry::Type::kDirectory)
+      throw Error(path, 0, "cannot read");
+    return it->second.data;
+  }
+  std::string read_link(const std::string& path) const override {
+    auto it = entries_.find(path);
+    if (it == entries_.end() || it->second.type != Entry::Type::kSymlink)
+      throw Error(path, 0, "not a symlink");
+    return it->second.data;
+  }
+  mutable int stats = 0;
+
+ private:
+  struct Node {
+    Entry::Type type;
+    std::string data;
+    bool executable;
+  };
+  void add_parents(const std::string& path) {
+    for (std::size_t s = path.find('/'); s != std::string::npos; s = path.find('/', s + 1))
+      entries_.try_emplace(path.substr(0, s), Node{Entry::Type::kDirectory, {}, false});
+  }
+  std::map<std::string, Node> entries_;
+};
+
+constexpr const char* kAttnPre =
+    "import triton\n"
+    "\n"
+    "def _get_block_sizes(head_dim):\n"
+    "    if CUDA_CAPABILITY[0] >= 9:\n"
+    "        BLOCK_M, BLOCK_N = 128, 64\n"
+    "    else:\n"
+    "        BLOCK_M, BLOCK_N = 64, 64\n"
+    "    return BLOCK_M, BLOCK_N\n";
+
+constexpr const char* kAttnPost =
+    "import triton\n"
+    "\n"
+    "def _get_block_sizes(head_dim):\n"
+    "    if CUDA_CAPABILITY[0] == 12:\n"
+    "        BLOCK_M, BLOCK_N = 64, 32\n"
+    "    elif CUDA_CAPABILITY[0] >= 9:\n"
+    "        BLOCK_M, BLOCK_N = 128, 64\n"
+    "    else:\n"
+    "        BLOCK_M, BLOCK_N = 64, 64\n"
+    "    return BLOCK_M, BLOCK_N\n";
+
+constexpr const char* kAttnPatch =
+    "From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n"
+    "From: Dev <dev@example.com>\n"
+    "Subject: [PATCH] Use smaller tiles on SM120\n"
+    "\n"
+    "---\n"
+    " python/pkg/attn.py | 4 +++-\n"
+    "\n"
+    "diff --git a/python/pkg/attn.py b/python/pkg/attn.py\n"
+    "index 1234567..89abcde 100644\n"
+    "--- a/python/pkg/attn.py\n"
+    "+++ b/python/pkg/attn.py\n"
+    "@@ -1,7 +1,9 @@\n"
+    " import triton\n"
+    " \n"
+    " def _get_block_sizes(head_dim):\n"
+    "-    if CUDA_CAPABILITY[0] >= 9:\n"
+    "+    if CUDA_CAPABILITY[0] == 12:\n"
+    "+        BLOCK_M, BLOCK_N = 64, 32\n"
+    "+    elif CUDA_CAPABILITY[0] >= 9:\n"
+    "         BLOCK_M, BLOCK_N = 128, 64\n"
+    "     else:\n"
+    "         BLOCK_M, BLOCK_N = 64, 64\n"
+    "-- \n"
+    "2.39.5\n";
+
+Patch parse_one(std::string_view text) {
+  std::vector<Patch> patches = parse_patches(text, "test.patch");
+  EXPECT_EQ(patches.size(), 1u);
+  return patches.empty() ? Patch{} : patches.front();
+}
+
+PatchReport run(const MemoryTree& tree, std::string_view text, VerifyOptions options = {}) {
+  return verify_patch(parse_one(text), tree, options);
+}
+
+TEST(VerifyModify, ApplicableAppliedConflict) {
+  MemoryTree pre;
+  pre.file("python/pkg/attn.py", kAttnPre);
+  PatchReport r = run(pre, kAttnPatch);
+  EXPECT_EQ(r.status, Status::kApplicable);
+  EXPECT_EQ(r.strip, 1u);
+  EXPECT_TRUE(r.strip_detected);
+  ASSERT_EQ(r.subject, "Use smaller tiles on SM120");
+  ASSERT_EQ(r.files.size(), 1u);
+  EXPECT_EQ(r.files[0].target_path, "python/pkg/attn.py");
+  ASSERT_EQ(r.files[0].hunks.size(), 1u);
+  EXPECT_EQ(r.files[0].hunks[0].match.line, 1u);
+
+  MemoryTree post;
+  post.file("python/pkg/attn.py", kAttnPost);
+  EXPECT_EQ(run(post, kAttnPatch).status, Status::kApplied);
+
+  MemoryTree other;
+  other.file("python/pkg/attn.py", "something else\n");
+  PatchReport c = run(other, kAttnPatch);
+  EXPECT_EQ(c.status, Status::kConflict);
+  EXPECT_EQ(c.files[0].hunks[0].match.status, HunkStatus::kConflict);
+}
+
+TEST(VerifyModify, ShiftedFileReportsOffset) {
+  MemoryTree t;
+  t.file("python/pkg/attn.py", std::string("# a\n# b\n# c\n") + kAttnPost);
+  PatchReport r = run(t, kAttnPatch);
+  EXPECT_EQ(r.status, Status::kApplied);
+  EXPECT_EQ(r.files[0].hunks[0].match.line, 4u);
+  EXPECT_EQ(r.files[0].hunks[0].match.offset, 3);
+}
+
+TEST(VerifyModify, MissingFileIsConflictWithReason) {
+  MemoryTree t;
+  t.file("python/pkg/other.py", "x\n");
+  PatchReport r = run(t, kAttnPatch);
+  EXPECT_EQ(r.status, Status::kConflict);
+  EXPECT_NE(r.files[0].reason.find("does not exist"), std::string::npos) << r.files[0].reason;
+}
+
+TEST(VerifyStrip, DetectsLevelThatMakesPathsExist) {
+  MemoryTree site;  // a site-packages style layout: "python/" is not there
+  site.file("pkg/attn.py", kAttnPre);
+  PatchReport r = run(site, kAttnPatch);
+  EXPECT_EQ(r.strip, 2u);
+  EXPECT_EQ(r.status, Status::kApplicable);
+  EXPECT_EQ(r.files[0].target_path, "pkg/attn.py");
+
+  MemoryTree deep;
+  deep.file("x/y/python/pkg/attn.py", kAttnPre);
+  EXPECT_EQ(run(deep, kAttnPatch).strip, 1u) << "nothing exists: git patches default to -p1";
+}
+
+TEST(VerifyStrip, ForcedLevelIsUsed) {
+  MemoryTree t;
+  t.file("python/pkg/attn.py", kAttnPre);
+  VerifyOptions o;
+  o.strip = 0;
+  PatchReport r = run(t, kAttnPatch, o);
+  EXPECT_EQ(r.strip, 0u);
+  EXPECT_FALSE(r.strip_detected);
+  EXPECT_EQ(r.status, Status::kConflict);
+  EXPECT_EQ(r.files[0].target_path, "a/python/pkg/attn.py");
+}
+
+TEST(VerifyStrip, PlainDiffAtLevelZero) {
+  MemoryTree t;
+  t.file("src/app.c", "int a;\nint b;\nint c;\n");
+  PatchReport r = run(t,
+                      "Index: src/app.c\n"
+                      "===================================================================\n"
+                      "--- src/app.c\t(revision 10)\n"
+                      "+++ src/app.c\t(working copy)\n"
+                      "@@ -1,3 +1,3 @@\n"
+                      " int a;\n"
+                      "-int b;\n"
+                      "+long b;\n"
+                      " int c;\n");
+  EXPECT_EQ(r.strip, 0u);
+  EXPECT_EQ(r.status, Status::kApplicable);
+}
+
+TEST(VerifyPaths, EscapingPathIsRefusedNotRead) {
+  MemoryTree t;
+  t.file("ok.txt", "a\n");
+  PatchReport r = run(t,
+                      "--- a/../../etc/passwd\n"
+                      "+++ b/../../etc/passwd\n"
+                      "@@ -1 +1 @@\n"
+                      "-root\n"
+                      "+toor\n");
+  EXPECT_EQ(r.status, Status::kError);
+  ASSERT_EQ(r.files.size(), 1u);
+  EXPECT_EQ(r.files[0].status, Status::kError);
+  EXPECT_NE(r.files[0].reason.find("climbs out of the target"), std::string::npos)
+      << r.files[0].reason;
+}
+
+TEST(VerifyPaths, AbsolutePathAtLevelZeroIsRefused) {
+  MemoryTree t;
+  VerifyOptions o;
+  o.strip = 0;
+  PatchReport r = run(t,
+                      "--- /etc/hosts\n"
+                      "+++ /etc/hosts\n"
+                      "@@ -1 +1 @@\n"
+                      "-a\n"
+                      "+b\n",
+                      o);
+  EXPECT_EQ(r.status, Status::kError);
+  EXPECT_NE(r.files[0].reason.find("absolute"), std::string::npos) << r.files[0].reason;
+}
+
+constexpr const char* kAddPatch =
+    "diff --git a/docs/new.md b/docs/new.md\n"
+    "new file mode 100644\n"
+    "index 0000000..3b18e51\n"
+    "--- /dev/null\n"
+    "+++ b/docs/new.md\n"
+    "@@ -0,0 +1,2 @@\n"
+    "+hello\n"
+    "+world\n";
+
+TEST(VerifyAdd, AbsentPresentDifferent) {
+  MemoryTree absent;
+  absent.file("docs/index.md", "x\n");
+  PatchReport r = run(absent, kAddPatch);
+  EXPECT_EQ(r.status, Status::kApplicable);
+  EXPECT_EQ(r.strip, 1u);
+  EXPECT_EQ(r.files[0].target_path, "docs/new.md");
+  EXPECT_EQ(r.files[0].change, ChangeKind::kAdd);
+
+  MemoryTree present;
+  present.file("docs/new.md", "hello\nworld\n");
+  EXPECT_EQ(run(present, kAddPatch).status, Status::kApplied);
+
+  MemoryTree different;
+  different.file("docs/new.md", "hello\n");
+  PatchReport c = run(different, kAddPatch);
+  EXPECT_EQ(c.status, Status::kConflict);
+  EXPECT_NE(c.files[0].reason.find("different content"), std::string::npos);
+}
+
+TEST(VerifyAdd, SymlinkComparedByTargetNotContent) {
+  const char* patch =
+      "diff --git a/latest b/latest\n"
+      "new file mode 120000\n"
+      "index 0000000..4cbb553\n"
+      "--- /dev/null\n"
+      "+++ b/latest\n"
+      "@@ -0,0 +1 @@\n"
+      "+target.txt\n"
+      "\\ No newline at end of file\n";
+  MemoryTree link;
+  link.file("target.txt", "t\n");
+  link.symlink("latest", "target.txt");
+  EXPECT_EQ(run(link, patch).status, Status::kApplied);
+  MemoryTree regular;
+  regular.file("target.txt", "t\n");
+  regular.file("latest", "target.txt");
+  EXPECT_EQ(run(regular, patch).status, Status::kConflict);
+  MemoryTree elsewhere;
+  elsewhere.file("target.txt", "t\n");
+  elsewhere.symlink("latest", "other.txt");
+  EXPECT_EQ(run(elsewhere, patch).status, Status::kConflict);
+}
+
+constexpr const char* kDeletePatch =
+    "diff --git a/old.txt b/old.txt\n"
+    "deleted file mode 100644\n"
+    "index 3b18e51..0000000\n"
+    "--- a/old.txt\n"
+    "+++ /dev/null\n"
+    "@@ -1,2 +0,0 @@\n"
+    "-hello\n"
+    "-world\n";
+
+TEST(VerifyDelete, WholeFileMustMatch) {
+  MemoryTree present;
+  present.file("old.txt", "hello\nworld\n");
+  EXPECT_EQ(run(present, kDeletePatch).status, Status::kApplicable);
+  MemoryTree gone;
+  gone.file("other.txt", "x\n");
+  EXPECT_EQ(run(gone, kDeletePatch).status, Status::kApplied);
+  MemoryTree longer;
+  longer.file("old.txt", "hello\nworld\nmore\n");
+  EXPECT_EQ(run(longer, kDeletePatch).status, Status::kConflict);
+}
+
+constexpr const char* kRenamePatch =
+    "diff --git a/scripts/run.sh b/bin/run.sh\n"
+    "old mode 100644\n"
+    "new mode 100755\n"
+    "similarity index 80%\n"
+    "rename from scripts/run.sh\n"
+    "rename to bin/run.sh\n"
+    "index 1111111..2222222\n"
+    "--- a/scripts/run.sh\n"
+    "+++ b/bin/run.sh\n"
+    "@@ -1,3 +1,3 @@\n"
+    " #!/bin/sh\n"
+    "-mode=debug\n"
+    "+mode=release\n"
+    " echo done\n";
+
+TEST(VerifyRename, BeforeAfterHalfway) {
+  MemoryTree before;
+  before.file("scripts/run.sh", "#!/bin/sh\nmode=debug\necho done\n");
+  PatchReport r = run(before, kRenamePatch);
+  EXPECT_EQ(r.status, Status::kApplicable);
+  EXPECT_EQ(r.files[0].target_path, "scripts/run.sh");
+
+  MemoryTree after;
+  after.file("bin/run.sh", "#!/bin/sh\nmode=release\necho done\n", true);
+  PatchReport a = run(after, kRenamePatch);
+  EXPECT_EQ(a.status, Status::kApplied);
+  EXPECT_EQ(a.files[0].target_path, "bin/run.sh");
+
+  MemoryTree no_chmod;  // renamed and edited, but the executable bit was not set
+  no_chmod.file("bin/run.sh", "#!/bin/sh\nmode=release\necho done\n", false);
+  EXPECT_EQ(run(no_chmod, kRenamePatch).status, Status::kPartial);
+
+  MemoryTree neither;
+  neither.file("x", "y\n");
+  EXPECT_EQ(run(neither, kRenamePatch).status, Status::kConflict);
+}
+
+TEST(VerifyMode, ExecutableBitDecides) {
+  const char* patch =
+      "diff --git a/tool.sh b/tool.sh\n"
+      "old mode 100644\n"
+      "new mode 100755\n";
+  MemoryTree plain;
+  plain.file("tool.sh", "echo\n", false);
+  PatchReport r = run(plain, patch);
+  EXPECT_EQ(r.status, Status::kApplicable);
+  EXPECT_EQ(r.files[0].change, ChangeKind::kMode);
+  MemoryTree exec;
+  exec.file("tool.sh", "echo\n", true);
+  EXPECT_EQ(run(exec, patch).status, Status::kApplied);
+}
+
+TEST(VerifyBinary, DecidedByBlobId) {
+  std::string old_content = std::string("\x89PNG\0\x01", 6);
+  std::string new_content = std::string("\x89PNG\0\x02", 6);
+  std::string patch = "diff --git a/logo.png b/logo.png\n"
+                      "index " + git_blob_id(old_content).substr(0, 7) + ".." +
+                      git_blob_id(new_content) + " 100644\n"
+                      "Binary files a/logo.png and b/logo.png differ\n";
+  MemoryTree pre, post, other;
+  pre.file("logo.png", old_content);
+  post.file("logo.png", new_content);
+  other.file("logo.png", "zzz");
+  PatchReport r = run(pre, patch);
+  EXPECT_EQ(r.status, Status::kApplicable);
+  EXPECT_NE(r.files[0].reason.find("blob id matches the pre-image"), std::string::npos);
+  EXPECT_EQ(run(post, patch).status, Status::kApplied);
+  EXPECT_EQ(run(other, patch).status, Status::kConflict);
+}
+
+TEST(VerifyBinary, WithoutIndexLineIsUnknown) {
+  MemoryTree t;
+  t.file("logo.png", std::string("\0\1", 2));
+  PatchReport r = run(t, "diff --git a/logo.png b/logo.png\n"
+                         "Binary files a/logo.png and b/logo.png differ\n");
+  EXPECT_EQ(r.status, Status::kUnknown);
+  EXPECT_NE(r.files[0].reason.find("no blob ids"), std::string::npos);
+}
+
+TEST(VerifyPatch, PartialAcrossFiles) {
+  std::string two = std::string(kAttnPatch);
+  two.insert(two.find("-- \n"),
+             "diff --git a/python/pkg/util.py b/python/pkg/util.py\n"
+             "index 1234567..89abcde 100644\n"
+             "--- a/python/pkg/util.py\n"
+             "+++ b/python/pkg/util.py\n"
+             "@@ -1,2 +1,2 @@\n"
+             " def f():\n"
+             "-    return 1\n"
+             "+    return 2\n");
+  MemoryTree t;
+  t.file("python/pkg/attn.py", kAttnPost);
+  t.file("python/pkg/util.py", "def f():\n    return 1\n");
+  PatchReport r = run(t, two);
+  ASSERT_EQ(r.files.size(), 2u);
+  EXPECT_EQ(r.files[0].status, Status::kApplied);
+  EXPECT_EQ(r.files[1].status, Status::kApplicable);
+  EXPECT_EQ(r.status, Status::kPartial);
+}
+
+TEST(VerifyReport, ExitCodesFollowTheWorstPatch) {
+  auto report = [](std::vector<Status> statuses) {
+    VerifyReport r;
+    for (Status s : statuses) {
+      PatchReport p;
+      p.status = s;
+      r.patches.push_back(p);
+    }
+    return r.exit_code();
+  };
+  EXPECT_EQ(report({Status::kApplied, Status::kApplied}), 0);
+  EXPECT_EQ(report({Status::kApplied, Status::kApplicable}), 1);
+  EXPECT_EQ(report({Status::kApplicable, Status::kPartial}), 2);
+  EXPECT_EQ(report({Status::kApplied, Status::kUnknown}), 2);
+  EXPECT_EQ(report({Status::kConflict, Status::kError}), 3);
+}
+
+TEST(VerifyReport, CombineRules) {
+  using S = Status;
+  EXPECT_EQ(combine({S::kApplied, S::kApplied}), S::kApplied);
+  EXPECT_EQ(combine({S::kApplicable, S::kApplicable}), S::kApplicable);
+  EXPECT_EQ(combine({S::kApplied, S::kApplicable}), S::kPartial);
+  EXPECT_EQ(combine({S::kApplied, S::kPartial}), S::kPartial);
+  EXPECT_EQ(combine({S::kPartial, S::kConflict}), S::kConflict);
+  EXPECT_EQ(combine({S::kUnknown, S::kApplied}), S::kUnknown);
+  EXPECT_EQ(combine({S::kConflict, S::kUnknown}), S::kConflict);
+  EXPECT_EQ(combine({S::kError, S::kConflict}), S::kError);
+}
+
+TEST(VerifyReport, CommonStrip) {
+  VerifyReport r;
+  EXPECT_EQ(r.common_strip(), std::nullopt);
+  r.patches.resize(2);
+  r.patches[0].strip = 1;
+  r.patches[1].strip = 1;
+  EXPECT_EQ(r.common_strip(), 1u);
+  r.patches[1].strip = 2;
+  EXPECT_EQ(r.common_strip(), std::nullopt);
+}
+
+}  // namespace
+}  // namespace sm120check
