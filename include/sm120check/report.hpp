@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "sm120check/patch.hpp"
@@ -30,5 +32,16 @@ void render_show_text(std::ostream& out, const std::vector<Patch>& patches, bool
 
 /// The "sm120check.show/1" document.
 nlohmann::json show_to_json(const std::vector<Patch>& patches);
+
+/// `text` with every ill-formed UTF-8 sequence replaced by U+FFFD (one per maximal ill-formed
+/// subpart, as the Unicode standard recommends); well-formed text is returned unchanged. Every
+/// string put into the JSON documents passes through it, so dump() never throws.
+std::string sanitize_utf8(std::string_view text);
+
+/// `text` made safe to write to a terminal: C0 controls, DEL and bytes that are not well-formed
+/// UTF-8 become "\xNN" (e.g. ESC -> "\x1b"); C1 controls and bidirectional formatting
+/// characters (U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) become "\uNNNN". Everything
+/// else, including a backslash, is kept. Used for every patch-supplied string in text output.
+std::string escape_for_terminal(std::string_view text);
 
 }  // namespace sm120check

@@ -1,6 +1,159 @@
-// STUB
+// JSON rendering of `verify` and `show` results: the "sm120check.verify/1" and
+// "sm120check.show/1" documents described in docs/json.md. Every string taken from a patch or a
+// tree goes through sanitize_utf8() so that nlohmann::json::dump() never throws on it.
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "sm120check/report.hpp"
+
 namespace sm120check {
-nlohmann::json verify_to_json(const VerifyReport&) { return {}; }
-nlohmann::json show_to_json(const std::vector<Patch>&) { return {}; }
+namespace {
+
+using nlohmann::json;
+
+/// A sanitized string value.
+json str(std::string_view text) { return sanitize_utf8(text); }
+
+/// A sanitized string value, or null when `text` is empty.
+json str_or_null(std::string_view text) {
+  if (text.empty()) return nullptr;
+  return sanitize_utf8(text);
+}
+
+/// A sanitized string value, or null when absent.
+json opt_str(const std::optional<std::string>& text) {
+  if (!text) return nullptr;
+  return sanitize_utf8(*text);
+}
+
+/// A git file mode as an octal string ("100644"), or null when absent.
+json mode_or_null(const std::optional<std::uint32_t>& mode) {
+  if (!mode) return nullptr;
+  return fmt::format("{:o}", *mode);
+}
+
+json hunk_to_json(const HunkReport& hunk) {
+  const HunkMatch& m = hunk.match;
+  const bool found = m.status != HunkStatus::kConflict;
+  json out = json::object();
+  out["index"] = hunk.index;
+  out["old_start"] = hunk.old_start;
+  out["old_lines"] = hunk.old_lines;
+  out["new_start"] = hunk.new_start;
+  out["new_lines"] = hunk.new_lines;
+  out["status"] = std::string(to_string(m.status));
+  out["line"] = found ? json(m.line) : json(nullptr);
+  out["offset"] = found ? json(m.offset) : json(nullptr);
+  out["fuzz"] = found ? json(m.fuzz) : json(nullptr);
+  out["both_images"] = m.both_images;
+  out["diagnostic"] = str_or_null(m.diagnostic);
+  return out;
+}
+
+json file_to_json(const FileReport& file) {
+  json out = json::object();
+  out["old_path"] = str(file.old_path);
+  out["new_path"] = str(file.new_path);
+  out["target_path"] = opt_str(file.target_path);
+  out["change"] = std::string(to_string(file.change));
+  out["status"] = std::string(to_string(file.status));
+  out["reason"] = str_or_null(file.reason);
+  json hunks = json::array();
+  for (const HunkReport& h : file.hunks) hunks.push_back(hunk_to_json(h));
+  out["hunks"] = std::move(hunks);
+  return out;
+}
+
+json patch_report_to_json(const PatchReport& patch) {
+  json out = json::object();
+  out["source"] = str(patch.source);
+  out["subject"] = opt_str(patch.subject);
+  out["line"] = patch.patch_line;
+  out["status"] = std::string(to_string(patch.status));
+  out["error"] = str_or_null(patch.error);
+  out["strip"] = patch.strip;
+  out["strip_detected"] = patch.strip_detected;
+  json files = json::array();
+  for (const FileReport& f : patch.files) files.push_back(file_to_json(f));
+  out["files"] = std::move(files);
+  return out;
+}
+
+json show_hunk_to_json(const Hunk& hunk) {
+  json out = json::object();
+  out["old_start"] = hunk.old_start;
+  out["old_lines"] = hunk.old_lines;
+  out["new_start"] = hunk.new_start;
+  out["new_lines"] = hunk.new_lines;
+  out["section"] = str_or_null(hunk.section);
+  out["added"] = hunk.added();
+  out["removed"] = hunk.removed();
+  out["line"] = hunk.patch_line;
+  return out;
+}
+
+json show_file_to_json(const FilePatch& file) {
+  json out = json::object();
+  out["old_path"] = str(file.old_path);
+  out["new_path"] = str(file.new_path);
+  out["change"] = std::string(to_string(file.change));
+  out["old_mode"] = mode_or_null(file.old_mode);
+  out["new_mode"] = mode_or_null(file.new_mode);
+  out["similarity"] = file.similarity ? json(*file.similarity) : json(nullptr);
+  out["binary"] = file.binary;
+  out["binary_data"] = file.binary_data;
+  out["old_blob"] = str_or_null(file.old_blob);
+  out["new_blob"] = str_or_null(file.new_blob);
+  out["git"] = file.git;
+  out["line"] = file.patch_line;
+  json hunks = json::array();
+  for (const Hunk& h : file.hunks) hunks.push_back(show_hunk_to_json(h));
+  out["hunks"] = std::move(hunks);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json verify_to_json(const VerifyReport& report) {
+  json doc = json::object();
+  doc["schema"] = kVerifySchema;
+  doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+  std::optional<unsigned> strip = report.common_strip();
+  doc["target"] = {{"path", str(report.target)}, {"strip", strip ? json(*strip) : json(nullptr)}};
+  json patches = json::array();
+  for (const PatchReport& p : report.patches) patches.push_back(patch_report_to_json(p));
+  doc["patches"] = std::move(patches);
+  json summary = json::object();
+  Summary counts = report.summary();
+  for (std::size_t i = 0; i < kStatusCount; ++i)
+    summary[std::string(to_string(static_cast<Status>(i)))] = counts[i];
+  doc["summary"] = std::move(summary);
+  doc["exit_code"] = report.exit_code();
+  return doc;
+}
+
+nlohmann::json show_to_json(const std::vector<Patch>& patches) {
+  json doc = json::object();
+  doc["schema"] = kShowSchema;
+  doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+  json list = json::array();
+  for (const Patch& p : patches) {
+    json out = json::object();
+    out["source"] = str(p.source);
+    out["subject"] = opt_str(p.subject);
+    out["line"] = p.patch_line;
+    json files = json::array();
+    for (const FilePatch& f : p.files) files.push_back(show_file_to_json(f));
+    out["files"] = std::move(files);
+    list.push_back(std::move(out));
+  }
+  doc["patches"] = std::move(list);
+  return doc;
+}
+
 }  // namespace sm120check

@@ -1,6 +1,371 @@
-// STUB
+// Text rendering of `verify` and `show` results for people, and the UTF-8 helpers shared with
+// the JSON rendering (sanitize_utf8, escape_for_terminal).
+//
+// Every string that comes from a patch or a tree (sources, subjects, paths, reasons, sections)
+// goes through escape_for_terminal() before it is written, so a hostile patch cannot send
+// terminal control sequences through the text report.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "sm120check/report.hpp"
+
 namespace sm120check {
-void render_verify_text(std::ostream&, const VerifyReport&, bool) {}
-void render_show_text(std::ostream&, const std::vector<Patch>&, bool) {}
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// UTF-8 decoding
+
+/// One step of UTF-8 decoding: a well-formed sequence (`ok`, its code point and length) or a
+/// maximal ill-formed subpart of `length` bytes (at least 1).
+struct Decoded {
+  bool ok = false;
+  char32_t code_point = 0;
+  std::size_t length = 1;
+};
+
+/// Decodes the sequence starting at `text[pos]` (pos < text.size()), following the table of
+/// well-formed byte sequences in the Unicode standard (no overlongs, surrogates or values above
+/// U+10FFFF).
+Decoded decode_at(std::string_view text, std::size_t pos) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char b0 = byte(pos);
+  if (b0 < 0x80) return {true, b0, 1};
+
+  std::size_t need = 0;                // continuation bytes
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  char32_t cp = 0;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    need = 1;
+    cp = b0 & 0x1Fu;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    need = 2;
+    cp = b0 & 0x0Fu;
+    if (b0 == 0xE0) lo = 0xA0;
+    if (b0 == 0xED) hi = 0x9F;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    need = 3;
+    cp = b0 & 0x07u;
+    if (b0 == 0xF0) lo = 0x90;
+    if (b0 == 0xF4) hi = 0x8F;
+  } else {
+    return {false, 0, 1};  // a continuation byte, C0, C1 or F5..FF as a lead
+  }
+  for (std::size_t k = 1; k <= need; ++k) {
+    if (pos + k >= text.size()) return {false, 0, k};
+    const unsigned char b = byte(pos + k);
+    const unsigned char min = k == 1 ? lo : 0x80;
+    const unsigned char max = k == 1 ? hi : 0xBF;
+    if (b < min || b > max) return {false, 0, k};
+    cp = (cp << 6) | (b & 0x3Fu);
+  }
+  return {true, cp, need + 1};
+}
+
+/// True for code points that change how a terminal shows what follows: bidirectional marks,
+/// embeddings, overrides and isolates ("Trojan Source").
+bool is_bidi_control(char32_t cp) {
+  return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout helpers
+
+/// Columns `text` takes: its code points (the text is well-formed UTF-8 after escaping; wide
+/// East Asian characters are counted as one column).
+std::size_t display_width(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0u) != 0x80u;
+  }));
+}
+
+/// Spaces that take text `width` columns wide to `column`; two when it is that wide already.
+std::string padding(std::size_t width, std::size_t column) {
+  return std::string(width + 2 <= column ? column - width : 2, ' ');
+}
+
+/// `left` padded with spaces to `column` (see padding()).
+std::string pad_to(const std::string& left, std::size_t column) {
+  return left + padding(display_width(left), column);
+}
+
+/// Widest column the status of a patch or file is pushed to; longer lines use two spaces.
+constexpr std::size_t kMaxStatusColumn = 72;
+
+constexpr std::string_view kReset = "\x1b[0m";
+constexpr std::string_view kBold = "\x1b[1m";
+constexpr std::string_view kRed = "\x1b[31m";
+constexpr std::string_view kGreen = "\x1b[32m";
+constexpr std::string_view kYellow = "\x1b[33m";
+constexpr std::string_view kMagenta = "\x1b[35m";
+constexpr std::string_view kCyan = "\x1b[36m";
+
+/// `text` wrapped in `sgr` ... reset when `color`, else `text` unchanged.
+std::string paint(std::string_view text, std::string_view sgr, bool color) {
+  if (!color || sgr.empty()) return std::string(text);
+  return fmt::format("{}{}{}", sgr, text, kReset);
+}
+
+std::string_view status_color(Status status) {
+  switch (status) {
+    case Status::kApplied:
+      return kGreen;
+    case Status::kApplicable:
+    case Status::kPartial:
+      return kYellow;
+    case Status::kConflict:
+    case Status::kError:
+      return kRed;
+    case Status::kUnknown:
+      return kMagenta;
+  }
+  return {};
+}
+
+std::string_view hunk_color(HunkStatus status) {
+  switch (status) {
+    case HunkStatus::kApplied:
+      return kGreen;
+    case HunkStatus::kApplicable:
+      return kYellow;
+    case HunkStatus::kConflict:
+      return kRed;
+  }
+  return {};
+}
+
+char change_letter(ChangeKind kind) {
+  switch (kind) {
+    case ChangeKind::kModify:
+      return 'M';
+    case ChangeKind::kAdd:
+      return 'A';
+    case ChangeKind::kDelete:
+      return 'D';
+    case ChangeKind::kRename:
+      return 'R';
+    case ChangeKind::kCopy:
+      return 'C';
+    case ChangeKind::kMode:
+      return 'T';
+    case ChangeKind::kBinary:
+      return 'B';
+  }
+  return '?';
+}
+
+/// Words for a matcher diagnostic code (see HunkMatch::diagnostic); unknown codes as they are.
+std::string diagnostic_words(std::string_view code) {
+  if (code == "line-ending-mismatch") return "differs only in line endings (CRLF vs LF)";
+  if (code == "whitespace-only-mismatch")
+    return "differs only in white space (try --ignore-whitespace)";
+  if (code == "final-newline-mismatch") return "differs only in the newline at end of file";
+  return escape_for_terminal(code);
+}
+
+std::string hunk_range(std::uint32_t old_start, std::uint32_t old_lines, std::uint32_t new_start,
+                       std::uint32_t new_lines) {
+  return fmt::format("@@ -{},{} +{},{} @@", old_start, old_lines, new_start, new_lines);
+}
+
+/// "patch 1/2: source: subject" (with ":line" after the source when the patch does not start
+/// on the first line, as in an mbox series), escaped.
+std::string patch_title(std::size_t number, std::size_t count, const std::string& source,
+                        std::size_t patch_line, const std::optional<std::string>& subject) {
+  std::string title = fmt::format("patch {}/{}: {}", number, count, escape_for_terminal(source));
+  if (patch_line > 1) title += fmt::format(":{}", patch_line);
+  if (subject && !subject->empty()) title += ": " + escape_for_terminal(*subject);
+  return title;
+}
+
+/// A patch path with the patch's strip level applied, or as written when it is too short.
+std::string stripped(const std::string& path, unsigned strip) {
+  return strip_path(path, strip).value_or(path);
+}
+
+/// The path shown for a file: "old -> new" for renames and copies, else the path examined in
+/// the tree, else the stripped path of the side that exists. Escaped.
+std::string file_label(const FileReport& file, unsigned strip) {
+  if (file.change == ChangeKind::kRename || file.change == ChangeKind::kCopy)
+    return escape_for_terminal(stripped(file.old_path, strip)) + " -> " +
+           escape_for_terminal(stripped(file.new_path, strip));
+  if (file.target_path) return escape_for_terminal(*file.target_path);
+  const std::string& path = file.new_path == "/dev/null" ? file.old_path : file.new_path;
+  return escape_for_terminal(stripped(path, strip));
+}
+
+/// "applicable at line 17 (offset +7, fuzz 1)", "conflict: differs only in ...".
+std::string hunk_verdict(const HunkMatch& m, bool color) {
+  std::string text = paint(to_string(m.status), hunk_color(m.status), color);
+  if (m.status == HunkStatus::kConflict) {
+    if (!m.diagnostic.empty()) text += ": " + diagnostic_words(m.diagnostic);
+    return text;
+  }
+  text += fmt::format(" at line {}", m.line);
+  std::string details;
+  if (m.offset != 0) details += fmt::format("offset {:+}", m.offset);
+  if (m.fuzz != 0) details += fmt::format("{}fuzz {}", details.empty() ? "" : ", ", m.fuzz);
+  if (m.both_images)
+    details += fmt::format("{}both images match; chose {}", details.empty() ? "" : "; ",
+                           to_string(m.status));
+  if (!details.empty()) text += " (" + details + ")";
+  return text;
+}
+
+std::string summary_line(const VerifyReport& report, bool color) {
+  const Summary counts = report.summary();
+  const std::size_t total = report.patches.size();
+  std::string text = fmt::format("summary: {} patch{}", total, total == 1 ? "" : "es");
+  std::string parts;
+  for (std::size_t i = 0; i < kStatusCount; ++i) {
+    if (counts[i] == 0) continue;
+    const auto status = static_cast<Status>(i);
+    if (!parts.empty()) parts += ", ";
+    parts += fmt::format("{} {}", counts[i], paint(to_string(status), status_color(status), color));
+  }
+  if (!parts.empty()) text += ": " + parts;
+  text += fmt::format("  -> exit {}", report.exit_code());
+  return text;
+}
+
+/// "mode 100644 -> 100755", "new mode 100755", ... or "" when the patch names no mode.
+std::string mode_text(const FilePatch& file) {
+  if (file.old_mode && file.new_mode) {
+    if (*file.old_mode == *file.new_mode) return fmt::format("mode {:o}", *file.old_mode);
+    return fmt::format("mode {:o} -> {:o}", *file.old_mode, *file.new_mode);
+  }
+  if (file.old_mode) return fmt::format("old mode {:o}", *file.old_mode);
+  if (file.new_mode) return fmt::format("new mode {:o}", *file.new_mode);
+  return {};
+}
+
+}  // namespace
+
+std::string sanitize_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const Decoded d = decode_at(text, pos);
+    if (d.ok)
+      out.append(text.substr(pos, d.length));
+    else
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+    pos += d.length;
+  }
+  return out;
+}
+
+std::string escape_for_terminal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const Decoded d = decode_at(text, pos);
+    if (!d.ok) {
+      for (std::size_t k = 0; k < d.length; ++k)
+        out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[pos + k]));
+    } else if (d.code_point < 0x20 || d.code_point == 0x7F) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(d.code_point));
+    } else if ((d.code_point >= 0x80 && d.code_point < 0xA0) || is_bidi_control(d.code_point)) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(d.code_point));
+    } else {
+      out.append(text.substr(pos, d.length));
+    }
+    pos += d.length;
+  }
+  return out;
+}
+
+void render_verify_text(std::ostream& out, const VerifyReport& report, bool color) {
+  const std::size_t count = report.patches.size();
+
+  // One status column for the whole report: after the widest patch title or file label.
+  std::size_t column = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const PatchReport& p = report.patches[i];
+    column = std::max(column,
+                      display_width(patch_title(i + 1, count, p.source, p.patch_line, p.subject)));
+    for (const FileReport& f : p.files)
+      column = std::max(column, 4 + display_width(file_label(f, p.strip)));
+  }
+  column = std::min(column + 2, kMaxStatusColumn);
+
+  out << "target: " << escape_for_terminal(report.target) << "\n";
+  for (std::size_t i = 0; i < count; ++i) {
+    const PatchReport& p = report.patches[i];
+    out << "\n";
+    const std::string title = patch_title(i + 1, count, p.source, p.patch_line, p.subject);
+    out << paint(title, kBold, color) << padding(display_width(title), column) << "["
+        << paint(to_string(p.status), status_color(p.status), color) << "]\n";
+    if (!p.error.empty()) {
+      out << "  " << paint("error", kRed, color) << ": " << escape_for_terminal(p.error) << "\n";
+    } else {
+      out << "  strip level: " << p.strip << (p.strip_detected ? " (detected)" : " (given)")
+          << "\n";
+    }
+    for (const FileReport& f : p.files) {
+      const std::string label =
+          fmt::format("  {} {}", change_letter(f.change), file_label(f, p.strip));
+      out << pad_to(label, column) << paint(to_string(f.status), status_color(f.status), color);
+      if (!f.reason.empty()) out << " (" << escape_for_terminal(f.reason) << ")";
+      out << "\n";
+
+      std::size_t hunk_column = 0;
+      for (const HunkReport& h : f.hunks)
+        hunk_column = std::max(
+            hunk_column, fmt::format("      hunk {} ", h.index).size() +
+                             hunk_range(h.old_start, h.old_lines, h.new_start, h.new_lines).size());
+      for (const HunkReport& h : f.hunks) {
+        const std::string left =
+            fmt::format("      hunk {} {}", h.index,
+                        hunk_range(h.old_start, h.old_lines, h.new_start, h.new_lines));
+        out << pad_to(left, hunk_column + 2) << hunk_verdict(h.match, color) << "\n";
+      }
+    }
+  }
+  out << "\n" << summary_line(report, color) << "\n";
+}
+
+void render_show_text(std::ostream& out, const std::vector<Patch>& patches, bool color) {
+  const std::size_t count = patches.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const Patch& p = patches[i];
+    if (i > 0) out << "\n";
+    out << paint(patch_title(i + 1, count, p.source, p.patch_line, p.subject), kBold, color)
+        << "\n";
+    if (p.files.empty()) out << "  (no files)\n";
+    for (const FilePatch& f : p.files) {
+      out << fmt::format("  {:<7}{} -> {}\n", to_string(f.change), escape_for_terminal(f.old_path),
+                         escape_for_terminal(f.new_path));
+      std::string details = mode_text(f);
+      const auto add = [&](const std::string& part) {
+        if (part.empty()) return;
+        if (!details.empty()) details += ", ";
+        details += part;
+      };
+      if (f.similarity) add(fmt::format("similarity {}%", *f.similarity));
+      if (f.binary) add(f.binary_data ? "binary (with data)" : "binary");
+      if (!f.old_blob.empty() || !f.new_blob.empty())
+        add(fmt::format("index {}..{}", escape_for_terminal(f.old_blob),
+                        escape_for_terminal(f.new_blob)));
+      if (!details.empty()) out << "         " << details << "\n";
+      for (std::size_t k = 0; k < f.hunks.size(); ++k) {
+        const Hunk& h = f.hunks[k];
+        out << fmt::format("    hunk {} ", k + 1)
+            << paint(hunk_range(h.old_start, h.old_lines, h.new_start, h.new_lines), kCyan, color);
+        if (!h.section.empty()) out << " " << escape_for_terminal(h.section);
+        out << "  " << paint(fmt::format("+{}", h.added()), kGreen, color) << " "
+            << paint(fmt::format("-{}", h.removed()), kRed, color) << "\n";
+      }
+    }
+  }
+}
+
 }  // namespace sm120check
