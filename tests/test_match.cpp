@@ -434,6 +434,17 @@ TEST(MatchWhitespace, OnlyWhitespaceDiffers) {
                kApplied, 1, 0);
 }
 
+TEST(MatchWhitespace, NoWhitespaceDiagnosticWhenWhitespaceIsIgnored) {
+  // With ignore_whitespace the CR and white-space relaxations explain nothing new.
+  EXPECT_CONFLICT(match("red\r\nyellow\r\nblue\r\n", kLfHunk, {.ignore_whitespace = true})[0]);
+  // The final-newline relaxation still applies on top of folded white space.
+  EXPECT_CONFLICT(
+      match("alpha \nbeta\ngamma\n",
+            "@@ -1,3 +1,3 @@\n alpha\n beta\n-gamma\n\\ No newline at end of file\n+G\n",
+            {.ignore_whitespace = true})[0],
+      "final-newline-mismatch");
+}
+
 TEST(MatchWhitespace, FoldingKeepsWordBoundaries) {
   // "a b" and "ab" differ even when white space is ignored.
   EXPECT_CONFLICT(
