@@ -1,1 +1,725 @@
+// Tests of the hunk matcher (match.hpp). Hunks are built from inline text by a small local
+// parser so that these tests do not depend on src/patch.
 #include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sm120check/match.hpp"
+#include "sm120check/patch.hpp"
+
+namespace sm120check {
+namespace {
+
+// Parses "@@ -a,b +c,d @@" headers and their bodies (' ', '+', '-', "\ No newline..."). Text is
+// split at "\n" only, so a "\r" stays in the line as the real parser keeps it.
+std::uint32_t read_number(std::string_view& s) {
+  std::uint32_t v = 0;
+  while (!s.empty() && s.front() >= '0' && s.front() <= '9') {
+    v = v * 10 + static_cast<std::uint32_t>(s.front() - '0');
+    s.remove_prefix(1);
+  }
+  return v;
+}
+
+void read_range(std::string_view& s, std::uint32_t& start, std::uint32_t& count) {
+  s.remove_prefix(1);  // '-' or '+'
+  start = read_number(s);
+  count = 1;
+  if (!s.empty() && s.front() == ',') {
+    s.remove_prefix(1);
+    count = read_number(s);
+  }
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+}
+
+std::vector<Hunk> parse_hunks(std::string_view text) {
+  std::vector<Hunk> hunks;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.substr(0, 3) == "@@ ") {
+      Hunk h;
+      std::string_view s = line.substr(3);
+      read_range(s, h.old_start, h.old_lines);
+      read_range(s, h.new_start, h.new_lines);
+      hunks.push_back(std::move(h));
+    } else if (!line.empty() && line.front() == '\\') {
+      hunks.back().lines.back().no_newline_at_eof = true;
+    } else if (!line.empty()) {
+      HunkLine hl;
+      hl.kind = static_cast<LineKind>(line.front());
+      hl.text = std::string(line.substr(1));
+      hunks.back().lines.push_back(std::move(hl));
+    }
+  }
+  return hunks;
+}
+
+// "line 1\nline 2\n...line n\n".
+std::string numbered(int from, int to) {
+  std::string out;
+  for (int i = from; i <= to; ++i) out += "line " + std::to_string(i) + "\n";
+  return out;
+}
+
+std::vector<HunkMatch> match(const std::string& content, std::string_view patch,
+                             MatchOptions options = {}) {
+  const FileText file(content);
+  return match_hunks(file, parse_hunks(patch), options);
+}
+
+// Compares every field, so that a failure shows the whole result at the caller's line.
+::testing::AssertionResult is_match(const HunkMatch& m, HunkStatus status, std::size_t line,
+                                    std::int64_t offset, unsigned fuzz = 0, bool both = false,
+                                    const std::string& diagnostic = "") {
+  auto show = [](HunkStatus st, std::size_t l, std::int64_t o, unsigned f, bool b,
+                 const std::string& d) {
+    return std::string(to_string(st)) + " line=" + std::to_string(l) +
+           " offset=" + std::to_string(o) + " fuzz=" + std::to_string(f) +
+           " both=" + (b ? "true" : "false") + " diagnostic='" + d + "'";
+  };
+  if (m.status == status && m.line == line && m.offset == offset && m.fuzz == fuzz &&
+      m.both_images == both && m.diagnostic == diagnostic) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "\n  got:  " << show(m.status, m.line, m.offset, m.fuzz, m.both_images, m.diagnostic)
+         << "\n  want: " << show(status, line, offset, fuzz, both, diagnostic);
+}
+
+::testing::AssertionResult is_conflict(const HunkMatch& m, const std::string& diagnostic = "") {
+  return is_match(m, HunkStatus::kConflict, 0, 0, 0, false, diagnostic);
+}
+
+#define EXPECT_MATCH(...) EXPECT_TRUE(is_match(__VA_ARGS__))
+#define EXPECT_CONFLICT(...) EXPECT_TRUE(is_conflict(__VA_ARGS__))
+
+constexpr HunkStatus kApplied = HunkStatus::kApplied;
+constexpr HunkStatus kApplicable = HunkStatus::kApplicable;
+
+// --- FileText ----------------------------------------------------------------------------------
+
+TEST(MatchFileText, SplitsLinesAndTracksFinalNewline) {
+  const FileText a("one\ntwo\r\n\nfour");
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a.line(0), "one");
+  EXPECT_EQ(a.line(1), "two\r");
+  EXPECT_EQ(a.line(2), "");
+  EXPECT_EQ(a.line(3), "four");
+  EXPECT_FALSE(a.final_newline());
+
+  const FileText b("x\n\n");
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b.line(1), "");
+  EXPECT_TRUE(b.final_newline());
+
+  const FileText empty("");
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_TRUE(empty.final_newline());
+
+  const FileText lone_newline("\n");
+  ASSERT_EQ(lone_newline.size(), 1u);
+  EXPECT_EQ(lone_newline.line(0), "");
+}
+
+TEST(MatchFileText, MoveKeepsLinesValid) {
+  // Short content lives in the string object itself; moving must rebase the line views.
+  FileText a("ab\ncd");
+  FileText b(std::move(a));
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b.line(0), "ab");
+  EXPECT_EQ(b.line(1), "cd");
+  EXPECT_FALSE(b.final_newline());
+  EXPECT_EQ(b.line(0).data(), b.content().data());
+
+  FileText c("zz\n");
+  c = std::move(b);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c.line(1), "cd");
+  EXPECT_EQ(c.line(1).data(), c.content().data() + 3);
+
+  std::vector<FileText> many;
+  for (int i = 0; i < 20; ++i) many.emplace_back("l" + std::to_string(i) + "\nend\n");
+  EXPECT_EQ(many[0].line(0), "l0");
+  EXPECT_EQ(many[19].line(1), "end");
+}
+
+TEST(MatchStatus, Names) {
+  EXPECT_EQ(to_string(HunkStatus::kApplied), "applied");
+  EXPECT_EQ(to_string(HunkStatus::kApplicable), "applicable");
+  EXPECT_EQ(to_string(HunkStatus::kConflict), "conflict");
+}
+
+// --- Basic verdicts ----------------------------------------------------------------------------
+
+constexpr std::string_view kHunk10 =
+    "@@ -10,3 +10,3 @@\n"
+    " line 10\n"
+    "-line 11\n"
+    "+LINE 11\n"
+    " line 12\n";
+
+TEST(MatchBasic, ApplicableAtExactPosition) {
+  const auto r = match(numbered(1, 20), kHunk10);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_MATCH(r[0], kApplicable, 10, 0);
+}
+
+TEST(MatchBasic, AppliedAtExactPosition) {
+  const auto r = match(numbered(1, 10) + "LINE 11\n" + numbered(12, 20), kHunk10);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_MATCH(r[0], kApplied, 10, 0);
+}
+
+TEST(MatchBasic, Conflict) {
+  const auto r = match(numbered(1, 10) + "line eleven\n" + numbered(12, 20), kHunk10);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_CONFLICT(r[0]);
+}
+
+TEST(MatchBasic, NoHunksNoResults) { EXPECT_TRUE(match(numbered(1, 3), "").empty()); }
+
+TEST(MatchOffset, PositiveWhenLinesInsertedAbove) {
+  std::string file;
+  for (int i = 1; i <= 7; ++i) file += "extra " + std::to_string(i) + "\n";
+  const auto r = match(file + numbered(1, 20), kHunk10);
+  EXPECT_MATCH(r[0], kApplicable, 17, 7);
+}
+
+TEST(MatchOffset, NegativeWhenLinesRemovedAbove) {
+  const auto r = match("line 1\n" + numbered(4, 20), kHunk10);
+  EXPECT_MATCH(r[0], kApplicable, 8, -2);
+}
+
+TEST(MatchOffset, AppliedWithOffset) {
+  const auto r = match("new top\n" + numbered(1, 10) + "LINE 11\n" + numbered(12, 20), kHunk10);
+  EXPECT_MATCH(r[0], kApplied, 11, 1);
+}
+
+TEST(MatchOffset, EqualDistanceGoesToTheLaterLine) {
+  // "x" sits one line above and one line below the expected line 10.
+  std::string file = numbered(1, 8) + "x\nline 10\nx\n" + numbered(12, 20);
+  const auto r = match(file, "@@ -10 +10 @@\n-x\n+y\n");
+  EXPECT_MATCH(r[0], kApplicable, 11, 1);
+}
+
+// --- Several hunks -----------------------------------------------------------------------------
+
+constexpr std::string_view kTwoHunks =
+    "@@ -3,3 +3,4 @@\n"
+    " line 3\n"
+    "-line 4\n"
+    "+LINE 4\n"
+    "+LINE 4b\n"
+    " line 5\n"
+    "@@ -15,3 +16,3 @@\n"
+    " line 15\n"
+    "-line 16\n"
+    "+LINE 16\n"
+    " line 17\n";
+
+TEST(MatchHunks, ConsistentOffsetAcrossHunks) {
+  std::string file;
+  for (int i = 1; i <= 5; ++i) file += "extra " + std::to_string(i) + "\n";
+  const auto r = match(file + numbered(1, 30), kTwoHunks);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_MATCH(r[0], kApplicable, 8, 5);
+  EXPECT_MATCH(r[1], kApplicable, 20, 5);
+}
+
+TEST(MatchHunks, AllApplied) {
+  const std::string file =
+      numbered(1, 3) + "LINE 4\nLINE 4b\n" + numbered(5, 15) + "LINE 16\n" + numbered(17, 30);
+  const auto r = match(file, kTwoHunks);
+  EXPECT_MATCH(r[0], kApplied, 3, 0);
+  EXPECT_MATCH(r[1], kApplied, 16, 0);
+}
+
+TEST(MatchHunks, PartialFirstAppliedSecondApplicable) {
+  const std::string file = numbered(1, 3) + "LINE 4\nLINE 4b\n" + numbered(5, 30);
+  const auto r = match(file, kTwoHunks);
+  EXPECT_MATCH(r[0], kApplied, 3, 0);
+  // The pre-image's header line 15 is now line 16: hunk 1 added a line.
+  EXPECT_MATCH(r[1], kApplicable, 16, 1);
+}
+
+TEST(MatchHunks, ConflictKeepsLaterHunksSearching) {
+  const std::string file = numbered(1, 3) + "other 4\n" + numbered(5, 30);
+  const auto r = match(file, kTwoHunks);
+  EXPECT_CONFLICT(r[0]);
+  EXPECT_MATCH(r[1], kApplicable, 15, 0);
+}
+
+TEST(MatchHunks, DuplicatedFunctionPicksTheOneTheHeaderNames) {
+  const std::string fn = "int f() {\n  return 1;\n}\n";
+  // Copies of the function at lines 5 and 41; the header names line 37 (the file changed since).
+  std::string file = "extra\nextra\nextra\n#include <x>\n" + fn;
+  for (int i = 0; i < 33; ++i) file += "// filler " + std::to_string(i) + "\n";
+  file += fn + "// end\n";
+  const auto r = match(file,
+                       "@@ -37,3 +37,3 @@\n"
+                       " int f() {\n"
+                       "-  return 1;\n"
+                       "+  return 2;\n"
+                       " }\n");
+  EXPECT_MATCH(r[0], kApplicable, 41, 4);
+}
+
+constexpr std::string_view kBlock = "if (x) {\n  free(p);\n}\n";
+
+std::string two_blocks(bool first_patched) {
+  // Blocks at lines 10-12 and 30-32 (plus one line after the first when it is patched).
+  std::string file = numbered(1, 9) + std::string(kBlock);
+  if (first_patched) file.insert(file.size() - 2, "  p = NULL;\n");
+  file += numbered(13, 29) + std::string(kBlock) + numbered(33, 40);
+  return file;
+}
+
+TEST(MatchHunks, IdenticalPreImagesMatchTwoDifferentPlaces) {
+  constexpr std::string_view patch =
+      "@@ -10,3 +10,4 @@\n if (x) {\n   free(p);\n+  p = NULL;\n }\n"
+      "@@ -30,3 +31,4 @@\n if (x) {\n   free(p);\n+  p = NULL;\n }\n";
+  auto r = match(two_blocks(false), patch);
+  EXPECT_MATCH(r[0], kApplicable, 10, 0);
+  EXPECT_MATCH(r[1], kApplicable, 30, 0);
+
+  r = match(two_blocks(true), patch);
+  // Hunk 1's pre-image is also found, in the second block: both images, the nearer wins.
+  EXPECT_MATCH(r[0], kApplied, 10, 0, 0, true);
+  EXPECT_MATCH(r[1], kApplicable, 31, 1);
+}
+
+TEST(MatchHunks, LaterHunkNeverOverlapsAnEarlierMatch) {
+  // The second hunk's header points just past the first block: without the no-overlap rule the
+  // first block (distance 1) would win over the second one (distance 19).
+  constexpr std::string_view patch =
+      "@@ -10,3 +10,4 @@\n if (x) {\n   free(p);\n+  p = NULL;\n }\n"
+      "@@ -11,3 +12,4 @@\n if (x) {\n   free(p);\n+  p = NULL;\n }\n";
+  const auto r = match(two_blocks(false), patch);
+  EXPECT_MATCH(r[0], kApplicable, 10, 0);
+  EXPECT_MATCH(r[1], kApplicable, 30, 19);
+}
+
+TEST(MatchHunks, SecondHunkCannotStartBeforeTheFirstEnds) {
+  // Both hunks name the same single block: the second finds nothing after the first.
+  constexpr std::string_view patch =
+      "@@ -10,3 +10,4 @@\n if (x) {\n   free(p);\n+  p = NULL;\n }\n"
+      "@@ -10,3 +11,4 @@\n if (x) {\n   free(p);\n+  p = NULL;\n }\n";
+  const std::string file = numbered(1, 9) + std::string(kBlock) + numbered(13, 20);
+  const auto r = match(file, patch);
+  EXPECT_MATCH(r[0], kApplicable, 10, 0);
+  EXPECT_CONFLICT(r[1]);
+}
+
+// --- Fuzz --------------------------------------------------------------------------------------
+
+constexpr std::string_view kWideHunk =
+    "@@ -5,7 +5,7 @@\n"
+    " line 5\n"
+    " line 6\n"
+    " line 7\n"
+    "-line 8\n"
+    "+LINE 8\n"
+    " line 9\n"
+    " line 10\n"
+    " line 11\n";
+
+std::string numbered_with(std::vector<std::pair<int, std::string>> changes, int n = 20) {
+  std::string out;
+  for (int i = 1; i <= n; ++i) {
+    std::string text = "line " + std::to_string(i);
+    for (const auto& [at, replacement] : changes) {
+      if (at == i) text = replacement;
+    }
+    out += text + "\n";
+  }
+  return out;
+}
+
+TEST(MatchFuzz, OneTopContextLineChanged) {
+  const std::string file = numbered_with({{5, "changed 5"}});
+  EXPECT_CONFLICT(match(file, kWideHunk, {.fuzz = 0})[0]);
+  // Line 5 is dropped: the first compared line is 6, and the offset is 0.
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 1})[0], kApplicable, 6, 0, 1);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 3})[0], kApplicable, 6, 0, 1);
+}
+
+TEST(MatchFuzz, OneBottomContextLineChangedAppliedSide) {
+  const std::string file = numbered_with({{8, "LINE 8"}, {11, "changed 11"}});
+  EXPECT_CONFLICT(match(file, kWideHunk)[0]);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 1})[0], kApplied, 6, 0, 1);
+}
+
+TEST(MatchFuzz, TwoLinesAtBothEdges) {
+  const std::string file =
+      "top\n" + numbered_with({{5, "c5"}, {6, "c6"}, {10, "c10"}, {11, "c11"}});
+  EXPECT_CONFLICT(match(file, kWideHunk, {.fuzz = 1})[0]);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 2})[0], kApplicable, 8, 1, 2);
+}
+
+TEST(MatchFuzz, NeverDropsChangedLines) {
+  const std::string file = numbered_with({{8, "other 8"}});
+  EXPECT_CONFLICT(match(file, kWideHunk, {.fuzz = 3})[0]);
+  // A hunk with one context line at each edge: only the changed line remains at fuzz 1.
+  constexpr std::string_view narrow = "@@ -7,3 +7,3 @@\n line 7\n-line 8\n+LINE 8\n line 9\n";
+  EXPECT_CONFLICT(match(file, narrow, {.fuzz = 2})[0]);
+  EXPECT_MATCH(match(numbered_with({{7, "c7"}, {9, "c9"}}), narrow, {.fuzz = 1})[0], kApplicable, 8,
+               0, 1);
+}
+
+TEST(MatchFuzz, NeverEmptiesAnImage) {
+  // A pure insertion with one context line at each edge: fuzz 1 would empty the pre-image,
+  // which would then "match" anywhere.
+  constexpr std::string_view insertion = "@@ -7,2 +7,3 @@\n line 7\n+new\n line 8\n";
+  const std::string file = numbered_with({{7, "c7"}, {8, "c8"}});
+  EXPECT_CONFLICT(match(file, insertion, {.fuzz = 2})[0]);
+}
+
+TEST(MatchFuzz, ExactMatchElsewhereBeatsFuzzNearby) {
+  // Fuzz 0 at any distance is tried before fuzz 1.
+  const std::string file = numbered_with({{5, "c5"}}) + numbered(5, 11);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 2})[0], kApplicable, 21, 16);
+}
+
+// --- Line endings and white space --------------------------------------------------------------
+
+TEST(MatchLineEndings, CrlfFileCrlfHunk) {
+  const auto r =
+      match("red\r\ngreen\r\nblue\r\n", "@@ -1,3 +1,3 @@\n red\r\n-green\r\n+GREEN\r\n blue\r\n");
+  EXPECT_MATCH(r[0], kApplicable, 1, 0);
+  const auto a =
+      match("red\r\nGREEN\r\nblue\r\n", "@@ -1,3 +1,3 @@\n red\r\n-green\r\n+GREEN\r\n blue\r\n");
+  EXPECT_MATCH(a[0], kApplied, 1, 0);
+}
+
+constexpr std::string_view kLfHunk = "@@ -1,3 +1,3 @@\n red\n-green\n+GREEN\n blue\n";
+
+TEST(MatchLineEndings, CrlfFileLfHunkConflicts) {
+  EXPECT_CONFLICT(match("red\r\ngreen\r\nblue\r\n", kLfHunk)[0], "line-ending-mismatch");
+  EXPECT_CONFLICT(match("red\r\nGREEN\r\nblue\r\n", kLfHunk)[0], "line-ending-mismatch");
+  EXPECT_MATCH(match("red\ngreen\nblue\n", kLfHunk)[0], kApplicable, 1, 0);
+}
+
+TEST(MatchLineEndings, LfFileCrlfHunkConflicts) {
+  EXPECT_CONFLICT(
+      match("red\ngreen\nblue\n", "@@ -1,3 +1,3 @@\n red\r\n-green\r\n+GREEN\r\n blue\r\n")[0],
+      "line-ending-mismatch");
+}
+
+TEST(MatchLineEndings, IgnoreWhitespaceAcceptsCrlf) {
+  EXPECT_MATCH(match("red\r\ngreen\r\nblue\r\n", kLfHunk, {.ignore_whitespace = true})[0],
+               kApplicable, 1, 0);
+  EXPECT_MATCH(match("red\r\nGREEN\r\nblue\r\n", kLfHunk, {.ignore_whitespace = true})[0], kApplied,
+               1, 0);
+}
+
+constexpr std::string_view kPyFile = "def setup():\n\tvalue = 1 \n\treturn value\n";
+constexpr std::string_view kPyHunk =
+    "@@ -1,3 +1,3 @@\n def setup():\n-\tvalue = 1\n+\tvalue = 2\n     return value\n";
+
+TEST(MatchWhitespace, OnlyWhitespaceDiffers) {
+  EXPECT_CONFLICT(match(std::string(kPyFile), kPyHunk)[0], "whitespace-only-mismatch");
+  EXPECT_MATCH(match(std::string(kPyFile), kPyHunk, {.ignore_whitespace = true})[0], kApplicable, 1,
+               0);
+  EXPECT_MATCH(match("def  setup():\n  value = 2\t\n\treturn value\n", kPyHunk,
+                     {.ignore_whitespace = true})[0],
+               kApplied, 1, 0);
+}
+
+TEST(MatchWhitespace, NoWhitespaceDiagnosticWhenWhitespaceIsIgnored) {
+  // With ignore_whitespace the CR and white-space relaxations explain nothing new.
+  EXPECT_CONFLICT(match("red\r\nyellow\r\nblue\r\n", kLfHunk, {.ignore_whitespace = true})[0]);
+  // The final-newline relaxation still applies on top of folded white space.
+  EXPECT_CONFLICT(
+      match("alpha \nbeta\ngamma\n",
+            "@@ -1,3 +1,3 @@\n alpha\n beta\n-gamma\n\\ No newline at end of file\n+G\n",
+            {.ignore_whitespace = true})[0],
+      "final-newline-mismatch");
+}
+
+TEST(MatchWhitespace, FoldingKeepsWordBoundaries) {
+  // "a b" and "ab" differ even when white space is ignored.
+  EXPECT_CONFLICT(
+      match("x\nab\ny\n", "@@ -1,3 +1,3 @@\n x\n-a b\n+c\n y\n", {.ignore_whitespace = true})[0]);
+}
+
+TEST(MatchWhitespace, WhitespaceOnlyFixTiesBreakOnExactText) {
+  // The fix only removes a trailing space: with white space ignored both images match at the
+  // same place, and the byte-exact one decides.
+  constexpr std::string_view fix = "@@ -2 +2 @@\n-\tx = 1 \n+\tx = 1\n";
+  const MatchOptions ws{.ignore_whitespace = true};
+  EXPECT_MATCH(match("a\n\tx = 1 \nb\n", fix, ws)[0], kApplicable, 2, 0, 0, true);
+  EXPECT_MATCH(match("a\n\tx = 1\nb\n", fix, ws)[0], kApplied, 2, 0, 0, true);
+  EXPECT_MATCH(match("a\n  x = 1\t\nb\n", fix, ws)[0], kApplied, 2, 0, 0, true);
+  // Without the option the strict comparison sees only one image.
+  EXPECT_MATCH(match("a\n\tx = 1 \nb\n", fix)[0], kApplicable, 2, 0);
+}
+
+// --- Newline at end of file --------------------------------------------------------------------
+
+constexpr std::string_view kPoemHunk =
+    "@@ -1,3 +1,4 @@\n"
+    " alpha\n"
+    " beta\n"
+    "-gamma\n"
+    "\\ No newline at end of file\n"
+    "+gamma\n"
+    "+delta\n";
+
+TEST(MatchNoNewline, OldSide) {
+  EXPECT_MATCH(match("alpha\nbeta\ngamma", kPoemHunk)[0], kApplicable, 1, 0);
+  EXPECT_MATCH(match("alpha\nbeta\ngamma\ndelta\n", kPoemHunk)[0], kApplied, 1, 0);
+}
+
+TEST(MatchNoNewline, FinalNewlineMismatch) {
+  EXPECT_CONFLICT(match("alpha\nbeta\ngamma\n", kPoemHunk)[0], "final-newline-mismatch");
+  // A file without final newline where the post-image wants one.
+  EXPECT_CONFLICT(match("alpha\nbeta\ngamma\ndelta", kPoemHunk)[0], "final-newline-mismatch");
+}
+
+TEST(MatchNoNewline, NewSide) {
+  constexpr std::string_view hunk = "@@ -2,2 +2,2 @@\n b\n-c\n+c\n\\ No newline at end of file\n";
+  EXPECT_MATCH(match("a\nb\nc\n", hunk)[0], kApplicable, 2, 0);
+  EXPECT_MATCH(match("a\nb\nc", hunk)[0], kApplied, 2, 0);
+}
+
+TEST(MatchNoNewline, BothSides) {
+  constexpr std::string_view hunk =
+      "@@ -2,2 +2,2 @@\n"
+      " b\n"
+      "-c\n"
+      "\\ No newline at end of file\n"
+      "+C\n"
+      "\\ No newline at end of file\n";
+  EXPECT_MATCH(match("a\nb\nc", hunk)[0], kApplicable, 2, 0);
+  EXPECT_MATCH(match("a\nb\nC", hunk)[0], kApplied, 2, 0);
+  EXPECT_CONFLICT(match("a\nb\nc\n", hunk)[0], "final-newline-mismatch");
+  EXPECT_CONFLICT(match("a\nb\nC\n", hunk)[0], "final-newline-mismatch");
+}
+
+TEST(MatchNoNewline, MarkedLineMatchesOnlyTheLastLine) {
+  // "c" also sits on the expected line 2; only the last line, without newline, matches.
+  constexpr std::string_view hunk = "@@ -2 +2 @@\n-c\n\\ No newline at end of file\n+d\n";
+  EXPECT_MATCH(match("x\nc\nx\nc", hunk)[0], kApplicable, 4, 2);
+  EXPECT_CONFLICT(match("c\nx\ny", hunk)[0], "final-newline-mismatch");
+}
+
+TEST(MatchNoNewline, ContextLineWithMarker) {
+  constexpr std::string_view hunk = "@@ -1,2 +1,3 @@\n a\n+b\n c\n\\ No newline at end of file\n";
+  EXPECT_MATCH(match("a\nc", hunk)[0], kApplicable, 1, 0);
+  EXPECT_MATCH(match("a\nb\nc", hunk)[0], kApplied, 1, 0);
+  EXPECT_CONFLICT(match("a\nb\nc\n", hunk)[0], "final-newline-mismatch");
+}
+
+// --- Empty files and empty images --------------------------------------------------------------
+
+TEST(MatchEmpty, AddedFileAgainstEmptyAndFullFile) {
+  constexpr std::string_view add = "@@ -0,0 +1,2 @@\n+a\n+b\n";
+  EXPECT_MATCH(match("", add)[0], kApplicable, 1, 0);
+  EXPECT_MATCH(match("a\nb\n", add)[0], kApplied, 1, 0);
+  // An empty pre-image matches anywhere: an existing file is checked with whole_image().
+  EXPECT_MATCH(match("x\ny\n", add)[0], kApplicable, 1, 0);
+}
+
+TEST(MatchEmpty, DeletedFileAgainstFullAndEmptyFile) {
+  constexpr std::string_view del = "@@ -1,2 +0,0 @@\n-a\n-b\n";
+  EXPECT_MATCH(match("a\nb\n", del)[0], kApplicable, 1, 0);
+  EXPECT_MATCH(match("", del)[0], kApplied, 1, 0);
+}
+
+TEST(MatchEmpty, ZeroContextInsertion) {
+  // git diff -U0: "@@ -5,0 +6 @@" inserts after line 5.
+  constexpr std::string_view ins = "@@ -5,0 +6 @@\n+new\n";
+  EXPECT_MATCH(match(numbered(1, 10), ins)[0], kApplicable, 6, 0);
+  EXPECT_MATCH(match(numbered(1, 5) + "new\n" + numbered(6, 10), ins)[0], kApplied, 6, 0);
+  // Found away from its line: still applied (the empty pre-image is no evidence).
+  EXPECT_MATCH(match("top\n" + numbered(1, 5) + "new\n" + numbered(6, 10), ins)[0], kApplied, 7, 1);
+}
+
+TEST(MatchEmpty, ZeroContextDeletion) {
+  constexpr std::string_view del = "@@ -6 +5,0 @@\n-gone\n";
+  EXPECT_MATCH(match(numbered(1, 5) + "gone\n" + numbered(6, 10), del)[0], kApplicable, 6, 0);
+  EXPECT_MATCH(match(numbered(1, 10), del)[0], kApplied, 6, 0);
+}
+
+TEST(MatchEmpty, EmptyImageClampedIntoFile) {
+  // The header names line 50 of a 10-line file: the insertion point is clamped to the end.
+  EXPECT_MATCH(match(numbered(1, 10), "@@ -50,0 +51 @@\n+new\n")[0], kApplicable, 11, -40);
+}
+
+TEST(MatchEmpty, EmptyImageFollowsPreviousOffset) {
+  constexpr std::string_view patch =
+      "@@ -2,3 +2,3 @@\n line 2\n-line 3\n+LINE 3\n line 4\n"
+      "@@ -8,0 +9 @@\n+new\n";
+  const auto r = match("top\ntop\n" + numbered(1, 10), patch);
+  EXPECT_MATCH(r[0], kApplicable, 4, 2);
+  EXPECT_MATCH(r[1], kApplicable, 11, 2);
+}
+
+TEST(MatchEmpty, EmptyFileAgainstContextHunk) { EXPECT_CONFLICT(match("", kHunk10)[0]); }
+
+// --- File edges --------------------------------------------------------------------------------
+
+TEST(MatchEdges, HunkAtStartOfFile) {
+  constexpr std::string_view hunk = "@@ -1,3 +1,3 @@\n-line 1\n+LINE 1\n line 2\n line 3\n";
+  EXPECT_MATCH(match(numbered(1, 10), hunk)[0], kApplicable, 1, 0);
+  EXPECT_MATCH(match("LINE 1\n" + numbered(2, 10), hunk)[0], kApplied, 1, 0);
+}
+
+TEST(MatchEdges, HunkAtEndOfFile) {
+  constexpr std::string_view hunk = "@@ -8,3 +8,3 @@\n line 8\n line 9\n-line 10\n+LINE 10\n";
+  EXPECT_MATCH(match(numbered(1, 10), hunk)[0], kApplicable, 8, 0);
+  EXPECT_MATCH(match(numbered(1, 9) + "LINE 10\n", hunk)[0], kApplied, 8, 0);
+  // A longer file shifts nothing: the hunk carries no end-of-file anchor.
+  EXPECT_MATCH(match(numbered(1, 12), hunk)[0], kApplicable, 8, 0);
+}
+
+TEST(MatchEdges, PureInsertionAtEndOfFile) {
+  constexpr std::string_view hunk = "@@ -9,2 +9,3 @@\n line 9\n line 10\n+line 11\n";
+  EXPECT_MATCH(match(numbered(1, 10), hunk)[0], kApplicable, 9, 0);
+  // Patched: the pre-image also matches (inside the post-image): applied.
+  EXPECT_MATCH(match(numbered(1, 11), hunk)[0], kApplied, 9, 0, 0, true);
+}
+
+// --- Both images -------------------------------------------------------------------------------
+
+TEST(MatchTie, PreImageInsidePostImageIsApplied) {
+  // Earlier hunks (not shown) removed 4 lines, so the header's new start is 16 while the file
+  // still has the block at 20: the pre-image is nearer its expected line than the post-image,
+  // but it is only there as part of the post-image.
+  constexpr std::string_view hunk = "@@ -20,2 +16,3 @@\n line 20\n line 21\n+new\n";
+  EXPECT_MATCH(match(numbered(1, 21) + "new\n" + numbered(22, 30), hunk)[0], kApplied, 20, 4, 0,
+               true);
+  EXPECT_MATCH(match(numbered(1, 30), hunk)[0], kApplicable, 20, 0);
+}
+
+TEST(MatchTie, PostImageInsidePreImageIsApplicable) {
+  // A pure deletion: the unpatched file holds the post-image too, inside the pre-image.
+  constexpr std::string_view hunk = "@@ -8,3 +8,2 @@\n line 8\n line 9\n-line 10\n";
+  EXPECT_MATCH(match(numbered(1, 10), hunk)[0], kApplicable, 8, 0, 0, true);
+  EXPECT_MATCH(match(numbered(1, 9), hunk)[0], kApplied, 8, 0);
+  constexpr std::string_view mid = "@@ -4,3 +4,2 @@\n line 4\n-line 5\n line 6\n";
+  EXPECT_MATCH(match(numbered(1, 10), mid)[0], kApplicable, 4, 0);
+}
+
+constexpr std::string_view kTieHunk = "@@ -10,3 +10,3 @@\n ctx a\n-old\n+new\n ctx b\n";
+
+std::string tie_file(int pre_at, int post_at) {
+  std::string out;
+  for (int i = 1; i <= 30; ++i) {
+    if (i == pre_at) {
+      out += "ctx a\nold\nctx b\n";
+      i += 2;
+    } else if (i == post_at) {
+      out += "ctx a\nnew\nctx b\n";
+      i += 2;
+    } else {
+      out += "f" + std::to_string(i) + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(MatchTie, NearerImageWins) {
+  EXPECT_MATCH(match(tie_file(14, 8), kTieHunk)[0], kApplied, 8, -2, 0, true);
+  EXPECT_MATCH(match(tie_file(11, 20), kTieHunk)[0], kApplicable, 11, 1, 0, true);
+  EXPECT_MATCH(match(tie_file(4, 15), kTieHunk)[0], kApplied, 15, 5, 0, true);
+}
+
+TEST(MatchTie, EqualDistanceIsApplied) {
+  EXPECT_MATCH(match(tie_file(12, 8), kTieHunk)[0], kApplied, 8, -2, 0, true);
+  EXPECT_MATCH(match(tie_file(5, 15), kTieHunk)[0], kApplied, 15, 5, 0, true);
+}
+
+TEST(MatchTie, OnlyTheDecidingFuzzLevelCounts) {
+  // The post-image needs fuzz 1, the pre-image matches exactly: fuzz 0 decides.
+  constexpr std::string_view hunk = "@@ -2,3 +2,3 @@\n ctx a\n-old\n+new\n ctx b\n";
+  const std::string file = "x\nctx a\nold\nctx b\ny\nctx a\nnew\nctx B\n";
+  EXPECT_MATCH(match(file, hunk, {.fuzz = 1})[0], kApplicable, 2, 0);
+}
+
+// --- whole_image -------------------------------------------------------------------------------
+
+TEST(MatchWholeImage, JoinsImagesWithTerminators) {
+  const auto hunks = parse_hunks(
+      "@@ -1,2 +1,3 @@\n a\n-b\n\\ No newline at end of file\n+B\n+c\n\\ No newline at end of "
+      "file\n");
+  EXPECT_EQ(whole_image(hunks, Image::kPre), "a\nb");
+  EXPECT_EQ(whole_image(hunks, Image::kPost), "a\nB\nc");
+  EXPECT_EQ(whole_image(parse_hunks("@@ -0,0 +1,2 @@\n+x\r\n+y\n"), Image::kPost), "x\r\ny\n");
+  EXPECT_EQ(whole_image(parse_hunks("@@ -0,0 +1,2 @@\n+x\r\n+y\n"), Image::kPre), "");
+  EXPECT_EQ(whole_image({}, Image::kPost), "");
+}
+
+// --- Scale -------------------------------------------------------------------------------------
+
+TEST(MatchScale, LargeFileManyHunks) {
+  // 200k lines, 50 hunks 4000 lines apart, each replacing one line by two. The file has 13
+  // extra lines at the top, the even hunks applied, the odd ones not, and hunk 49 conflicting.
+  constexpr int kLines = 200000;
+  constexpr int kHunks = 50;
+  auto start_of = [](int k) { return 4000 * k + 100; };
+  std::string patch;
+  for (int k = 0; k < kHunks; ++k) {
+    const int s = start_of(k);
+    patch += "@@ -" + std::to_string(s) + ",3 +" + std::to_string(s + k) + ",4 @@\n";
+    patch += " line " + std::to_string(s) + "\n";
+    patch += "-line " + std::to_string(s + 1) + "\n";
+    patch += "+LINE " + std::to_string(s + 1) + "\n";
+    patch += "+}\n";
+    patch += " line " + std::to_string(s + 2) + "\n";
+  }
+  std::string file;
+  file.reserve(static_cast<std::size_t>(kLines) * 14);
+  for (int i = 0; i < 13; ++i) file += "}\n";
+  int k = 0;
+  for (int i = 1; i <= kLines; ++i) {
+    while (k < kHunks && start_of(k) + 1 < i) ++k;
+    if (k < kHunks && i == start_of(k) + 1) {
+      if (k == kHunks - 1) {
+        file += "conflicting\n";
+      } else if (k % 2 == 0) {
+        file += "LINE " + std::to_string(i) + "\n}\n";
+      } else {
+        file += "line " + std::to_string(i) + "\n";
+      }
+    } else {
+      file += i % 10 == 5 ? "}\n" : "line " + std::to_string(i) + "\n";
+    }
+  }
+  const auto r = match(file, patch);
+  ASSERT_EQ(r.size(), static_cast<std::size_t>(kHunks));
+  for (int h = 0; h < kHunks; ++h) {
+    SCOPED_TRACE("hunk " + std::to_string(h));
+    const int applied_before = (h + 1) / 2;
+    const auto line = static_cast<std::size_t>(start_of(h) + 13 + applied_before);
+    if (h == kHunks - 1) {
+      EXPECT_CONFLICT(r[static_cast<std::size_t>(h)]);
+    } else if (h % 2 == 0) {
+      EXPECT_MATCH(r[static_cast<std::size_t>(h)], kApplied, line, 13 + applied_before - h);
+    } else {
+      EXPECT_MATCH(r[static_cast<std::size_t>(h)], kApplicable, line, 13 + applied_before);
+    }
+  }
+}
+
+TEST(MatchScale, ManyRepeatedLines) {
+  // A file made of the same two lines: the matcher must still find the one unique spot.
+  std::string file;
+  for (int i = 0; i < 50000; ++i) file += i % 2 == 0 ? "{\n" : "}\n";
+  file += "unique\n";
+  for (int i = 0; i < 50000; ++i) file += i % 2 == 0 ? "{\n" : "}\n";
+  const auto r = match(file, "@@ -10,3 +10,3 @@\n }\n-unique\n+UNIQUE\n {\n");
+  EXPECT_MATCH(r[0], kApplicable, 50000, 49990);
+}
+
+}  // namespace
+}  // namespace sm120check

@@ -45,7 +45,8 @@ struct MatchOptions {
   /// Most context lines that may be dropped at each edge of a hunk (never added/removed lines).
   unsigned fuzz = 0;
   /// Compare lines with every run of white space (space, tab, CR, VT, FF) folded to one space
-  /// and white space at the end of a line ignored.
+  /// and white space at the end of a line ignored (so CR/LF differences vanish too). The final
+  /// newline rule (see match_hunks()) stays strict.
   bool ignore_whitespace = false;
 };
 
@@ -62,38 +63,65 @@ std::string_view to_string(HunkStatus status);
 /// Where and how one hunk matched.
 struct HunkMatch {
   HunkStatus status = HunkStatus::kConflict;
-  /// 1-based file line where the matched image (after fuzz) starts; for an empty image, the line
-  /// before which it sits. 0 for a conflict.
-  std::size_t line = 0;
-  /// `line` minus the start the header names for that image (new_start for applied, old_start
-  /// for applicable), counted on the lines actually compared (fuzz-dropped lines excluded). 0 for
+  /// 1-based file line where the matched image (after fuzz) starts, i.e. the first compared
+  /// line; for an empty image, the line before which it sits (size() + 1 at end of file). 0 for
   /// a conflict.
+  std::size_t line = 0;
+  /// `line` minus the line the header names for the first compared line of that image:
+  /// new_start (applied) or old_start (applicable), plus the context lines fuzz dropped at the
+  /// top; for an empty image, start + 1 (the line "@@ -5,0" inserts before is 6). So 0 means
+  /// "where the header says", also with fuzz. 0 for a conflict.
   std::int64_t offset = 0;
   /// Context lines dropped at each edge to get the match (0 = exact).
   unsigned fuzz = 0;
-  /// Both images matched; the documented tie rule chose `status` (see match_hunks()).
+  /// Both images (neither of them empty) matched at the deciding fuzz level; the tie rule chose
+  /// `status` (see match_hunks()).
   bool both_images = false;
-  /// For a conflict, why the nearest candidate failed, as a stable code: "line-ending-mismatch"
-  /// (matches when CR is ignored), "whitespace-only-mismatch" (matches with white space
-  /// folded), "final-newline-mismatch" (differs only in the newline at end of file), or "" when
-  /// nothing explains it.
+  /// For a conflict, the first relaxation under which either image would match (same fuzz
+  /// levels, same search range), as a stable code: "line-ending-mismatch" (matches when "\r" at
+  /// line ends is ignored), "whitespace-only-mismatch" (matches with white space folded as by
+  /// ignore_whitespace), "final-newline-mismatch" (matches when the no_newline_at_eof marks are
+  /// ignored), or "" when none explains it alone. The first two are not tried when
+  /// ignore_whitespace is set. Always "" for a match.
   std::string diagnostic;
 };
 
 /// Matches the hunks of one file patch, in order, against `file`.
 ///
-/// Each hunk is searched from the line its header names (shifted by the offset of the previous
-/// matched hunk) outward in both directions over the whole file, never starting before the end
-/// of the previous hunk's match: hunks do not overlap. At each fuzz level 0..options.fuzz both
-/// images are tried and the first level with a match decides. Tie rule when both images match at
-/// the same fuzz: the match nearer the expected line wins; at equal distance, `applied` wins
-/// (the added lines are present), and `both_images` is set. An image line marked
-/// no_newline_at_eof only matches the file's last line when the file has no final newline, and
-/// a line without that mark never matches such a last line. An empty image matches at the
-/// expected line.
+/// Search. Hunk k is expected at the line its header names (old_start for the pre-image,
+/// new_start for the post-image; for an empty image, the line after it: "@@ -5,0" inserts
+/// before line 6) shifted by the offset of the last matched hunk (0 before any). Each image is
+/// searched outward from its expected line (expected, +1, -1, +2, -2, ...) over the whole file,
+/// but never starting before the end of the previous matched hunk's compared lines: hunks match
+/// in order and do not overlap. A conflicting hunk changes neither the offset nor that bound.
 ///
-/// Returns one HunkMatch per hunk, in order. Never throws on content; cost is
-/// O(file lines x hunk lines) in the worst case, linear in practice.
+/// Fuzz. At level f = 0..options.fuzz, min(f, leading context) lines are dropped from the top
+/// of both images and min(f, trailing context) from the bottom (added/removed lines are never
+/// dropped, and a level that would empty a non-empty image does not match for that image).
+/// Both images are tried at each level; the first level where either matches decides, and a
+/// match at a lower level wins whatever its distance.
+///
+/// Lines. Lines compare byte for byte ("\r" included) unless options.ignore_whitespace. An
+/// image line marked no_newline_at_eof only matches the file's last line when the file has no
+/// final newline, and a line without that mark never matches such a last line.
+///
+/// Empty image (a zero-context insertion's pre-image, a zero-context deletion's post-image, an
+/// added file's pre-image): matches at its expected line, clamped into [bound, size()].
+///
+/// Tie rule, when both images match at the deciding level (pre at P, post at Q):
+///  1. an empty image is no evidence: the non-empty image wins (both_images stays false);
+///  2. when one match's lines lie inside the other's, the longer one wins: a pure insertion's
+///     pre-image found inside its found post-image is applied, a pure deletion's post-image
+///     found inside its found pre-image is applicable;
+///  3. otherwise the match nearer its own expected line wins;
+///  4. at equal distance (or the same lines, possible with ignore_whitespace), the image that
+///     also matches byte for byte wins when ignore_whitespace is set, else `applied`.
+/// both_images is set in cases 2-4.
+///
+/// Returns one HunkMatch per hunk, in order. Never throws on content. Each file line is hashed
+/// once per call; a hunk not at its expected line is found through a (hash, line) index of the
+/// file by its rarest line, so typical cost is linear in the file plus the hunks, and the worst
+/// case (files of few distinct lines) O(file lines x hunk lines) per hunk.
 std::vector<HunkMatch> match_hunks(const FileText& file, const std::vector<Hunk>& hunks,
                                    const MatchOptions& options);
 
