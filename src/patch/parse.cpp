@@ -493,7 +493,7 @@ bool Parser::git_header_at(std::size_t i) const {
 }
 
 /// If a plain file patch starts at `i`, returns the index of its "---" line (or of its
-/// "Binary files" line, with `binary` set); kNpos otherwise. Accepted openings: a
+/// "Binary files A and B differ" line, with `binary` set); kNpos otherwise. Accepted openings: a
 /// "---"/"+++"/"@@ -" triple, optionally after one "diff ..." line or an "Index:" + "====" pair
 /// (after which the "@@" may be missing: an empty file, as `diff -N` writes it).
 std::size_t Parser::plain_header_at(std::size_t i, bool& binary) const {
@@ -501,6 +501,10 @@ std::size_t Parser::plain_header_at(std::size_t i, bool& binary) const {
   std::size_t j = i;
   bool prefixed = false;
   string_view h = hdr(i);
+  if (h.starts_with("Binary files ") && h.ends_with(" differ") && h.size() > 20) {  // diff -r
+    binary = true;
+    return i;
+  }
   if (h.starts_with("Index: ") && i + 1 < n_ && hdr(i + 1).starts_with("====")) {
     j = i + 2;
     prefixed = true;
@@ -509,7 +513,7 @@ std::size_t Parser::plain_header_at(std::size_t i, bool& binary) const {
     j = i + 1;
     prefixed = true;
     string_view b = hdr(j);
-    if (j < n_ && b.starts_with("Binary files ") && b.ends_with(" differ")) {
+    if (j < n_ && b.starts_with("Binary files ") && b.ends_with(" differ") && b.size() > 20) {
       binary = true;
       return j;
     }
@@ -585,7 +589,8 @@ std::string Parser::parse_header_name(std::size_t i, string_view value) const {
 /// follows), or to the end of the line with trailing whitespace trimmed.
 Parser::Name Parser::parse_name_line(std::size_t i, std::size_t marker_len) const {
   string_view rest = hdr(i).substr(marker_len);
-  while (!rest.empty() && (rest[0] == ' ' || rest[0] == '\t')) rest.remove_prefix(1);
+  // Spaces separate the marker from the name; a TAB right after it means an empty name.
+  while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
   Name name;
   if (!rest.empty() && rest[0] == '"') {
     auto q = unquote_c(rest);
@@ -694,10 +699,7 @@ Hunk Parser::parse_hunk(std::size_t& i) {
   if (!h.substr(pos).starts_with(" @@")) {
     fail(header_index, "malformed hunk header '" + excerpt(h) + "'");
   }
-  pos += 3;
-  if (pos < h.size() && !is_space(h[pos])) {
-    fail(header_index, "malformed hunk header '" + excerpt(h) + "'");
-  }
+  pos += 3;  // whatever follows the closing "@@" is section text (git reads it the same way)
   const std::string shown(h.substr(0, pos));
   hunk.section = std::string(trim(h.substr(pos)));
   ++i;
@@ -711,15 +713,13 @@ Hunk Parser::parse_hunk(std::size_t& i) {
                       std::uint64_t new_n, const std::string& tail) {
     std::string msg = "hunk body does not match header " + shown + " (line " +
                       std::to_string(header_index + 1) + "): ";
-    if (report_old) {
-      msg += "expected " + std::to_string(hunk.old_lines) + " pre-image lines, found " +
-             std::to_string(old_n);
-    }
+    auto side = [](std::uint64_t expected, std::string_view what, std::uint64_t found) {
+      return "expected " + std::to_string(expected) + " " + std::string(what) +
+             (expected == 1 ? " line" : " lines") + ", found " + std::to_string(found);
+    };
+    if (report_old) msg += side(hunk.old_lines, "pre-image", old_n);
     if (report_old && report_new) msg += "; ";
-    if (report_new) {
-      msg += "expected " + std::to_string(hunk.new_lines) + " post-image lines, found " +
-             std::to_string(new_n);
-    }
+    if (report_new) msg += side(hunk.new_lines, "post-image", new_n);
     fail(at, msg + tail);
   };
   auto mark_no_newline = [&](std::size_t at) {
@@ -958,7 +958,7 @@ FilePatch Parser::parse_plain(std::size_t& i, bool binary) {
   bool dummy = false;
   std::size_t j = plain_header_at(i, dummy);
   if (binary) {
-    // "Binary files A and B differ" after a "diff ..." line (diff -r / diff -ruN).
+    // "Binary files A and B differ", alone or after a "diff ..." line (diff -r / diff -ruN).
     string_view h = hdr(j);
     string_view pair = h.substr(13, h.size() - 13 - 7);
     std::size_t best = kNpos;
@@ -993,8 +993,12 @@ FilePatch Parser::parse_plain(std::size_t& i, bool binary) {
   fp.old_path = std::move(minus.path);
   fp.new_path = std::move(plus.path);
   // GNU diff -N writes the epoch as the time of a file that does not exist on that side.
-  bool old_absent = is_epoch_timestamp(minus.timestamp);
-  bool new_absent = is_epoch_timestamp(plus.timestamp);
+  // svn writes "(nonexistent)" (1.7+) or "(revision 0)" (older) for that side instead.
+  auto absent = [](const std::string& ts) {
+    return is_epoch_timestamp(ts) || ts == "(nonexistent)" || ts == "(revision 0)";
+  };
+  bool old_absent = absent(minus.timestamp);
+  bool new_absent = absent(plus.timestamp);
   if (old_absent && !new_absent) fp.old_path = "/dev/null";
   if (new_absent && !old_absent) fp.new_path = "/dev/null";
   if (fp.old_path == "/dev/null" && fp.new_path == "/dev/null") {
