@@ -984,6 +984,54 @@ TEST(ParsePlain, HgExportWithoutGitFormat) {
   EXPECT_EQ(patches[0].files[1].new_path, "b/new.txt");
 }
 
+TEST(ParsePlain, CvsAndSvnNoiseBetweenFilesDoesNotSplitThePatch) {
+  auto patches = parse(
+      "Index: a.c\n"
+      "===================================================================\n"
+      "RCS file: /cvs/a.c,v\n"
+      "retrieving revision 1.1\n"
+      "diff -u -r1.1 a.c\n"
+      "--- a.c\t1 Jan 2024 00:00:00 -0000\t1.1\n"
+      "+++ a.c\t2 Jan 2024 00:00:00 -0000\n"
+      "@@ -1 +1 @@\n"
+      "-a\n"
+      "+b\n"
+      "Index: b.c\n"
+      "===================================================================\n"
+      "RCS file: /cvs/b.c,v\n"
+      "retrieving revision 1.2\n"
+      "diff -u -r1.2 b.c\n"
+      "--- b.c\t1 Jan 2024 00:00:00 -0000\t1.2\n"
+      "+++ b.c\t2 Jan 2024 00:00:00 -0000\n"
+      "@@ -1 +1 @@\n"
+      "-c\n"
+      "+d\n"
+      "\n"
+      "Property changes on: b.c\n"
+      "___________________________________________________________________\n"
+      "Added: svn:eol-style\n"
+      "## -0,0 +1 ##\n"
+      "+native\n"
+      "Files x/p and y/p differ\n"
+      "Index: c.c\n"
+      "===================================================================\n"
+      "--- c.c\t(revision 3)\n"
+      "+++ c.c\t(working copy)\n"
+      "@@ -1 +1 @@\n"
+      "-e\n"
+      "+f\n");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].message,
+            "Index: a.c\n===================================================================\n"
+            "RCS file: /cvs/a.c,v\nretrieving revision 1.1\n");
+  ASSERT_EQ(patches[0].files.size(), 3u);
+  EXPECT_EQ(patches[0].files[0].patch_line, 5u);
+  EXPECT_EQ(patches[0].files[0].old_path, "a.c");
+  EXPECT_EQ(patches[0].files[1].patch_line, 15u);
+  EXPECT_EQ(patches[0].files[2].patch_line, 28u);
+  EXPECT_EQ(patches[0].files[2].old_path, "c.c");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Series, messages, subjects
 
@@ -1155,6 +1203,28 @@ TEST(ParseSeries, HgExportGitStyle) {
   EXPECT_EQ(patches[1].patch_line, 14u);
   EXPECT_EQ(patches[1].files.at(0).patch_line, 20u);
   EXPECT_TRUE(patches[1].files[0].git);
+}
+
+TEST(ParseSeries, FromAndCommitWordsInMessagesDoNotSplit) {
+  auto patches = parse(
+      "From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n"
+      "Subject: [PATCH] s\n"
+      "\n"
+      "From the docs:\n"
+      "Signed-off-by: X <x@y>\n"
+      "commit 1234567 broke this\n"
+      "Reported-by: Y <y@z>\n"
+      "---\n"
+      "diff --git a/f b/f\n"
+      "--- a/f\n"
+      "+++ b/f\n"
+      "@@ -1 +1 @@\n"
+      "-a\n"
+      "+b\n");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].subject, "s");
+  EXPECT_EQ(patches[0].files.at(0).patch_line, 9u);
+  EXPECT_NE(patches[0].message.find("From the docs:\nSigned-off-by"), std::string::npos);
 }
 
 TEST(ParseSeries, PlainMessageHasNoSubject) {

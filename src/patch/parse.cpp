@@ -16,7 +16,6 @@
 // Input is hostile: every index is checked against the line count, numbers are parsed with
 // overflow checks, and nothing but sm120check::Error is thrown for bad input.
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -271,11 +270,16 @@ bool is_epoch_timestamp(string_view ts) {
          words[5] == "GMT";
 }
 
-/// "name: value" mail/commit header line (RFC 2822 field name).
-bool is_header_line(string_view s) {
-  std::size_t k = 0;
-  while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '-')) ++k;
-  return k > 0 && k < s.size() && s[k] == ':';
+/// Lines that diff tools print between file patches (diff -r, svn, CVS): not message text, so
+/// they never start a new patch.
+bool is_noise_line(string_view h) {
+  static constexpr string_view kPrefixes[] = {"Only in ", "Common subdirectories: ", "Index: ",
+                                              "RCS file: ", "retrieving revision ", "===="};
+  for (string_view p : kPrefixes) {
+    if (h.starts_with(p)) return true;
+  }
+  return (h.starts_with("Files ") && h.ends_with(" differ")) ||
+         (h.starts_with("File ") && h.find(" while file ") != kNpos);
 }
 
 /// "---" or "+++" file name line: the marker followed by the end, a space or a tab.
@@ -464,15 +468,25 @@ std::optional<PatchKind> Parser::boundary_at(std::size_t i) const {
     if (token.size() == 40 && std::all_of(token.begin(), token.end(), is_hex)) {
       return PatchKind::kMail;
     }
-    if (i + 1 < n_ && is_header_line(hdr(i + 1))) return PatchKind::kMail;
+    // Any other mbox "From " line must be followed by a typical first mail header.
+    if (i + 1 < n_) {
+      string_view next = hdr(i + 1);
+      for (string_view field : {"From:", "Subject:", "Date:", "Return-Path:", "Received:",
+                                "Message-ID:", "To:", "Delivered-To:"}) {
+        if (starts_with_ci(next, field)) return PatchKind::kMail;
+      }
+    }
     return std::nullopt;
   }
   if (h.starts_with("commit ")) {
     string_view rest = h.substr(7);
     string_view token = rest.substr(0, rest.find(' '));
+    // git log: "Author:" (or "Merge:" for merges) follows; --pretty=raw has "tree <hex>".
+    string_view next = hdr(i + 1);
     if (token.size() >= 7 && token.size() <= 64 &&
         std::all_of(token.begin(), token.end(), is_hex) && i + 1 < n_ &&
-        is_header_line(hdr(i + 1))) {
+        (next.starts_with("Author:") || next.starts_with("Merge:") ||
+         next.starts_with("tree "))) {
       return PatchKind::kGitLog;
     }
   }
@@ -1114,8 +1128,7 @@ std::vector<Patch> Parser::run() {
       string_view h = hdr(i);
       if (h.starts_with("Property changes on: ")) {
         noise = true;
-      } else if (!is_blank(h) && !h.starts_with("Only in ") &&
-                 !h.starts_with("Common subdirectories: ")) {
+      } else if (!is_blank(h) && !is_noise_line(h)) {
         junk = i;
       }
     }
