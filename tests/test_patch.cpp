@@ -405,7 +405,8 @@ TEST(ParseGit, BinaryPatchWithoutBlockIsAnError) {
 }
 
 TEST(ParseGit, MalformedBinaryBlocksAreErrors) {
-  const std::string head = "diff --git a/x.bin b/x.bin\nindex 1111111..2222222 100644\nGIT binary patch\n";
+  const std::string head =
+      "diff --git a/x.bin b/x.bin\nindex 1111111..2222222 100644\nGIT binary patch\n";
   // Length character says 3 bytes (5 base85 characters), the line has 6.
   Error e = parse_error(head + "literal 3\nCcmZQzWC\n\n");
   EXPECT_EQ(e.line(), 5u);
@@ -762,9 +763,9 @@ TEST(ParseHunk, MoreBodyLinesThanCounted) {
 
 TEST(ParseHunk, MalformedHeaders) {
   const std::string head = "--- a/f\n+++ b/f\n";
-  for (const char* bad : {"@@ -x +1 @@", "@@ -1 +1", "@@ -1,2 +1,2@@", "@@ -1, +1 @@",
-                          "@@ -1 -1 @@", "@@ -1,4294967296 +1 @@", "@@ -99999999999999999999 +1 @@",
-                          "@@ -1 +1,2 @"}) {
+  for (const char* bad :
+       {"@@ -x +1 @@", "@@ -1 +1", "@@ -1,2 +1,2@@", "@@ -1, +1 @@", "@@ -1 -1 @@",
+        "@@ -1,4294967296 +1 @@", "@@ -99999999999999999999 +1 @@", "@@ -1 +1,2 @"}) {
     SCOPED_TRACE(bad);
     Error e = parse_error(head + "@@ -1 +1 @@\n-a\n+b\n" + bad + "\n-a\n+b\n");
     EXPECT_EQ(e.line(), 6u);
@@ -904,7 +905,8 @@ TEST(ParsePlain, SvnIndexHeaders) {
 }
 
 TEST(ParsePlain, DevNullSides) {
-  auto patches = parse("--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n--- a/o\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n");
+  auto patches = parse(
+      "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n--- a/o\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n");
   ASSERT_EQ(patches.at(0).files.size(), 2u);
   EXPECT_EQ(patches[0].files[0].change, ChangeKind::kAdd);
   EXPECT_EQ(patches[0].files[1].change, ChangeKind::kDelete);
@@ -1434,8 +1436,8 @@ TEST(ParseCases, SharedCasesParseOrFailAtTheRightLine) {
     std::string id = entry.path().filename().string();
     SCOPED_TRACE(id);
     std::string text = test::read_file(patch);
-    auto it = std::find_if(failing.begin(), failing.end(),
-                           [&](const auto& f) { return f.first == id; });
+    auto it =
+        std::find_if(failing.begin(), failing.end(), [&](const auto& f) { return f.first == id; });
     if (it != failing.end()) {
       Error e = parse_error(text);
       EXPECT_EQ(e.line(), it->second) << e.what();
@@ -1456,9 +1458,8 @@ TEST(ParseCases, SharedCasesParseOrFailAtTheRightLine) {
 
 TEST(ParseCases, SelectedCaseDetails) {
   auto load = [](const std::string& id) {
-    return parse_patches(test::read_file(std::string(SM120CHECK_CASES_DIR) + "/" + id +
-                                         "/patch.diff"),
-                         id);
+    return parse_patches(
+        test::read_file(std::string(SM120CHECK_CASES_DIR) + "/" + id + "/patch.diff"), id);
   };
   auto p13 = load("13-rename-with-mode-edit-spaces");
   EXPECT_EQ(p13.at(0).files.at(0).old_path, "a/scripts/run tool.sh");

@@ -106,17 +106,12 @@ std::optional<std::pair<std::string, std::size_t>> unquote_c(string_view s) {
     }
     if (++k >= s.size()) return std::nullopt;
     char e = s[k];
-    switch (e) {
-      case 'a': out += '\a'; ++k; continue;
-      case 'b': out += '\b'; ++k; continue;
-      case 'f': out += '\f'; ++k; continue;
-      case 'n': out += '\n'; ++k; continue;
-      case 'r': out += '\r'; ++k; continue;
-      case 't': out += '\t'; ++k; continue;
-      case 'v': out += '\v'; ++k; continue;
-      case '\\': out += '\\'; ++k; continue;
-      case '"': out += '"'; ++k; continue;
-      default: break;
+    static constexpr string_view kEscapes = "abfnrtv\\\"";
+    static constexpr string_view kDecoded = "\a\b\f\n\r\t\v\\\"";
+    if (std::size_t at = kEscapes.find(e); at != kNpos) {
+      out += kDecoded[at];
+      ++k;
+      continue;
     }
     if (e < '0' || e > '7') return std::nullopt;
     unsigned value = 0;
@@ -273,8 +268,8 @@ bool is_epoch_timestamp(string_view ts) {
 /// Lines that diff tools print between file patches (diff -r, svn, CVS): not message text, so
 /// they never start a new patch.
 bool is_noise_line(string_view h) {
-  static constexpr string_view kPrefixes[] = {"Only in ", "Common subdirectories: ", "Index: ",
-                                              "RCS file: ", "retrieving revision ", "===="};
+  static constexpr string_view kPrefixes[] = {"Only in ",   "Common subdirectories: ", "Index: ",
+                                              "RCS file: ", "retrieving revision ",    "===="};
   for (string_view p : kPrefixes) {
     if (h.starts_with(p)) return true;
   }
@@ -291,10 +286,10 @@ bool is_name_line(string_view h, string_view marker) {
 /// Git extended header line prefixes (after "diff --git").
 bool is_git_extended_header(string_view h) {
   static constexpr string_view kPrefixes[] = {
-      "old mode ",         "new mode ",          "deleted file mode ", "new file mode ",
-      "rename from ",      "rename to ",         "rename old ",        "rename new ",
-      "copy from ",        "copy to ",           "similarity index ",  "dissimilarity index ",
-      "index ",            "Binary files ",      "GIT binary patch"};
+      "old mode ",    "new mode ",     "deleted file mode ", "new file mode ",
+      "rename from ", "rename to ",    "rename old ",        "rename new ",
+      "copy from ",   "copy to ",      "similarity index ",  "dissimilarity index ",
+      "index ",       "Binary files ", "GIT binary patch"};
   for (string_view p : kPrefixes) {
     if (h.starts_with(p)) return true;
   }
@@ -358,7 +353,7 @@ std::string decode_rfc2047(string_view s) {
         char c = payload[k];
         if (c == '_') {
           out += ' ';
-        } else if (c == '=' && k + 2 < payload.size() + 0 && is_hex(payload[k + 1]) &&
+        } else if (c == '=' && k + 2 < payload.size() && is_hex(payload[k + 1]) &&
                    is_hex(payload[k + 2])) {
           auto hex = [](char h) {
             return static_cast<unsigned>(is_digit(h) ? h - '0' : to_lower(h) - 'a' + 10);
@@ -485,8 +480,7 @@ std::optional<PatchKind> Parser::boundary_at(std::size_t i) const {
     string_view next = hdr(i + 1);
     if (token.size() >= 7 && token.size() <= 64 &&
         std::all_of(token.begin(), token.end(), is_hex) && i + 1 < n_ &&
-        (next.starts_with("Author:") || next.starts_with("Merge:") ||
-         next.starts_with("tree "))) {
+        (next.starts_with("Author:") || next.starts_with("Merge:") || next.starts_with("tree "))) {
       return PatchKind::kGitLog;
     }
   }
@@ -547,8 +541,7 @@ bool Parser::context_diff_at(std::size_t i) const {
       hdr(i + 2).starts_with("***************")) {
     return true;
   }
-  if (h.starts_with("***************") && trim(h).find_first_not_of('*') == kNpos &&
-      i + 1 < n_) {
+  if (h.starts_with("***************") && trim(h).find_first_not_of('*') == kNpos && i + 1 < n_) {
     string_view next = hdr(i + 1);
     return next.starts_with("*** ") && next.ends_with(" ****");
   }
@@ -558,8 +551,7 @@ bool Parser::context_diff_at(std::size_t i) const {
 /// Top-level lines that are diffs this tool does not read: fail loudly rather than skip them.
 void Parser::check_unsupported(std::size_t i) const {
   string_view h = hdr(i);
-  if (h.starts_with("diff --cc ") || h.starts_with("diff --combined ") ||
-      h.starts_with("@@@ -")) {
+  if (h.starts_with("diff --cc ") || h.starts_with("diff --combined ") || h.starts_with("@@@ -")) {
     fail(i, "combined diff (merge) is not supported; diff the merge against one parent instead");
   }
   if (context_diff_at(i)) {
@@ -1039,8 +1031,8 @@ void Parser::start_patch(std::size_t i, PatchKind kind) {
 /// diff has none and is dropped).
 void Parser::finish_patch() {
   if (cur_.files.empty()) return;
-  cur_.message =
-      std::string(text_.substr(offsets_[cur_start_], offsets_[cur_message_end_] - offsets_[cur_start_]));
+  cur_.message = std::string(
+      text_.substr(offsets_[cur_start_], offsets_[cur_message_end_] - offsets_[cur_start_]));
   cur_.subject = subject_of(cur_start_, cur_message_end_);
   out_.push_back(std::move(cur_));
   cur_ = Patch{};
