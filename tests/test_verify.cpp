@@ -178,7 +178,7 @@ TEST(VerifyStrip, ForcedLevelIsUsed) {
   EXPECT_EQ(r.strip, 0u);
   EXPECT_FALSE(r.strip_detected);
   EXPECT_EQ(r.status, Status::kConflict);
-  EXPECT_EQ(r.files[0].target_path, "a/python/pkg/attn.py");
+  EXPECT_EQ(r.files[0].target_path, "b/python/pkg/attn.py") << "neither exists: the new name";
 }
 
 TEST(VerifyStrip, PlainDiffAtLevelZero) {
