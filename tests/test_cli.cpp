@@ -81,9 +81,8 @@ TEST(CliHelp, VerifyHelpListsOptionsAndExitCodes) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(contains(r.out, "Usage: sm120check verify [OPTIONS] PATCH... TARGET")) << r.out;
-  for (const char* option :
-       {"-p,--strip N", "--fuzz N", "--ignore-whitespace", "--format text|json",
-        "--color auto|always|never", "TARGET REQUIRED"})
+  for (const char* option : {"-p,--strip N", "--fuzz N", "--ignore-whitespace",
+                             "--format text|json", "--color auto|always|never", "TARGET REQUIRED"})
     EXPECT_TRUE(contains(r.out, option)) << option;
   for (const char* line : kExitCodeLines) EXPECT_TRUE(contains(r.out, line)) << line;
 }
@@ -113,8 +112,7 @@ TEST(CliUsage, UnknownSubcommand) {
 TEST(CliUsage, UnknownOption) {
   TempDir dir;
   write_file(dir / "p.patch", "x\n");
-  expect_usage_error(run_sm120check({"verify", "--bogus", dir / "p.patch", dir.path()}),
-                     "--bogus");
+  expect_usage_error(run_sm120check({"verify", "--bogus", dir / "p.patch", dir.path()}), "--bogus");
   expect_usage_error(run_sm120check({"--bogus"}), "--bogus");
 }
 
@@ -304,8 +302,9 @@ json verify_json(const std::vector<std::string>& args, int expected_exit,
 
 json summary_of(std::size_t applied, std::size_t applicable, std::size_t partial,
                 std::size_t conflict) {
-  return json{{"applied", applied},   {"applicable", applicable}, {"partial", partial},
-              {"conflict", conflict}, {"unknown", 0},             {"error", 0}};
+  return json{{"applied", applied}, {"applicable", applicable},
+              {"partial", partial}, {"conflict", conflict},
+              {"unknown", 0},       {"error", 0}};
 }
 
 TEST(CliE2E, ApplicableJsonSchema) {
@@ -494,8 +493,8 @@ std::map<std::string, std::string> snapshot(const fs::path& root) {
     struct stat st {};
     EXPECT_EQ(::lstat(entry.path().c_str(), &st), 0);
     std::string key = fs::relative(entry.path(), root).string();
-    std::string value = std::to_string(st.st_mode) + " " + std::to_string(st.st_mtim.tv_sec) +
-                        "." + std::to_string(st.st_mtim.tv_nsec);
+    std::string value = std::to_string(st.st_mode) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                        std::to_string(st.st_mtim.tv_nsec);
     if (entry.is_regular_file() && !entry.is_symlink()) value += " " + read_file(entry.path());
     result[key] = value;
   }

@@ -270,8 +270,7 @@ TEST(TreeRead, FinalSymlinkEscapingIsRefused) {
   fs::create_symlink("../" + outside.path().filename().string() + "/secret", dir / "rel-escape");
   auto tree = open_disk_tree(dir.path().string());
   std::string err = error_of([&] { tree->read("escape"); });
-  EXPECT_TRUE(contains(err, "escape: resolves outside the target through symlink 'escape'"))
-      << err;
+  EXPECT_TRUE(contains(err, "escape: resolves outside the target through symlink 'escape'")) << err;
   err = error_of([&] { tree->read("rel-escape"); });
   EXPECT_TRUE(contains(err, "resolves outside the target through symlink 'rel-escape'")) << err;
 }

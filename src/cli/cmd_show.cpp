@@ -16,7 +16,8 @@ CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options) {
       ->required()
       ->type_name("");
   add_output_options(*cmd, options.format, options.color);
-  cmd->footer("Exit codes:\n  0  the patches were parsed\n  3  a patch could not be read or parsed");
+  cmd->footer(
+      "Exit codes:\n  0  the patches were parsed\n  3  a patch could not be read or parsed");
   return cmd;
 }
 

@@ -37,8 +37,9 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
       ->type_name("");
   // PATCH takes every positional (so that options may follow them); the last one is moved to
   // TARGET once parsing is complete. TARGET is declared for the help text only.
-  cmd->add_option("TARGET", options.target, "Directory to verify against (a git checkout or a "
-                                             "plain tree such as site-packages)")
+  cmd->add_option("TARGET", options.target,
+                  "Directory to verify against (a git checkout or a "
+                  "plain tree such as site-packages)")
       ->type_name("");
   cmd->parse_complete_callback([&options] {
     if (options.patches.size() < 2) throw CLI::RequiredError("TARGET");

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "cli11.hpp"
-
 #include "output.hpp"
 #include "sm120check/report.hpp"
 

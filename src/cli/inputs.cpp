@@ -19,8 +19,7 @@ namespace {
 std::string errno_text(int err) { return std::strerror(err); }
 
 Error too_large(const std::string& source) {
-  return Error(source, 0,
-               fmt::format("patch is larger than the limit of {} bytes", kMaxPatchSize));
+  return Error(source, 0, fmt::format("patch is larger than the limit of {} bytes", kMaxPatchSize));
 }
 
 /// Reads all of `fd` (a file, a pipe or a terminal), at most kMaxPatchSize bytes.

@@ -25,7 +25,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
     std::cerr << "sm120check: error: " << e.what() << "\nRun 'sm120check "
-              << (verify_cmd->parsed() ? "verify " : show_cmd->parsed() ? "show " : "")
+              << (verify_cmd->parsed() ? "verify "
+                  : show_cmd->parsed() ? "show "
+                                       : "")
               << "--help' for usage.\n";
   } catch (const sm120check::Error& e) {
     std::cerr << "sm120check: error: " << e.what() << '\n';

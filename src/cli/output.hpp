@@ -12,7 +12,6 @@
 #include <string>
 
 #include "cli11.hpp"
-
 #include "sm120check/error.hpp"
 #include "sm120check/report.hpp"
 

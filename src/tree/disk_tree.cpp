@@ -3,6 +3,7 @@
 // directory is resolved with realpath(3) and must stay inside realpath(root).
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,7 +11,6 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 #include <vector>
 
 #include "sm120check/error.hpp"
@@ -99,8 +99,7 @@ class DiskTree final : public Tree {
                                 "refusing to read it",
                                 path, *target));
       file = *target;
-      if (::stat(file.c_str(), &st) != 0)
-        throw Error(path, 0, "cannot read: " + errno_text(errno));
+      if (::stat(file.c_str(), &st) != 0) throw Error(path, 0, "cannot read: " + errno_text(errno));
     }
     // Checked before open(2) too: opening a device or fifo can have side effects.
     if (!S_ISREG(st.st_mode)) throw Error(path, 0, "not a regular file; cannot read it");
@@ -152,9 +151,9 @@ class DiskTree final : public Tree {
   };
 
   Error too_large(const std::string& path, std::uint64_t size) const {
-    return Error(path, 0,
-                 fmt::format("file is {} bytes, larger than the limit of {} bytes", size,
-                             max_file_size_));
+    return Error(
+        path, 0,
+        fmt::format("file is {} bytes, larger than the limit of {} bytes", size, max_file_size_));
   }
 
   /// Walks the directory components of `path` from the real root. Throws Error when `path` is
@@ -193,8 +192,8 @@ class DiskTree final : public Tree {
             r.missing = true;
             return r;
           }
-          throw Error(path, 0, fmt::format("cannot resolve symlink '{}': {}", relative,
-                                           errno_text(err)));
+          throw Error(path, 0,
+                      fmt::format("cannot resolve symlink '{}': {}", relative, errno_text(err)));
         }
         if (!is_within(*target, real_root_))
           throw Error(path, 0,
