@@ -1,1 +1,560 @@
+// End-to-end tests of the sm120check binary.
+//
+// Suites `Cli*` (except CliE2E) exercise what the CLI decides by itself: options, usage errors,
+// input reading and target checks. Suite `CliE2E` runs real verifications and needs the parser,
+// matcher, verification and report modules.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test::read_file;
+using test::run_sm120check;
+using test::RunResult;
+using test::TempDir;
+using test::write_file;
+
+constexpr const char* kPrefix = "sm120check: error: ";
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+/// Expects a failed run: exit 3, nothing on stdout, and exactly `message` after the prefix on
+/// the first line of stderr.
+void expect_error(const RunResult& r, const std::string& message) {
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  std::string first_line = r.err.substr(0, r.err.find('\n'));
+  EXPECT_EQ(first_line, kPrefix + message) << "stderr: " << r.err;
+}
+
+/// Expects a usage error: exit 3, nothing on stdout, the prefix and `fragment` on stderr.
+void expect_usage_error(const RunResult& r, const std::string& fragment) {
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind(kPrefix, 0), 0u) << "stderr: " << r.err;
+  EXPECT_TRUE(contains(r.err, fragment)) << "stderr: " << r.err;
+}
+
+const char* const kExitCodeLines[] = {
+    "Exit codes:",
+    "  0  every patch applied",
+    "  1  at least one patch applicable, and none partial, conflict or unknown",
+    "  2  at least one patch partial, conflict or unknown",
+    "  3  could not verify (bad patch, missing target, usage error)",
+};
+
+// --- version and help -------------------------------------------------------------------------
+
+TEST(CliVersion, PrintsNameAndVersion) {
+  RunResult r = run_sm120check({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, std::string("sm120check ") + SM120CHECK_VERSION + "\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliHelp, AppHelpListsSubcommandsAndExitCodes) {
+  RunResult r = run_sm120check({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(contains(r.out, "Usage: sm120check [OPTIONS] [SUBCOMMAND]")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n  verify ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n  show ")) << r.out;
+  for (const char* line : kExitCodeLines) EXPECT_TRUE(contains(r.out, line)) << line;
+}
+
+TEST(CliHelp, VerifyHelpListsOptionsAndExitCodes) {
+  RunResult r = run_sm120check({"verify", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(contains(r.out, "Usage: sm120check verify [OPTIONS] PATCH... TARGET")) << r.out;
+  for (const char* option : {"-p,--strip N", "--fuzz N", "--ignore-whitespace",
+                             "--format text|json", "--color auto|always|never", "TARGET REQUIRED"})
+    EXPECT_TRUE(contains(r.out, option)) << option;
+  for (const char* line : kExitCodeLines) EXPECT_TRUE(contains(r.out, line)) << line;
+}
+
+TEST(CliHelp, ShowHelp) {
+  RunResult r = run_sm120check({"show", "-h"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.out, "Usage: sm120check show [OPTIONS] PATCH...")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--format text|json")) << r.out;
+}
+
+// --- usage errors -----------------------------------------------------------------------------
+
+TEST(CliUsage, NoArgumentsPrintsHelpOnStderr) {
+  RunResult r = run_sm120check({});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(contains(r.err, "Usage: sm120check")) << r.err;
+  EXPECT_TRUE(contains(r.err, "sm120check: error: no command given (use verify or show)\n"))
+      << r.err;
+}
+
+TEST(CliUsage, UnknownSubcommand) {
+  expect_usage_error(run_sm120check({"frobnicate"}), "frobnicate");
+}
+
+TEST(CliUsage, UnknownOption) {
+  TempDir dir;
+  write_file(dir / "p.patch", "x\n");
+  expect_usage_error(run_sm120check({"verify", "--bogus", dir / "p.patch", dir.path()}), "--bogus");
+  expect_usage_error(run_sm120check({"--bogus"}), "--bogus");
+}
+
+TEST(CliUsage, MissingPositionals) {
+  expect_usage_error(run_sm120check({"verify"}), "PATCH is required");
+  expect_usage_error(run_sm120check({"verify", "only-one"}), "TARGET is required");
+  expect_usage_error(run_sm120check({"show"}), "PATCH is required");
+}
+
+TEST(CliUsage, BadFormatValue) {
+  expect_usage_error(run_sm120check({"verify", "--format", "xml", "p", "t"}),
+                     "--format: must be text or json, not 'xml'");
+  expect_usage_error(run_sm120check({"show", "--format=yaml", "p"}),
+                     "--format: must be text or json, not 'yaml'");
+}
+
+TEST(CliUsage, BadColorValue) {
+  expect_usage_error(run_sm120check({"verify", "--color", "sometimes", "p", "t"}),
+                     "--color: must be auto, always or never, not 'sometimes'");
+}
+
+TEST(CliUsage, NegativeOrNonNumericCounts) {
+  expect_usage_error(run_sm120check({"verify", "--fuzz", "-1", "p", "t"}), "--fuzz");
+  expect_usage_error(run_sm120check({"verify", "--fuzz=-1", "p", "t"}), "--fuzz");
+  expect_usage_error(run_sm120check({"verify", "--fuzz", "two", "p", "t"}), "--fuzz");
+  expect_usage_error(run_sm120check({"verify", "-p", "-1", "p", "t"}), "--strip");
+  expect_usage_error(run_sm120check({"verify", "--strip=x", "p", "t"}), "--strip");
+}
+
+TEST(CliUsage, UsageErrorPointsToHelp) {
+  RunResult r = run_sm120check({"verify", "--fuzz", "-1", "p", "t"});
+  EXPECT_TRUE(contains(r.err, "Run 'sm120check verify --help' for usage.")) << r.err;
+}
+
+// --- inputs and target ------------------------------------------------------------------------
+
+TEST(CliInputs, MissingTarget) {
+  TempDir dir;
+  write_file(dir / "p.patch", "x\n");
+  std::string target = dir / "no-such-tree";
+  expect_error(run_sm120check({"verify", dir / "p.patch", target}),
+               target + ": target does not exist");
+}
+
+TEST(CliInputs, TargetIsAFile) {
+  TempDir dir;
+  write_file(dir / "p.patch", "x\n");
+  write_file(dir / "file", "x\n");
+  expect_error(run_sm120check({"verify", dir / "p.patch", dir / "file"}),
+               dir / "file" + ": target is not a directory");
+}
+
+TEST(CliInputs, MissingPatchFile) {
+  TempDir dir;
+  std::string patch = dir / "missing.patch";
+  expect_error(run_sm120check({"verify", patch, dir.path()}),
+               patch + ": cannot open patch: No such file or directory");
+  expect_error(run_sm120check({"show", patch}),
+               patch + ": cannot open patch: No such file or directory");
+}
+
+TEST(CliInputs, MissingPatchIsReportedBeforeMissingTarget) {
+  TempDir dir;
+  std::string patch = dir / "missing.patch";
+  expect_error(run_sm120check({"verify", patch, dir / "no-tree"}),
+               patch + ": cannot open patch: No such file or directory");
+}
+
+TEST(CliInputs, EmptyPatchDirectory) {
+  TempDir dir;
+  fs::create_directories(dir / "patches");
+  write_file(dir / "patches/README.txt", "not a patch\n");
+  fs::create_directories(dir / "patches/sub.patch");  // a directory, not a patch file
+  fs::create_directories(dir / "tree");
+  expect_error(run_sm120check({"verify", dir / "patches", dir / "tree"}),
+               dir / "patches" + ": directory holds no *.patch or *.diff file");
+}
+
+TEST(CliInputs, StdinTwice) {
+  TempDir dir;
+  expect_error(run_sm120check({"verify", "-", "-", dir.path()}, "x\n"),
+               "-: standard input can be given only once");
+  expect_error(run_sm120check({"show", "-", "-"}, "x\n"),
+               "-: standard input can be given only once");
+}
+
+TEST(CliInputs, PatchLargerThanLimit) {
+  TempDir dir;
+  std::string patch = dir / "huge.patch";
+  write_file(patch, "");
+  fs::resize_file(patch, (std::uintmax_t{64} << 20) + 1);  // sparse: no real disk use
+  expect_error(run_sm120check({"verify", patch, dir.path()}),
+               patch + ": patch is larger than the limit of 67108864 bytes");
+}
+
+TEST(CliInputs, DirectoryArgumentIsReadBeforeTargetCheck) {
+  TempDir dir;
+  fs::create_directories(dir / "d.patch/inner");
+  write_file(dir / "d.patch/a.patch", "x\n");
+  fs::create_directories(dir / "tree");
+  // d.patch is a directory: its *.patch files are read (then the target is checked).
+  expect_error(run_sm120check({"verify", dir / "d.patch", dir / "no-tree"}),
+               dir / "no-tree" + ": target does not exist");
+}
+
+// --- end to end (needs parser, matcher, verify and report) ------------------------------------
+
+const char* const kModOld = "def f():\n    a = 1\n    b = 2\n    return a + b\n";
+const char* const kModNew = "def f():\n    a = 1\n    b = 3\n    return a + b\n";
+const char* const kUtilOld = "X = 1\nY = 2\nZ = 3\n";
+const char* const kUtilNew = "X = 1\nY = 20\nZ = 3\n";
+
+/// Changes pkg/mod.py from kModOld to kModNew (git format-patch style).
+const char* const kModPatch =
+    "From 1234567890abcdef1234567890abcdef12345678 Mon Sep 17 00:00:00 2001\n"
+    "From: Dev <dev@example.com>\n"
+    "Date: Mon, 1 Jan 2024 00:00:00 +0000\n"
+    "Subject: [PATCH] mod: b is 3 on SM120\n"
+    "\n"
+    "---\n"
+    " pkg/mod.py | 2 +-\n"
+    " 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+    "\n"
+    "diff --git a/pkg/mod.py b/pkg/mod.py\n"
+    "index a284fd3..33a8786 100644\n"
+    "--- a/pkg/mod.py\n"
+    "+++ b/pkg/mod.py\n"
+    "@@ -1,4 +1,4 @@ def f():\n"
+    " def f():\n"
+    "     a = 1\n"
+    "-    b = 2\n"
+    "+    b = 3\n"
+    "     return a + b\n"
+    "-- \n"
+    "2.39.2\n"
+    "\n";
+
+/// Changes pkg/util.py from kUtilOld to kUtilNew (plain git diff).
+const char* const kUtilPatch =
+    "diff --git a/pkg/util.py b/pkg/util.py\n"
+    "index 6b67108..83b266c 100644\n"
+    "--- a/pkg/util.py\n"
+    "+++ b/pkg/util.py\n"
+    "@@ -1,3 +1,3 @@\n"
+    " X = 1\n"
+    "-Y = 2\n"
+    "+Y = 20\n"
+    " Z = 3\n";
+
+/// Both changes in one patch.
+std::string both_patch() {
+  std::string mod = kModPatch;
+  std::size_t start = mod.find("diff --git");
+  std::size_t end = mod.find("-- \n");
+  return mod.substr(start, end - start) + kUtilPatch;
+}
+
+/// A tree with pkg/mod.py and pkg/util.py holding the given contents.
+struct Fixture {
+  TempDir dir;
+  std::string tree;
+  Fixture(const std::string& mod, const std::string& util) : tree(dir / "tree") {
+    write_file(dir / "tree/pkg/mod.py", mod);
+    write_file(dir / "tree/pkg/util.py", util);
+    write_file(dir / "tree/README", "readme\n");
+  }
+  std::string patch(const std::string& name, const std::string& text) const {
+    std::string path = dir / name;
+    write_file(path, text);
+    return path;
+  }
+};
+
+/// Runs verify with --format json and parses standard output.
+json verify_json(const std::vector<std::string>& args, int expected_exit,
+                 std::string_view stdin_data = {}) {
+  std::vector<std::string> full{"verify", "--format", "json"};
+  full.insert(full.end(), args.begin(), args.end());
+  RunResult r = run_sm120check(full, stdin_data);
+  EXPECT_EQ(r.exit_code, expected_exit) << "stderr: " << r.err << "\nstdout: " << r.out;
+  EXPECT_EQ(r.err, "");
+  json doc = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(doc.is_discarded()) << "not JSON: " << r.out;
+  if (doc.is_discarded()) return json::object();
+  return doc;
+}
+
+json summary_of(std::size_t applied, std::size_t applicable, std::size_t partial,
+                std::size_t conflict) {
+  return json{{"applied", applied}, {"applicable", applicable},
+              {"partial", partial}, {"conflict", conflict},
+              {"unknown", 0},       {"error", 0}};
+}
+
+TEST(CliE2E, ApplicableJsonSchema) {
+  Fixture fx(kModOld, kUtilOld);
+  std::string patch = fx.patch("0001-mod.patch", kModPatch);
+  json doc = verify_json({patch, fx.tree}, 1);
+  EXPECT_EQ(doc["schema"], "sm120check.verify/1");
+  EXPECT_EQ(doc["exit_code"], 1);
+  EXPECT_EQ(doc["target"]["path"], fx.tree);
+  EXPECT_EQ(doc["target"]["strip"], 1);
+  EXPECT_EQ(doc["summary"], summary_of(0, 1, 0, 0));
+  ASSERT_EQ(doc["patches"].size(), 1u);
+  const json& p = doc["patches"][0];
+  EXPECT_EQ(p["source"], patch);
+  EXPECT_EQ(p["subject"], "mod: b is 3 on SM120");
+  EXPECT_EQ(p["line"], 1);
+  EXPECT_EQ(p["status"], "applicable");
+  EXPECT_EQ(p["error"], nullptr);
+  EXPECT_EQ(p["strip"], 1);
+  EXPECT_EQ(p["strip_detected"], true);
+  ASSERT_EQ(p["files"].size(), 1u);
+  const json& f = p["files"][0];
+  EXPECT_EQ(f["old_path"], "a/pkg/mod.py");
+  EXPECT_EQ(f["new_path"], "b/pkg/mod.py");
+  EXPECT_EQ(f["target_path"], "pkg/mod.py");
+  EXPECT_EQ(f["change"], "modify");
+  EXPECT_EQ(f["status"], "applicable");
+  ASSERT_EQ(f["hunks"].size(), 1u);
+  const json& h = f["hunks"][0];
+  EXPECT_EQ(h["index"], 1);
+  EXPECT_EQ(h["old_start"], 1);
+  EXPECT_EQ(h["old_lines"], 4);
+  EXPECT_EQ(h["new_start"], 1);
+  EXPECT_EQ(h["new_lines"], 4);
+  EXPECT_EQ(h["status"], "applicable");
+  EXPECT_EQ(h["line"], 1);
+  EXPECT_EQ(h["offset"], 0);
+  EXPECT_EQ(h["fuzz"], 0);
+  EXPECT_EQ(h["both_images"], false);
+  EXPECT_EQ(h["diagnostic"], nullptr);
+}
+
+TEST(CliE2E, AppliedExitsZero) {
+  Fixture fx(kModNew, kUtilOld);
+  json doc = verify_json({fx.patch("p.patch", kModPatch), fx.tree}, 0);
+  EXPECT_EQ(doc["exit_code"], 0);
+  EXPECT_EQ(doc["summary"], summary_of(1, 0, 0, 0));
+  const json& h = doc["patches"][0]["files"][0]["hunks"][0];
+  EXPECT_EQ(h["status"], "applied");
+  EXPECT_EQ(h["line"], 1);
+  EXPECT_EQ(h["offset"], 0);
+  EXPECT_EQ(h["fuzz"], 0);
+}
+
+TEST(CliE2E, ApplicableWithOffset) {
+  Fixture fx(std::string("import os\nimport sys\n\n") + kModOld, kUtilOld);
+  json doc = verify_json({fx.patch("p.patch", kModPatch), fx.tree}, 1);
+  const json& h = doc["patches"][0]["files"][0]["hunks"][0];
+  EXPECT_EQ(h["status"], "applicable");
+  EXPECT_EQ(h["line"], 4);
+  EXPECT_EQ(h["offset"], 3);
+  EXPECT_EQ(h["fuzz"], 0);
+}
+
+TEST(CliE2E, ConflictExitsTwo) {
+  Fixture fx("def f():\n    a = 1\n    b = 5\n    return a + b\n", kUtilOld);
+  json doc = verify_json({fx.patch("p.patch", kModPatch), fx.tree}, 2);
+  EXPECT_EQ(doc["exit_code"], 2);
+  EXPECT_EQ(doc["summary"], summary_of(0, 0, 0, 1));
+  EXPECT_EQ(doc["patches"][0]["status"], "conflict");
+  const json& h = doc["patches"][0]["files"][0]["hunks"][0];
+  EXPECT_EQ(h["status"], "conflict");
+  EXPECT_EQ(h["line"], nullptr);
+  EXPECT_EQ(h["offset"], nullptr);
+  EXPECT_EQ(h["fuzz"], nullptr);
+}
+
+TEST(CliE2E, PartialAcrossTwoFiles) {
+  Fixture fx(kModNew, kUtilOld);  // mod.py already fixed, util.py not yet
+  json doc = verify_json({fx.patch("both.patch", both_patch()), fx.tree}, 2);
+  EXPECT_EQ(doc["summary"], summary_of(0, 0, 1, 0));
+  const json& p = doc["patches"][0];
+  EXPECT_EQ(p["status"], "partial");
+  EXPECT_EQ(p["subject"], nullptr);
+  ASSERT_EQ(p["files"].size(), 2u);
+  EXPECT_EQ(p["files"][0]["target_path"], "pkg/mod.py");
+  EXPECT_EQ(p["files"][0]["status"], "applied");
+  EXPECT_EQ(p["files"][1]["target_path"], "pkg/util.py");
+  EXPECT_EQ(p["files"][1]["status"], "applicable");
+  EXPECT_EQ(p["files"][1]["hunks"][0]["line"], 1);
+}
+
+TEST(CliE2E, StdinPatch) {
+  Fixture fx(kModOld, kUtilOld);
+  json doc = verify_json({"-", fx.tree}, 1, kUtilPatch);
+  ASSERT_EQ(doc["patches"].size(), 1u);
+  EXPECT_EQ(doc["patches"][0]["source"], "-");
+  EXPECT_EQ(doc["patches"][0]["files"][0]["target_path"], "pkg/util.py");
+  EXPECT_EQ(doc["patches"][0]["status"], "applicable");
+}
+
+TEST(CliE2E, DirectoryOfPatchesSortedByName) {
+  Fixture fx(kModOld, kUtilNew);
+  // Written in reverse order; listed by name: 0001 (applicable), 0002 (applied). Other files
+  // are ignored.
+  std::string dir = fx.dir / "series";
+  write_file(dir + "/0002-util.diff", kUtilPatch);
+  write_file(dir + "/0001-mod.patch", kModPatch);
+  write_file(dir + "/notes.txt", "not a patch\n");
+  json doc = verify_json({dir, fx.tree}, 1);
+  ASSERT_EQ(doc["patches"].size(), 2u);
+  EXPECT_EQ(doc["patches"][0]["source"], dir + "/0001-mod.patch");
+  EXPECT_EQ(doc["patches"][0]["status"], "applicable");
+  EXPECT_EQ(doc["patches"][1]["source"], dir + "/0002-util.diff");
+  EXPECT_EQ(doc["patches"][1]["status"], "applied");
+  EXPECT_EQ(doc["summary"], summary_of(1, 1, 0, 0));
+}
+
+TEST(CliE2E, ExplicitStrip) {
+  Fixture fx(kModOld, kUtilOld);
+  std::string patch = fx.patch("p.patch", kUtilPatch);
+  json doc = verify_json({"-p", "1", patch, fx.tree}, 1);
+  EXPECT_EQ(doc["target"]["strip"], 1);
+  EXPECT_EQ(doc["patches"][0]["strip"], 1);
+  EXPECT_EQ(doc["patches"][0]["strip_detected"], false);
+  // Options may follow the positionals.
+  json after = verify_json({patch, fx.tree, "--strip", "1"}, 1);
+  EXPECT_EQ(after["patches"][0]["strip_detected"], false);
+}
+
+TEST(CliE2E, FuzzOption) {
+  // The first context line differs: a conflict at fuzz 0, applicable at fuzz 1.
+  const std::string patch_text =
+      "--- a/f.txt\n"
+      "+++ b/f.txt\n"
+      "@@ -1,7 +1,7 @@\n"
+      " l1\n l2\n l3\n-old\n+new\n l5\n l6\n l7\n";
+  TempDir dir;
+  write_file(dir / "tree/f.txt", "CHANGED\nl2\nl3\nold\nl5\nl6\nl7\n");
+  write_file(dir / "p.diff", patch_text);
+  json strict = verify_json({dir / "p.diff", dir / "tree"}, 2);
+  EXPECT_EQ(strict["patches"][0]["files"][0]["hunks"][0]["status"], "conflict");
+  json fuzzy = verify_json({"--fuzz", "1", dir / "p.diff", dir / "tree"}, 1);
+  const json& h = fuzzy["patches"][0]["files"][0]["hunks"][0];
+  EXPECT_EQ(h["status"], "applicable");
+  EXPECT_EQ(h["line"], 2);
+  EXPECT_EQ(h["offset"], 0);
+  EXPECT_EQ(h["fuzz"], 1);
+}
+
+TEST(CliE2E, IgnoreWhitespaceOption) {
+  Fixture fx("def f():\n    a = 1\n    b  =  2   \n    return a + b\n", kUtilOld);
+  std::string patch = fx.patch("p.patch", kModPatch);
+  json strict = verify_json({patch, fx.tree}, 2);
+  const json& h = strict["patches"][0]["files"][0]["hunks"][0];
+  EXPECT_EQ(h["status"], "conflict");
+  EXPECT_EQ(h["diagnostic"], "whitespace-only-mismatch");
+  json loose = verify_json({"--ignore-whitespace", patch, fx.tree}, 1);
+  EXPECT_EQ(loose["patches"][0]["files"][0]["hunks"][0]["status"], "applicable");
+}
+
+TEST(CliE2E, TextOutputWithoutColorUnderNoColor) {
+  Fixture fx(kModOld, kUtilOld);
+  std::string patch = fx.patch("p.patch", kModPatch);
+  RunResult r = run_sm120check({"verify", patch, fx.tree}, {}, {"NO_COLOR=1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(contains(r.out, "pkg/mod.py")) << r.out;
+  EXPECT_TRUE(contains(r.out, "applicable")) << r.out;
+  EXPECT_FALSE(contains(r.out, "\x1b")) << r.out;
+  // CLICOLOR_FORCE forces colour in auto mode; --color never wins over it.
+  RunResult forced = run_sm120check({"verify", patch, fx.tree}, {}, {"CLICOLOR_FORCE=1"});
+  EXPECT_EQ(forced.exit_code, 1);
+  EXPECT_TRUE(contains(forced.out, "\x1b[")) << forced.out;
+  RunResult never =
+      run_sm120check({"verify", "--color", "never", patch, fx.tree}, {}, {"CLICOLOR_FORCE=1"});
+  EXPECT_FALSE(contains(never.out, "\x1b")) << never.out;
+  RunResult always = run_sm120check({"verify", "--color=always", patch, fx.tree});
+  EXPECT_TRUE(contains(always.out, "\x1b[")) << always.out;
+}
+
+/// Every file under `root` (including .git): content, mode and modification time.
+std::map<std::string, std::string> snapshot(const fs::path& root) {
+  std::map<std::string, std::string> result;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    struct stat st {};
+    EXPECT_EQ(::lstat(entry.path().c_str(), &st), 0);
+    std::string key = fs::relative(entry.path(), root).string();
+    std::string value = std::to_string(st.st_mode) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                        std::to_string(st.st_mtim.tv_nsec);
+    if (entry.is_regular_file() && !entry.is_symlink()) value += " " + read_file(entry.path());
+    result[key] = value;
+  }
+  return result;
+}
+
+TEST(CliE2E, VerifyNeverModifiesTarget) {
+  Fixture fx(kModNew, kUtilOld);
+  ASSERT_TRUE(test::git_init_commit(fx.tree));
+  std::map<std::string, std::string> before = snapshot(fx.tree);
+  ASSERT_GT(before.size(), 5u);
+  std::string both = fx.patch("both.patch", both_patch());
+  std::string mod = fx.patch("mod.patch", kModPatch);
+  EXPECT_EQ(run_sm120check({"verify", both, fx.tree}).exit_code, 2);
+  EXPECT_EQ(run_sm120check({"verify", "--format", "json", mod, fx.tree}).exit_code, 0);
+  EXPECT_EQ(run_sm120check({"verify", "--fuzz", "3", "--ignore-whitespace", mod, both, fx.tree})
+                .exit_code,
+            2);
+  EXPECT_EQ(snapshot(fx.tree), before);
+}
+
+TEST(CliE2E, ShowJson) {
+  TempDir dir;
+  write_file(dir / "p.patch", kModPatch);
+  RunResult r = run_sm120check({"show", "--format", "json", dir / "p.patch"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["schema"], "sm120check.show/1");
+  const json& f = doc["patches"][0]["files"][0];
+  EXPECT_EQ(f["old_path"], "a/pkg/mod.py");
+  EXPECT_EQ(f["old_blob"], "a284fd3");
+  EXPECT_EQ(f["new_blob"], "33a8786");
+  EXPECT_EQ(f["hunks"][0]["added"], 1);
+  EXPECT_EQ(f["hunks"][0]["removed"], 1);
+  EXPECT_EQ(f["hunks"][0]["section"], "def f():");
+}
+
+TEST(CliE2E, MalformedPatchIsAnErrorNamingIt) {
+  TempDir dir;
+  write_file(dir / "notes.patch", "just some text\nwith no diff in it\n");
+  fs::create_directories(dir / "tree");
+  RunResult r = run_sm120check({"verify", dir / "notes.patch", dir / "tree"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind(kPrefix + dir / "notes.patch" + ":", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(CliE2E, ClosedStdoutExitsQuietly) {
+  Fixture fx(kModOld, kUtilOld);
+  std::string patch = fx.patch("p.patch", kModPatch);
+  // Many copies of the patch: more output than a pipe holds, to a reader that reads nothing.
+  std::string series;
+  for (int i = 0; i < 300; ++i) series += kModPatch;
+  std::string big = fx.patch("series.mbox", series);
+  RunResult r = test::run_shell("( '" + std::string(SM120CHECK_BIN) + "' verify --format json '" +
+                                big + "' '" + fx.tree + "'; echo \"rc=$?\" >&2 ) | true");
+  EXPECT_EQ(r.err, "rc=1\n");
+}
+
+}  // namespace
+}  // namespace sm120check

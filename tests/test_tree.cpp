@@ -1,1 +1,353 @@
+// Tests of src/tree: path normalisation, DiskTree (read-only, symlink containment, size limit,
+// fifos) and git blob ids.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "sm120check/error.hpp"
+#include "sm120check/tree.hpp"
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+using test::write_file;
+
+/// Runs `fn` and returns the Error's what(), or "<no error>".
+template <typename Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// --- normalize_relative_path ------------------------------------------------------------------
+
+struct NormalizeCase {
+  std::string input;
+  std::optional<std::string> expected;
+};
+
+TEST(TreeNormalize, Table) {
+  const NormalizeCase cases[] = {
+      {"a", "a"},
+      {"a/b/c.py", "a/b/c.py"},
+      {"./a", "a"},
+      {"a/./b", "a/b"},
+      {"a//b", "a/b"},
+      {"a/b/", "a/b"},
+      {"a/../b", "b"},
+      {"a/b/../../c", "c"},
+      {"a/b/../c/./d", "a/c/d"},
+      {"", std::nullopt},
+      {"/x", std::nullopt},
+      {"/", std::nullopt},
+      {"..", std::nullopt},
+      {"../x", std::nullopt},
+      {"a/../../x", std::nullopt},
+      {"a/b/../../../x", std::nullopt},
+      {".", std::nullopt},
+      {"a/..", std::nullopt},
+      {std::string("a\0b", 3), std::nullopt},
+      {"...", "..."},
+      {"a/..b", "a/..b"},
+  };
+  for (const NormalizeCase& c : cases) {
+    EXPECT_EQ(normalize_relative_path(c.input), c.expected) << "input: '" << c.input << "'";
+  }
+}
+
+// --- open_disk_tree ---------------------------------------------------------------------------
+
+TEST(TreeOpen, MissingRoot) {
+  TempDir dir;
+  std::string root = dir / "nope";
+  EXPECT_EQ(error_of([&] { open_disk_tree(root); }), root + ": target does not exist");
+}
+
+TEST(TreeOpen, RootIsAFile) {
+  TempDir dir;
+  write_file(dir / "file", "x\n");
+  std::string root = dir / "file";
+  EXPECT_EQ(error_of([&] { open_disk_tree(root); }), root + ": target is not a directory");
+}
+
+TEST(TreeOpen, NameIsTheRootAsGiven) {
+  TempDir dir;
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(tree->name(), dir.path().string());
+  EXPECT_EQ(tree->max_file_size(), Tree::kDefaultMaxFileSize);
+  auto small = open_disk_tree(dir.path().string(), 10);
+  EXPECT_EQ(small->max_file_size(), 10u);
+}
+
+TEST(TreeOpen, RootThroughSymlinkIsAllowed) {
+  TempDir dir;
+  write_file(dir / "real/a.txt", "A\n");
+  fs::create_directory_symlink(dir / "real", dir / "link");
+  auto tree = open_disk_tree(dir / "link");
+  EXPECT_EQ(tree->read("a.txt"), "A\n");
+}
+
+// --- stat ---------------------------------------------------------------------------------------
+
+TEST(TreeStat, Types) {
+  TempDir dir;
+  write_file(dir / "src/plain.py", "print(1)\n");
+  write_file(dir / "src/run.sh", "#!/bin/sh\n");
+  fs::permissions(dir / "src/run.sh", fs::perms::owner_exec, fs::perm_options::add);
+  fs::create_symlink("plain.py", dir / "src/link.py");
+  ASSERT_EQ(::mkfifo((dir / "src/fifo").c_str(), 0600), 0);
+  auto tree = open_disk_tree(dir.path().string());
+
+  Entry plain = tree->stat("src/plain.py");
+  EXPECT_EQ(plain.type, Entry::Type::kFile);
+  EXPECT_FALSE(plain.executable);
+  EXPECT_EQ(plain.size, 9u);
+
+  Entry run = tree->stat("src/run.sh");
+  EXPECT_EQ(run.type, Entry::Type::kFile);
+  EXPECT_TRUE(run.executable);
+  EXPECT_EQ(run.size, 10u);
+
+  EXPECT_EQ(tree->stat("src/link.py").type, Entry::Type::kSymlink);
+  EXPECT_EQ(tree->stat("src").type, Entry::Type::kDirectory);
+  EXPECT_EQ(tree->stat("src/fifo").type, Entry::Type::kOther);
+  EXPECT_EQ(tree->stat("src/missing.py").type, Entry::Type::kMissing);
+  EXPECT_EQ(tree->stat("nodir/missing.py").type, Entry::Type::kMissing);
+  // A regular file used as a directory: the path does not exist.
+  EXPECT_EQ(tree->stat("src/plain.py/x").type, Entry::Type::kMissing);
+  EXPECT_EQ(tree->stat("./src//plain.py").type, Entry::Type::kFile);
+}
+
+TEST(TreeStat, FinalSymlinkEscapingIsReportedNotFollowed) {
+  TempDir outside;
+  write_file(outside / "secret", "s\n");
+  TempDir dir;
+  fs::create_symlink(outside / "secret", dir / "escape");
+  fs::create_symlink("does-not-exist", dir / "dangling");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(tree->stat("escape").type, Entry::Type::kSymlink);
+  EXPECT_EQ(tree->stat("dangling").type, Entry::Type::kSymlink);
+}
+
+TEST(TreeStat, IntermediateSymlinkInsideIsFollowed) {
+  TempDir dir;
+  write_file(dir / "real/sub/f.txt", "F\n");
+  fs::create_directory_symlink("real", dir / "alias");
+  auto tree = open_disk_tree(dir.path().string());
+  Entry e = tree->stat("alias/sub/f.txt");
+  EXPECT_EQ(e.type, Entry::Type::kFile);
+  EXPECT_EQ(e.size, 2u);
+  EXPECT_EQ(tree->read("alias/sub/f.txt"), "F\n");
+}
+
+TEST(TreeStat, IntermediateSymlinkEscapingThrows) {
+  TempDir outside;
+  write_file(outside / "lib/x.py", "x\n");
+  TempDir dir;
+  write_file(dir / "pkg/ok.py", "ok\n");
+  fs::create_directory_symlink(outside / "lib", dir / "pkg/lib");
+  auto tree = open_disk_tree(dir.path().string());
+  std::string err = error_of([&] { tree->stat("pkg/lib/x.py"); });
+  EXPECT_TRUE(contains(err, "pkg/lib/x.py: resolves outside the target through symlink 'pkg/lib'"))
+      << err;
+  err = error_of([&] { tree->read("pkg/lib/x.py"); });
+  EXPECT_TRUE(contains(err, "resolves outside the target through symlink 'pkg/lib'")) << err;
+  err = error_of([&] { tree->read_link("pkg/lib/x.py"); });
+  EXPECT_TRUE(contains(err, "resolves outside the target through symlink 'pkg/lib'")) << err;
+  // The same target reached through a relative link that climbs out.
+  fs::create_directory_symlink("../../" + outside.path().filename().string() + "/lib",
+                               dir / "pkg/rel");
+  err = error_of([&] { tree->stat("pkg/rel/x.py"); });
+  EXPECT_TRUE(contains(err, "resolves outside the target through symlink 'pkg/rel'")) << err;
+}
+
+TEST(TreeStat, ChainedSymlinksEscapingThrow) {
+  TempDir outside;
+  write_file(outside / "x.py", "x\n");
+  TempDir dir;
+  std::filesystem::create_directories(dir / "a");
+  // a/b -> inside dir "c", and c/d -> outside: both hops are checked.
+  std::filesystem::create_directories(dir / "c");
+  fs::create_directory_symlink("../c", dir / "a/b");
+  fs::create_directory_symlink(outside.path(), dir / "c/d");
+  auto tree = open_disk_tree(dir.path().string());
+  std::string err = error_of([&] { tree->stat("a/b/d/x.py"); });
+  EXPECT_TRUE(contains(err, "resolves outside the target through symlink 'a/b/d'")) << err;
+}
+
+TEST(TreeStat, InvalidPathThrows) {
+  TempDir dir;
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(error_of([&] { tree->stat("../x"); }), "../x: not a relative path inside the target");
+  EXPECT_EQ(error_of([&] { tree->read("/etc/passwd"); }),
+            "/etc/passwd: not a relative path inside the target");
+}
+
+// --- read -------------------------------------------------------------------------------------
+
+TEST(TreeRead, ByteExactContent) {
+  TempDir dir;
+  const std::string crlf_binary = std::string("a\r\nb\0c\n", 7) + "no newline";
+  write_file(dir / "f.bin", crlf_binary);
+  write_file(dir / "empty", "");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(tree->read("f.bin"), crlf_binary);
+  EXPECT_EQ(tree->read("empty"), "");
+}
+
+TEST(TreeRead, LargeFileAcrossManyReads) {
+  TempDir dir;
+  std::string big(300000, 'x');
+  for (std::size_t i = 0; i < big.size(); i += 97) big[i] = '\n';
+  write_file(dir / "big.txt", big);
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(tree->read("big.txt"), big);
+}
+
+TEST(TreeRead, SizeLimit) {
+  TempDir dir;
+  write_file(dir / "ten", "0123456789");
+  write_file(dir / "eleven", "0123456789A");
+  auto tree = open_disk_tree(dir.path().string(), 10);
+  EXPECT_EQ(tree->read("ten"), "0123456789");
+  EXPECT_EQ(error_of([&] { tree->read("eleven"); }),
+            "eleven: file is 11 bytes, larger than the limit of 10 bytes");
+}
+
+TEST(TreeRead, FifoIsRefusedWithoutBlocking) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0600), 0);
+  fs::create_symlink("pipe", dir / "to-pipe");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(error_of([&] { tree->read("pipe"); }), "pipe: not a regular file; cannot read it");
+  EXPECT_EQ(error_of([&] { tree->read("to-pipe"); }),
+            "to-pipe: not a regular file; cannot read it");
+}
+
+TEST(TreeRead, DirectoryIsRefused) {
+  TempDir dir;
+  fs::create_directories(dir / "d");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(error_of([&] { tree->read("d"); }), "d: not a regular file; cannot read it");
+}
+
+TEST(TreeRead, MissingFileNamesIt) {
+  TempDir dir;
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(error_of([&] { tree->read("nope.py"); }),
+            "nope.py: cannot read: No such file or directory");
+  EXPECT_EQ(error_of([&] { tree->read("no/dir.py"); }),
+            "no/dir.py: cannot read: No such file or directory");
+}
+
+TEST(TreeRead, FinalSymlinkInsideIsFollowed) {
+  TempDir dir;
+  write_file(dir / "sub/target.txt", "T\n");
+  fs::create_symlink("sub/target.txt", dir / "link");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(tree->read("link"), "T\n");
+}
+
+TEST(TreeRead, FinalSymlinkEscapingIsRefused) {
+  TempDir outside;
+  write_file(outside / "secret", "s\n");
+  TempDir dir;
+  fs::create_symlink(outside / "secret", dir / "escape");
+  fs::create_symlink("../" + outside.path().filename().string() + "/secret", dir / "rel-escape");
+  auto tree = open_disk_tree(dir.path().string());
+  std::string err = error_of([&] { tree->read("escape"); });
+  EXPECT_TRUE(contains(err, "escape: resolves outside the target through symlink 'escape'")) << err;
+  err = error_of([&] { tree->read("rel-escape"); });
+  EXPECT_TRUE(contains(err, "resolves outside the target through symlink 'rel-escape'")) << err;
+}
+
+TEST(TreeRead, DanglingSymlinkNamesIt) {
+  TempDir dir;
+  fs::create_symlink("gone", dir / "dangling");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(error_of([&] { tree->read("dangling"); }),
+            "dangling: cannot read through symlink: No such file or directory");
+}
+
+// --- read_link --------------------------------------------------------------------------------
+
+TEST(TreeReadLink, TargetsAreReturnedVerbatim) {
+  TempDir dir;
+  write_file(dir / "f", "f\n");
+  fs::create_symlink("f", dir / "short");
+  fs::create_symlink("/absolute/elsewhere", dir / "abs");
+  std::string long_target(1000, 'x');
+  fs::create_symlink(long_target, dir / "long");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(tree->read_link("short"), "f");
+  EXPECT_EQ(tree->read_link("abs"), "/absolute/elsewhere");
+  EXPECT_EQ(tree->read_link("long"), long_target);
+  EXPECT_EQ(error_of([&] { tree->read_link("f"); }), "f: not a symbolic link");
+  EXPECT_EQ(error_of([&] { tree->read_link("missing"); }),
+            "missing: cannot read symlink: No such file or directory");
+}
+
+// --- never writes -----------------------------------------------------------------------------
+
+TEST(TreeReadOnly, WorksOnReadOnlyTree) {
+  TempDir dir;
+  write_file(dir / "ro/f.txt", "R\n");
+  fs::permissions(dir / "ro/f.txt", fs::perms::owner_read, fs::perm_options::replace);
+  fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec,
+                  fs::perm_options::replace);
+  struct stat before {};
+  ASSERT_EQ(::stat((dir / "ro/f.txt").c_str(), &before), 0);
+  auto tree = open_disk_tree(dir / "ro");
+  EXPECT_EQ(tree->read("f.txt"), "R\n");
+  EXPECT_EQ(tree->stat("f.txt").type, Entry::Type::kFile);
+  struct stat after {};
+  ASSERT_EQ(::stat((dir / "ro/f.txt").c_str(), &after), 0);
+  EXPECT_EQ(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
+  EXPECT_EQ(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+  EXPECT_EQ(before.st_mode, after.st_mode);
+}
+
+// --- blob ids ---------------------------------------------------------------------------------
+
+TEST(TreeBlob, KnownIds) {
+  EXPECT_EQ(git_blob_id(""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+  EXPECT_EQ(git_blob_id("hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
+  EXPECT_EQ(git_blob_id(std::string_view("a\0b", 3)).size(), 40u);
+}
+
+TEST(TreeBlob, MatchesGitHashObject) {
+  TempDir dir;
+  const std::string content = std::string("line 1\r\nline 2\n\0binary", 22) + "\xff\xfe";
+  write_file(dir / "f", content);
+  test::RunResult r = test::run_shell("git hash-object f", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(git_blob_id(content) + "\n", r.out);
+}
+
+TEST(TreeBlob, LooksBinary) {
+  EXPECT_FALSE(looks_binary(""));
+  EXPECT_FALSE(looks_binary("text\n\xff\xfe utf-16 without NUL is text\n"));
+  EXPECT_TRUE(looks_binary(std::string("a\0b", 3)));
+  std::string late(8000, 'a');
+  late += '\0';
+  EXPECT_FALSE(looks_binary(late));  // NUL at byte 8001: git looks at the first 8000 only
+  late[7999] = '\0';
+  EXPECT_TRUE(looks_binary(late));
+}
+
+}  // namespace
+}  // namespace sm120check

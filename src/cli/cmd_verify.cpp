@@ -1,1 +1,94 @@
-// STUB
+// `sm120check verify [options] PATCH... TARGET` (see commands.hpp).
+#include <sstream>
+
+#include "commands.hpp"
+#include "inputs.hpp"
+#include "sm120check/patch.hpp"
+#include "sm120check/tree.hpp"
+#include "sm120check/verify.hpp"
+
+namespace sm120check::cli {
+namespace {
+
+/// Shows TARGET as required in the help although CLI11 sees it as optional (see setup_verify).
+class VerifyFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_usage(const CLI::Option* opt) const override {
+    if (opt->get_name() == "TARGET") return "TARGET";
+    return CLI::Formatter::make_option_usage(opt);
+  }
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    if (opt->get_name() == "TARGET") return " " + get_label("REQUIRED");
+    return CLI::Formatter::make_option_opts(opt);
+  }
+};
+
+}  // namespace
+
+CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "verify",
+      "Report per patch, file and hunk whether the change is applied, applicable or in conflict "
+      "in TARGET. Never modifies TARGET.");
+  cmd->add_option("PATCH", options.patches,
+                  "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
+                  "standard input")
+      ->required()
+      ->type_name("");
+  // PATCH takes every positional (so that options may follow them); the last one is moved to
+  // TARGET once parsing is complete. TARGET is declared for the help text only.
+  cmd->add_option("TARGET", options.target,
+                  "Directory to verify against (a git checkout or a "
+                  "plain tree such as site-packages)")
+      ->type_name("");
+  cmd->parse_complete_callback([&options] {
+    if (options.patches.size() < 2) throw CLI::RequiredError("TARGET");
+    options.target = std::move(options.patches.back());
+    options.patches.pop_back();
+  });
+  cmd->add_option("-p,--strip", options.strip,
+                  "Remove N leading path components from patch paths (like patch -pN); "
+                  "detected per patch when omitted")
+      ->type_name("N");
+  cmd->add_option("--fuzz", options.fuzz,
+                  "Allow up to N context lines at each edge of a hunk to mismatch (default 0)")
+      ->type_name("N");
+  cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
+                "Compare lines with runs of white space folded and trailing white space ignored");
+  add_output_options(*cmd, options.format, options.color);
+  cmd->footer(kExitCodesHelp);
+  cmd->formatter(std::make_shared<VerifyFormatter>());
+  return cmd;
+}
+
+int run_verify(const VerifyCommandOptions& options) {
+  std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
+  // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
+  std::unique_ptr<Tree> tree = open_disk_tree(options.target);
+  std::vector<Patch> patches;
+  for (const PatchInput& input : inputs) {
+    std::vector<Patch> parsed = parse_patches(input.text, input.source);
+    patches.insert(patches.end(), std::make_move_iterator(parsed.begin()),
+                   std::make_move_iterator(parsed.end()));
+  }
+  VerifyOptions verify_options;
+  verify_options.strip = options.strip;
+  verify_options.match.fuzz = options.fuzz;
+  verify_options.match.ignore_whitespace = options.ignore_whitespace;
+  VerifyReport report = verify(patches, *tree, verify_options);
+
+  std::string out;
+  if (options.format == OutputFormat::kJson) {
+    // Invalid UTF-8 in paths or subjects is replaced rather than aborting the report.
+    out = verify_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += '\n';
+  } else {
+    std::ostringstream text;
+    render_verify_text(text, report, use_color(options.color));
+    out = text.str();
+  }
+  write_stdout(out);
+  return report.exit_code();
+}
+
+}  // namespace sm120check::cli

@@ -1,1 +1,122 @@
-// STUB
+// Reading the PATCH arguments (see inputs.hpp).
+#include "inputs.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "sm120check/error.hpp"
+
+namespace sm120check::cli {
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+Error too_large(const std::string& source) {
+  return Error(source, 0, fmt::format("patch is larger than the limit of {} bytes", kMaxPatchSize));
+}
+
+/// Reads all of `fd` (a file, a pipe or a terminal), at most kMaxPatchSize bytes.
+std::string read_all(int fd, const std::string& source) {
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(source, 0, "cannot read patch: " + errno_text(errno));
+    }
+    if (n == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxPatchSize) throw too_large(source);
+  }
+}
+
+std::string read_patch_file(const std::string& path) {
+  // Blocking open on purpose: a patch may come from a pipe (`<(git diff)` gives /dev/fd/N).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw Error(path, 0, "cannot open patch: " + errno_text(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<std::uint64_t>(st.st_size) > kMaxPatchSize) {
+    ::close(fd);
+    throw too_large(path);
+  }
+  try {
+    std::string text = read_all(fd, path);
+    ::close(fd);
+    return text;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+bool has_patch_suffix(std::string_view name) {
+  auto ends_with = [&](std::string_view suffix) {
+    return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  return ends_with(".patch") || ends_with(".diff");
+}
+
+/// The regular `*.patch` / `*.diff` files of directory `dir`, as "DIR/NAME", sorted by name.
+std::vector<std::string> list_patch_dir(const std::string& dir) {
+  DIR* handle = ::opendir(dir.c_str());
+  if (handle == nullptr) throw Error(dir, 0, "cannot read patch directory: " + errno_text(errno));
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(handle)) {
+    std::string name = entry->d_name;
+    if (has_patch_suffix(name)) names.push_back(std::move(name));
+    errno = 0;
+  }
+  int err = errno;
+  ::closedir(handle);
+  if (err != 0) throw Error(dir, 0, "cannot read patch directory: " + errno_text(err));
+  std::sort(names.begin(), names.end());
+  std::string prefix = dir;
+  if (prefix.back() != '/') prefix += '/';
+  std::vector<std::string> paths;
+  for (const std::string& name : names) {
+    std::string path = prefix + name;
+    struct stat st {};
+    // Follows symlinks: a link to a patch counts; subdirectories named *.patch do not.
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) paths.push_back(std::move(path));
+  }
+  if (paths.empty()) throw Error(dir, 0, "directory holds no *.patch or *.diff file");
+  return paths;
+}
+
+}  // namespace
+
+std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args) {
+  // Checked before anything is read, so that no input is consumed for nothing.
+  if (std::count(args.begin(), args.end(), "-") > 1)
+    throw Error("-", 0, "standard input can be given only once");
+  std::vector<PatchInput> inputs;
+  for (const std::string& arg : args) {
+    if (arg == "-") {
+      inputs.push_back({"-", read_all(STDIN_FILENO, "-")});
+      continue;
+    }
+    if (arg.empty()) throw Error("patch path is empty");
+    struct stat st {};
+    if (::stat(arg.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      for (std::string& path : list_patch_dir(arg)) {
+        std::string text = read_patch_file(path);
+        inputs.push_back({std::move(path), std::move(text)});
+      }
+      continue;
+    }
+    inputs.push_back({arg, read_patch_file(arg)});
+  }
+  return inputs;
+}
+
+}  // namespace sm120check::cli

@@ -1,2 +1,40 @@
-// STUB
-int main() { return 3; }
+// sm120check: does a patch's fix already sit in a target tree? (See commands.hpp.)
+#include <csignal>
+#include <iostream>
+#include <new>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace sm120check::cli;
+  std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is EPIPE from write(2): stop quietly
+  CLI::App app{"Verify whether patches are applied, applicable or in conflict in a tree."};
+  app.name("sm120check");
+  app.set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
+  app.require_subcommand(0, 1);
+  app.footer(kExitCodesHelp);
+  VerifyCommandOptions verify_options;
+  ShowCommandOptions show_options;
+  CLI::App* verify_cmd = setup_verify(app, verify_options);
+  CLI::App* show_cmd = setup_show(app, show_options);
+  try {
+    app.parse(argc, argv);
+    if (verify_cmd->parsed()) return run_verify(verify_options);
+    if (show_cmd->parsed()) return run_show(show_options);
+    std::cerr << app.help() << "\nsm120check: error: no command given (use verify or show)\n";
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
+    std::cerr << "sm120check: error: " << e.what() << "\nRun 'sm120check "
+              << (verify_cmd->parsed() ? "verify "
+                  : show_cmd->parsed() ? "show "
+                                       : "")
+              << "--help' for usage.\n";
+  } catch (const sm120check::Error& e) {
+    std::cerr << "sm120check: error: " << e.what() << '\n';
+  } catch (const std::bad_alloc&) {
+    std::cerr << "sm120check: error: internal error: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "sm120check: error: internal error: " << e.what() << '\n';
+  }
+  return kExitError;
+}

@@ -1,0 +1,93 @@
+// Output helpers shared by the subcommands: --format/--color options, colour detection, writing
+// to standard output, and the exit-code help text. Header-only (the CLI's sources are fixed in
+// CMakeLists.txt).
+#pragma once
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "cli11.hpp"
+#include "sm120check/error.hpp"
+#include "sm120check/report.hpp"
+
+namespace sm120check::cli {
+
+/// Exit code for anything that stops a run: bad patch, missing target, usage error.
+inline constexpr int kExitError = 3;
+
+/// Help text listing the exit codes, used as the footer of the app and of `verify`.
+inline constexpr const char* kExitCodesHelp =
+    "Exit codes:\n"
+    "  0  every patch applied\n"
+    "  1  at least one patch applicable, and none partial, conflict or unknown\n"
+    "  2  at least one patch partial, conflict or unknown\n"
+    "  3  could not verify (bad patch, missing target, usage error)";
+
+/// --color: whether the text output uses ANSI colour.
+enum class ColorMode { kAuto, kAlways, kNever };
+
+/// Resolves --color for standard output: kAuto colours only when stdout is a terminal and
+/// NO_COLOR is unset or empty; CLICOLOR_FORCE set to anything but "" or "0" forces colour in
+/// kAuto (even when stdout is not a terminal or NO_COLOR is set). kAlways/kNever ignore both.
+inline bool use_color(ColorMode mode) {
+  if (mode != ColorMode::kAuto) return mode == ColorMode::kAlways;
+  const char* force = std::getenv("CLICOLOR_FORCE");
+  if (force != nullptr && *force != '\0' && std::strcmp(force, "0") != 0) return true;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  return ::isatty(STDOUT_FILENO) == 1;
+}
+
+/// A CLI11 transform accepting only the names in `choices` and replacing each by its enum value
+/// (as an integer, which CLI11 converts back). The error reads "must be NAMES, not 'VALUE'".
+template <typename Enum>
+CLI::Validator choice(const std::map<std::string, Enum>& choices, const std::string& names) {
+  return CLI::Validator(
+      [&choices, names](std::string& value) -> std::string {
+        auto it = choices.find(value);
+        if (it == choices.end()) return "must be " + names + ", not '" + value + "'";
+        value = std::to_string(static_cast<int>(it->second));
+        return {};
+      },
+      names);
+}
+
+/// Adds --format text|json and --color auto|always|never to `cmd`.
+inline void add_output_options(CLI::App& cmd, OutputFormat& format, ColorMode& color) {
+  static const std::map<std::string, OutputFormat> kFormats{{"text", OutputFormat::kText},
+                                                            {"json", OutputFormat::kJson}};
+  static const std::map<std::string, ColorMode> kColors{
+      {"auto", ColorMode::kAuto}, {"always", ColorMode::kAlways}, {"never", ColorMode::kNever}};
+  cmd.add_option("--format", format,
+                 "Output format: text (for people, the default) or json (for scripts)")
+      ->transform(choice(kFormats, "text or json"))
+      ->type_name("text|json");
+  cmd.add_option("--color", color,
+                 "Colour the text output: auto (the default: when stdout is a terminal and "
+                 "NO_COLOR is unset; CLICOLOR_FORCE=1 forces), always or never")
+      ->transform(choice(kColors, "auto, always or never"))
+      ->type_name("auto|always|never");
+}
+
+/// Writes `text` to standard output with write(2). Returns false when the reader closed standard
+/// output (EPIPE): the caller should stop quietly. Throws Error for any other write failure.
+inline bool write_stdout(const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EPIPE) return false;
+      throw Error(std::string("cannot write output: ") + std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace sm120check::cli
