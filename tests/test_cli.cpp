@@ -558,3 +558,38 @@ TEST(CliE2E, ClosedStdoutExitsQuietly) {
 
 }  // namespace
 }  // namespace sm120check
+
+namespace sm120check::test {
+namespace {
+
+TEST(CliE2E, EscapingPathIsReportedOnStderrAndExitsThree) {
+  Fixture f(kModOld, kUtilOld);
+  std::string patch = f.patch("evil.patch",
+                              "--- a/../../etc/passwd\n"
+                              "+++ b/../../etc/passwd\n"
+                              "@@ -1 +1 @@\n"
+                              "-root\n"
+                              "+toor\n");
+  RunResult r = run_sm120check({"verify", "--format", "json", patch, f.tree});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "sm120check: error: " + patch +
+                       ":1: path 'a/../../etc/passwd' climbs out of the target; refused (never "
+                       "read)\n");
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["patches"][0]["status"], "error");
+  EXPECT_EQ(doc["patches"][0]["files"][0]["status"], "error");
+  EXPECT_EQ(doc["exit_code"], 3);
+  EXPECT_EQ(doc["summary"]["error"], 1);
+}
+
+TEST(CliE2E, JsonKeysComeInDocumentedOrder) {
+  Fixture f(kModOld, kUtilOld);
+  RunResult r =
+      run_sm120check({"verify", "--format", "json", f.patch("m.patch", kModPatch), f.tree});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"sm120check.verify/1\",\n  \"tool\": {", 0), 0u)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace sm120check::test

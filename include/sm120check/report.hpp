@@ -24,14 +24,14 @@ inline constexpr const char* kShowSchema = "sm120check.show/1";
 /// (line found, offset, fuzz), and a summary line. ANSI colour only when `color` is true.
 void render_verify_text(std::ostream& out, const VerifyReport& report, bool color);
 
-/// The "sm120check.verify/1" document.
-nlohmann::json verify_to_json(const VerifyReport& report);
+/// The "sm120check.verify/1" document (keys in the documented order).
+nlohmann::ordered_json verify_to_json(const VerifyReport& report);
 
 /// Writes what the parser understood, like `lsdiff -v`.
 void render_show_text(std::ostream& out, const std::vector<Patch>& patches, bool color);
 
 /// The "sm120check.show/1" document.
-nlohmann::json show_to_json(const std::vector<Patch>& patches);
+nlohmann::ordered_json show_to_json(const std::vector<Patch>& patches);
 
 /// `text` with every ill-formed UTF-8 sequence replaced by U+FFFD (one per maximal ill-formed
 /// subpart, as the Unicode standard recommends); well-formed text is returned unchanged. Every

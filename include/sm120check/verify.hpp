@@ -50,6 +50,7 @@ struct FileReport {
   ChangeKind change = ChangeKind::kModify;
   Status status = Status::kError;
   std::string reason;  ///< why, for anything other than a plain hunk verdict; may be empty.
+  std::size_t patch_line = 0;  ///< 1-based line of the file patch in its source.
   std::vector<HunkReport> hunks;
 };
 

@@ -1,4 +1,7 @@
 // `sm120check verify [options] PATCH... TARGET` (see commands.hpp).
+#include <fmt/format.h>
+
+#include <iostream>
 #include <sstream>
 
 #include "commands.hpp"
@@ -22,6 +25,22 @@ class VerifyFormatter : public CLI::Formatter {
     return CLI::Formatter::make_option_opts(opt);
   }
 };
+
+/// Each patch or file that could not be verified also gets a one-line error on stderr naming the
+/// patch file and line, so that scripts reading only stderr see why the exit code is 3.
+void report_errors(const VerifyReport& report) {
+  std::string err;
+  for (const PatchReport& p : report.patches) {
+    if (!p.error.empty())
+      err += fmt::format("sm120check: error: {}:{}: {}\n", escape_for_terminal(p.source),
+                         p.patch_line, escape_for_terminal(p.error));
+    for (const FileReport& f : p.files)
+      if (f.status == Status::kError)
+        err += fmt::format("sm120check: error: {}:{}: {}\n", escape_for_terminal(p.source),
+                           f.patch_line, escape_for_terminal(f.reason));
+  }
+  std::cerr << err;
+}
 
 }  // namespace
 
@@ -76,6 +95,7 @@ int run_verify(const VerifyCommandOptions& options) {
   verify_options.match.fuzz = options.fuzz;
   verify_options.match.ignore_whitespace = options.ignore_whitespace;
   VerifyReport report = verify(patches, *tree, verify_options);
+  report_errors(report);
 
   std::string out;
   if (options.format == OutputFormat::kJson) {

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "commands.hpp"
+#include "sm120check/report.hpp"
 
 int main(int argc, char** argv) {
   using namespace sm120check::cli;
@@ -30,7 +31,8 @@ int main(int argc, char** argv) {
                                        : "")
               << "--help' for usage.\n";
   } catch (const sm120check::Error& e) {
-    std::cerr << "sm120check: error: " << e.what() << '\n';
+    // Messages quote patch and file names: never let them carry terminal escapes.
+    std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(e.what()) << '\n';
   } catch (const std::bad_alloc&) {
     std::cerr << "sm120check: error: internal error: out of memory\n";
   } catch (const std::exception& e) {

@@ -26,7 +26,7 @@ inline constexpr const char* kExitCodesHelp =
     "  0  every patch applied\n"
     "  1  at least one patch applicable, and none partial, conflict or unknown\n"
     "  2  at least one patch partial, conflict or unknown\n"
-    "  3  could not verify (bad patch, missing target, usage error)";
+    "  3  could not verify (bad patch, missing target, usage error)\n";
 
 /// --color: whether the text output uses ANSI colour.
 enum class ColorMode { kAuto, kAlways, kNever };

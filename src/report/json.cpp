@@ -14,7 +14,7 @@
 namespace sm120check {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 /// A sanitized string value.
 json str(std::string_view text) { return sanitize_utf8(text); }
@@ -119,7 +119,7 @@ json show_file_to_json(const FilePatch& file) {
 
 }  // namespace
 
-nlohmann::json verify_to_json(const VerifyReport& report) {
+nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
   json doc = json::object();
   doc["schema"] = kVerifySchema;
   doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
@@ -137,7 +137,7 @@ nlohmann::json verify_to_json(const VerifyReport& report) {
   return doc;
 }
 
-nlohmann::json show_to_json(const std::vector<Patch>& patches) {
+nlohmann::ordered_json show_to_json(const std::vector<Patch>& patches) {
   json doc = json::object();
   doc["schema"] = kShowSchema;
   doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};

@@ -7,12 +7,18 @@ namespace sm120check {
 
 std::string_view to_string(Status status) {
   switch (status) {
-    case Status::kApplied: return "applied";
-    case Status::kApplicable: return "applicable";
-    case Status::kPartial: return "partial";
-    case Status::kConflict: return "conflict";
-    case Status::kUnknown: return "unknown";
-    case Status::kError: return "error";
+    case Status::kApplied:
+      return "applied";
+    case Status::kApplicable:
+      return "applicable";
+    case Status::kPartial:
+      return "partial";
+    case Status::kConflict:
+      return "conflict";
+    case Status::kUnknown:
+      return "unknown";
+    case Status::kError:
+      return "error";
   }
   return "error";
 }
@@ -22,11 +28,11 @@ Status combine(const std::vector<Status>& parts) {
   if (has(Status::kError)) return Status::kError;
   if (has(Status::kConflict)) return Status::kConflict;
   if (has(Status::kUnknown)) return Status::kUnknown;
-  bool all_applied = std::all_of(parts.begin(), parts.end(),
-                                 [](Status s) { return s == Status::kApplied; });
+  bool all_applied =
+      std::all_of(parts.begin(), parts.end(), [](Status s) { return s == Status::kApplied; });
   if (all_applied) return Status::kApplied;
-  bool all_applicable = std::all_of(parts.begin(), parts.end(),
-                                    [](Status s) { return s == Status::kApplicable; });
+  bool all_applicable =
+      std::all_of(parts.begin(), parts.end(), [](Status s) { return s == Status::kApplicable; });
   if (all_applicable) return Status::kApplicable;
   return Status::kPartial;
 }

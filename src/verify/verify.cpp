@@ -28,8 +28,8 @@ Resolved resolve(std::string_view patch_path, unsigned strip) {
   if (is_dev_null(patch_path)) return r;
   std::optional<std::string> stripped = strip_path(patch_path, strip);
   if (!stripped) {
-    r.error = fmt::format("path '{}' has no component left after strip level -p{}", patch_path,
-                          strip);
+    r.error =
+        fmt::format("path '{}' has no component left after strip level -p{}", patch_path, strip);
     return r;
   }
   if (!stripped->empty() && stripped->front() == '/') {
@@ -86,9 +86,12 @@ bool blob_matches(std::string_view full_id, std::string_view patch_id) {
 
 Status from_hunk(HunkStatus s) {
   switch (s) {
-    case HunkStatus::kApplied: return Status::kApplied;
-    case HunkStatus::kApplicable: return Status::kApplicable;
-    case HunkStatus::kConflict: return Status::kConflict;
+    case HunkStatus::kApplied:
+      return Status::kApplied;
+    case HunkStatus::kApplicable:
+      return Status::kApplicable;
+    case HunkStatus::kConflict:
+      return Status::kConflict;
   }
   return Status::kConflict;
 }
@@ -208,8 +211,7 @@ Status verify_existing(const Tree& tree, const std::string& path, const FilePatc
   return combine(parts);
 }
 
-Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp,
-                  FileReport& fr) {
+Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp, FileReport& fr) {
   Entry entry = tree.stat(path);
   if (entry.type == Entry::Type::kMissing) {
     whole_file_hunks(fp, fr, HunkStatus::kApplicable);
@@ -269,8 +271,8 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
   } else {
     append_reason(fr, "file differs from what the deletion expects");
   }
-  whole_file_hunks(fp, fr, s == Status::kApplicable ? HunkStatus::kApplicable
-                                                    : HunkStatus::kConflict);
+  whole_file_hunks(fp, fr,
+                   s == Status::kApplicable ? HunkStatus::kApplicable : HunkStatus::kConflict);
   return s;
 }
 
@@ -318,6 +320,7 @@ FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
   fr.old_path = fp.old_path;
   fr.new_path = fp.new_path;
   fr.change = fp.change;
+  fr.patch_line = fp.patch_line;
   Resolved old_side = resolve(fp.old_path, strip);
   Resolved new_side = resolve(fp.new_path, strip);
   if (!old_side.error.empty() || !new_side.error.empty()) {
@@ -342,9 +345,9 @@ FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
     } else {
       // Modify, mode or binary change. Plain diffs may name a backup ("x.orig") on one side:
       // the name that exists wins, the new one when both do.
-      const std::string& path =
-          exists(tree, *new_side.path) || !exists(tree, *old_side.path) ? *new_side.path
-                                                                          : *old_side.path;
+      const std::string& path = exists(tree, *new_side.path) || !exists(tree, *old_side.path)
+                                    ? *new_side.path
+                                    : *old_side.path;
       fr.target_path = path;
       if (!exists(tree, path)) {
         fr.status = Status::kConflict;
@@ -367,9 +370,8 @@ FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
 }  // namespace
 
 unsigned detect_strip(const Patch& patch, const Tree& tree) {
-  bool all_git = !patch.files.empty() &&
-                 std::all_of(patch.files.begin(), patch.files.end(),
-                             [](const FilePatch& f) { return f.git; });
+  bool all_git = !patch.files.empty() && std::all_of(patch.files.begin(), patch.files.end(),
+                                                     [](const FilePatch& f) { return f.git; });
   std::array<unsigned, kMaxDetectedStrip + 1> score{};
   for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
     for (const FilePatch& fp : patch.files) {
