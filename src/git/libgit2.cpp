@@ -1,0 +1,50 @@
+#include "libgit2.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <string>
+
+#include "sm120check/error.hpp"
+
+#ifndef SM120CHECK_LIBGIT2_SONAME
+#error "SM120CHECK_LIBGIT2_SONAME must name libgit2's shared library (set by CMake)"
+#endif
+
+namespace sm120check::git {
+namespace {
+
+Libgit2 load() {
+  // RTLD_LOCAL keeps libgit2's dependencies out of the global namespace.
+  void* handle = ::dlopen(SM120CHECK_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = ::dlerror();
+    throw Error(std::string("libgit2 (" SM120CHECK_LIBGIT2_SONAME ") could not be loaded: ") +
+                (why != nullptr ? why : "unknown reason") + "; install the libgit2 package");
+  }
+  Libgit2 lib;
+#define SM120CHECK_LIBGIT2_RESOLVE(name)                                                 \
+  lib.name = reinterpret_cast<decltype(&::name)>(::dlsym(handle, #name));                \
+  if (lib.name == nullptr)                                                               \
+    throw Error("libgit2 (" SM120CHECK_LIBGIT2_SONAME ") lacks the function " #name);
+  SM120CHECK_LIBGIT2_FUNCTIONS(SM120CHECK_LIBGIT2_RESOLVE)
+#undef SM120CHECK_LIBGIT2_RESOLVE
+  if (lib.git_libgit2_init() < 0) throw Error("libgit2 could not be initialised");
+  return lib;  // the handle stays open for the life of the process
+}
+
+}  // namespace
+
+const Libgit2& libgit2() {
+  static std::once_flag once;
+  static Libgit2 lib;
+  std::call_once(once, [] { lib = load(); });  // a throw leaves `once` unset: the next call retries
+  return lib;
+}
+
+const char* last_error_message(const char* fallback) {
+  const git_error* err = libgit2().git_error_last();
+  return err != nullptr && err->message != nullptr ? err->message : fallback;
+}
+
+}  // namespace sm120check::git

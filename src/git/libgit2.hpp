@@ -1,0 +1,37 @@
+// libgit2, loaded on first use.
+//
+// sm120check does not link libgit2: loading it and its 20 dependent libraries (krb5, mbedtls,
+// libssh2, libcrypto, ...) costs about 6 ms at every start (measured in bench/), which is more
+// than `git apply --check` takes for a whole run. Most runs never need git (text hunks are
+// matched without it), so libgit2 is opened with dlopen() the first time a blob id or a
+// repository is needed, and its functions are called through the table below. The declarations
+// come from libgit2's own headers, so every call is type-checked against the installed version.
+#pragma once
+
+#include <git2.h>
+
+namespace sm120check::git {
+
+// Every libgit2 function sm120check calls. Add a function here to use it.
+#define SM120CHECK_LIBGIT2_FUNCTIONS(X) \
+  X(git_libgit2_init)                    \
+  X(git_error_last)                      \
+  X(git_odb_hash)                        \
+  X(git_oid_tostr)
+
+/// Pointers to the libgit2 functions listed in SM120CHECK_LIBGIT2_FUNCTIONS, same names.
+struct Libgit2 {
+#define SM120CHECK_LIBGIT2_DECLARE(name) decltype(&::name) name = nullptr;
+  SM120CHECK_LIBGIT2_FUNCTIONS(SM120CHECK_LIBGIT2_DECLARE)
+#undef SM120CHECK_LIBGIT2_DECLARE
+};
+
+/// The loaded and initialised library (git_libgit2_init called once). Thread-safe. Throws
+/// Error("libgit2 (libgit2.so.N) could not be loaded: <dlerror>; install the libgit2 package")
+/// when the shared library or one of the functions is missing.
+const Libgit2& libgit2();
+
+/// The message of libgit2's last error on this thread, or `fallback`.
+const char* last_error_message(const char* fallback);
+
+}  // namespace sm120check::git
