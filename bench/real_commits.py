@@ -227,9 +227,17 @@ def run_git(patch: str, tree: str) -> dict:
     f, b = fwd.returncode == 0, rev.returncode == 0
     verdict = ("ambiguous" if f and b else "applied" if b else "applicable" if f
                else "neither")
-    errs = [ln for ln in (fwd.stderr + rev.stderr).decode(errors="replace").splitlines()
-            if ln.startswith("error:")]
-    return {"verdict": verdict, "reason": " | ".join(errs[:4])}
+    def first_errors(r) -> str:
+        errs = [ln[7:] for ln in r.stderr.decode(errors="replace").splitlines()
+                if ln.startswith("error: ")]
+        return "; ".join(errs[:2])
+
+    reason = []
+    if not f:
+        reason.append("--check: " + first_errors(fwd))
+    if not b:
+        reason.append("--check -R: " + first_errors(rev))
+    return {"verdict": verdict, "reason": " | ".join(reason)}
 
 
 # git's answer -> sm120check statuses that fit it.
