@@ -327,12 +327,17 @@ def build_fixture(root: str, n_files: int, n_patches: int, seed: int) -> dict:
 # Reading sm120check's JSON (tolerant: only the fields named in docs/json.md that we need)
 
 
-def patch_statuses(doc: dict) -> dict[str, str]:
-    """basename of each patch's source -> status. A directory of patches keeps its file names."""
+def patch_statuses(doc: dict, names: list[str] | None = None) -> dict[str, str]:
+    """basename of each patch's source -> status. When the sources do not name the files (a
+    folder given as one source), and the count matches, `names` (sorted file names) are paired
+    with the patches in order."""
     out = {}
-    for i, p in enumerate(doc.get("patches", [])):
+    entries = doc.get("patches", [])
+    for i, p in enumerate(entries):
         src = p.get("source") or f"#{i + 1}"
         out[os.path.basename(str(src))] = p.get("status")
+    if names and not set(names) <= set(out) and len(entries) == len(names):
+        out = {n: p.get("status") for n, p in zip(sorted(names), entries)}
     return out
 
 
@@ -486,7 +491,7 @@ def main() -> int:
                     failures.append(f"series: summary {got_counts}, expected {want_counts}")
                 if r.rc != 1:
                     failures.append(f"series: exit code {r.rc}, expected 1")
-                got = patch_statuses(doc)
+                got = patch_statuses(doc, list(expected))
                 for name, want in expected.items():
                     if got.get(name) != want:
                         failures.append(f"series: {name}: sm120check says {got.get(name)!r}, "
