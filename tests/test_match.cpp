@@ -348,21 +348,21 @@ TEST(MatchFuzz, OneTopContextLineChanged) {
   const std::string file = numbered_with({{5, "changed 5"}});
   EXPECT_CONFLICT(match(file, kWideHunk, {.fuzz = 0})[0]);
   // Line 5 is dropped: the first compared line is 6, and the offset is 0.
-  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 1})[0], kApplicable, 6, 0, 1);
-  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 3})[0], kApplicable, 6, 0, 1);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 1})[0], kApplicable, 5, 0, 1);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 3})[0], kApplicable, 5, 0, 1);
 }
 
 TEST(MatchFuzz, OneBottomContextLineChangedAppliedSide) {
   const std::string file = numbered_with({{8, "LINE 8"}, {11, "changed 11"}});
   EXPECT_CONFLICT(match(file, kWideHunk)[0]);
-  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 1})[0], kApplied, 6, 0, 1);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 1})[0], kApplied, 5, 0, 1);
 }
 
 TEST(MatchFuzz, TwoLinesAtBothEdges) {
   const std::string file =
       "top\n" + numbered_with({{5, "c5"}, {6, "c6"}, {10, "c10"}, {11, "c11"}});
   EXPECT_CONFLICT(match(file, kWideHunk, {.fuzz = 1})[0]);
-  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 2})[0], kApplicable, 8, 1, 2);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 2})[0], kApplicable, 6, 1, 2);
 }
 
 TEST(MatchFuzz, NeverDropsChangedLines) {
@@ -371,7 +371,7 @@ TEST(MatchFuzz, NeverDropsChangedLines) {
   // A hunk with one context line at each edge: only the changed line remains at fuzz 1.
   constexpr std::string_view narrow = "@@ -7,3 +7,3 @@\n line 7\n-line 8\n+LINE 8\n line 9\n";
   EXPECT_CONFLICT(match(file, narrow, {.fuzz = 2})[0]);
-  EXPECT_MATCH(match(numbered_with({{7, "c7"}, {9, "c9"}}), narrow, {.fuzz = 1})[0], kApplicable, 8,
+  EXPECT_MATCH(match(numbered_with({{7, "c7"}, {9, "c9"}}), narrow, {.fuzz = 1})[0], kApplicable, 7,
                0, 1);
 }
 

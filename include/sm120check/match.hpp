@@ -63,14 +63,13 @@ std::string_view to_string(HunkStatus status);
 /// Where and how one hunk matched.
 struct HunkMatch {
   HunkStatus status = HunkStatus::kConflict;
-  /// 1-based file line where the matched image (after fuzz) starts, i.e. the first compared
-  /// line; for an empty image, the line before which it sits (size() + 1 at end of file). 0 for
-  /// a conflict.
+  /// 1-based file line where the matched hunk starts, as GNU patch reports it: the first
+  /// compared line minus the context lines fuzz dropped at the top (clamped to 1); for an empty
+  /// image, the line before which it sits (size() + 1 at end of file). 0 for a conflict.
   std::size_t line = 0;
-  /// `line` minus the line the header names for the first compared line of that image:
-  /// new_start (applied) or old_start (applicable), plus the context lines fuzz dropped at the
-  /// top; for an empty image, start + 1 (the line "@@ -5,0" inserts before is 6). So 0 means
-  /// "where the header says", also with fuzz. 0 for a conflict.
+  /// `line` minus the line the header names for that image: new_start (applied) or old_start
+  /// (applicable); for an empty image, start + 1 (the line "@@ -5,0" inserts before is 6). So 0
+  /// means "where the header says", also with fuzz. 0 for a conflict.
   std::int64_t offset = 0;
   /// Context lines dropped at each edge to get the match (0 = exact).
   unsigned fuzz = 0;

@@ -89,6 +89,9 @@ struct Patch {
   std::vector<FilePatch> files;
 };
 
+/// Start of the Error message parse_patches() throws for a text holding no patch at all.
+inline constexpr std::string_view kNoPatchFound = "no patch found";
+
 /// Parses every patch in `text`, read from `source` (used in errors and Patch::source).
 ///
 /// Accepts `git diff`, `git format-patch` (one or many per text: an mbox series), `git log -p`,

@@ -22,12 +22,7 @@ CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options) {
 }
 
 int run_show(const ShowCommandOptions& options) {
-  std::vector<Patch> patches;
-  for (const PatchInput& input : read_patch_inputs(options.patches)) {
-    std::vector<Patch> parsed = parse_patches(input.text, input.source);
-    patches.insert(patches.end(), std::make_move_iterator(parsed.begin()),
-                   std::make_move_iterator(parsed.end()));
-  }
+  std::vector<Patch> patches = parse_inputs(read_patch_inputs(options.patches));
   std::string out;
   if (options.format == OutputFormat::kJson) {
     out = show_to_json(patches).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

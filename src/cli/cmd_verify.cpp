@@ -84,12 +84,7 @@ int run_verify(const VerifyCommandOptions& options) {
   std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
-  std::vector<Patch> patches;
-  for (const PatchInput& input : inputs) {
-    std::vector<Patch> parsed = parse_patches(input.text, input.source);
-    patches.insert(patches.end(), std::make_move_iterator(parsed.begin()),
-                   std::make_move_iterator(parsed.end()));
-  }
+  std::vector<Patch> patches = parse_inputs(inputs);
   VerifyOptions verify_options;
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 
 #include "sm120check/error.hpp"
+#include "sm120check/report.hpp"
 
 namespace sm120check::cli {
 namespace {
@@ -110,13 +112,31 @@ std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args) 
     if (::stat(arg.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
       for (std::string& path : list_patch_dir(arg)) {
         std::string text = read_patch_file(path);
-        inputs.push_back({std::move(path), std::move(text)});
+        inputs.push_back({std::move(path), std::move(text), true});
       }
       continue;
     }
     inputs.push_back({arg, read_patch_file(arg)});
   }
   return inputs;
+}
+
+std::vector<Patch> parse_inputs(const std::vector<PatchInput>& inputs) {
+  std::vector<Patch> patches;
+  for (const PatchInput& input : inputs) {
+    std::vector<Patch> parsed;
+    try {
+      parsed = parse_patches(input.text, input.source);
+    } catch (const Error& e) {
+      if (!input.from_directory || !e.message().starts_with(kNoPatchFound)) throw;
+      std::cerr << "sm120check: warning: " << escape_for_terminal(input.source)
+                << ": no patch found (a cover letter?); skipped\n";
+      continue;
+    }
+    patches.insert(patches.end(), std::make_move_iterator(parsed.begin()),
+                   std::make_move_iterator(parsed.end()));
+  }
+  return patches;
 }
 
 }  // namespace sm120check::cli

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "sm120check/patch.hpp"
+
 namespace sm120check::cli {
 
 /// Largest patch input accepted, in bytes.
@@ -14,6 +16,7 @@ inline constexpr std::size_t kMaxPatchSize = std::size_t{64} << 20;  // 64 MiB
 struct PatchInput {
   std::string source;  ///< the path as given (directory entries as "DIR/NAME"), "-" for stdin.
   std::string text;
+  bool from_directory = false;  ///< found by listing a PATCH directory, not named.
 };
 
 /// Reads every PATCH argument in order. A directory contributes its regular `*.patch` and
@@ -21,5 +24,10 @@ struct PatchInput {
 /// Throws Error naming the input when one cannot be read, a directory holds no patch, "-" is
 /// given twice, or an input is larger than kMaxPatchSize.
 std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args);
+
+/// Parses every input in order. A file found in a PATCH directory that holds no patch (the
+/// cover letter of a `git format-patch --cover-letter` series) is skipped with a warning on
+/// stderr; anywhere else that is an Error, like any other parse error.
+std::vector<Patch> parse_inputs(const std::vector<PatchInput>& inputs);
 
 }  // namespace sm120check::cli

@@ -292,7 +292,7 @@ class Matcher {
       HunkMatch m = match_one(hunk, lo, offset);
       if (m.status != HunkStatus::kConflict) {
         offset = m.offset;
-        lo = static_cast<std::size_t>(m.line - 1) + matched_count_;
+        lo = match_end_;
       }
       out.push_back(std::move(m));
     }
@@ -436,10 +436,12 @@ class Matcher {
       const std::int64_t base = applied ? post_base : pre_base;
       const std::size_t first = (applied ? post_empty : pre_empty) ? 0 : top;
       m.status = applied ? HunkStatus::kApplied : HunkStatus::kApplicable;
-      m.line = found.pos + 1;
+      // Like GNU patch, report where the whole hunk starts, fuzz-dropped context included
+      // (clamped to line 1 when dropped lines would lie before the file's start).
+      m.line = found.pos >= first ? found.pos - first + 1 : 1;
       m.offset = static_cast<std::int64_t>(found.pos) - base - static_cast<std::int64_t>(first);
       m.fuzz = f;
-      matched_count_ = found.count;
+      match_end_ = found.pos + found.count;
       return m;
     }
     m.diagnostic = diagnose(pre_base + offset, post_base + offset, lo);
@@ -531,7 +533,7 @@ class Matcher {
   std::array<bool, kTextModeCount> built_{};
   HunkImages images_;
   ImageText pre_text_, post_text_, exact_pre_, exact_post_;
-  std::size_t matched_count_ = 0;  // lines compared by the last successful match
+  std::size_t match_end_ = 0;  // first line after the last successful match's compared lines
 };
 
 }  // namespace

@@ -1129,7 +1129,8 @@ std::vector<Patch> Parser::run() {
   finish_patch();
   if (out_.empty()) {
     throw Error(std::string(source_), 0,
-                "no patch found (no 'diff --git' header and no '---'/'+++'/'@@' file patch)");
+                std::string(kNoPatchFound) +
+                    " (no 'diff --git' header and no '---'/'+++'/'@@' file patch)");
   }
   return std::move(out_);
 }

@@ -47,7 +47,7 @@ json hunk_to_json(const HunkReport& hunk) {
   out["new_start"] = hunk.new_start;
   out["new_lines"] = hunk.new_lines;
   out["status"] = std::string(to_string(m.status));
-  out["line"] = found ? json(m.line) : json(nullptr);
+  out["line"] = found && m.line > 0 ? json(m.line) : json(nullptr);
   out["offset"] = found ? json(m.offset) : json(nullptr);
   out["fuzz"] = found ? json(m.fuzz) : json(nullptr);
   out["both_images"] = m.both_images;

@@ -207,7 +207,7 @@ std::string hunk_verdict(const HunkMatch& m, bool color) {
     if (!m.diagnostic.empty()) text += ": " + diagnostic_words(m.diagnostic);
     return text;
   }
-  text += fmt::format(" at line {}", m.line);
+  if (m.line > 0) text += fmt::format(" at line {}", m.line);
   std::string details;
   if (m.offset != 0) details += fmt::format("offset {:+}", m.offset);
   if (m.fuzz != 0) details += fmt::format("{}fuzz {}", details.empty() ? "" : ", ", m.fuzz);

@@ -45,11 +45,19 @@ Resolved resolve(std::string_view patch_path, unsigned strip) {
   return r;
 }
 
+/// Whether `path` is in the tree. Throws Error when it cannot be examined (e.g. it resolves
+/// outside the target through a symlink): the file is then reported as `error`.
 bool exists(const Tree& tree, const std::string& path) {
+  return tree.stat(path).type != Entry::Type::kMissing;
+}
+
+/// For strip detection: a path that is there but cannot be examined still shows the level is
+/// right (verification then reports why it cannot be read).
+bool exists_for_detection(const Tree& tree, const std::string& path) {
   try {
-    return tree.stat(path).type != Entry::Type::kMissing;
+    return exists(tree, path);
   } catch (const Error&) {
-    return false;
+    return true;
   }
 }
 
@@ -102,13 +110,15 @@ void append_reason(FileReport& fr, std::string_view text) {
   fr.reason += text;
 }
 
-/// Hunk reports for hunks that are decided as a whole with the file (added/deleted files).
-void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status) {
+/// Hunk reports for hunks that are decided as a whole with the file (added/deleted files). The
+/// line is 1 when the decision is about a file that is there, none when the file is absent.
+void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status,
+                      bool file_present) {
   for (std::size_t i = 0; i < fp.hunks.size(); ++i) {
     const Hunk& h = fp.hunks[i];
     HunkReport hr{i + 1, h.old_start, h.old_lines, h.new_start, h.new_lines, {}};
     hr.match.status = status;
-    if (status != HunkStatus::kConflict) hr.match.line = 1;
+    if (status != HunkStatus::kConflict && file_present) hr.match.line = 1;
     fr.hunks.push_back(hr);
   }
 }
@@ -214,7 +224,7 @@ Status verify_existing(const Tree& tree, const std::string& path, const FilePatc
 Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp, FileReport& fr) {
   Entry entry = tree.stat(path);
   if (entry.type == Entry::Type::kMissing) {
-    whole_file_hunks(fp, fr, HunkStatus::kApplicable);
+    whole_file_hunks(fp, fr, HunkStatus::kApplicable, false);
     return Status::kApplicable;
   }
   Status s = Status::kConflict;
@@ -240,7 +250,8 @@ Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp
   } else {
     append_reason(fr, "file already exists with different content");
   }
-  whole_file_hunks(fp, fr, s == Status::kApplied ? HunkStatus::kApplied : HunkStatus::kConflict);
+  whole_file_hunks(fp, fr, s == Status::kApplied ? HunkStatus::kApplied : HunkStatus::kConflict,
+                   true);
   return s;
 }
 
@@ -248,7 +259,7 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
                      FileReport& fr) {
   Entry entry = tree.stat(path);
   if (entry.type == Entry::Type::kMissing) {
-    whole_file_hunks(fp, fr, HunkStatus::kApplied);
+    whole_file_hunks(fp, fr, HunkStatus::kApplied, false);
     return Status::kApplied;
   }
   Status s = Status::kConflict;
@@ -272,7 +283,8 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
     append_reason(fr, "file differs from what the deletion expects");
   }
   whole_file_hunks(fp, fr,
-                   s == Status::kApplicable ? HunkStatus::kApplicable : HunkStatus::kConflict);
+                   s == Status::kApplicable ? HunkStatus::kApplicable : HunkStatus::kConflict,
+                   true);
   return s;
 }
 
@@ -310,7 +322,7 @@ Status verify_move(const Tree& tree, const std::string& old_path, const std::str
   }
   fr.target_path = new_path;
   append_reason(fr, fmt::format("neither '{}' nor '{}' exists", old_path, new_path));
-  whole_file_hunks(fp, fr, HunkStatus::kConflict);
+  whole_file_hunks(fp, fr, HunkStatus::kConflict, false);
   return Status::kConflict;
 }
 
@@ -352,7 +364,7 @@ FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
       if (!exists(tree, path)) {
         fr.status = Status::kConflict;
         fr.reason = fmt::format("'{}' does not exist in the target", path);
-        whole_file_hunks(fp, fr, HunkStatus::kConflict);
+        whole_file_hunks(fp, fr, HunkStatus::kConflict, false);
       } else {
         fr.status = verify_existing(tree, path, fp, fr, options);
       }
@@ -379,9 +391,9 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
       Resolved new_side = resolve(fp.new_path, p);
       // An existing file is strong evidence (2); an existing parent directory of an added
       // file is weak evidence (1).
-      if (old_side.path && exists(tree, *old_side.path)) {
+      if (old_side.path && exists_for_detection(tree, *old_side.path)) {
         score[p] += 2;
-      } else if (new_side.path && exists(tree, *new_side.path)) {
+      } else if (new_side.path && exists_for_detection(tree, *new_side.path)) {
         score[p] += 2;
       } else if (!old_side.path && new_side.path && new_side.error.empty() &&
                  new_side.path->find('/') != std::string::npos &&
