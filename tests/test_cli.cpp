@@ -54,7 +54,8 @@ const char* const kExitCodeLines[] = {
     "  0  every patch applied",
     "  1  at least one patch applicable, and none partial, conflict or unknown",
     "  2  at least one patch partial, conflict or unknown",
-    "  3  could not verify (bad patch, missing target, usage error)",
+    "  3  could not verify (bad patch, missing target, usage error, a patch or file with\n"
+    "     status error)",
 };
 
 // --- version and help -------------------------------------------------------------------------
@@ -589,6 +590,65 @@ TEST(CliE2E, JsonKeysComeInDocumentedOrder) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"sm120check.verify/1\",\n  \"tool\": {", 0), 0u)
       << r.out;
+}
+
+}  // namespace
+}  // namespace sm120check::test
+
+namespace sm120check::test {
+namespace {
+
+TEST(CliE2E, CoverLetterInPatchDirectoryIsSkippedWithWarning) {
+  Fixture f(kModOld, kUtilOld);
+  f.patch("series/0000-cover-letter.patch",
+          "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+          "Subject: [PATCH 0/1] *** SUBJECT HERE ***\n\n*** BLURB HERE ***\n");
+  f.patch("series/0001-mod.patch", kModPatch);
+  RunResult r = run_sm120check({"verify", "--format", "json", f.dir / "series", f.tree});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sm120check: warning: " + (f.dir / "series") +
+                       "/0000-cover-letter.patch: no patch found (a cover letter?); skipped\n");
+  json doc = json::parse(r.out);
+  ASSERT_EQ(doc["patches"].size(), 1u);
+  EXPECT_EQ(doc["patches"][0]["subject"], "mod: b is 3 on SM120");
+  // Named explicitly, the same file is an error.
+  RunResult named = run_sm120check({"verify", f.dir / "series/0000-cover-letter.patch", f.tree});
+  EXPECT_EQ(named.exit_code, 3);
+  EXPECT_NE(named.err.find("no patch found"), std::string::npos);
+}
+
+TEST(CliE2E, SymlinkOutOfTargetIsAnErrorNotAMissingFile) {
+  Fixture f(kModOld, kUtilOld);
+  TempDir outside;
+  write_file(outside / "mod.py", kModOld);
+  std::filesystem::remove_all(f.dir / "tree/pkg");
+  std::filesystem::create_directory_symlink(outside.path(), f.dir / "tree/pkg");
+  RunResult r =
+      run_sm120check({"verify", "--format", "json", f.patch("m.patch", kModPatch), f.tree});
+  EXPECT_EQ(r.exit_code, 3);
+  json doc = json::parse(r.out);
+  const json& file = doc["patches"][0]["files"][0];
+  EXPECT_EQ(doc["patches"][0]["strip"], 1) << "the refused path still shows the strip level";
+  EXPECT_EQ(file["status"], "error");
+  EXPECT_NE(file["reason"].get<std::string>().find("outside the target"), std::string::npos)
+      << file["reason"];
+  EXPECT_NE(r.err.find("outside the target"), std::string::npos) << r.err;
+}
+
+TEST(CliE2E, DeletionAlreadyMadeHasNoLine) {
+  Fixture f(kModOld, kUtilOld);
+  std::string patch = f.patch("d.patch",
+                              "diff --git a/pkg/gone.py b/pkg/gone.py\n"
+                              "deleted file mode 100644\n"
+                              "index 3b18e51..0000000\n"
+                              "--- a/pkg/gone.py\n"
+                              "+++ /dev/null\n"
+                              "@@ -1 +0,0 @@\n"
+                              "-x = 1\n");
+  json doc = verify_json({patch, f.tree}, 0);
+  const json& h = doc["patches"][0]["files"][0]["hunks"][0];
+  EXPECT_EQ(h["status"], "applied");
+  EXPECT_TRUE(h["line"].is_null());
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ inline constexpr const char* kExitCodesHelp =
     "  0  every patch applied\n"
     "  1  at least one patch applicable, and none partial, conflict or unknown\n"
     "  2  at least one patch partial, conflict or unknown\n"
-    "  3  could not verify (bad patch, missing target, usage error)\n";
+    "  3  could not verify (bad patch, missing target, usage error, a patch or file with\n"
+    "     status error)\n";
 
 /// --color: whether the text output uses ANSI colour.
 enum class ColorMode { kAuto, kAlways, kNever };
@@ -54,7 +55,7 @@ CLI::Validator choice(const std::map<std::string, Enum>& choices, const std::str
         value = std::to_string(static_cast<int>(it->second));
         return {};
       },
-      names);
+      std::string());  // no description: the option's type name already lists the names
 }
 
 /// Adds --format text|json and --color auto|always|never to `cmd`.

@@ -23,9 +23,9 @@ Libgit2 load() {
                 (why != nullptr ? why : "unknown reason") + "; install the libgit2 package");
   }
   Libgit2 lib;
-#define SM120CHECK_LIBGIT2_RESOLVE(name)                                                 \
-  lib.name = reinterpret_cast<decltype(&::name)>(::dlsym(handle, #name));                \
-  if (lib.name == nullptr)                                                               \
+#define SM120CHECK_LIBGIT2_RESOLVE(name)                                  \
+  lib.name = reinterpret_cast<decltype(&::name)>(::dlsym(handle, #name)); \
+  if (lib.name == nullptr)                                                \
     throw Error("libgit2 (" SM120CHECK_LIBGIT2_SONAME ") lacks the function " #name);
   SM120CHECK_LIBGIT2_FUNCTIONS(SM120CHECK_LIBGIT2_RESOLVE)
 #undef SM120CHECK_LIBGIT2_RESOLVE

@@ -14,9 +14,9 @@ namespace sm120check::git {
 
 // Every libgit2 function sm120check calls. Add a function here to use it.
 #define SM120CHECK_LIBGIT2_FUNCTIONS(X) \
-  X(git_libgit2_init)                    \
-  X(git_error_last)                      \
-  X(git_odb_hash)                        \
+  X(git_libgit2_init)                   \
+  X(git_error_last)                     \
+  X(git_odb_hash)                       \
   X(git_oid_tostr)
 
 /// Pointers to the libgit2 functions listed in SM120CHECK_LIBGIT2_FUNCTIONS, same names.

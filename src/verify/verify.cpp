@@ -112,8 +112,7 @@ void append_reason(FileReport& fr, std::string_view text) {
 
 /// Hunk reports for hunks that are decided as a whole with the file (added/deleted files). The
 /// line is 1 when the decision is about a file that is there, none when the file is absent.
-void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status,
-                      bool file_present) {
+void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status, bool file_present) {
   for (std::size_t i = 0; i < fp.hunks.size(); ++i) {
     const Hunk& h = fp.hunks[i];
     HunkReport hr{i + 1, h.old_start, h.old_lines, h.new_start, h.new_lines, {}};
@@ -282,9 +281,8 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
   } else {
     append_reason(fr, "file differs from what the deletion expects");
   }
-  whole_file_hunks(fp, fr,
-                   s == Status::kApplicable ? HunkStatus::kApplicable : HunkStatus::kConflict,
-                   true);
+  whole_file_hunks(
+      fp, fr, s == Status::kApplicable ? HunkStatus::kApplicable : HunkStatus::kConflict, true);
   return s;
 }
 
