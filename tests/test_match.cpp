@@ -316,7 +316,7 @@ TEST(MatchHunks, SecondHunkCannotStartBeforeTheFirstEnds) {
   const std::string file = numbered(1, 9) + std::string(kBlock) + numbered(13, 20);
   const auto r = match(file, patch);
   EXPECT_MATCH(r[0], kApplicable, 10, 0);
-  EXPECT_CONFLICT(r[1]);
+  EXPECT_CONFLICT(r[1], "out-of-order") << "it only fits over the first hunk's lines";
 }
 
 // --- Fuzz --------------------------------------------------------------------------------------
@@ -719,6 +719,18 @@ TEST(MatchScale, ManyRepeatedLines) {
   for (int i = 0; i < 50000; ++i) file += i % 2 == 0 ? "{\n" : "}\n";
   const auto r = match(file, "@@ -10,3 +10,3 @@\n }\n-unique\n+UNIQUE\n {\n");
   EXPECT_MATCH(r[0], kApplicable, 50000, 49990);
+}
+
+TEST(MatchDiagnostics, HunksInAnotherOrderAreNamed) {
+  // The file has the second hunk's code above the first hunk's.
+  const std::string file = "b1\nb2\nOLD B\nb4\nx\nx\nx\na1\na2\nOLD A\na4\n";
+  constexpr std::string_view hunks =
+      "@@ -1,4 +1,4 @@\n a1\n a2\n-OLD A\n+NEW A\n a4\n"
+      "@@ -20,4 +20,4 @@\n b1\n b2\n-OLD B\n+NEW B\n b4\n";
+  std::vector<HunkMatch> m = match(file, hunks);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_MATCH(m[0], kApplicable, 8, 7, 0);
+  EXPECT_CONFLICT(m[1], "out-of-order");
 }
 
 }  // namespace

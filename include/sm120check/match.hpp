@@ -80,8 +80,9 @@ struct HunkMatch {
   /// levels, same search range), as a stable code: "line-ending-mismatch" (matches when "\r" at
   /// line ends is ignored), "whitespace-only-mismatch" (matches with white space folded as by
   /// ignore_whitespace), "final-newline-mismatch" (matches when the no_newline_at_eof marks are
-  /// ignored), or "" when none explains it alone. The first two are not tried when
-  /// ignore_whitespace is set. Always "" for a match.
+  /// ignored), "out-of-order" (matches exactly, but before the end of the previous hunk's
+  /// match: the file has the hunks in another order), or "" when none explains it alone. The
+  /// first two are not tried when ignore_whitespace is set. Always "" for a match.
   std::string diagnostic;
 };
 

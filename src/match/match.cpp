@@ -490,17 +490,19 @@ class Matcher {
     struct Relaxation {
       TextMode mode;
       bool strict_eof;
+      bool any_order;  // search before the end of the previous hunk's match too
       const char* code;
     };
-    std::array<Relaxation, 3> tries{};
+    std::array<Relaxation, 4> tries{};
     std::size_t count = 0;
     if (base_mode_ == TextMode::kExact) {
-      tries[count++] = {TextMode::kStripCr, true, "line-ending-mismatch"};
-      tries[count++] = {TextMode::kFoldWs, true, "whitespace-only-mismatch"};
+      tries[count++] = {TextMode::kStripCr, true, false, "line-ending-mismatch"};
+      tries[count++] = {TextMode::kFoldWs, true, false, "whitespace-only-mismatch"};
     }
     if (last_no_newline_ || images_.any_no_newline) {
-      tries[count++] = {base_mode_, false, "final-newline-mismatch"};
+      tries[count++] = {base_mode_, false, false, "final-newline-mismatch"};
     }
+    if (lo > 0) tries[count++] = {base_mode_, true, true, "out-of-order"};
     for (std::size_t t = 0; t < count; ++t) {
       const Relaxation& r = tries[t];
       FileSpace& fs = space(r.mode);
@@ -514,8 +516,8 @@ class Matcher {
         for (const bool pre : {true, false}) {
           const ImageText& img = pre ? pre_text_ : post_text_;
           if (img.size() == 0) continue;  // an empty image explains nothing
-          if (try_image(fs, img, pre ? pre_expected : post_expected, lo, drop.first, drop.second,
-                        r.strict_eof)) {
+          if (try_image(fs, img, pre ? pre_expected : post_expected, r.any_order ? 0 : lo,
+                        drop.first, drop.second, r.strict_eof)) {
             return r.code;
           }
         }

@@ -166,6 +166,7 @@ std::string diagnostic_words(std::string_view code) {
   if (code == "whitespace-only-mismatch")
     return "differs only in white space (try --ignore-whitespace)";
   if (code == "final-newline-mismatch") return "differs only in the newline at end of file";
+  if (code == "out-of-order") return "found only before the previous hunk (hunks in another order)";
   return escape_for_terminal(code);
 }
 
