@@ -145,7 +145,15 @@ TEST(CliUsage, NegativeOrNonNumericCounts) {
 
 TEST(CliUsage, UsageErrorPointsToHelp) {
   RunResult r = run_sm120check({"verify", "--fuzz", "-1", "p", "t"});
-  EXPECT_TRUE(contains(r.err, "Run 'sm120check verify --help' for usage.")) << r.err;
+  EXPECT_TRUE(contains(r.err, "(run 'sm120check verify --help' for usage)\n")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+}
+
+TEST(CliUsage, UsageErrorsDoNotEchoTerminalEscapes) {
+  RunResult r = run_sm120check({"verify", "--format", "\x1b[31mX", "p", "t"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_TRUE(contains(r.err, "\\x1b[31mX")) << r.err;
 }
 
 // --- inputs and target ------------------------------------------------------------------------

@@ -361,10 +361,12 @@ TEST(VerifyMode, ExecutableBitDecides) {
 TEST(VerifyBinary, DecidedByBlobId) {
   std::string old_content = std::string("\x89PNG\0\x01", 6);
   std::string new_content = std::string("\x89PNG\0\x02", 6);
-  std::string patch = "diff --git a/logo.png b/logo.png\n"
-                      "index " + git_blob_id(old_content).substr(0, 7) + ".." +
-                      git_blob_id(new_content) + " 100644\n"
-                      "Binary files a/logo.png and b/logo.png differ\n";
+  std::string patch =
+      "diff --git a/logo.png b/logo.png\n"
+      "index " +
+      git_blob_id(old_content).substr(0, 7) + ".." + git_blob_id(new_content) +
+      " 100644\n"
+      "Binary files a/logo.png and b/logo.png differ\n";
   MemoryTree pre, post, other;
   pre.file("logo.png", old_content);
   post.file("logo.png", new_content);
@@ -379,8 +381,9 @@ TEST(VerifyBinary, DecidedByBlobId) {
 TEST(VerifyBinary, WithoutIndexLineIsUnknown) {
   MemoryTree t;
   t.file("logo.png", std::string("\0\1", 2));
-  PatchReport r = run(t, "diff --git a/logo.png b/logo.png\n"
-                         "Binary files a/logo.png and b/logo.png differ\n");
+  PatchReport r = run(t,
+                      "diff --git a/logo.png b/logo.png\n"
+                      "Binary files a/logo.png and b/logo.png differ\n");
   EXPECT_EQ(r.status, Status::kUnknown);
   EXPECT_NE(r.files[0].reason.find("no blob ids"), std::string::npos);
 }
@@ -444,6 +447,58 @@ TEST(VerifyReport, CommonStrip) {
   EXPECT_EQ(r.common_strip(), 1u);
   r.patches[1].strip = 2;
   EXPECT_EQ(r.common_strip(), std::nullopt);
+}
+
+TEST(VerifyNoHunks, ContentChangeWithoutHunksIsDecidedByBlobIds) {
+  const std::string old_content = "x = 1\n", new_content = "x  =  1\n";
+  const std::string patch =
+      "diff --git a/w.py b/w.py\n"
+      "index " +
+      git_blob_id(old_content).substr(0, 7) + ".." + git_blob_id(new_content).substr(0, 7) +
+      " 100644\n";
+  MemoryTree pre, post, other;
+  pre.file("w.py", old_content);
+  post.file("w.py", new_content);
+  other.file("w.py", "y\n");
+  EXPECT_EQ(run(pre, patch).status, Status::kApplicable);
+  EXPECT_EQ(run(post, patch).status, Status::kApplied);
+  PatchReport c = run(other, patch);
+  EXPECT_EQ(c.status, Status::kConflict);
+  EXPECT_NE(c.files[0].reason.find("matches neither"), std::string::npos) << c.files[0].reason;
+}
+
+TEST(VerifyNoHunks, NothingToCompareIsUnknownNotApplied) {
+  MemoryTree t;
+  t.file("w.py", "x\n");
+  PatchReport r = run(t,
+                      "diff --git a/w.py b/w.py\n"
+                      "index 1111111..1111111 100644\n");
+  EXPECT_EQ(r.status, Status::kUnknown);
+  EXPECT_NE(r.files[0].reason.find("no change"), std::string::npos) << r.files[0].reason;
+}
+
+TEST(VerifyMode, TypeChangeComparesTheFileType) {
+  const char* patch =
+      "diff --git a/f b/f\n"
+      "old mode 100644\n"
+      "new mode 120000\n";
+  MemoryTree regular, link;
+  regular.file("f", "x\n");
+  link.symlink("f", "x");
+  EXPECT_EQ(run(regular, patch).status, Status::kApplicable);
+  EXPECT_EQ(run(link, patch).status, Status::kApplied);
+}
+
+TEST(VerifyPatch, SeveralSectionsForOneFileAreMatchedInTurn) {
+  MemoryTree t;
+  t.file("a.txt", "one\ntwo\nthree\nfour\nfive\nsix\n");
+  PatchReport r = run(t,
+                      "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n"
+                      "--- a/a.txt\n+++ b/a.txt\n@@ -5,2 +5,2 @@\n five\n-six\n+SIX\n");
+  ASSERT_EQ(r.files.size(), 2u);
+  EXPECT_EQ(r.files[0].status, Status::kApplicable);
+  EXPECT_EQ(r.files[1].status, Status::kApplicable);
+  EXPECT_EQ(r.files[1].hunks[0].match.line, 5u);
 }
 
 }  // namespace

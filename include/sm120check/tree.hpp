@@ -1,6 +1,7 @@
 // Read-only access to the tree a patch is verified against. Verification never writes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -17,9 +18,12 @@ struct Entry {
   std::uint64_t size = 0;   ///< bytes, for kFile.
 };
 
+/// Longest path accepted from a patch, in bytes (PATH_MAX on Linux).
+inline constexpr std::size_t kMaxPathLength = 4096;
+
 /// Checks a path taken from a patch (after stripping) and normalises it: "." components and
-/// repeated "/" removed. Returns std::nullopt when it is empty, absolute, or climbs out of the
-/// tree with "..".
+/// repeated "/" removed. Returns std::nullopt when it is empty, absolute, longer than
+/// kMaxPathLength, or climbs out of the tree with "..".
 std::optional<std::string> normalize_relative_path(std::string_view path);
 
 /// A tree of files addressed by normalised relative paths ("dir/file.py"). Implementations:

@@ -25,11 +25,13 @@ int main(int argc, char** argv) {
     std::cerr << app.help() << "\nsm120check: error: no command given (use verify or show)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
-    std::cerr << "sm120check: error: " << e.what() << "\nRun 'sm120check "
+    // One line, escaped: the message may quote what was typed.
+    std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(e.what())
+              << " (run 'sm120check "
               << (verify_cmd->parsed() ? "verify "
                   : show_cmd->parsed() ? "show "
                                        : "")
-              << "--help' for usage.\n";
+              << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {
     // Messages quote patch and file names: never let them carry terminal escapes.
     std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(e.what()) << '\n';

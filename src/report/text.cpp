@@ -70,7 +70,7 @@ Decoded decode_at(std::string_view text, std::size_t pos) {
 /// True for code points that change how a terminal shows what follows: bidirectional marks,
 /// embeddings, overrides and isolates ("Trojan Source").
 bool is_bidi_control(char32_t cp) {
-  return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
          (cp >= 0x2066 && cp <= 0x2069);
 }
 

@@ -225,7 +225,8 @@ class DiskTree final : public Tree {
 }  // namespace
 
 std::optional<std::string> normalize_relative_path(std::string_view path) {
-  if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos)
+  if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos ||
+      path.size() > kMaxPathLength)
     return std::nullopt;
   std::vector<std::string_view> parts;
   std::size_t pos = 0;

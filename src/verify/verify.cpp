@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <memory>
 
 #include "sm120check/error.hpp"
 
@@ -122,10 +124,43 @@ void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status, bo
   }
 }
 
-/// Matches the hunks of `fp` against `content` and records them; returns their statuses.
-std::vector<Status> match_into(const FilePatch& fp, std::string content, FileReport& fr,
+/// Files already read in this run, kept for later file patches and patches that touch them
+/// again (a series, or several sections for one file): each is read and split once. Bounded:
+/// when more than kMaxBytes are held, everything is dropped.
+class FileCache {
+ public:
+  static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
+
+  /// The content at `key` ("path" or "path -> link"), produced by `load` when not cached.
+  template <typename Load>
+  const FileText& get(const std::string& key, Load&& load) {
+    auto it = files_.find(key);
+    if (it != files_.end()) return *it->second;
+    std::string content = load();
+    if (bytes_ + content.size() > kMaxBytes) {
+      files_.clear();
+      bytes_ = 0;
+    }
+    bytes_ += content.size();
+    auto text = std::make_unique<FileText>(std::move(content));
+    return *files_.emplace(key, std::move(text)).first->second;
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<FileText>> files_;
+  std::size_t bytes_ = 0;
+};
+
+/// What every check of one run shares.
+struct Context {
+  const Tree& tree;
+  const VerifyOptions& options;
+  FileCache& cache;
+};
+
+/// Matches the hunks of `fp` against `text` and records them; returns their statuses.
+std::vector<Status> match_into(const FilePatch& fp, const FileText& text, FileReport& fr,
                                const VerifyOptions& options) {
-  FileText text(std::move(content));
   std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, options.match);
   std::vector<Status> statuses;
   for (std::size_t i = 0; i < fp.hunks.size() && i < matches.size(); ++i) {
@@ -136,39 +171,39 @@ std::vector<Status> match_into(const FilePatch& fp, std::string content, FileRep
   return statuses;
 }
 
-/// Reads what the hunks of `fp` are compared with at `path`: a symlink's target for symlink
-/// patches, otherwise the file's content. Returns nullopt (and sets the file's status) when the
-/// entry cannot be compared.
-std::optional<std::string> read_comparable(const Tree& tree, const std::string& path,
-                                           const Entry& entry, const FilePatch& fp,
-                                           FileReport& fr) {
+/// What the hunks of `fp` are compared with at `path`: a symlink's target for symlink patches,
+/// otherwise the file's content (read once per run, see FileCache). Returns nullptr (and sets
+/// the file's status) when the entry cannot be compared.
+const FileText* read_comparable(Context& ctx, const std::string& path, const Entry& entry,
+                                const FilePatch& fp, FileReport& fr) {
   bool want_link = is_symlink_mode(fp.new_mode) || is_symlink_mode(fp.old_mode);
   if (want_link) {
     if (entry.type != Entry::Type::kSymlink) {
       fr.status = Status::kConflict;
       append_reason(fr, fmt::format("'{}' is not a symlink but the patch changes a symlink", path));
-      return std::nullopt;
+      return nullptr;
     }
-    return tree.read_link(path);
+    return &ctx.cache.get(path + " -> link", [&] { return ctx.tree.read_link(path); });
   }
   if (entry.type == Entry::Type::kDirectory || entry.type == Entry::Type::kOther) {
     fr.status = Status::kConflict;
     append_reason(fr, fmt::format("'{}' is not a regular file", path));
-    return std::nullopt;
+    return nullptr;
   }
-  std::string content = tree.read(path);
-  if (!fp.binary && looks_binary(content)) {
+  const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
+  if (!fp.binary && looks_binary(text.content())) {
     fr.status = Status::kConflict;
     append_reason(fr, fmt::format("'{}' is a binary file but the patch has text hunks", path));
-    return std::nullopt;
+    return nullptr;
   }
-  return content;
+  return &text;
 }
 
 /// Decides a binary change by blob ids. Returns the status of the content part.
 Status binary_by_blob(const FilePatch& fp, const std::string& content, FileReport& fr) {
   if (fp.new_blob.empty() && fp.old_blob.empty()) {
-    append_reason(fr, "binary patch without an index line: no blob ids to compare");
+    append_reason(fr, fp.binary ? "binary patch without an index line: no blob ids to compare"
+                                : "no hunks and no index line: nothing to compare");
     return Status::kUnknown;
   }
   std::string id = git_blob_id(content);
@@ -185,9 +220,23 @@ Status binary_by_blob(const FilePatch& fp, const std::string& content, FileRepor
   return Status::kConflict;
 }
 
-/// The mode part of a change (old mode -> new mode) judged by the executable bit.
+/// The mode part of a change (old mode -> new mode): the file type when it changes (regular
+/// file <-> symlink), else the executable bit.
 std::optional<Status> mode_status(const FilePatch& fp, const Entry& entry, FileReport& fr) {
-  if (!fp.old_mode || !fp.new_mode || entry.type != Entry::Type::kFile) return std::nullopt;
+  if (!fp.old_mode || !fp.new_mode) return std::nullopt;
+  constexpr std::uint32_t kTypeMask = 0170000;
+  if ((*fp.old_mode & kTypeMask) != (*fp.new_mode & kTypeMask)) {
+    auto is_type = [&](std::uint32_t mode) {
+      return is_symlink_mode(mode) ? entry.type == Entry::Type::kSymlink
+                                   : entry.type == Entry::Type::kFile;
+    };
+    Status s = is_type(*fp.new_mode)   ? Status::kApplied
+               : is_type(*fp.old_mode) ? Status::kApplicable
+                                       : Status::kConflict;
+    append_reason(fr, fmt::format("type change {:o} -> {:o}", *fp.old_mode, *fp.new_mode));
+    return s;
+  }
+  if (entry.type != Entry::Type::kFile) return std::nullopt;
   bool old_x = is_executable_mode(fp.old_mode), new_x = is_executable_mode(fp.new_mode);
   if (old_x == new_x) return std::nullopt;
   Status s = entry.executable == new_x ? Status::kApplied : Status::kApplicable;
@@ -198,24 +247,30 @@ std::optional<Status> mode_status(const FilePatch& fp, const Entry& entry, FileR
 
 /// Content and mode of an existing file against the patch's changes (modify, mode, binary,
 /// and the content part of renames and copies).
-Status verify_existing(const Tree& tree, const std::string& path, const FilePatch& fp,
-                       FileReport& fr, const VerifyOptions& options) {
-  Entry entry = tree.stat(path);
+Status verify_existing(Context& ctx, const std::string& path, const FilePatch& fp, FileReport& fr) {
+  Entry entry = ctx.tree.stat(path);
   std::vector<Status> parts;
   if (std::optional<Status> m = mode_status(fp, entry, fr)) parts.push_back(*m);
-  if (fp.binary) {
+  const bool moved = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
+  const bool content_change =
+      fp.binary || !fp.hunks.empty() || (!moved && parts.empty() && fp.old_blob != fp.new_blob);
+  if (content_change && fp.hunks.empty()) {
+    // A binary change, or a content change the patch shows no hunks for (`git diff -w`
+    // output): only the index line's blob ids can tell.
     if (entry.type != Entry::Type::kFile) {
       append_reason(fr, fmt::format("'{}' is not a regular file", path));
       return Status::kConflict;
     }
-    parts.push_back(binary_by_blob(fp, tree.read(path), fr));
-    return combine(parts);
-  }
-  if (!fp.hunks.empty()) {
-    std::optional<std::string> content = read_comparable(tree, path, entry, fp, fr);
-    if (!content) return fr.status;
-    std::vector<Status> hunks = match_into(fp, std::move(*content), fr, options);
+    parts.push_back(
+        binary_by_blob(fp, ctx.cache.get(path, [&] { return ctx.tree.read(path); }).content(), fr));
+  } else if (!fp.hunks.empty()) {
+    const FileText* text = read_comparable(ctx, path, entry, fp, fr);
+    if (text == nullptr) return fr.status;
+    std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options);
     parts.insert(parts.end(), hunks.begin(), hunks.end());
+  } else if (parts.empty() && !moved) {
+    append_reason(fr, "the patch carries no change for this file (no hunks, mode or blob ids)");
+    return Status::kUnknown;
   }
   return combine(parts);
 }
@@ -287,14 +342,15 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
 }
 
 /// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
-Status verify_move(const Tree& tree, const std::string& old_path, const std::string& new_path,
-                   const FilePatch& fp, FileReport& fr, const VerifyOptions& options) {
+Status verify_move(Context& ctx, const std::string& old_path, const std::string& new_path,
+                   const FilePatch& fp, FileReport& fr) {
+  const Tree& tree = ctx.tree;
   bool is_rename = fp.change == ChangeKind::kRename;
   bool old_exists = exists(tree, old_path), new_exists = exists(tree, new_path);
   if (new_exists) {
     // The move (or copy) has been made when the new path holds the post-image.
     fr.target_path = new_path;
-    Status content = verify_existing(tree, new_path, fp, fr, options);
+    Status content = verify_existing(ctx, new_path, fp, fr);
     if (content == Status::kApplied) {
       if (is_rename && old_exists)
         append_reason(fr, fmt::format("old path '{}' still exists", old_path));
@@ -308,7 +364,7 @@ Status verify_move(const Tree& tree, const std::string& old_path, const std::str
   }
   if (old_exists) {
     fr.target_path = old_path;
-    Status content = verify_existing(tree, old_path, fp, fr, options);
+    Status content = verify_existing(ctx, old_path, fp, fr);
     if (new_exists) {
       append_reason(fr, fmt::format("'{}' already exists and is not the post-image", new_path));
       return Status::kConflict;
@@ -324,8 +380,8 @@ Status verify_move(const Tree& tree, const std::string& old_path, const std::str
   return Status::kConflict;
 }
 
-FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
-                       const VerifyOptions& options) {
+FileReport verify_file(const FilePatch& fp, Context& ctx, unsigned strip) {
+  const Tree& tree = ctx.tree;
   FileReport fr;
   fr.old_path = fp.old_path;
   fr.new_path = fp.new_path;
@@ -351,7 +407,7 @@ FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
       fr.status = verify_delete(tree, *old_side.path, fp, fr);
     } else if ((fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy) &&
                *old_side.path != *new_side.path) {
-      fr.status = verify_move(tree, *old_side.path, *new_side.path, fp, fr, options);
+      fr.status = verify_move(ctx, *old_side.path, *new_side.path, fp, fr);
     } else {
       // Modify, mode or binary change. Plain diffs may name a backup ("x.orig") on one side:
       // the name that exists wins, the new one when both do.
@@ -364,7 +420,7 @@ FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
         fr.reason = fmt::format("'{}' does not exist in the target", path);
         whole_file_hunks(fp, fr, HunkStatus::kConflict, false);
       } else {
-        fr.status = verify_existing(tree, path, fp, fr, options);
+        fr.status = verify_existing(ctx, path, fp, fr);
       }
     }
   } catch (const Error& e) {
@@ -375,6 +431,29 @@ FileReport verify_file(const FilePatch& fp, const Tree& tree, unsigned strip,
     fr.reason = fmt::format("internal error: {}", e.what());
   }
   return fr;
+}
+
+PatchReport verify_patch_in(const Patch& patch, Context& ctx) {
+  const Tree& tree = ctx.tree;
+  const VerifyOptions& options = ctx.options;
+  PatchReport r;
+  r.source = patch.source;
+  r.subject = patch.subject;
+  r.patch_line = patch.patch_line;
+  r.strip_detected = !options.strip.has_value();
+  r.strip = options.strip ? *options.strip : detect_strip(patch, tree);
+  if (patch.files.empty()) {
+    r.status = Status::kError;
+    r.error = "patch changes no file";
+    return r;
+  }
+  std::vector<Status> statuses;
+  for (const FilePatch& fp : patch.files) {
+    r.files.push_back(verify_file(fp, ctx, r.strip));
+    statuses.push_back(r.files.back().status);
+  }
+  r.status = combine(statuses);
+  return r;
 }
 
 }  // namespace
@@ -410,24 +489,9 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
 }
 
 PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options) {
-  PatchReport r;
-  r.source = patch.source;
-  r.subject = patch.subject;
-  r.patch_line = patch.patch_line;
-  r.strip_detected = !options.strip.has_value();
-  r.strip = options.strip ? *options.strip : detect_strip(patch, tree);
-  if (patch.files.empty()) {
-    r.status = Status::kError;
-    r.error = "patch changes no file";
-    return r;
-  }
-  std::vector<Status> statuses;
-  for (const FilePatch& fp : patch.files) {
-    r.files.push_back(verify_file(fp, tree, r.strip, options));
-    statuses.push_back(r.files.back().status);
-  }
-  r.status = combine(statuses);
-  return r;
+  FileCache cache;
+  Context ctx{tree, options, cache};
+  return verify_patch_in(patch, ctx);
 }
 
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
@@ -435,7 +499,9 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
   VerifyReport report;
   report.target = tree.name();
   report.patches.reserve(patches.size());
-  for (const Patch& p : patches) report.patches.push_back(verify_patch(p, tree, options));
+  FileCache cache;
+  Context ctx{tree, options, cache};
+  for (const Patch& p : patches) report.patches.push_back(verify_patch_in(p, ctx));
   return report;
 }
 
