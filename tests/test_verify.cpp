@@ -501,5 +501,62 @@ TEST(VerifyPatch, SeveralSectionsForOneFileAreMatchedInTurn) {
   EXPECT_EQ(r.files[1].hunks[0].match.line, 5u);
 }
 
+TEST(VerifySeries, PatchRefinedByALaterPatchIsSuperseded) {
+  // Patch 1 adds an SM120 branch; patch 2 retunes the same lines. The tree has both.
+  const char* series =
+      "From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n"
+      "Subject: [PATCH 1/2] add SM120 branch\n"
+      "\n"
+      "---\n"
+      "diff --git a/k.py b/k.py\n"
+      "--- a/k.py\n"
+      "+++ b/k.py\n"
+      "@@ -1,3 +1,5 @@\n"
+      " def tile(cc):\n"
+      "+    if cc == 12:\n"
+      "+        return 64\n"
+      "     return 128\n"
+      " # end\n"
+      "From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\n"
+      "Subject: [PATCH 2/2] tune SM120 tile\n"
+      "\n"
+      "---\n"
+      "diff --git a/k.py b/k.py\n"
+      "--- a/k.py\n"
+      "+++ b/k.py\n"
+      "@@ -1,5 +1,5 @@\n"
+      " def tile(cc):\n"
+      "     if cc == 12:\n"
+      "-        return 64\n"
+      "+        return 48\n"
+      "     return 128\n"
+      " # end\n";
+  std::vector<Patch> patches = parse_patches(series, "series.mbox");
+  ASSERT_EQ(patches.size(), 2u);
+
+  MemoryTree both;
+  both.file("k.py", "def tile(cc):\n    if cc == 12:\n        return 48\n    return 128\n# end\n");
+  VerifyReport r = verify(patches, both, {});
+  EXPECT_EQ(r.patches[0].status, Status::kApplied);
+  EXPECT_EQ(r.patches[0].files[0].hunks[0].match.diagnostic, "superseded");
+  EXPECT_NE(r.patches[0].files[0].reason.find("patch 2 (tune SM120 tile)"), std::string::npos)
+      << r.patches[0].files[0].reason;
+  EXPECT_EQ(r.patches[1].status, Status::kApplied);
+  EXPECT_EQ(r.exit_code(), 0);
+
+  MemoryTree first_only;
+  first_only.file("k.py",
+                  "def tile(cc):\n    if cc == 12:\n        return 64\n    return 128\n# end\n");
+  VerifyReport f = verify(patches, first_only, {});
+  EXPECT_EQ(f.patches[0].status, Status::kApplied);
+  EXPECT_EQ(f.patches[1].status, Status::kApplicable);
+
+  MemoryTree other;  // the lines were changed some other way: a real conflict stays one
+  other.file("k.py", "def tile(cc):\n    if cc == 12:\n        return 32\n    return 128\n# end\n");
+  VerifyReport o = verify(patches, other, {});
+  EXPECT_EQ(o.patches[0].status, Status::kConflict);
+  EXPECT_EQ(o.patches[1].status, Status::kConflict);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -208,6 +208,8 @@ std::string hunk_verdict(const HunkMatch& m, bool color) {
     if (!m.diagnostic.empty()) text += ": " + diagnostic_words(m.diagnostic);
     return text;
   }
+  if (m.diagnostic == "superseded")
+    return text + " (superseded: a later patch of this run changes these lines)";
   if (m.line > 0) text += fmt::format(" at line {}", m.line);
   std::string details;
   if (m.offset != 0) details += fmt::format("offset {:+}", m.offset);
