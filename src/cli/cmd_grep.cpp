@@ -24,7 +24,8 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
   cmd->add_option("--patch", options.patches,
                   "Also search for the markers of this patch (its Marker: trailers and "
                   "distinctive added lines; repeatable, - for standard input)")
-      ->type_name("PATCH");
+      ->type_name("PATCH")
+      ->allow_extra_args(false);
   cmd->add_flag("--gitignore", options.gitignore,
                 "Skip what .gitignore excludes (when TARGET is in a git work tree)");
   cmd->add_option("--max-filesize", options.max_filesize,

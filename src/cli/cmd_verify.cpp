@@ -80,14 +80,17 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
                 "lines found");
   cmd->add_option("--marker", options.marker_texts,
                   "Also search TARGET for this fixed string (repeatable)")
-      ->type_name("TEXT");
+      ->type_name("TEXT")
+      ->allow_extra_args(false);
   cmd->add_option("--marker-regex", options.marker_regexes,
                   "Also search TARGET for this PCRE2 regular expression (repeatable)")
-      ->type_name("RE");
+      ->type_name("RE")
+      ->allow_extra_args(false);
   cmd->add_option("--map", options.maps,
                   "Where a patch path starting with OLD does not exist, try NEW instead "
                   "(path prefixes after stripping, e.g. python/sglang=sglang; repeatable)")
-      ->type_name("OLD=NEW");
+      ->type_name("OLD=NEW")
+      ->allow_extra_args(false);
   cmd->add_flag("--no-relocate", options.no_relocate,
                 "Report a missing file as missing instead of looking for it elsewhere in TARGET");
   add_output_options(*cmd, options.format, options.color);

@@ -81,8 +81,8 @@ int score(std::string_view marker) {
                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
     bonus += 4;
   for (std::string_view op : {"==", "!=", ">=", "<="})
-    if (marker.find(op) != marker.npos) bonus += 4;
-  return longest + bonus + static_cast<int>(std::min<std::size_t>(marker.size(), 60) / 10);
+    if (marker.find(op) != marker.npos) bonus += 8;
+  return std::min(longest, 20) + bonus + static_cast<int>(std::min<std::size_t>(marker.size(), 60) / 10);
 }
 
 /// Up to kMaxMarkersPerHunk markers of `lines` (those of `kinds`), most distinctive first, none

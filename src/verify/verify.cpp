@@ -425,7 +425,8 @@ bool relocate(const Tree& tree, const FilePatch& fp, const std::string& path, Fi
   if (cands.size() > kMaxCandidates) cands.resize(kMaxCandidates);
   for (Candidate& c : cands) evaluate(c);
   std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-    return a.fit != b.fit ? a.fit > b.fit : a.suffix > b.suffix;
+    if (a.fit != b.fit) return a.fit > b.fit;
+    return a.suffix != b.suffix ? a.suffix > b.suffix : a.path < b.path;
   });
   std::vector<std::string> names;
   for (const Candidate& c : cands) names.push_back(c.path);
