@@ -39,6 +39,25 @@ TEST(Search, TextHitsOnePerLineWithLineNumbers) {
   EXPECT_EQ(search_text("xx\nx", fixed("x"))[1].line, 2u);
 }
 
+TEST(Search, FixedStringsAgreeWithFindAtEveryOffset) {
+  // Crosses the 16-byte blocks of the vectorised search and its scalar tail; near misses
+  // (same rare bytes, different rest) must not count.
+  for (const std::string needle : {"ab", "Q]x", "CUDA_CAPABILITY[0] == 12", "zzzz"}) {
+    for (std::size_t size = 0; size < 70; ++size) {
+      for (std::size_t at = 0; at + needle.size() <= size; at += 3) {
+        std::string hay(size, 'z');
+        std::string near = needle;
+        near[near.size() / 2] = near[near.size() / 2] == 'y' ? 'w' : 'y';
+        if (at >= near.size() + 1) hay.replace(0, near.size(), near);
+        hay.replace(at, needle.size(), needle);
+        std::vector<SearchHit> hits = search_text(hay, fixed(needle));
+        bool expect = hay.find(needle) != std::string::npos;
+        ASSERT_EQ(hits.size(), expect ? 1u : 0u) << needle << " size " << size << " at " << at;
+      }
+    }
+  }
+}
+
 TEST(Search, RegexIsPcre2MultiLine) {
   std::vector<SearchHit> hits = search_text("sm90\nsm_120 x\nfoo sm120\n", regex("^sm_?120"));
   ASSERT_EQ(hits.size(), 1u);
