@@ -316,7 +316,9 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
       out << pad_to(label, column) << paint(to_string(f.status), status_color(f.status), color);
       if (!f.reason.empty()) out << " (" << escape_for_terminal(f.reason) << ")";
       out << "\n";
-      if (f.relocated) out << "      relocated: " << escape_for_terminal(f.relocation) << "\n";
+      if (!f.relocation.empty() && f.status != Status::kUnknown)
+        out << (f.relocated ? "      relocated: " : "      not relocated: ")
+            << escape_for_terminal(f.relocation) << "\n";
       if (f.relocated || f.status == Status::kUnknown)
         for (const std::string& c : f.candidates)
           out << "      candidate: " << escape_for_terminal(c) << "\n";

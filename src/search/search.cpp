@@ -14,8 +14,8 @@
 #include <pcre2.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 #include <algorithm>
@@ -43,6 +43,57 @@ int commonness(unsigned char c) {
   std::size_t at = kCommonBytes.find(static_cast<char>(c));
   return at == std::string_view::npos ? -1 : static_cast<int>(kCommonBytes.size() - at);
 }
+
+#if defined(__x86_64__)
+/// Start positions in [pos, end) where bytes `c1` at +o1 and `c2` at +o2 both match, 32 at a
+/// time (AVX2); calls `check(at)` for each until it returns true. Returns the position reached.
+__attribute__((target("avx2"))) std::size_t pair_scan_avx2(const char* base, std::size_t pos,
+                                                           std::size_t end, char c1,
+                                                           std::size_t o1, char c2, std::size_t o2,
+                                                           std::size_t& found,
+                                                           const std::string& needle) {
+  const __m256i b1 = _mm256_set1_epi8(c1), b2 = _mm256_set1_epi8(c2);
+  for (; pos + 32 <= end; pos += 32) {
+    __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + pos + o1));
+    __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + pos + o2));
+    auto mask = static_cast<unsigned>(
+        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(x1, b1), _mm256_cmpeq_epi8(x2, b2))));
+    while (mask != 0) {
+      std::size_t at = pos + static_cast<std::size_t>(__builtin_ctz(mask));
+      if (std::memcmp(base + at, needle.data(), needle.size()) == 0) {
+        found = at;
+        return pos;
+      }
+      mask &= mask - 1;
+    }
+  }
+  return pos;
+}
+
+/// Number of "\n" in [p, p + n), 16 bytes at a time.
+std::size_t count_newlines(const char* p, std::size_t n) {
+  std::size_t count = 0, i = 0;
+  const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+  while (i + 16 <= n) {
+    // Per-byte counters (cmpeq gives -1 per match) summed every 255 blocks with psadbw.
+    __m128i acc = zero;
+    for (int k = 0; k < 255 && i + 16 <= n; ++k, i += 16)
+      acc = _mm_sub_epi8(
+          acc, _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), nl));
+    __m128i sums = _mm_sad_epu8(acc, zero);
+    count += static_cast<std::size_t>(_mm_cvtsi128_si64(sums)) +
+             static_cast<std::size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+  }
+  for (; i < n; ++i) count += p[i] == '\n';
+  return count;
+}
+
+const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
+#else
+std::size_t count_newlines(const char* p, std::size_t n) {
+  return static_cast<std::size_t>(std::count(p, p + n, '\n'));
+}
+#endif
 
 /// A compiled marker: a fixed string with its rarest byte, or a PCRE2 pattern.
 class Compiled {
@@ -96,13 +147,19 @@ class Compiled {
     if (n == 0) return from <= hay.size() ? from : std::string_view::npos;
     if (hay.size() < n || from > hay.size() - n) return std::string_view::npos;
     const char* base = hay.data();
-#if defined(__SSE2__)
+#if defined(__x86_64__)
     if (n >= 2) {
-      // Two rare bytes of the needle compared 16 candidate positions at a time (the "generic
-      // SIMD" substring search); memcmp confirms each candidate both bytes agree on.
-      const __m128i b1 = _mm_set1_epi8(text_[rare_]), b2 = _mm_set1_epi8(text_[rare2_]);
+      // Two rare bytes of the needle compared 32 (AVX2) or 16 (SSE2) candidate positions at a
+      // time (the "generic SIMD" substring search); memcmp confirms each candidate.
       std::size_t pos = from;
       const std::size_t end = hay.size() - n + 1;  // one past the last start position
+      if (kHaveAvx2) {
+        std::size_t found = std::string_view::npos;
+        pos = pair_scan_avx2(base, pos, end, text_[rare_], rare_, text_[rare2_], rare2_, found,
+                             text_);
+        if (found != std::string_view::npos) return found;
+      }
+      const __m128i b1 = _mm_set1_epi8(text_[rare_]), b2 = _mm_set1_epi8(text_[rare2_]);
       for (; pos + 16 <= end; pos += 16) {
         __m128i c1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + pos + rare_));
         __m128i c2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + pos + rare2_));
@@ -148,9 +205,7 @@ void scan(const Compiled& c, std::string_view content, pcre2_match_data* md, Emi
   while (pos <= content.size()) {
     std::size_t at = c.find(content, pos, md);
     if (at == std::string_view::npos || at >= content.size()) break;
-    line += static_cast<std::size_t>(
-        std::count(content.begin() + static_cast<std::ptrdiff_t>(counted),
-                   content.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    line += count_newlines(content.data() + counted, at - counted);
     std::size_t begin = at;
     while (begin > 0 && content[begin - 1] != '\n') --begin;
     std::size_t end = content.find('\n', at);
@@ -342,9 +397,13 @@ class Walker {
     }
     if (buffer.size() < size + 1) buffer.resize(static_cast<std::size_t>(size) + 1);
     std::size_t got = 0;
+    bool probed = false;  // the first kBinaryProbe bytes were examined for NUL
     for (;;) {
       if (got == buffer.size()) buffer.resize(buffer.size() * 2);
-      ssize_t n = ::read(fd, buffer.data() + got, buffer.size() - got);
+      // The first read(2) stops at 16 KiB so that a binary file is not read any further.
+      std::size_t chunk = buffer.size() - got;
+      if (!probed) chunk = std::min<std::size_t>(chunk, 16384);
+      ssize_t n = ::read(fd, buffer.data() + got, chunk);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
         part.counts.skipped_unreadable.push_back(fmt::format("{}: {}", rel, std::strerror(errno)));
@@ -353,6 +412,11 @@ class Walker {
       }
       if (n == 0) break;
       got += static_cast<std::size_t>(n);
+      if (!probed && (got >= kBinaryProbe || got == size)) {
+        probed = true;
+        if (std::memchr(buffer.data(), 0, std::min(got, kBinaryProbe)) != nullptr) break;
+      }
+      if (got == size) break;  // all fstat(2) promised: spare the read(2) that returns 0
       if (got > options_.max_file_size) break;  // grew while reading: searched as far as the limit
     }
     ::close(fd);
