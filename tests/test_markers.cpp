@@ -8,8 +8,8 @@ namespace sm120check {
 namespace {
 
 TEST(Markers, LinesThatTellNothingGiveNoMarker) {
-  for (const char* line : {"", "    ", "    return", "else:", "  } else {", "pass", "}", "):",
-                           "import os", "from torch import nn", "#include <cuda.h>", "x = 1",
+  for (const char* line : {"", "    ", "    return", "else:", "  } else {", "pass", "}",
+                           "):", "import os", "from torch import nn", "#include <cuda.h>", "x = 1",
                            "    ((( ))) ;;", "try:", "return None"})
     EXPECT_EQ(marker_of_line(line), "") << "line: '" << line << "'";
 }

@@ -340,8 +340,9 @@ TEST(Markers, VerifyReportsMarkerHitsPerPatch) {
   EXPECT_EQ(p["markers"][1]["text"], "cap[0] == 12");
   EXPECT_EQ(p["markers"][1]["origin"], "hunk");
   EXPECT_EQ(p["markers"][1]["file"], "python/pkg/sub/file.py");
-  EXPECT_EQ(p["markers"][1]["hits"],
-            json::parse(R"([{"path":"python/pkg/sub/file.py","line":4,"text":"    if cap[0] == 12:"}])"));
+  EXPECT_EQ(
+      p["markers"][1]["hits"],
+      json::parse(R"([{"path":"python/pkg/sub/file.py","line":4,"text":"    if cap[0] == 12:"}])"));
   EXPECT_EQ(p["markers"][2]["text"], "SM120 shared memory");
   EXPECT_EQ(p["search"]["files_searched"], 1);
   // Without a request, no search runs.

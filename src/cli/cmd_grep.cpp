@@ -77,7 +77,8 @@ int run_grep(const GrepCommandOptions& options) {
     std::string skipped = search_skipped_text(result);
     std::string missing;
     for (const MarkerHits& m : result.markers)
-      if (m.total == 0) missing += "sm120check: not found: " + escape_for_terminal(m.marker.text) + "\n";
+      if (m.total == 0)
+        missing += "sm120check: not found: " + escape_for_terminal(m.marker.text) + "\n";
     if (!skipped.empty() || !missing.empty())
       std::fputs((missing + (skipped.empty() ? "" : "sm120check: " + skipped + "\n")).c_str(),
                  stderr);

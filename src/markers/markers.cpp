@@ -32,8 +32,8 @@ bool is_bare_keyword(std::string_view s) {
                         is_space(s.back())))
     s.remove_suffix(1);
   static constexpr std::array<std::string_view, 22> kWords = {
-      "",     "return", "else",    "pass",  "break", "continue", "try",    "finally",
-      "end",  "fi",     "done",    "then",  "do",    "default",  "None",   "True",
+      "",      "return",  "else",   "pass",   "break",       "continue", "try",  "finally",
+      "end",   "fi",      "done",   "then",   "do",          "default",  "None", "True",
       "False", "else if", "} else", "except", "return None", "raise"};
   return std::find(kWords.begin(), kWords.end(), s) != kWords.end();
 }
@@ -82,7 +82,8 @@ int score(std::string_view marker) {
     bonus += 4;
   for (std::string_view op : {"==", "!=", ">=", "<="})
     if (marker.find(op) != marker.npos) bonus += 8;
-  return std::min(longest, 20) + bonus + static_cast<int>(std::min<std::size_t>(marker.size(), 60) / 10);
+  return std::min(longest, 20) + bonus +
+         static_cast<int>(std::min<std::size_t>(marker.size(), 60) / 10);
 }
 
 /// Up to kMaxMarkersPerHunk markers of `lines` (those of `kinds`), most distinctive first, none
@@ -202,7 +203,8 @@ std::vector<Marker> extract_markers(const Patch& patch, unsigned strip) {
 std::vector<Marker> context_markers(const FilePatch& file) {
   std::vector<Marker> out;
   std::string name = file_of(file, 0);
-  for (const Hunk& h : file.hunks) pick(h.lines, false, nullptr, Marker::Origin::kContext, name, out);
+  for (const Hunk& h : file.hunks)
+    pick(h.lines, false, nullptr, Marker::Origin::kContext, name, out);
   return out;
 }
 

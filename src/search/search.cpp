@@ -48,16 +48,16 @@ int commonness(unsigned char c) {
 /// Start positions in [pos, end) where bytes `c1` at +o1 and `c2` at +o2 both match, 32 at a
 /// time (AVX2); calls `check(at)` for each until it returns true. Returns the position reached.
 __attribute__((target("avx2"))) std::size_t pair_scan_avx2(const char* base, std::size_t pos,
-                                                           std::size_t end, char c1,
-                                                           std::size_t o1, char c2, std::size_t o2,
+                                                           std::size_t end, char c1, std::size_t o1,
+                                                           char c2, std::size_t o2,
                                                            std::size_t& found,
                                                            const std::string& needle) {
   const __m256i b1 = _mm256_set1_epi8(c1), b2 = _mm256_set1_epi8(c2);
   for (; pos + 32 <= end; pos += 32) {
     __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + pos + o1));
     __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + pos + o2));
-    auto mask = static_cast<unsigned>(
-        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(x1, b1), _mm256_cmpeq_epi8(x2, b2))));
+    auto mask = static_cast<unsigned>(_mm256_movemask_epi8(
+        _mm256_and_si256(_mm256_cmpeq_epi8(x1, b1), _mm256_cmpeq_epi8(x2, b2))));
     while (mask != 0) {
       std::size_t at = pos + static_cast<std::size_t>(__builtin_ctz(mask));
       if (std::memcmp(base + at, needle.data(), needle.size()) == 0) {
@@ -115,8 +115,8 @@ class Compiled {
     }
     int err = 0;
     PCRE2_SIZE err_offset = 0;
-    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(text_.data()), text_.size(),
-                          PCRE2_MULTILINE, &err, &err_offset, nullptr);
+    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(text_.data()), text_.size(), PCRE2_MULTILINE,
+                          &err, &err_offset, nullptr);
     if (code_ == nullptr) {
       std::array<PCRE2_UCHAR, 256> buf{};
       pcre2_get_error_message(err, buf.data(), buf.size());
@@ -138,8 +138,8 @@ class Compiled {
   /// thread's match data (regular expressions only).
   std::size_t find(std::string_view hay, std::size_t from, pcre2_match_data* md) const {
     if (regex_) {
-      int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(hay.data()), hay.size(), from, 0,
-                           md, nullptr);
+      int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(hay.data()), hay.size(), from, 0, md,
+                           nullptr);
       if (rc < 0) return std::string_view::npos;
       return pcre2_get_ovector_pointer(md)[0];
     }
@@ -251,7 +251,8 @@ class Walker {
     std::vector<Partial> partials(threads);
     queue_.push_back(std::string());
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back([this, &partials, t] { work(partials[t]); });
+    for (unsigned t = 1; t < threads; ++t)
+      pool.emplace_back([this, &partials, t] { work(partials[t]); });
     work(partials[0]);
     for (std::thread& th : pool) th.join();
     return merge(markers, partials);
@@ -339,9 +340,10 @@ class Walker {
       if (type == DT_UNKNOWN) {
         struct stat st {};
         if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-                                          : S_ISLNK(st.st_mode) ? DT_LNK
-                                                                : DT_UNKNOWN;
+        type = S_ISDIR(st.st_mode)   ? DT_DIR
+               : S_ISREG(st.st_mode) ? DT_REG
+               : S_ISLNK(st.st_mode) ? DT_LNK
+                                     : DT_UNKNOWN;
       }
       std::string child = rel.empty() ? std::string(name) : rel + "/" + std::string(name);
       if (type == DT_DIR) {
@@ -456,8 +458,7 @@ class Walker {
       r.skipped_binary += c.skipped_binary;
       r.skipped_symlinks += c.skipped_symlinks;
       r.skipped_ignored += c.skipped_ignored;
-      r.skipped_large.insert(r.skipped_large.end(), c.skipped_large.begin(),
-                             c.skipped_large.end());
+      r.skipped_large.insert(r.skipped_large.end(), c.skipped_large.begin(), c.skipped_large.end());
       r.skipped_unreadable.insert(r.skipped_unreadable.end(), c.skipped_unreadable.begin(),
                                   c.skipped_unreadable.end());
     }
@@ -486,8 +487,9 @@ SearchResult search_tree(const std::string& root, const std::vector<Marker>& mar
   if (root.empty()) throw Error("target path is empty");
   if (::stat(root.c_str(), &st) != 0) {
     int err = errno;
-    throw Error(root, 0, err == ENOENT ? "target does not exist"
-                                       : "cannot examine target: " + std::string(std::strerror(err)));
+    throw Error(root, 0,
+                err == ENOENT ? "target does not exist"
+                              : "cannot examine target: " + std::string(std::strerror(err)));
   }
   if (!S_ISDIR(st.st_mode)) throw Error(root, 0, "target is not a directory");
   std::string base = root;
