@@ -124,7 +124,8 @@ int run_verify(const VerifyCommandOptions& options) {
   for (const std::string& m : options.maps) {
     std::size_t eq = m.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw Error(fmt::format("--map '{}': expected OLD=NEW (a path prefix, then its new value)", m));
+      throw Error(
+          fmt::format("--map '{}': expected OLD=NEW (a path prefix, then its new value)", m));
     verify_options.path_map.emplace_back(m.substr(0, eq), m.substr(eq + 1));
   }
   VerifyReport report = verify(patches, *tree, verify_options);

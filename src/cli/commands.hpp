@@ -41,7 +41,7 @@ struct GrepCommandOptions {
   std::string target;
   std::vector<std::string> patterns;  ///< fixed strings, or PCRE2 patterns with --regex.
   bool regex = false;
-  std::vector<std::string> patches;   ///< --patch: also search these patches' markers.
+  std::vector<std::string> patches;  ///< --patch: also search these patches' markers.
   bool gitignore = false;
   std::uint64_t max_filesize = 32ull << 20;
   unsigned threads = 0;

@@ -339,8 +339,8 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
       out << "  markers:\n";
       for (const MarkerHits& m : p.search->markers) {
         out << fmt::format("    {}\"{}\" ({}): {} hit{}\n", m.marker.regex ? "regex " : "",
-                           escape_for_terminal(m.marker.text), to_string(m.marker.origin),
-                           m.total, m.total == 1 ? "" : "s");
+                           escape_for_terminal(m.marker.text), to_string(m.marker.origin), m.total,
+                           m.total == 1 ? "" : "s");
         render_hits_text(out, {m}, "      ");
         if (m.total > m.hits.size()) out << "      ... " << m.total - m.hits.size() << " more\n";
       }
@@ -370,9 +370,7 @@ void render_hits_text(std::ostream& out, const std::vector<MarkerHits>& markers,
 
 std::string search_skipped_text(const SearchResult& r) {
   std::string text;
-  auto add = [&](std::string part) {
-    text += (text.empty() ? "skipped: " : ", ") + part;
-  };
+  auto add = [&](std::string part) { text += (text.empty() ? "skipped: " : ", ") + part; };
   if (!r.skipped_large.empty()) {
     std::string names;
     for (std::size_t i = 0; i < r.skipped_large.size() && i < 3; ++i)

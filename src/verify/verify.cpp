@@ -370,10 +370,9 @@ bool relocate(const Tree& tree, const FilePatch& fp, const std::string& path, Fi
     if (fp.hunks.empty())
       c.fit = c.report.status == Status::kConflict || c.report.status == Status::kError ? 0 : 1;
     else
-      c.fit = static_cast<std::size_t>(
-          std::count_if(c.report.hunks.begin(), c.report.hunks.end(), [](const HunkReport& h) {
-            return h.match.status != HunkStatus::kConflict;
-          }));
+      c.fit = static_cast<std::size_t>(std::count_if(
+          c.report.hunks.begin(), c.report.hunks.end(),
+          [](const HunkReport& h) { return h.match.status != HunkStatus::kConflict; }));
   };
   for (const auto& [from, to] : options.path_map) {
     std::string_view f = from;
@@ -440,17 +439,20 @@ bool relocate(const Tree& tree, const FilePatch& fp, const std::string& path, Fi
   if (best.fit == 0) {
     // Nothing holds the hunks: only a path that shares more than the file name is the file.
     if (best.suffix >= 2 && (cands.size() == 1 || cands[1].suffix < best.suffix)) {
-      std::string why = fmt::format("found '{}' by its path suffix '{}', but its content does not "
-                                    "match the hunks", best.path, suffix_text(best));
+      std::string why = fmt::format(
+          "found '{}' by its path suffix '{}', but its content does not "
+          "match the hunks",
+          best.path, suffix_text(best));
       names.erase(names.begin());
       adopt(best, why);
       fr.candidates = std::move(names);
       return true;
     }
     fr.candidates = std::move(names);
-    fr.relocation = fmt::format("'{}' does not exist; {} candidate{} by name or content, none "
-                                "holding the hunks", path, fr.candidates.size(),
-                                fr.candidates.size() == 1 ? "" : "s");
+    fr.relocation = fmt::format(
+        "'{}' does not exist; {} candidate{} by name or content, none "
+        "holding the hunks",
+        path, fr.candidates.size(), fr.candidates.size() == 1 ? "" : "s");
     return false;
   }
   std::size_t ties = 1;
@@ -464,8 +466,8 @@ bool relocate(const Tree& tree, const FilePatch& fp, const std::string& path, Fi
       list += fmt::format("{}{} ({})", i == 0 ? "" : ", ", cands[i].path,
                           to_string(cands[i].report.status));
     fr.candidates = std::move(names);
-    fr.relocation = fmt::format("'{}' does not exist; {} candidates fit equally: {}", path, ties,
-                                list);
+    fr.relocation =
+        fmt::format("'{}' does not exist; {} candidates fit equally: {}", path, ties, list);
     append_reason(fr, fr.relocation);
     return true;
   }
@@ -478,8 +480,9 @@ bool relocate(const Tree& tree, const FilePatch& fp, const std::string& path, Fi
   else
     why = fmt::format("found at '{}': holds the patch's lines", best.path);
   if (n > 0) why += fmt::format(", {}/{} hunk{} found", best.fit, n, n == 1 ? "" : "s");
-  if (cands.size() > 1) why += fmt::format(" ({} other candidate{} fit less)", cands.size() - 1,
-                                           cands.size() == 2 ? "" : "s");
+  if (cands.size() > 1)
+    why += fmt::format(" ({} other candidate{} fit less)", cands.size() - 1,
+                       cands.size() == 2 ? "" : "s");
   names.erase(names.begin());
   adopt(best, why);
   fr.candidates = std::move(names);
@@ -565,7 +568,8 @@ void attach_search(std::vector<PatchReport*> reports, const std::vector<std::vec
   for (std::size_t i = 0; i < reports.size(); ++i) {
     if (sets[i].empty()) continue;
     SearchResult mine = found;
-    for (std::size_t k = 0; k < sets[i].size(); ++k) mine.markers.push_back(std::move(hits[next++]));
+    for (std::size_t k = 0; k < sets[i].size(); ++k)
+      mine.markers.push_back(std::move(hits[next++]));
     reports[i]->search = std::move(mine);
   }
 }
