@@ -27,6 +27,23 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
 /// The "sm120check.verify/1" document (keys in the documented order).
 nlohmann::ordered_json verify_to_json(const VerifyReport& report);
 
+/// The "markers" array of a search (docs/json.md): per marker its text, kind, origin, hits
+/// ({"path", "line", "text"}) and hit_count.
+nlohmann::ordered_json markers_to_json(const std::vector<MarkerHits>& markers);
+
+/// The "search" object: files and bytes searched, and what was skipped (docs/json.md).
+nlohmann::ordered_json search_to_json(const SearchResult& result);
+
+/// Writes the hits of `markers` the way `grep -n` does, one line each: "path:line: text"
+/// (escaped for the terminal), in path and line order, a line holding several markers once.
+/// Every line starts with `indent`.
+void render_hits_text(std::ostream& out, const std::vector<MarkerHits>& markers,
+                      std::string_view indent = {});
+
+/// One line saying what a search skipped ("skipped: 2 over the size limit (big.bin, ...), 1
+/// binary"), or "" when nothing was skipped.
+std::string search_skipped_text(const SearchResult& result);
+
 /// Writes what the parser understood, like `lsdiff -v`.
 void render_show_text(std::ostream& out, const std::vector<Patch>& patches, bool color);
 

@@ -10,6 +10,7 @@
 
 #include "sm120check/match.hpp"
 #include "sm120check/patch.hpp"
+#include "sm120check/search.hpp"
 #include "sm120check/tree.hpp"
 
 namespace sm120check {
@@ -33,6 +34,18 @@ struct VerifyOptions {
   /// Strip level (`-p N`); std::nullopt detects it per patch (see detect_strip()).
   std::optional<unsigned> strip;
   MatchOptions match;
+  /// The tree's directory on disk, for relocation and marker search (search_tree()); empty
+  /// disables both (in-memory trees).
+  std::string search_root;
+  /// Look for a file the patch modifies elsewhere in the tree when its path does not exist.
+  bool relocate = true;
+  /// --map OLD=NEW: path prefixes (after stripping) tried first when relocating.
+  std::vector<std::pair<std::string, std::string>> path_map;
+  /// Search the tree for every patch's markers (extract_markers() plus `markers`). The search
+  /// also runs, without this, for patches with "Marker:" trailers and when `markers` is set.
+  bool search_markers = false;
+  std::vector<Marker> markers;  ///< --marker / --marker-regex, searched for every patch.
+  SearchOptions search;         ///< walk limits; max_hits_per_marker applies to reports.
 };
 
 /// One hunk's result.
@@ -52,6 +65,10 @@ struct FileReport {
   std::string reason;  ///< why, for anything other than a plain hunk verdict; may be empty.
   std::size_t patch_line = 0;  ///< 1-based line of the file patch in its source.
   std::vector<HunkReport> hunks;
+  /// The patch's path does not exist and target_path was found elsewhere (relocation).
+  bool relocated = false;
+  std::string relocation;               ///< why that path was chosen, or why none could be.
+  std::vector<std::string> candidates;  ///< paths examined by relocation, best first.
 };
 
 /// One patch's result.
@@ -64,6 +81,9 @@ struct PatchReport {
   unsigned strip = 1;           ///< strip level used.
   bool strip_detected = false;  ///< chosen by detect_strip() rather than given.
   std::vector<FileReport> files;
+  /// The marker search, when it ran: hits per marker (search->markers) and what the walk
+  /// skipped; `files` is empty.
+  std::optional<SearchResult> search;
 };
 
 /// Counts of patches per status, indexed by Status.

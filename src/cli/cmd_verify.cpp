@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "inputs.hpp"
+#include "sm120check/error.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
@@ -74,6 +75,24 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
       ->type_name("N");
   cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
                 "Compare lines with runs of white space folded and trailing white space ignored");
+  cmd->add_flag("--markers", options.markers,
+                "Search TARGET for each patch's markers (distinctive added lines) and report the "
+                "lines found");
+  cmd->add_option("--marker", options.marker_texts,
+                  "Also search TARGET for this fixed string (repeatable)")
+      ->type_name("TEXT")
+      ->allow_extra_args(false);
+  cmd->add_option("--marker-regex", options.marker_regexes,
+                  "Also search TARGET for this PCRE2 regular expression (repeatable)")
+      ->type_name("RE")
+      ->allow_extra_args(false);
+  cmd->add_option("--map", options.maps,
+                  "Where a patch path starting with OLD does not exist, try NEW instead "
+                  "(path prefixes after stripping, e.g. python/sglang=sglang; repeatable)")
+      ->type_name("OLD=NEW")
+      ->allow_extra_args(false);
+  cmd->add_flag("--no-relocate", options.no_relocate,
+                "Report a missing file as missing instead of looking for it elsewhere in TARGET");
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(kExitCodesHelp);
   cmd->formatter(std::make_shared<VerifyFormatter>());
@@ -89,6 +108,21 @@ int run_verify(const VerifyCommandOptions& options) {
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;
   verify_options.match.ignore_whitespace = options.ignore_whitespace;
+  verify_options.search_root = options.target;
+  verify_options.relocate = !options.no_relocate;
+  verify_options.search_markers = options.markers;
+  verify_options.search.max_hits_per_marker = 20;
+  for (const std::string& t : options.marker_texts)
+    verify_options.markers.push_back({t, false, Marker::Origin::kOption, {}});
+  for (const std::string& t : options.marker_regexes)
+    verify_options.markers.push_back({t, true, Marker::Origin::kOption, {}});
+  for (const std::string& m : options.maps) {
+    std::size_t eq = m.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(
+          fmt::format("--map '{}': expected OLD=NEW (a path prefix, then its new value)", m));
+    verify_options.path_map.emplace_back(m.substr(0, eq), m.substr(eq + 1));
+  }
   VerifyReport report = verify(patches, *tree, verify_options);
   report_errors(report);
 

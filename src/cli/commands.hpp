@@ -2,6 +2,7 @@
 // CLI11's subcom_in_files example). main.cpp owns the option structs, parses, and dispatches.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ struct VerifyCommandOptions {
   bool ignore_whitespace = false;
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
+  bool markers = false;                     ///< --markers: search every patch's markers.
+  std::vector<std::string> marker_texts;    ///< --marker TEXT (fixed strings).
+  std::vector<std::string> marker_regexes;  ///< --marker-regex RE (PCRE2).
+  std::vector<std::string> maps;            ///< --map OLD=NEW.
+  bool no_relocate = false;
 };
 
 /// Adds the `verify` subcommand to `app`, parsing into `options`. Returns the subcommand.
@@ -29,6 +35,26 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options);
 /// Runs `verify`; returns the process exit code (see kExitCodesHelp). Throws Error for input it
 /// cannot process (unreadable patch, malformed patch, missing target).
 int run_verify(const VerifyCommandOptions& options);
+
+/// Options of `sm120check grep [options] TARGET PATTERN...`.
+struct GrepCommandOptions {
+  std::string target;
+  std::vector<std::string> patterns;  ///< fixed strings, or PCRE2 patterns with --regex.
+  bool regex = false;
+  std::vector<std::string> patches;  ///< --patch: also search these patches' markers.
+  bool gitignore = false;
+  std::uint64_t max_filesize = 32ull << 20;
+  unsigned threads = 0;
+  OutputFormat format = OutputFormat::kText;
+  ColorMode color = ColorMode::kAuto;
+};
+
+/// Adds the `grep` subcommand to `app`, parsing into `options`. Returns the subcommand.
+CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options);
+
+/// Runs `grep`; returns 0 when every pattern has a hit, 1 when one has none. Throws Error for a
+/// missing target, a bad regular expression or an unreadable patch.
+int run_grep(const GrepCommandOptions& options);
 
 /// Options of `sm120check show PATCH...`.
 struct ShowCommandOptions {

@@ -16,12 +16,15 @@ int main(int argc, char** argv) {
   app.footer(kExitCodesHelp);
   VerifyCommandOptions verify_options;
   ShowCommandOptions show_options;
+  GrepCommandOptions grep_options;
   CLI::App* verify_cmd = setup_verify(app, verify_options);
   CLI::App* show_cmd = setup_show(app, show_options);
+  CLI::App* grep_cmd = setup_grep(app, grep_options);
   try {
     app.parse(argc, argv);
     if (verify_cmd->parsed()) return run_verify(verify_options);
     if (show_cmd->parsed()) return run_show(show_options);
+    if (grep_cmd->parsed()) return run_grep(grep_options);
     std::cerr << app.help() << "\nsm120check: error: no command given (use verify or show)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
@@ -30,6 +33,7 @@ int main(int argc, char** argv) {
               << " (run 'sm120check "
               << (verify_cmd->parsed() ? "verify "
                   : show_cmd->parsed() ? "show "
+                  : grep_cmd->parsed() ? "grep "
                                        : "")
               << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {

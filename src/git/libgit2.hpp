@@ -17,7 +17,13 @@ namespace sm120check::git {
   X(git_libgit2_init)                   \
   X(git_error_last)                     \
   X(git_odb_hash)                       \
-  X(git_oid_tostr)
+  X(git_oid_tostr)                      \
+  X(git_repository_open)                \
+  X(git_repository_open_ext)            \
+  X(git_repository_free)                \
+  X(git_repository_workdir)             \
+  X(git_repository_path)                \
+  X(git_ignore_path_is_ignored)
 
 /// Pointers to the libgit2 functions listed in SM120CHECK_LIBGIT2_FUNCTIONS, same names.
 struct Libgit2 {

@@ -66,6 +66,11 @@ json file_to_json(const FileReport& file) {
   json hunks = json::array();
   for (const HunkReport& h : file.hunks) hunks.push_back(hunk_to_json(h));
   out["hunks"] = std::move(hunks);
+  out["relocated"] = file.relocated;
+  out["relocation"] = str_or_null(file.relocation);
+  json candidates = json::array();
+  for (const std::string& c : file.candidates) candidates.push_back(str(c));
+  out["candidates"] = std::move(candidates);
   return out;
 }
 
@@ -81,6 +86,8 @@ json patch_report_to_json(const PatchReport& patch) {
   json files = json::array();
   for (const FileReport& f : patch.files) files.push_back(file_to_json(f));
   out["files"] = std::move(files);
+  out["markers"] = patch.search ? markers_to_json(patch.search->markers) : json(nullptr);
+  out["search"] = patch.search ? search_to_json(*patch.search) : json(nullptr);
   return out;
 }
 
@@ -118,6 +125,39 @@ json show_file_to_json(const FilePatch& file) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json markers_to_json(const std::vector<MarkerHits>& markers) {
+  json list = json::array();
+  for (const MarkerHits& m : markers) {
+    json out = json::object();
+    out["text"] = str(m.marker.text);
+    out["regex"] = m.marker.regex;
+    out["origin"] = std::string(to_string(m.marker.origin));
+    out["file"] = str_or_null(m.marker.file);
+    json hits = json::array();
+    for (const SearchHit& h : m.hits)
+      hits.push_back({{"path", str(h.path)}, {"line", h.line}, {"text", str(h.text)}});
+    out["hits"] = std::move(hits);
+    out["hit_count"] = m.total;
+    list.push_back(std::move(out));
+  }
+  return list;
+}
+
+nlohmann::ordered_json search_to_json(const SearchResult& result) {
+  json out = json::object();
+  out["files_searched"] = result.files_searched;
+  out["bytes_searched"] = result.bytes_searched;
+  json large = json::array(), unreadable = json::array();
+  for (const std::string& p : result.skipped_large) large.push_back(str(p));
+  for (const std::string& p : result.skipped_unreadable) unreadable.push_back(str(p));
+  out["skipped_large"] = std::move(large);
+  out["skipped_binary"] = result.skipped_binary;
+  out["skipped_symlinks"] = result.skipped_symlinks;
+  out["skipped_ignored"] = result.skipped_ignored;
+  out["skipped_unreadable"] = std::move(unreadable);
+  return out;
+}
 
 nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
   json doc = json::object();

@@ -319,6 +319,12 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
       out << pad_to(label, column) << paint(to_string(f.status), status_color(f.status), color);
       if (!f.reason.empty()) out << " (" << escape_for_terminal(f.reason) << ")";
       out << "\n";
+      if (!f.relocation.empty() && f.status != Status::kUnknown)
+        out << (f.relocated ? "      relocated: " : "      not relocated: ")
+            << escape_for_terminal(f.relocation) << "\n";
+      if (f.relocated || f.status == Status::kUnknown)
+        for (const std::string& c : f.candidates)
+          out << "      candidate: " << escape_for_terminal(c) << "\n";
 
       std::size_t hunk_column = 0;
       for (const HunkReport& h : f.hunks)
@@ -332,8 +338,56 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
         out << pad_to(left, hunk_column + 2) << hunk_verdict(h.match, color) << "\n";
       }
     }
+    if (p.search) {
+      out << "  markers:\n";
+      for (const MarkerHits& m : p.search->markers) {
+        out << fmt::format("    {}\"{}\" ({}): {} hit{}\n", m.marker.regex ? "regex " : "",
+                           escape_for_terminal(m.marker.text), to_string(m.marker.origin), m.total,
+                           m.total == 1 ? "" : "s");
+        render_hits_text(out, {m}, "      ");
+        if (m.total > m.hits.size()) out << "      ... " << m.total - m.hits.size() << " more\n";
+      }
+      std::string skipped = search_skipped_text(*p.search);
+      if (!skipped.empty()) out << "    " << skipped << "\n";
+    }
   }
   out << "\n" << summary_line(report, color) << "\n";
+}
+
+void render_hits_text(std::ostream& out, const std::vector<MarkerHits>& markers,
+                      std::string_view indent) {
+  std::vector<const SearchHit*> all;
+  for (const MarkerHits& m : markers)
+    for (const SearchHit& h : m.hits) all.push_back(&h);
+  std::sort(all.begin(), all.end(), [](const SearchHit* a, const SearchHit* b) {
+    return a->path != b->path ? a->path < b->path : a->line < b->line;
+  });
+  const SearchHit* last = nullptr;
+  for (const SearchHit* h : all) {
+    if (last != nullptr && last->path == h->path && last->line == h->line) continue;
+    last = h;
+    out << indent << escape_for_terminal(h->path) << ":" << h->line << ": "
+        << escape_for_terminal(h->text) << "\n";
+  }
+}
+
+std::string search_skipped_text(const SearchResult& r) {
+  std::string text;
+  auto add = [&](std::string part) { text += (text.empty() ? "skipped: " : ", ") + part; };
+  if (!r.skipped_large.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < r.skipped_large.size() && i < 3; ++i)
+      names += (i == 0 ? "" : ", ") + escape_for_terminal(r.skipped_large[i]);
+    if (r.skipped_large.size() > 3) names += ", ...";
+    add(fmt::format("{} over the size limit ({})", r.skipped_large.size(), names));
+  }
+  if (r.skipped_binary != 0) add(fmt::format("{} binary", r.skipped_binary));
+  if (r.skipped_symlinks != 0) add(fmt::format("{} symlinks (not followed)", r.skipped_symlinks));
+  if (r.skipped_ignored != 0) add(fmt::format("{} ignored by .gitignore", r.skipped_ignored));
+  if (!r.skipped_unreadable.empty())
+    add(fmt::format("{} unreadable ({})", r.skipped_unreadable.size(),
+                    escape_for_terminal(r.skipped_unreadable.front())));
+  return text;
 }
 
 void render_show_text(std::ostream& out, const std::vector<Patch>& patches, bool color) {

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "sm120check/error.hpp"
+#include "sm120check/markers.hpp"
 
 namespace sm120check {
 namespace {
@@ -380,6 +381,181 @@ Status verify_move(Context& ctx, const std::string& old_path, const std::string&
   return Status::kConflict;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Relocation: a modified file whose path does not exist may live elsewhere in the tree.
+
+constexpr std::size_t kMaxCandidates = 32;
+
+/// Number of trailing path components `a` and `b` share ("x/pkg/f.py", "pkg/f.py" -> 2).
+std::size_t common_suffix(std::string_view a, std::string_view b) {
+  std::size_t n = 0;
+  for (;;) {
+    std::size_t sa = a.rfind('/'), sb = b.rfind('/');
+    std::string_view ca = sa == a.npos ? a : a.substr(sa + 1);
+    std::string_view cb = sb == b.npos ? b : b.substr(sb + 1);
+    if (ca != cb || ca.empty()) return n;
+    ++n;
+    if (sa == a.npos || sb == b.npos) return n;
+    a = a.substr(0, sa);
+    b = b.substr(0, sb);
+  }
+}
+
+struct Candidate {
+  std::string path;
+  std::size_t suffix = 0;  // trailing components shared with the patch path
+  std::size_t marks = 0;   // distinct markers found in it
+  std::size_t fit = 0;     // hunks found (either image), or 1 for a decided hunk-less change
+  FileReport report;
+};
+
+/// Tries --map prefixes, then candidates found by file name and content (see README,
+/// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
+bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr) {
+  const Tree& tree = ctx.tree;
+  const VerifyOptions& options = ctx.options;
+  if (!options.relocate || options.search_root.empty()) return false;
+  auto adopt = [&](Candidate& c, std::string why) {
+    fr = std::move(c.report);
+    fr.target_path = c.path;
+    fr.relocated = true;
+    fr.relocation = fmt::format("'{}' does not exist; {}", path, why);
+  };
+  auto evaluate = [&](Candidate& c) {
+    c.report = FileReport{};
+    c.report.old_path = fr.old_path;
+    c.report.new_path = fr.new_path;
+    c.report.target_path = c.path;
+    c.report.change = fr.change;
+    c.report.patch_line = fr.patch_line;
+    try {
+      c.report.status = verify_existing(ctx, c.path, fp, c.report);
+    } catch (const Error& e) {
+      c.report.status = Status::kError;
+      c.report.reason = e.what();
+    }
+    if (fp.hunks.empty())
+      c.fit = c.report.status == Status::kConflict || c.report.status == Status::kError ? 0 : 1;
+    else
+      c.fit = static_cast<std::size_t>(std::count_if(
+          c.report.hunks.begin(), c.report.hunks.end(),
+          [](const HunkReport& h) { return h.match.status != HunkStatus::kConflict; }));
+  };
+  for (const auto& [from, to] : options.path_map) {
+    std::string_view f = from;
+    while (!f.empty() && f.back() == '/') f.remove_suffix(1);
+    if (f.empty() || path.compare(0, f.size(), f) != 0 ||
+        (path.size() > f.size() && path[f.size()] != '/'))
+      continue;
+    std::optional<std::string> mapped = normalize_relative_path(to + path.substr(f.size()));
+    if (!mapped || !exists(tree, *mapped)) continue;
+    Candidate c{*mapped, 0, 0, 0, {}};
+    evaluate(c);
+    adopt(c, fmt::format("mapped by --map {}={}", from, to));
+    return true;
+  }
+
+  std::vector<Marker> markers = context_markers(fp);
+  {
+    Patch one;
+    one.files.push_back(fp);
+    for (Marker& m : extract_markers(one, 0)) markers.push_back(std::move(m));
+  }
+  SearchOptions so = options.search;
+  so.collect_files = true;
+  so.max_hits_per_marker = 0;
+  SearchResult found = search_tree(options.search_root, markers, so);
+  std::vector<Candidate> cands;
+  auto find_or_add = [&](const std::string& p) -> Candidate& {
+    for (Candidate& c : cands)
+      if (c.path == p) return c;
+    cands.push_back({p, common_suffix(p, path), 0, 0, {}});
+    return cands.back();
+  };
+  for (const std::string& f : found.files)
+    if (common_suffix(f, path) > 0) find_or_add(f);
+  for (const MarkerHits& mh : found.markers) {
+    std::string last;
+    for (const SearchHit& h : mh.hits) {
+      if (h.path == last) continue;
+      last = h.path;
+      ++find_or_add(h.path).marks;
+    }
+  }
+  if (cands.empty()) return false;
+  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.suffix != b.suffix) return a.suffix > b.suffix;
+    if (a.marks != b.marks) return a.marks > b.marks;
+    return a.path < b.path;
+  });
+  if (cands.size() > kMaxCandidates) cands.resize(kMaxCandidates);
+  for (Candidate& c : cands) evaluate(c);
+  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.fit != b.fit) return a.fit > b.fit;
+    return a.suffix != b.suffix ? a.suffix > b.suffix : a.path < b.path;
+  });
+  std::vector<std::string> names;
+  for (const Candidate& c : cands) names.push_back(c.path);
+  Candidate& best = cands.front();
+  auto suffix_text = [&](const Candidate& c) {
+    std::string_view p = c.path;
+    std::size_t at = p.size();
+    for (std::size_t k = 0; k < c.suffix; ++k) at = k == 0 ? p.rfind('/') : p.rfind('/', at - 1);
+    return std::string(at == p.npos ? p : p.substr(at + 1));
+  };
+  if (best.fit == 0) {
+    // Nothing holds the hunks: only a path that shares more than the file name is the file.
+    if (best.suffix >= 2 && (cands.size() == 1 || cands[1].suffix < best.suffix)) {
+      std::string why = fmt::format(
+          "found '{}' by its path suffix '{}', but its content does not "
+          "match the hunks",
+          best.path, suffix_text(best));
+      names.erase(names.begin());
+      adopt(best, why);
+      fr.candidates = std::move(names);
+      return true;
+    }
+    fr.candidates = std::move(names);
+    fr.relocation = fmt::format(
+        "'{}' does not exist; {} candidate{} by name or content, none "
+        "holding the hunks",
+        path, fr.candidates.size(), fr.candidates.size() == 1 ? "" : "s");
+    return false;
+  }
+  std::size_t ties = 1;
+  while (ties < cands.size() && cands[ties].fit == best.fit && cands[ties].suffix == best.suffix)
+    ++ties;
+  if (ties > 1) {
+    fr.status = Status::kUnknown;
+    fr.target_path = path;
+    std::string list;
+    for (std::size_t i = 0; i < ties; ++i)
+      list += fmt::format("{}{} ({})", i == 0 ? "" : ", ", cands[i].path,
+                          to_string(cands[i].report.status));
+    fr.candidates = std::move(names);
+    fr.relocation =
+        fmt::format("'{}' does not exist; {} candidates fit equally: {}", path, ties, list);
+    append_reason(fr, fr.relocation);
+    return true;
+  }
+  std::string why;
+  std::size_t n = fp.hunks.size();
+  if (best.suffix >= 2)
+    why = fmt::format("found at '{}': same path suffix '{}'", best.path, suffix_text(best));
+  else if (best.suffix == 1)
+    why = fmt::format("found at '{}': same file name", best.path);
+  else
+    why = fmt::format("found at '{}': holds the patch's lines", best.path);
+  if (n > 0) why += fmt::format(", {}/{} hunk{} found", best.fit, n, n == 1 ? "" : "s");
+  if (cands.size() > 1)
+    why += fmt::format(" ({} other candidate{} fit less)", cands.size() - 1,
+                       cands.size() == 2 ? "" : "s");
+  names.erase(names.begin());
+  adopt(best, why);
+  fr.candidates = std::move(names);
+  return true;
+}
+
 FileReport verify_file(const FilePatch& fp, Context& ctx, unsigned strip) {
   const Tree& tree = ctx.tree;
   FileReport fr;
@@ -415,11 +591,11 @@ FileReport verify_file(const FilePatch& fp, Context& ctx, unsigned strip) {
                                     ? *new_side.path
                                     : *old_side.path;
       fr.target_path = path;
-      if (!exists(tree, path)) {
+      if (!exists(tree, path) && !relocate(ctx, fp, path, fr)) {
         fr.status = Status::kConflict;
         fr.reason = fmt::format("'{}' does not exist in the target", path);
         whole_file_hunks(fp, fr, HunkStatus::kConflict, false);
-      } else {
+      } else if (!fr.relocated && fr.status != Status::kUnknown) {
         fr.status = verify_existing(ctx, path, fp, fr);
       }
     }
@@ -546,6 +722,38 @@ void resolve_superseded(const std::vector<Patch>& patches, VerifyReport& report,
     }
   }
 }
+/// The markers searched for `patch`: --marker/--marker-regex and "Marker:" trailers, plus those
+/// of its added lines with --markers. Empty when no search is wanted.
+std::vector<Marker> patch_markers(const Patch& patch, unsigned strip,
+                                  const VerifyOptions& options) {
+  if (options.search_root.empty()) return {};
+  std::vector<Marker> out = options.markers;
+  for (Marker& m : extract_markers(patch, strip))
+    if (options.search_markers || m.origin == Marker::Origin::kTrailer) out.push_back(std::move(m));
+  return out;
+}
+
+/// One walk for the markers of every patch; each report gets its own markers' hits.
+void attach_search(std::vector<PatchReport*> reports, const std::vector<std::vector<Marker>>& sets,
+                   const VerifyOptions& options) {
+  std::vector<Marker> all;
+  for (const auto& set : sets) all.insert(all.end(), set.begin(), set.end());
+  if (all.empty()) return;
+  SearchOptions so = options.search;
+  so.collect_files = false;
+  SearchResult found = search_tree(options.search_root, all, so);
+  std::vector<MarkerHits> hits = std::move(found.markers);
+  found.markers.clear();
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    if (sets[i].empty()) continue;
+    SearchResult mine = found;
+    for (std::size_t k = 0; k < sets[i].size(); ++k)
+      mine.markers.push_back(std::move(hits[next++]));
+    reports[i]->search = std::move(mine);
+  }
+}
+
 }  // namespace
 
 unsigned detect_strip(const Patch& patch, const Tree& tree) {
@@ -581,7 +789,9 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
 PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options) {
   FileCache cache;
   Context ctx{tree, options, cache};
-  return verify_patch_in(patch, ctx);
+  PatchReport r = verify_patch_in(patch, ctx);
+  attach_search({&r}, {patch_markers(patch, r.strip, options)}, options);
+  return r;
 }
 
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
@@ -591,8 +801,15 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
   report.patches.reserve(patches.size());
   FileCache cache;
   Context ctx{tree, options, cache};
-  for (const Patch& p : patches) report.patches.push_back(verify_patch_in(p, ctx));
+  std::vector<std::vector<Marker>> sets;  // searched once below, for all patches
+  for (const Patch& p : patches) {
+    report.patches.push_back(verify_patch_in(p, ctx));
+    sets.push_back(patch_markers(p, report.patches.back().strip, options));
+  }
   resolve_superseded(patches, report, ctx);
+  std::vector<PatchReport*> ptrs;
+  for (PatchReport& r : report.patches) ptrs.push_back(&r);
+  attach_search(ptrs, sets, options);
   return report;
 }
 

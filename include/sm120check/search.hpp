@@ -1,0 +1,86 @@
+// Tree search for markers: a parallel, read-only walk of a directory that reports the lines
+// holding fixed strings or PCRE2 regular expressions, the way `grep -rn` does.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sm120check {
+
+/// One string to search for.
+struct Marker {
+  /// Where a marker comes from: a hunk's added lines, a "Marker:" trailer in the patch header,
+  /// a command-line option (--marker, --marker-regex, grep's PATTERN), or the hunk's pre-image
+  /// (used internally by relocation).
+  enum class Origin { kHunk, kTrailer, kOption, kContext };
+  std::string text;    ///< the fixed string, or the regular expression (PCRE2 syntax).
+  bool regex = false;  ///< `text` is a PCRE2 pattern (matched per line, multi-line mode).
+  Origin origin = Origin::kOption;
+  std::string file;  ///< for kHunk/kContext: the patch path (stripped) the hunk changes.
+};
+
+/// "hunk", "trailer", "option", "context".
+std::string_view to_string(Marker::Origin origin);
+
+/// One line holding a marker.
+struct SearchHit {
+  std::string path;      ///< relative to the searched root, "/"-separated.
+  std::size_t line = 0;  ///< 1-based line number.
+  std::string text;      ///< the line without its "\n" (and "\r"), cut at kMaxHitText bytes.
+};
+
+/// Lines longer than this are cut in SearchHit::text (minified files).
+inline constexpr std::size_t kMaxHitText = 400;
+
+/// The hits of one marker, sorted by path, then line.
+struct MarkerHits {
+  Marker marker;
+  std::vector<SearchHit> hits;  ///< at most SearchOptions::max_hits_per_marker of them.
+  std::size_t total = 0;        ///< all hits found, also those not kept.
+};
+
+/// How to walk and what to skip.
+struct SearchOptions {
+  /// Files larger than this (bytes) are skipped and reported, not searched.
+  std::uint64_t max_file_size = 32ull << 20;
+  /// Worker threads; 0 = the number of CPUs (at most 16).
+  unsigned threads = 0;
+  /// Skip what the target's .gitignore files exclude (via libgit2; only when TARGET is inside
+  /// a git work tree). Off by default: deployed trees are not git checkouts.
+  bool gitignore = false;
+  /// Hits kept per marker (0 = all); the count in MarkerHits::total stays exact.
+  std::size_t max_hits_per_marker = 0;
+  /// Also return the relative path of every regular file walked (SearchResult::files).
+  bool collect_files = false;
+};
+
+/// What a search found and what it left out.
+struct SearchResult {
+  std::vector<MarkerHits> markers;  ///< one per marker, in the order given.
+  std::vector<std::string> files;   ///< sorted; only with SearchOptions::collect_files.
+  std::size_t files_searched = 0;   ///< text files read and searched.
+  std::uint64_t bytes_searched = 0;
+  std::size_t skipped_binary = 0;    ///< a NUL byte in the first 8000 bytes.
+  std::size_t skipped_symlinks = 0;  ///< symlinks are never followed, to files or directories.
+  std::size_t skipped_ignored = 0;   ///< excluded by .gitignore (SearchOptions::gitignore).
+  std::vector<std::string> skipped_large;       ///< paths over max_file_size.
+  std::vector<std::string> skipped_unreadable;  ///< "path: reason" for what could not be read.
+};
+
+/// Searches every regular file under `root` for `markers`, in parallel. Never follows a
+/// symlink (to a file or a directory), skips `.git` directories, FIFOs, devices and sockets,
+/// binary files and files over the size limit; never writes. A line holding several markers is
+/// a hit of each. Throws Error when `root` is not a readable directory or a regular
+/// expression does not compile (naming the pattern and the offset).
+SearchResult search_tree(const std::string& root, const std::vector<Marker>& markers,
+                         const SearchOptions& options = {});
+
+/// Every line of `content` that holds `marker`, with 1-based line numbers, `path` copied into
+/// each hit (for tests and small inputs). Throws Error for a regular expression that does not
+/// compile.
+std::vector<SearchHit> search_text(std::string_view content, const Marker& marker,
+                                   const std::string& path = {});
+
+}  // namespace sm120check

@@ -1,0 +1,353 @@
+// Tree search (search_text, search_tree) and, end to end, `sm120check grep`, `verify --markers`
+// and relocation of files that are not at the patch's path.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sm120check/error.hpp"
+#include "sm120check/search.hpp"
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test::run_sm120check;
+using test::RunResult;
+using test::TempDir;
+using test::write_file;
+
+Marker fixed(const std::string& text) { return {text, false, Marker::Origin::kOption, {}}; }
+Marker regex(const std::string& text) { return {text, true, Marker::Origin::kOption, {}}; }
+
+TEST(Search, TextHitsOnePerLineWithLineNumbers) {
+  std::string content = "a\r\nif CAP == 12: CAP == 12\r\nb\nCAP == 12";
+  std::vector<SearchHit> hits = search_text(content, fixed("CAP == 12"), "f.py");
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].path, "f.py");
+  EXPECT_EQ(hits[0].line, 2u);
+  EXPECT_EQ(hits[0].text, "if CAP == 12: CAP == 12");  // CR dropped
+  EXPECT_EQ(hits[1].line, 4u);
+  EXPECT_EQ(hits[1].text, "CAP == 12");
+  EXPECT_TRUE(search_text(content, fixed("CAP == 13")).empty());
+  EXPECT_TRUE(search_text("", fixed("x")).empty());
+  EXPECT_EQ(search_text("xx\nx", fixed("x"))[1].line, 2u);
+}
+
+TEST(Search, FixedStringsAgreeWithFindAtEveryOffset) {
+  // Crosses the 16-byte blocks of the vectorised search and its scalar tail; near misses
+  // (same rare bytes, different rest) must not count.
+  for (const std::string needle : {"ab", "Q]x", "CUDA_CAPABILITY[0] == 12", "zzzz"}) {
+    for (std::size_t size = 0; size < 70; ++size) {
+      for (std::size_t at = 0; at + needle.size() <= size; at += 3) {
+        std::string hay(size, 'z');
+        std::string near = needle;
+        near[near.size() / 2] = near[near.size() / 2] == 'y' ? 'w' : 'y';
+        if (at >= near.size() + 1) hay.replace(0, near.size(), near);
+        hay.replace(at, needle.size(), needle);
+        std::vector<SearchHit> hits = search_text(hay, fixed(needle));
+        bool expect = hay.find(needle) != std::string::npos;
+        ASSERT_EQ(hits.size(), expect ? 1u : 0u) << needle << " size " << size << " at " << at;
+      }
+    }
+  }
+}
+
+TEST(Search, RegexIsPcre2MultiLine) {
+  std::vector<SearchHit> hits = search_text("sm90\nsm_120 x\nfoo sm120\n", regex("^sm_?120"));
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].line, 2u);
+  EXPECT_EQ(search_text("a\nb12\n", regex("\\d+$"))[0].line, 2u);
+  EXPECT_THROW(search_text("x", regex("(unclosed")), Error);
+  try {
+    search_text("x", regex("(unclosed"));
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'(unclosed' does not compile at offset 9"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Search, LongLinesAreCut) {
+  std::string line = "MARK" + std::string(1000, 'x');
+  std::vector<SearchHit> hits = search_text(line, fixed("MARK"));
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].text.size(), kMaxHitText);
+}
+
+/// A tree with text files in nested folders, a .git folder, a binary file, a large file and a
+/// symlink to a folder outside the tree that holds the marker too.
+struct SearchFixture {
+  TempDir dir;
+  std::string root = dir / "t";
+  SearchFixture() {
+    write_file(root + "/a.py", "x\nMARK one\n");
+    write_file(root + "/deep/er/b.py", "MARK two\ny\nz MARK three\n");
+    write_file(root + "/.git/config", "MARK in git\n");
+    write_file(root + "/bin.dat", std::string("MARK\0binary", 11));
+    write_file(root + "/big.txt", "MARK " + std::string(2000, 'b') + "\n");
+    write_file(dir / "outside/secret.py", "MARK outside\n");
+    fs::create_directory_symlink(dir / "outside", root + "/link");
+    fs::create_symlink(dir / "outside/secret.py", root + "/file_link.py");
+  }
+};
+
+TEST(Search, TreeWalkSkipsGitBinaryLargeAndSymlinks) {
+  SearchFixture f;
+  SearchOptions o;
+  o.max_file_size = 1000;
+  o.collect_files = true;
+  for (unsigned threads : {1u, 4u}) {
+    o.threads = threads;
+    SearchResult r = search_tree(f.root, {fixed("MARK"), fixed("absent")}, o);
+    ASSERT_EQ(r.markers.size(), 2u);
+    const std::vector<SearchHit>& h = r.markers[0].hits;
+    ASSERT_EQ(h.size(), 3u);
+    EXPECT_EQ(h[0].path, "a.py");
+    EXPECT_EQ(h[0].line, 2u);
+    EXPECT_EQ(h[1].path, "deep/er/b.py");
+    EXPECT_EQ(h[1].line, 1u);
+    EXPECT_EQ(h[2].path, "deep/er/b.py");
+    EXPECT_EQ(h[2].line, 3u);
+    EXPECT_EQ(h[2].text, "z MARK three");
+    EXPECT_EQ(r.markers[0].total, 3u);
+    EXPECT_TRUE(r.markers[1].hits.empty());
+    EXPECT_EQ(r.files_searched, 2u);
+    EXPECT_EQ(r.skipped_binary, 1u);
+    EXPECT_EQ(r.skipped_symlinks, 2u);
+    EXPECT_EQ(r.skipped_large, std::vector<std::string>{"big.txt"});
+    EXPECT_EQ(r.files, (std::vector<std::string>{"a.py", "bin.dat", "deep/er/b.py"}));
+  }
+}
+
+TEST(Search, MaxHitsKeepsTheExactTotal) {
+  SearchFixture f;
+  SearchOptions o;
+  o.max_hits_per_marker = 1;
+  SearchResult r = search_tree(f.root, {fixed("MARK")}, o);
+  ASSERT_EQ(r.markers[0].hits.size(), 1u);
+  EXPECT_EQ(r.markers[0].hits[0].path, "a.py");
+  EXPECT_EQ(r.markers[0].total, 4u);  // big.txt is under the default limit
+}
+
+TEST(Search, GitignoreOnlyWhenAsked) {
+  TempDir dir;
+  write_file(dir / "r/.gitignore", "build/\n*.log\n");
+  write_file(dir / "r/src/a.py", "MARK\n");
+  write_file(dir / "r/build/a.py", "MARK\n");
+  write_file(dir / "r/x.log", "MARK\n");
+  ASSERT_TRUE(test::git_init_commit(dir / "r"));
+  EXPECT_EQ(search_tree(dir / "r", {fixed("MARK")}).markers[0].total, 3u);
+  SearchOptions o;
+  o.gitignore = true;
+  SearchResult r = search_tree(dir / "r", {fixed("MARK")}, o);
+  ASSERT_EQ(r.markers[0].hits.size(), 1u);
+  EXPECT_EQ(r.markers[0].hits[0].path, "src/a.py");
+  EXPECT_EQ(r.skipped_ignored, 2u);
+}
+
+TEST(Search, MissingRootThrows) {
+  TempDir dir;
+  EXPECT_THROW(search_tree(dir / "nope", {fixed("x")}), Error);
+}
+
+// --- sm120check grep ----------------------------------------------------------------------------
+
+TEST(CliGrep, PrintsPathLineTextLikeGrep) {
+  SearchFixture f;
+  RunResult r = run_sm120check({"grep", "--max-filesize", "1000", f.root, "MARK", "three"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "a.py:2: MARK one\ndeep/er/b.py:1: MARK two\ndeep/er/b.py:3: z MARK three\n");
+  EXPECT_EQ(r.err,
+            "sm120check: skipped: 1 over the size limit (big.txt), 1 binary, 2 symlinks (not "
+            "followed)\n");
+}
+
+TEST(CliGrep, MissingPatternExitsOneAndSaysWhich) {
+  SearchFixture f;
+  RunResult r = run_sm120check({"grep", f.root, "outside", "MARK one"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "a.py:2: MARK one\n");  // the symlinked folder's file is never read
+  EXPECT_NE(r.err.find("sm120check: not found: outside\n"), std::string::npos) << r.err;
+}
+
+TEST(CliGrep, JsonAndRegex) {
+  SearchFixture f;
+  RunResult r = run_sm120check({"grep", "--format", "json", "-E", f.root, "MARK t[a-z]+$"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["schema"], "sm120check.grep/1");
+  ASSERT_EQ(doc["markers"].size(), 1u);
+  EXPECT_EQ(doc["markers"][0]["text"], "MARK t[a-z]+$");
+  EXPECT_EQ(doc["markers"][0]["regex"], true);
+  EXPECT_EQ(doc["markers"][0]["hit_count"], 2);
+  EXPECT_EQ(doc["markers"][0]["hits"][0],
+            json({{"path", "deep/er/b.py"}, {"line", 1}, {"text", "MARK two"}}));
+  EXPECT_EQ(doc["search"]["skipped_binary"], 1);
+  EXPECT_EQ(doc["exit_code"], 0);
+}
+
+TEST(CliGrep, BadRegexAndNoPattern) {
+  SearchFixture f;
+  RunResult r = run_sm120check({"grep", "-E", f.root, "(x"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("does not compile"), std::string::npos) << r.err;
+  r = run_sm120check({"grep", f.root});
+  EXPECT_EQ(r.exit_code, 3);
+}
+
+// --- relocation (verify) ----------------------------------------------------------------------
+
+constexpr const char* kFilePre =
+    "import torch\n"
+    "\n"
+    "def pick_tiles(cap):\n"
+    "    block_m = compute_block(cap)\n"
+    "    return block_m, 64\n";
+constexpr const char* kFilePost =
+    "import torch\n"
+    "\n"
+    "def pick_tiles(cap):\n"
+    "    if cap[0] == 12:\n"
+    "        return 32, 32  # SM120 shared memory\n"
+    "    block_m = compute_block(cap)\n"
+    "    return block_m, 64\n";
+constexpr const char* kPatch =
+    "diff --git a/python/pkg/sub/file.py b/python/pkg/sub/file.py\n"
+    "--- a/python/pkg/sub/file.py\n"
+    "+++ b/python/pkg/sub/file.py\n"
+    "@@ -2,3 +2,5 @@\n"
+    " \n"
+    " def pick_tiles(cap):\n"
+    "+    if cap[0] == 12:\n"
+    "+        return 32, 32  # SM120 shared memory\n"
+    "     block_m = compute_block(cap)\n";
+
+json verify_json(const std::string& tree, std::vector<std::string> extra = {}) {
+  TempDir p;
+  write_file(p / "fix.patch", kPatch);
+  std::vector<std::string> args{"verify", "--format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(p / "fix.patch");
+  args.push_back(tree);
+  RunResult r = run_sm120check(args);
+  EXPECT_TRUE(r.exit_code >= 0 && r.exit_code <= 2) << r.err;
+  return json::parse(r.out);
+}
+
+TEST(Relocate, SitePackagesLayoutBySuffix) {
+  TempDir t;
+  write_file(t / "venv/lib/python3.11/site-packages/pkg/sub/file.py", kFilePre);
+  write_file(t / "venv/lib/python3.11/site-packages/other/file.py", "unrelated\n");
+  json f = verify_json(t / "venv")["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "applicable");
+  EXPECT_EQ(f["relocated"], true);
+  EXPECT_EQ(f["target_path"], "lib/python3.11/site-packages/pkg/sub/file.py");
+  EXPECT_EQ(f["relocation"],
+            "'python/pkg/sub/file.py' does not exist; found at "
+            "'lib/python3.11/site-packages/pkg/sub/file.py': same path suffix 'pkg/sub/file.py', "
+            "1/1 hunk found (1 other candidate fit less)");
+  EXPECT_EQ(f["candidates"], json({"lib/python3.11/site-packages/other/file.py"}));
+  EXPECT_EQ(f["hunks"][0]["status"], "applicable");
+  EXPECT_EQ(f["hunks"][0]["line"], 2);
+}
+
+TEST(Relocate, MovedFileFoundByContent) {
+  TempDir t;
+  write_file(t / "tree/pkg/kernels/ops/tiles.py", kFilePost);
+  write_file(t / "tree/pkg/kernels/ops/other.py", "def pick_tiles(cap):\n    pass\n");
+  json doc = verify_json(t / "tree");
+  json f = doc["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "applied");
+  EXPECT_EQ(doc["patches"][0]["status"], "applied");
+  EXPECT_EQ(f["relocated"], true);
+  EXPECT_EQ(f["target_path"], "pkg/kernels/ops/tiles.py");
+  EXPECT_EQ(f["relocation"],
+            "'python/pkg/sub/file.py' does not exist; found at 'pkg/kernels/ops/tiles.py': holds "
+            "the patch's lines, 1/1 hunk found (1 other candidate fit less)");
+  EXPECT_EQ(doc["exit_code"], 0);
+}
+
+TEST(Relocate, EqualCandidatesGiveUnknownWithTheList) {
+  TempDir t;
+  write_file(t / "tree/a/pkg/sub/file.py", kFilePre);
+  write_file(t / "tree/b/pkg/sub/file.py", kFilePost);
+  json doc = verify_json(t / "tree");
+  json f = doc["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "unknown");
+  EXPECT_EQ(f["relocated"], false);
+  EXPECT_EQ(f["target_path"], "python/pkg/sub/file.py");
+  EXPECT_EQ(f["candidates"], json({"a/pkg/sub/file.py", "b/pkg/sub/file.py"}));
+  EXPECT_EQ(f["relocation"],
+            "'python/pkg/sub/file.py' does not exist; 2 candidates fit equally: "
+            "a/pkg/sub/file.py (applicable), b/pkg/sub/file.py (applied)");
+  EXPECT_EQ(doc["exit_code"], 2);
+
+  // --map states which one is meant.
+  f = verify_json(t / "tree", {"--map", "python/pkg=b/pkg"})["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "applied");
+  EXPECT_EQ(f["relocated"], true);
+  EXPECT_EQ(f["target_path"], "b/pkg/sub/file.py");
+  EXPECT_EQ(f["relocation"],
+            "'python/pkg/sub/file.py' does not exist; mapped by --map python/pkg=b/pkg");
+}
+
+TEST(Relocate, NoRelocateAndNothingFound) {
+  TempDir t;
+  write_file(t / "tree/pkg/sub/other.py", "nothing here\n");
+  write_file(t / "tree/x/pkg/sub/file.py", kFilePre);
+  json f = verify_json(t / "tree", {"--no-relocate"})["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "conflict");
+  EXPECT_EQ(f["relocated"], false);
+  EXPECT_EQ(f["reason"], "'python/pkg/sub/file.py' does not exist in the target");
+  fs::remove(t / "tree/x/pkg/sub/file.py");
+  f = verify_json(t / "tree")["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "conflict");
+  EXPECT_EQ(f["relocated"], false);
+  EXPECT_EQ(f["relocation"], nullptr);
+  EXPECT_EQ(f["candidates"], json::array());
+}
+
+TEST(Relocate, TextReportSaysWhere) {
+  TempDir t, p;
+  write_file(t / "sp/pkg/sub/file.py", kFilePre);
+  write_file(t / "other/pkg/sub/file.py", kFilePre);
+  write_file(p / "fix.patch", kPatch);
+  RunResult r = run_sm120check({"verify", "--map", "python=sp", p / "fix.patch", t.path()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("  M sp/pkg/sub/file.py"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("      relocated: 'python/pkg/sub/file.py' does not exist; mapped by "
+                       "--map python=sp\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Markers, VerifyReportsMarkerHitsPerPatch) {
+  TempDir t;
+  write_file(t / "tree/python/pkg/sub/file.py", kFilePost);
+  json doc = verify_json(t / "tree", {"--markers", "--marker", "compute_block"});
+  json p = doc["patches"][0];
+  EXPECT_EQ(p["status"], "applied");
+  ASSERT_EQ(p["markers"].size(), 3u);
+  EXPECT_EQ(p["markers"][0]["text"], "compute_block");
+  EXPECT_EQ(p["markers"][0]["origin"], "option");
+  EXPECT_EQ(p["markers"][0]["hits"][0]["line"], 6);
+  EXPECT_EQ(p["markers"][1]["text"], "cap[0] == 12");
+  EXPECT_EQ(p["markers"][1]["origin"], "hunk");
+  EXPECT_EQ(p["markers"][1]["file"], "python/pkg/sub/file.py");
+  EXPECT_EQ(
+      p["markers"][1]["hits"],
+      json::parse(R"([{"path":"python/pkg/sub/file.py","line":4,"text":"    if cap[0] == 12:"}])"));
+  EXPECT_EQ(p["markers"][2]["text"], "SM120 shared memory");
+  EXPECT_EQ(p["search"]["files_searched"], 1);
+  // Without a request, no search runs.
+  EXPECT_EQ(verify_json(t / "tree")["patches"][0]["markers"], nullptr);
+}
+
+}  // namespace
+}  // namespace sm120check
