@@ -41,7 +41,7 @@ ComputeCapability parse_compute_capability(std::string_view text);
 /// shared memory per thread block with opt-in, i.e. cudaDevAttrMaxSharedMemoryPerBlockOptin).
 /// Bytes. Used when the GPU is given with --cc instead of probed.
 struct ArchFacts {
-  std::string_view family;                      ///< "Hopper", "Blackwell (workstation)", ...
+  std::string_view family;  ///< "Hopper", "Blackwell (workstation)", ...
   std::uint64_t shared_memory_per_multiprocessor;
   std::uint64_t shared_memory_per_block_optin;
 };
@@ -62,12 +62,12 @@ struct GpuDevice {
   std::string pci_bus_id;  ///< "0000:3b:00.0" (cudaDeviceGetPCIBusId).
   ComputeCapability cc;
   int multiprocessors = 0;
-  std::uint64_t shared_memory_per_block = 0;            ///< default limit (sharedMemPerBlock).
-  std::uint64_t shared_memory_per_block_optin = 0;      ///< with cudaFuncSetAttribute opt-in.
-  std::uint64_t shared_memory_per_multiprocessor = 0;   ///< sharedMemPerMultiprocessor.
-  std::uint64_t reserved_shared_memory_per_block = 0;   ///< reservedSharedMemPerBlock.
-  std::uint64_t l2_cache_size = 0;                      ///< l2CacheSize.
-  std::uint64_t global_memory = 0;                      ///< totalGlobalMem.
+  std::uint64_t shared_memory_per_block = 0;           ///< default limit (sharedMemPerBlock).
+  std::uint64_t shared_memory_per_block_optin = 0;     ///< with cudaFuncSetAttribute opt-in.
+  std::uint64_t shared_memory_per_multiprocessor = 0;  ///< sharedMemPerMultiprocessor.
+  std::uint64_t reserved_shared_memory_per_block = 0;  ///< reservedSharedMemPerBlock.
+  std::uint64_t l2_cache_size = 0;                     ///< l2CacheSize.
+  std::uint64_t global_memory = 0;                     ///< totalGlobalMem.
 };
 
 /// Where the GPU facts of a report come from.

@@ -54,7 +54,7 @@ struct FileReport {
   std::optional<std::string> target_path;  ///< path examined in the tree, after stripping.
   ChangeKind change = ChangeKind::kModify;
   Status status = Status::kError;
-  std::string reason;  ///< why, for anything other than a plain hunk verdict; may be empty.
+  std::string reason;          ///< why, for anything other than a plain hunk verdict; may be empty.
   std::size_t patch_line = 0;  ///< 1-based line of the file patch in its source.
   std::vector<HunkReport> hunks;
 };
@@ -63,14 +63,14 @@ struct FileReport {
 struct PatchReport {
   std::string source;
   std::optional<std::string> subject;
-  std::size_t patch_line = 0;   ///< where the patch starts in its source, 1-based.
+  std::size_t patch_line = 0;  ///< where the patch starts in its source, 1-based.
   Status status = Status::kError;
   std::string error;            ///< non-empty when status is kError for the patch as a whole.
   unsigned strip = 1;           ///< strip level used.
   bool strip_detected = false;  ///< chosen by detect_strip() rather than given.
   std::vector<FileReport> files;
-  ArchTargets arch;                ///< architectures the patch targets (see assess_arch()).
-  std::optional<bool> relevant;    ///< arch_relevant(arch, gpu); null when unknown.
+  ArchTargets arch;              ///< architectures the patch targets (see assess_arch()).
+  std::optional<bool> relevant;  ///< arch_relevant(arch, gpu); null when unknown.
 };
 
 /// Counts of patches per status, indexed by Status.

@@ -1,9 +1,9 @@
 // Architecture target sets: normalisation, names and coverage (see arch.hpp).
+#include "sm120check/arch.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include "sm120check/arch.hpp"
 
 namespace sm120check {
 namespace {

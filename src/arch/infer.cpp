@@ -210,8 +210,8 @@ std::optional<Scale> classify(std::string_view expr) {
   if (id.size() >= 5 && id.compare(id.size() - 5, 5, "major") == 0 &&
       low.find("version") == std::string::npos)
     return Scale::kMajor;
-  if (id == "getsmversion" || id == "smversion" || id == "sm" || id == "smarch" ||
-      id == "getsm" || id == "getsmarch")
+  if (id == "getsmversion" || id == "smversion" || id == "sm" || id == "smarch" || id == "getsm" ||
+      id == "getsmarch")
     return Scale::kSm;
   if (low.find("capab") != std::string::npos || id == "cc" || id == "cap")
     return Scale::kCapability;
@@ -441,9 +441,8 @@ void add_comparisons(std::string_view line, ArchTargets& out) {
   std::size_t prev_end = 0;
   for (const Found& f : found) {
     const bool chained = group && f.start < prev_end;
-    const bool anded =
-        group && !chained && f.start >= prev_end &&
-        joined_by_and(line.substr(prev_end, f.start - prev_end));
+    const bool anded = group && !chained && f.start >= prev_end &&
+                       joined_by_and(line.substr(prev_end, f.start - prev_end));
     if (group && (chained || anded)) {
       group = intersect(*group, f.targets);
     } else {

@@ -41,7 +41,8 @@ int run_gpu(const GpuCommandOptions& options) {
   const int exit_code = gpu_exit_code(gpu);
   std::string out;
   if (options.format == OutputFormat::kJson) {
-    out = gpu_document(gpu, exit_code).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    out =
+        gpu_document(gpu, exit_code).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '\n';
   } else {
     std::ostringstream text;

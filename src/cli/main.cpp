@@ -25,8 +25,7 @@ int main(int argc, char** argv) {
     if (verify_cmd->parsed()) return run_verify(verify_options);
     if (show_cmd->parsed()) return run_show(show_options);
     if (gpu_cmd->parsed()) return run_gpu(gpu_options);
-    std::cerr << app.help()
-              << "\nsm120check: error: no command given (use verify, show or gpu)\n";
+    std::cerr << app.help() << "\nsm120check: error: no command given (use verify, show or gpu)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
     std::cerr << "sm120check: error: " << e.what() << "\nRun 'sm120check "

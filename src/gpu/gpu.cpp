@@ -1,5 +1,7 @@
 // GPU probe logic (over the CudaApi seam), compute-capability parsing and the table of hardware
 // facts (see gpu.hpp). The CUDA runtime itself is only touched in cuda_runtime.cpp.
+#include "sm120check/gpu.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <string>
 
 #include "sm120check/error.hpp"
-#include "sm120check/gpu.hpp"
 
 namespace sm120check {
 namespace {
@@ -25,8 +26,8 @@ bool starts_with_nocase(std::string_view text, std::string_view prefix) {
 }
 
 [[noreturn]] void bad_capability(std::string_view text, std::string_view why) {
-  throw Error(fmt::format("bad compute capability '{}': {} (expected e.g. 12.0, 9.0, sm_120, sm_90a)",
-                          text, why));
+  throw Error(fmt::format(
+      "bad compute capability '{}': {} (expected e.g. 12.0, 9.0, sm_120, sm_90a)", text, why));
 }
 
 /// "NAME (NUMBER): description" for a CUDA error.

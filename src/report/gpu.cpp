@@ -91,8 +91,8 @@ std::vector<std::string> gpu_summary_lines(const GpuReport& gpu) {
     if (gpu.state == GpuState::kNotProbed)
       lines.push_back("gpu: not probed (--no-gpu)");
     else
-      lines.push_back(fmt::format("gpu: none ({}: {})", to_string(gpu.state),
-                                  escape_for_terminal(gpu.error)));
+      lines.push_back(
+          fmt::format("gpu: none ({}: {})", to_string(gpu.state), escape_for_terminal(gpu.error)));
     return lines;
   }
   for (const GpuDevice& d : gpu.devices)
