@@ -21,7 +21,7 @@ void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc) {
               return e.what();
             }
           },
-          "CC"));
+          ""));
 }
 
 CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options) {

@@ -79,7 +79,7 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   add_cc_option(*cmd, options.cc);
   CLI::Option* no_gpu = cmd->add_flag(
       "--no-gpu", options.no_gpu,
-      "Do not probe the local GPU (saves the CUDA driver's start-up, ~0.25 s with a GPU)");
+      "Do not probe the local GPU (saves the CUDA driver's start-up, about 0.2 s on a GPU host)");
   no_gpu->excludes("--cc");
   cmd->add_flag("--only-relevant", options.only_relevant,
                 "Leave patches that target other architectures than the GPU's (probed or --cc) "
