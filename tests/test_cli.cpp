@@ -102,7 +102,7 @@ TEST(CliUsage, NoArgumentsPrintsHelpOnStderr) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(contains(r.err, "Usage: sm120check")) << r.err;
-  EXPECT_TRUE(contains(r.err, "sm120check: error: no command given (use verify or show)\n"))
+  EXPECT_TRUE(contains(r.err, "sm120check: error: no command given (use verify, show, grep or gpu)\n"))
       << r.err;
 }
 
@@ -313,7 +313,8 @@ json summary_of(std::size_t applied, std::size_t applicable, std::size_t partial
                 std::size_t conflict) {
   return json{{"applied", applied}, {"applicable", applicable},
               {"partial", partial}, {"conflict", conflict},
-              {"unknown", 0},       {"error", 0}};
+              {"unknown", 0},       {"error", 0},
+              {"skipped", 0}};
 }
 
 TEST(CliE2E, ApplicableJsonSchema) {

@@ -175,7 +175,8 @@ TEST(ReportJson, VerifyDocumentTopLevel) {
   EXPECT_EQ(doc["target"]["path"], "/srv/site-packages");
   EXPECT_EQ(doc["target"]["strip"], 1);
   EXPECT_EQ(doc["summary"], json::parse(R"({"applied": 0, "applicable": 0, "partial": 1,
-                                            "conflict": 1, "unknown": 0, "error": 0})"));
+                                            "conflict": 1, "unknown": 0, "error": 0,
+                                            "skipped": 0})"));
   EXPECT_EQ(doc["exit_code"], 2);
   ASSERT_EQ(doc["patches"].size(), 2u);
 }

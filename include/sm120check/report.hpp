@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sm120check/gpu.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/verify.hpp"
 
@@ -19,6 +20,7 @@ enum class OutputFormat { kText, kJson };
 /// Schema names written in the "schema" field.
 inline constexpr const char* kVerifySchema = "sm120check.verify/1";
 inline constexpr const char* kShowSchema = "sm120check.show/1";
+inline constexpr const char* kGpuSchema = "sm120check.gpu/1";
 
 /// Writes the human report of a verify run: one block per patch, a line per file and per hunk
 /// (line found, offset, fuzz), and a summary line. ANSI colour only when `color` is true.
@@ -49,6 +51,21 @@ void render_show_text(std::ostream& out, const std::vector<Patch>& patches, bool
 
 /// The "sm120check.show/1" document.
 nlohmann::ordered_json show_to_json(const std::vector<Patch>& patches);
+
+/// The GPU section of the verify document ("gpu") and body of the gpu document: source, state,
+/// devices, error, driver_version, runtime_version, probe_ms (docs/json.md).
+nlohmann::ordered_json gpu_to_json(const GpuReport& gpu);
+
+/// The "sm120check.gpu/1" document of `sm120check gpu`, with `exit_code`.
+nlohmann::ordered_json gpu_document(const GpuReport& gpu, int exit_code);
+
+/// Writes the human report of `sm120check gpu`: versions, then every field of every device, or
+/// the state and error when there is none.
+void render_gpu_text(std::ostream& out, const GpuReport& gpu, bool color);
+
+/// One line per device for the verify report's header ("gpu 0: NVIDIA H200, compute capability
+/// 9.0 (sm_90), ..."), or one line saying why there is none. Escaped for a terminal.
+std::vector<std::string> gpu_summary_lines(const GpuReport& gpu);
 
 /// `text` with every ill-formed UTF-8 sequence replaced by U+FFFD (one per maximal ill-formed
 /// subpart, as the Unicode standard recommends); well-formed text is returned unchanged. Every

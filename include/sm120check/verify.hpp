@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sm120check/arch.hpp"
+#include "sm120check/gpu.hpp"
 #include "sm120check/match.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/search.hpp"
@@ -23,10 +25,13 @@ enum class Status {
   kConflict,    ///< some part is neither applied nor applicable
   kUnknown,     ///< cannot be decided from what the patch carries (reason given)
   kError,       ///< could not be verified (reason given)
+  /// Patch only: targets other architectures than the GPU's, left out of the verdict and the
+  /// exit code by --only-relevant (see assess_arch()). Its files keep their statuses.
+  kSkipped,
 };
-inline constexpr std::size_t kStatusCount = 6;
+inline constexpr std::size_t kStatusCount = 7;
 
-/// "applied", "applicable", "partial", "conflict", "unknown", "error".
+/// "applied", "applicable", "partial", "conflict", "unknown", "error", "skipped".
 std::string_view to_string(Status status);
 
 /// Options of `sm120check verify`.
@@ -62,7 +67,7 @@ struct FileReport {
   std::optional<std::string> target_path;  ///< path examined in the tree, after stripping.
   ChangeKind change = ChangeKind::kModify;
   Status status = Status::kError;
-  std::string reason;  ///< why, for anything other than a plain hunk verdict; may be empty.
+  std::string reason;          ///< why, for anything other than a plain hunk verdict; may be empty.
   std::size_t patch_line = 0;  ///< 1-based line of the file patch in its source.
   std::vector<HunkReport> hunks;
   /// The patch's path does not exist and target_path was found elsewhere (relocation).
@@ -75,7 +80,7 @@ struct FileReport {
 struct PatchReport {
   std::string source;
   std::optional<std::string> subject;
-  std::size_t patch_line = 0;   ///< where the patch starts in its source, 1-based.
+  std::size_t patch_line = 0;  ///< where the patch starts in its source, 1-based.
   Status status = Status::kError;
   std::string error;            ///< non-empty when status is kError for the patch as a whole.
   unsigned strip = 1;           ///< strip level used.
@@ -84,6 +89,8 @@ struct PatchReport {
   /// The marker search, when it ran: hits per marker (search->markers) and what the walk
   /// skipped; `files` is empty.
   std::optional<SearchResult> search;
+  ArchTargets arch;              ///< architectures the patch targets (see assess_arch()).
+  std::optional<bool> relevant;  ///< arch_relevant(arch, gpu); null when unknown.
 };
 
 /// Counts of patches per status, indexed by Status.
@@ -93,10 +100,14 @@ using Summary = std::array<std::size_t, kStatusCount>;
 struct VerifyReport {
   std::string target;  ///< the tree's name()
   std::vector<PatchReport> patches;
+  /// The GPU the patches were assessed for (see assess_arch()); std::nullopt when not assessed
+  /// (rendered as source "none" without devices).
+  std::optional<GpuReport> gpu;
 
   Summary summary() const;
   /// The process exit code: 0 every patch applied; 1 at least one applicable and none partial,
-  /// conflict or unknown; 2 at least one partial, conflict or unknown; 3 any error.
+  /// conflict or unknown; 2 at least one partial, conflict or unknown; 3 any error. Skipped
+  /// patches do not count (all skipped, or none: 0).
   int exit_code() const;
   /// The strip level shared by every patch, or std::nullopt when they differ or there are none.
   std::optional<unsigned> common_strip() const;
@@ -115,6 +126,12 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
 /// Verifies every patch in order.
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options);
+
+/// Sets report.gpu to `gpu` and, per patch, `arch` (infer_arch_targets() at the patch's strip
+/// level) and `relevant` (arch_relevant()). With `only_relevant`, each patch whose relevant is
+/// false gets status kSkipped. `patches` are those `report` was made from, in the same order.
+void assess_arch(VerifyReport& report, const std::vector<Patch>& patches, GpuReport gpu,
+                 bool only_relevant);
 
 /// Combines file statuses into a patch status (and hunk verdicts into a file status):
 /// any error -> error; else any conflict -> conflict; else any unknown -> unknown; else all

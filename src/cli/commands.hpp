@@ -20,6 +20,9 @@ struct VerifyCommandOptions {
   std::optional<unsigned> strip;     ///< -p/--strip; unset = detect per patch.
   unsigned fuzz = 0;
   bool ignore_whitespace = false;
+  std::optional<std::string> cc;  ///< --cc: assume this GPU instead of probing.
+  bool no_gpu = false;            ///< --no-gpu: do not probe (GPU source "none").
+  bool only_relevant = false;     ///< --only-relevant: skip patches for other architectures.
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
   bool markers = false;                     ///< --markers: search every patch's markers.
@@ -68,5 +71,30 @@ CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options);
 
 /// Runs `show`; returns 0. Throws Error for unreadable or malformed patches.
 int run_show(const ShowCommandOptions& options);
+
+/// Exit codes of `sm120check gpu`, its help footer.
+inline constexpr const char* kGpuExitCodesHelp =
+    "Exit codes:\n"
+    "  0  at least one CUDA device found (or --cc given)\n"
+    "  1  no CUDA device, or no CUDA driver, on this host\n"
+    "  2  the probe failed: driver too old for the runtime, another CUDA error, or this binary\n"
+    "     was built without CUDA\n"
+    "  3  usage error (e.g. a bad --cc)\n";
+
+/// Options of `sm120check gpu`.
+struct GpuCommandOptions {
+  std::optional<std::string> cc;  ///< --cc: report this capability instead of probing.
+  OutputFormat format = OutputFormat::kText;
+  ColorMode color = ColorMode::kAuto;
+};
+
+/// Adds --cc CC (validated with parse_compute_capability(); a bad value is a usage error).
+void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc);
+
+/// Adds the `gpu` subcommand to `app`, parsing into `options`. Returns the subcommand.
+CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options);
+
+/// Runs `gpu`; returns its exit code (kGpuExitCodesHelp). Never throws for CUDA errors.
+int run_gpu(const GpuCommandOptions& options);
 
 }  // namespace sm120check::cli

@@ -13,19 +13,23 @@ int main(int argc, char** argv) {
   app.name("sm120check");
   app.set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
   app.require_subcommand(0, 1);
-  app.footer(kExitCodesHelp);
+  app.footer(std::string(kExitCodesHelp) + "(gpu: see 'sm120check gpu --help')\n");
   VerifyCommandOptions verify_options;
   ShowCommandOptions show_options;
   GrepCommandOptions grep_options;
+  GpuCommandOptions gpu_options;
   CLI::App* verify_cmd = setup_verify(app, verify_options);
   CLI::App* show_cmd = setup_show(app, show_options);
   CLI::App* grep_cmd = setup_grep(app, grep_options);
+  CLI::App* gpu_cmd = setup_gpu(app, gpu_options);
   try {
     app.parse(argc, argv);
     if (verify_cmd->parsed()) return run_verify(verify_options);
     if (show_cmd->parsed()) return run_show(show_options);
     if (grep_cmd->parsed()) return run_grep(grep_options);
-    std::cerr << app.help() << "\nsm120check: error: no command given (use verify or show)\n";
+    if (gpu_cmd->parsed()) return run_gpu(gpu_options);
+    std::cerr << app.help()
+              << "\nsm120check: error: no command given (use verify, show, grep or gpu)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
     // One line, escaped: the message may quote what was typed.
@@ -34,6 +38,7 @@ int main(int argc, char** argv) {
               << (verify_cmd->parsed() ? "verify "
                   : show_cmd->parsed() ? "show "
                   : grep_cmd->parsed() ? "grep "
+                  : gpu_cmd->parsed()  ? "gpu "
                                        : "")
               << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {

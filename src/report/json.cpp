@@ -83,6 +83,14 @@ json patch_report_to_json(const PatchReport& patch) {
   out["error"] = str_or_null(patch.error);
   out["strip"] = patch.strip;
   out["strip_detected"] = patch.strip_detected;
+  json arch = json::object();
+  json targets = json::array();
+  for (const std::string& name : patch.arch.names()) targets.push_back(name);
+  arch["targets"] = std::move(targets);
+  arch["source"] = std::string(to_string(patch.arch.source));
+  arch["relevant"] = patch.relevant ? json(*patch.relevant) : json(nullptr);
+  arch["evidence"] = str_or_null(patch.arch.evidence);
+  out["arch"] = std::move(arch);
   json files = json::array();
   for (const FileReport& f : patch.files) files.push_back(file_to_json(f));
   out["files"] = std::move(files);
@@ -165,6 +173,7 @@ nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
   doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
   std::optional<unsigned> strip = report.common_strip();
   doc["target"] = {{"path", str(report.target)}, {"strip", strip ? json(*strip) : json(nullptr)}};
+  doc["gpu"] = gpu_to_json(report.gpu ? *report.gpu : unprobed_gpu());
   json patches = json::array();
   for (const PatchReport& p : report.patches) patches.push_back(patch_report_to_json(p));
   doc["patches"] = std::move(patches);

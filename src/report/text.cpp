@@ -124,6 +124,8 @@ std::string_view status_color(Status status) {
       return kRed;
     case Status::kUnknown:
       return kMagenta;
+    case Status::kSkipped:
+      return kCyan;
   }
   return {};
 }
@@ -301,6 +303,8 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
   column = std::min(column + 2, kMaxStatusColumn);
 
   out << "target: " << escape_for_terminal(report.target) << "\n";
+  if (report.gpu)
+    for (const std::string& line : gpu_summary_lines(*report.gpu)) out << line << "\n";
   for (std::size_t i = 0; i < count; ++i) {
     const PatchReport& p = report.patches[i];
     out << "\n";
@@ -312,6 +316,15 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
     } else {
       out << "  strip level: " << p.strip << (p.strip_detected ? " (detected)" : " (given)")
           << "\n";
+    }
+    if (!p.arch.empty()) {
+      std::string targets;
+      for (const std::string& name : p.arch.names())
+        targets += (targets.empty() ? "" : ", ") + name;
+      const char* relevant = !p.relevant ? "unknown (no GPU known)" : *p.relevant ? "yes" : "no";
+      out << "  arch: " << targets << "  relevant to this GPU: " << relevant
+          << (p.status == Status::kSkipped ? " (skipped: --only-relevant)" : "") << "\n"
+          << "    from " << escape_for_terminal(p.arch.evidence) << "\n";
     }
     for (const FileReport& f : p.files) {
       const std::string label =

@@ -19,6 +19,8 @@ std::string_view to_string(Status status) {
       return "unknown";
     case Status::kError:
       return "error";
+    case Status::kSkipped:
+      return "skipped";
   }
   return "error";
 }

@@ -1,0 +1,56 @@
+// `sm120check gpu [--cc CC] [--format text|json]` (see commands.hpp), and the --cc option shared
+// with `verify`.
+#include <sstream>
+
+#include "commands.hpp"
+#include "sm120check/gpu.hpp"
+
+namespace sm120check::cli {
+
+void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc) {
+  cmd.add_option("--cc", cc,
+                 "Assume a GPU of this compute capability instead of probing the local one: "
+                 "12.0, 9.0, sm_120, sm120, sm_90a")
+      ->type_name("CC")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            try {
+              parse_compute_capability(value);
+              return {};
+            } catch (const Error& e) {
+              return e.what();
+            }
+          },
+          ""));
+}
+
+CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "gpu",
+      "Probe every CUDA device through the CUDA runtime: name, PCI bus id, compute capability, "
+      "multiprocessors, shared memory limits, L2 and global memory, driver and runtime versions.");
+  add_cc_option(*cmd, options.cc);
+  add_output_options(*cmd, options.format, options.color);
+  cmd->footer(kGpuExitCodesHelp);
+  return cmd;
+}
+
+int run_gpu(const GpuCommandOptions& options) {
+  const GpuReport gpu =
+      options.cc ? override_gpu(parse_compute_capability(*options.cc)) : probe_local_gpus();
+  const int exit_code = gpu_exit_code(gpu);
+  std::string out;
+  if (options.format == OutputFormat::kJson) {
+    out =
+        gpu_document(gpu, exit_code).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += '\n';
+  } else {
+    std::ostringstream text;
+    render_gpu_text(text, gpu, use_color(options.color));
+    out = text.str();
+  }
+  write_stdout(out);
+  return exit_code;
+}
+
+}  // namespace sm120check::cli

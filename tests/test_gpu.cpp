@@ -1,0 +1,474 @@
+// Tests of the GPU probe: its logic over a scripted CudaApi (no device, no driver, driver too
+// old, 12.0, 9.0, several devices), compute-capability parsing, the facts table, the JSON and
+// text renderings, the real probe on this (GPU-less) host, and the `gpu` command.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sm120check/error.hpp"
+#include "sm120check/gpu.hpp"
+#include "sm120check/report.hpp"
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+using json = nlohmann::json;
+using test::run_sm120check;
+
+/// A CudaApi whose every answer is scripted.
+class FakeCudaApi : public CudaApi {
+ public:
+  int driver = 13000;
+  int driver_code = kCudaSuccess;
+  int runtime = 13000;
+  int count_code = kCudaSuccess;
+  std::vector<GpuDevice> devices;
+  std::map<int, int> device_codes;  ///< index -> error code for cudaGetDeviceProperties
+  int count_calls = 0;
+
+  int driver_version(int& version) override {
+    version = driver;
+    return driver_code;
+  }
+  int runtime_version(int& version) override {
+    version = runtime;
+    return kCudaSuccess;
+  }
+  int device_count(int& count) override {
+    ++count_calls;
+    count = count_code == kCudaSuccess ? static_cast<int>(devices.size()) : 0;
+    return count_code;
+  }
+  int device(int index, GpuDevice& device) override {
+    auto it = device_codes.find(index);
+    if (it != device_codes.end()) return it->second;
+    device = devices.at(static_cast<std::size_t>(index));
+    return kCudaSuccess;
+  }
+  std::string error_name(int code) override {
+    switch (code) {
+      case kCudaErrorStubLibrary:
+        return "cudaErrorStubLibrary";
+      case kCudaErrorInsufficientDriver:
+        return "cudaErrorInsufficientDriver";
+      case kCudaErrorNoDevice:
+        return "cudaErrorNoDevice";
+      case 101:
+        return "cudaErrorInvalidDevice";
+      default:
+        return "cudaErrorUnknown";
+    }
+  }
+  std::string error_string(int code) override {
+    switch (code) {
+      case kCudaErrorStubLibrary:
+        return "CUDA driver is a stub library";
+      case kCudaErrorInsufficientDriver:
+        return "CUDA driver version is insufficient for CUDA runtime version";
+      case kCudaErrorNoDevice:
+        return "no CUDA-capable device is detected";
+      case 101:
+        return "invalid device ordinal";
+      default:
+        return "unknown error";
+    }
+  }
+};
+
+GpuDevice h200() {
+  GpuDevice d;
+  d.name = "NVIDIA H200";
+  d.pci_bus_id = "0000:00:06.0";
+  d.cc = {9, 0};
+  d.multiprocessors = 132;
+  d.shared_memory_per_block = 49152;
+  d.shared_memory_per_block_optin = 232448;
+  d.shared_memory_per_multiprocessor = 233472;
+  d.reserved_shared_memory_per_block = 1024;
+  d.l2_cache_size = 62914560;
+  d.global_memory = 150109880320ull;
+  return d;
+}
+
+GpuDevice rtx_pro_6000() {
+  GpuDevice d;
+  d.name = "NVIDIA RTX PRO 6000 Blackwell Workstation Edition";
+  d.pci_bus_id = "0000:01:00.0";
+  d.cc = {12, 0};
+  d.multiprocessors = 188;
+  d.shared_memory_per_block = 49152;
+  d.shared_memory_per_block_optin = 101376;
+  d.shared_memory_per_multiprocessor = 102400;
+  d.reserved_shared_memory_per_block = 1024;
+  d.l2_cache_size = 134217728;
+  d.global_memory = 102005473280ull;
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Probe logic over a fake runtime
+
+TEST(GpuProbe, DriverMissing) {
+  FakeCudaApi api;
+  api.driver = 0;  // cudaDriverGetVersion: 0 when no driver is installed
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
+  EXPECT_EQ(r.state, GpuState::kNoDriver);
+  EXPECT_EQ(r.error, "no CUDA driver found");
+  EXPECT_TRUE(r.devices.empty());
+  EXPECT_EQ(r.driver_version, 0);
+  EXPECT_EQ(r.runtime_version, 13000);
+  EXPECT_EQ(api.count_calls, 0);  // the device count is not asked without a driver
+  EXPECT_EQ(gpu_exit_code(r), 1);
+}
+
+TEST(GpuProbe, DriverVersionCallFailsCountsAsMissing) {
+  FakeCudaApi api;
+  api.driver_code = 999;
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kNoDriver);
+  EXPECT_EQ(r.error, "no CUDA driver found");
+}
+
+TEST(GpuProbe, StubDriverIsNoDriver) {
+  FakeCudaApi api;
+  api.count_code = kCudaErrorStubLibrary;
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kNoDriver);
+  EXPECT_EQ(r.error,
+            "no CUDA driver found (only a stub library): cudaErrorStubLibrary (34): CUDA driver is "
+            "a stub library");
+  EXPECT_EQ(gpu_exit_code(r), 1);
+}
+
+TEST(GpuProbe, NoDevice) {
+  FakeCudaApi api;
+  api.count_code = kCudaErrorNoDevice;
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kNoDevice);
+  EXPECT_EQ(r.error, "cudaErrorNoDevice (100): no CUDA-capable device is detected");
+  EXPECT_TRUE(r.devices.empty());
+  EXPECT_EQ(r.driver_version, 13000);
+  EXPECT_EQ(gpu_exit_code(r), 1);
+}
+
+TEST(GpuProbe, ZeroDevicesIsNoDevice) {
+  FakeCudaApi api;  // success, count 0
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kNoDevice);
+  EXPECT_EQ(r.error, "no CUDA device found");
+}
+
+TEST(GpuProbe, DriverTooOld) {
+  FakeCudaApi api;
+  api.driver = 12040;
+  api.count_code = kCudaErrorInsufficientDriver;
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kDriverTooOld);
+  EXPECT_EQ(r.error,
+            "CUDA driver too old: it supports CUDA 12.4, this binary's runtime is CUDA 13.0: "
+            "cudaErrorInsufficientDriver (35): CUDA driver version is insufficient for CUDA "
+            "runtime version");
+  EXPECT_EQ(gpu_exit_code(r), 2);
+}
+
+TEST(GpuProbe, OtherCudaErrorNamesItAndItsNumber) {
+  FakeCudaApi api;
+  api.count_code = 999;
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kCudaError);
+  EXPECT_EQ(r.error, "cudaErrorUnknown (999): unknown error");
+  EXPECT_EQ(gpu_exit_code(r), 2);
+}
+
+TEST(GpuProbe, OneSm120Device) {
+  FakeCudaApi api;
+  api.devices = {rtx_pro_6000()};
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  EXPECT_EQ(r.error, "");
+  ASSERT_EQ(r.devices.size(), 1u);
+  const GpuDevice& d = r.devices[0];
+  EXPECT_TRUE(d.probed);
+  EXPECT_EQ(d.index, 0);
+  EXPECT_EQ(d.cc, (ComputeCapability{12, 0}));
+  EXPECT_EQ(d.shared_memory_per_block_optin, 101376u);
+  EXPECT_EQ(r.capabilities(), (std::vector<ComputeCapability>{{12, 0}}));
+  EXPECT_EQ(gpu_exit_code(r), 0);
+}
+
+TEST(GpuProbe, OneHopperDevice) {
+  FakeCudaApi api;
+  api.devices = {h200()};
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].cc.to_string(), "9.0");
+  EXPECT_EQ(r.devices[0].cc.sm_name(), "sm_90");
+  EXPECT_EQ(r.devices[0].multiprocessors, 132);
+  EXPECT_EQ(r.devices[0].shared_memory_per_block_optin, 232448u);
+}
+
+TEST(GpuProbe, SeveralDevicesOfDifferentCapability) {
+  FakeCudaApi api;
+  api.devices = {h200(), rtx_pro_6000(), h200()};
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  ASSERT_EQ(r.devices.size(), 3u);
+  EXPECT_EQ(r.devices[0].index, 0);
+  EXPECT_EQ(r.devices[1].index, 1);
+  EXPECT_EQ(r.devices[2].index, 2);
+  EXPECT_EQ(r.devices[1].name, "NVIDIA RTX PRO 6000 Blackwell Workstation Edition");
+  EXPECT_EQ(r.capabilities(), (std::vector<ComputeCapability>{{9, 0}, {12, 0}}));
+}
+
+TEST(GpuProbe, FailingDeviceIsLeftOutAndNamed) {
+  FakeCudaApi api;
+  api.devices = {h200(), rtx_pro_6000()};
+  api.device_codes[1] = 101;
+  GpuReport r = probe_gpus(api);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].index, 0);
+  EXPECT_EQ(r.error, "device 1: cudaErrorInvalidDevice (101): invalid device ordinal");
+
+  api.device_codes[0] = 101;
+  GpuReport none = probe_gpus(api);
+  EXPECT_EQ(none.state, GpuState::kCudaError);
+  EXPECT_TRUE(none.devices.empty());
+  EXPECT_EQ(none.error,
+            "device 0: cudaErrorInvalidDevice (101): invalid device ordinal; device 1: "
+            "cudaErrorInvalidDevice (101): invalid device ordinal");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The real probe on this host
+
+TEST(GpuProbe, RealProbeGivesAClearStateWithoutAGpu) {
+  GpuReport r = probe_local_gpus();
+  if (!built_with_cuda()) {
+    EXPECT_EQ(r.source, GpuSource::kNone);
+    EXPECT_EQ(r.state, GpuState::kBuiltWithoutCuda);
+    EXPECT_EQ(r.error, "built without CUDA support");
+    return;
+  }
+  if (r.state == GpuState::kOk)
+    GTEST_SKIP() << "a CUDA device is present (" << r.devices[0].name
+                 << "): this test checks the no-GPU path CI runs";
+  EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
+  EXPECT_TRUE(r.state == GpuState::kNoDriver || r.state == GpuState::kNoDevice)
+      << to_string(r.state) << ": " << r.error;
+  EXPECT_FALSE(r.error.empty());
+  EXPECT_TRUE(r.devices.empty());
+  EXPECT_GT(r.runtime_version, 0);
+  EXPECT_EQ(gpu_exit_code(r), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compute capabilities and facts
+
+TEST(GpuCapability, ParsesEveryForm) {
+  const std::vector<std::pair<std::string, ComputeCapability>> cases = {
+      {"12.0", {12, 0}},    {"12", {12, 0}},          {"sm_120", {12, 0}}, {"sm120", {12, 0}},
+      {"SM120", {12, 0}},   {"Sm_120a", {12, 0}},     {"sm_90a", {9, 0}},  {"sm_90", {9, 0}},
+      {"9.0", {9, 0}},      {"9.0a", {9, 0}},         {"sm_86", {8, 6}},   {"8.9", {8, 9}},
+      {"sm_100f", {10, 0}}, {"compute_120", {12, 0}}, {" 12.1 ", {12, 1}}, {"sm_121", {12, 1}},
+  };
+  for (const auto& [text, cc] : cases) {
+    EXPECT_EQ(parse_compute_capability(text), cc) << text;
+  }
+}
+
+TEST(GpuCapability, RejectsBadValuesWithAClearMessage) {
+  for (const std::string bad : {"", "twelve", "12.10", "12.", "sm_", "sm_1", "sm_1200", "0.5",
+                                "20.0", "sm_12x", "12.0.1", "-9"}) {
+    try {
+      parse_compute_capability(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("bad compute capability '" + bad + "': ", 0), 0u)
+          << e.what();
+    }
+  }
+}
+
+TEST(GpuCapability, Names) {
+  EXPECT_EQ((ComputeCapability{12, 0}).to_string(), "12.0");
+  EXPECT_EQ((ComputeCapability{12, 0}).sm_name(), "sm_120");
+  EXPECT_EQ((ComputeCapability{8, 6}).sm_name(), "sm_86");
+  EXPECT_EQ(ComputeCapability::from_sm(121), (ComputeCapability{12, 1}));
+  EXPECT_LT((ComputeCapability{9, 0}), (ComputeCapability{12, 0}));
+  EXPECT_EQ(cuda_version_string(13000), "13.0");
+  EXPECT_EQ(cuda_version_string(12040), "12.4");
+  EXPECT_EQ(cuda_version_string(0), "");
+}
+
+TEST(GpuFacts, SharedMemoryTable) {
+  // CUDA Programming Guide: opt-in per block 101376 on 8.6, 8.9, 12.x; 232448 on 9.0, 10.x;
+  // 166912 on 8.0.
+  const std::vector<std::pair<ComputeCapability, std::uint64_t>> optin = {
+      {{8, 6}, 101376},  {{8, 9}, 101376},  {{12, 0}, 101376}, {{12, 1}, 101376}, {{9, 0}, 232448},
+      {{10, 0}, 232448}, {{10, 3}, 232448}, {{8, 0}, 166912},  {{7, 5}, 65536},   {{7, 0}, 98304},
+  };
+  for (const auto& [cc, bytes] : optin) {
+    ASSERT_TRUE(arch_facts(cc)) << cc.to_string();
+    EXPECT_EQ(arch_facts(cc)->shared_memory_per_block_optin, bytes) << cc.to_string();
+  }
+  EXPECT_EQ(arch_facts({12, 0})->shared_memory_per_multiprocessor, 102400u);
+  EXPECT_EQ(arch_facts({9, 0})->shared_memory_per_multiprocessor, 233472u);
+  EXPECT_EQ(arch_facts({9, 0})->family, "Hopper");
+  EXPECT_FALSE(arch_facts({6, 0}));
+  EXPECT_FALSE(arch_facts({11, 0}));
+}
+
+TEST(GpuOverride, ReportsTheTableFacts) {
+  GpuReport r = override_gpu({12, 0});
+  EXPECT_EQ(r.source, GpuSource::kOverride);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_FALSE(r.devices[0].probed);
+  EXPECT_EQ(r.devices[0].shared_memory_per_block_optin, 101376u);
+  EXPECT_EQ(r.devices[0].multiprocessors, 0);
+  EXPECT_EQ(gpu_exit_code(r), 0);
+
+  GpuReport none = unprobed_gpu();
+  EXPECT_EQ(none.source, GpuSource::kNone);
+  EXPECT_EQ(none.state, GpuState::kNotProbed);
+  EXPECT_TRUE(none.devices.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+TEST(GpuJson, ProbedDevice) {
+  FakeCudaApi api;
+  api.devices = {h200()};
+  GpuReport r = probe_gpus(api);
+  r.probe_ms = 236.04;
+  json doc = json::parse(gpu_document(r, 0).dump());
+  EXPECT_EQ(doc["schema"], "sm120check.gpu/1");
+  EXPECT_EQ(doc["source"], "cuda-runtime");
+  EXPECT_EQ(doc["state"], "ok");
+  EXPECT_EQ(doc["error"], nullptr);
+  EXPECT_EQ(doc["driver_version"], 13000);
+  EXPECT_EQ(doc["runtime_version"], 13000);
+  EXPECT_EQ(doc["probe_ms"], 236.0);
+  EXPECT_EQ(doc["exit_code"], 0);
+  ASSERT_EQ(doc["devices"].size(), 1u);
+  EXPECT_EQ(doc["devices"][0], json::parse(R"({
+    "index": 0, "name": "NVIDIA H200", "pci_bus_id": "0000:00:06.0",
+    "compute_capability": "9.0", "major": 9, "minor": 0, "sm": "sm_90", "family": "Hopper",
+    "multiprocessors": 132, "shared_memory_per_block": 49152,
+    "shared_memory_per_block_optin": 232448, "shared_memory_per_multiprocessor": 233472,
+    "reserved_shared_memory_per_block": 1024, "l2_cache_size": 62914560,
+    "global_memory": 150109880320, "facts": "cuda-runtime"})"));
+}
+
+TEST(GpuJson, OverrideAndNoDriver) {
+  json over = json::parse(gpu_to_json(override_gpu({12, 0})).dump());
+  EXPECT_EQ(over["source"], "override");
+  EXPECT_EQ(over["probe_ms"], nullptr);
+  EXPECT_EQ(over["driver_version"], nullptr);
+  const json& d = over["devices"][0];
+  EXPECT_EQ(d["index"], nullptr);
+  EXPECT_EQ(d["name"], nullptr);
+  EXPECT_EQ(d["compute_capability"], "12.0");
+  EXPECT_EQ(d["major"], 12);
+  EXPECT_EQ(d["minor"], 0);
+  EXPECT_EQ(d["multiprocessors"], nullptr);
+  EXPECT_EQ(d["shared_memory_per_block_optin"], 101376);
+  EXPECT_EQ(d["shared_memory_per_multiprocessor"], 102400);
+  EXPECT_EQ(d["facts"], "table");
+
+  FakeCudaApi api;
+  api.driver = 0;
+  json none = json::parse(gpu_to_json(probe_gpus(api)).dump());
+  EXPECT_EQ(none["devices"], json::array());
+  EXPECT_EQ(none["error"], "no CUDA driver found");
+  EXPECT_EQ(none["state"], "no-driver");
+}
+
+TEST(GpuText, DeviceAndSummaryLines) {
+  FakeCudaApi api;
+  api.devices = {h200(), rtx_pro_6000()};
+  GpuReport r = probe_gpus(api);
+  std::ostringstream out;
+  render_gpu_text(out, r, false);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("device 1: NVIDIA RTX PRO 6000 Blackwell Workstation Edition\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  shared memory per block (opt-in):  232448 bytes\n"), std::string::npos);
+  EXPECT_NE(text.find("  compute capability:                12.0 (sm_120), Blackwell"),
+            std::string::npos);
+  EXPECT_EQ(gpu_summary_lines(r),
+            (std::vector<std::string>{
+                "gpu 0: NVIDIA H200, compute capability 9.0 (sm_90), 132 SMs, 232448 bytes "
+                "opt-in shared memory per block",
+                "gpu 1: NVIDIA RTX PRO 6000 Blackwell Workstation Edition, compute capability "
+                "12.0 (sm_120), 188 SMs, 101376 bytes opt-in shared memory per block"}));
+  EXPECT_EQ(gpu_summary_lines(override_gpu({12, 0})),
+            (std::vector<std::string>{"gpu: compute capability 12.0 (sm_120), given with --cc"}));
+  EXPECT_EQ(gpu_summary_lines(unprobed_gpu()),
+            (std::vector<std::string>{"gpu: not probed (--no-gpu)"}));
+  api.driver = 0;
+  EXPECT_EQ(gpu_summary_lines(probe_gpus(api)),
+            (std::vector<std::string>{"gpu: none (no-driver: no CUDA driver found)"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The gpu command
+
+TEST(GpuCli, ProbeOnThisHostJson) {
+  test::RunResult r = run_sm120check({"gpu", "--format", "json"});
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["schema"], "sm120check.gpu/1");
+  EXPECT_EQ(doc["exit_code"], r.exit_code);
+  if (doc["state"] == "ok") GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(doc["devices"], json::array());
+  EXPECT_TRUE(doc["error"].is_string());
+  if (built_with_cuda()) {
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(doc["source"], "cuda-runtime");
+  } else {
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(doc["state"], "built-without-cuda");
+  }
+}
+
+TEST(GpuCli, OverrideText) {
+  test::RunResult r = run_sm120check({"gpu", "--cc", "sm_120"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out,
+            "source: override\n\n"
+            "device given with --cc (facts from the CUDA Programming Guide table)\n"
+            "  compute capability:                12.0 (sm_120), Blackwell (workstation, "
+            "GeForce, DGX Spark)\n"
+            "  shared memory per block (opt-in):  101376 bytes\n"
+            "  shared memory per multiprocessor:  102400 bytes\n");
+}
+
+TEST(GpuCli, BadCcIsAUsageError) {
+  test::RunResult r = run_sm120check({"gpu", "--cc", "12.x.y"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("sm120check: error: --cc: bad compute capability '12.x.y'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(run 'sm120check gpu --help' for usage)"), std::string::npos);
+}
+
+TEST(GpuCli, HelpListsExitCodes) {
+  test::RunResult r = run_sm120check({"gpu", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("  1  no CUDA device, or no CUDA driver, on this host\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--cc"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sm120check
