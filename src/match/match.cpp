@@ -329,7 +329,7 @@ using detail::WindowIndex;
 
 /// Window indexes kept per file at most (each one 8 bytes per file line); the least recently
 /// used one is dropped beyond that.
-constexpr std::size_t kMaxWindowIndexes = 6;
+constexpr std::size_t kMaxWindowIndexes = 4;
 
 // --- File side ---------------------------------------------------------------------------------
 
@@ -386,8 +386,8 @@ class FileSide {
     const std::vector<std::size_t>& idx = data_->by_value;
     const auto lo = std::lower_bound(idx.begin(), idx.end(), v,
                                      [&](std::size_t i, u64 x) { return window(i, 1) < x; });
-    const auto hi = std::upper_bound(lo, idx.end(), v,
-                                     [&](u64 x, std::size_t i) { return x < window(i, 1); });
+    const auto hi =
+        std::upper_bound(lo, idx.end(), v, [&](u64 x, std::size_t i) { return x < window(i, 1); });
     return {idx.data() + (lo - idx.begin()), idx.data() + (hi - idx.begin())};
   }
 
@@ -573,9 +573,8 @@ std::optional<std::size_t> nearest(const std::size_t* first, const std::size_t* 
                                    StartOf start_of, std::int64_t expected, std::int64_t lo,
                                    std::int64_t hi, Check check, std::uint64_t& visited) {
   auto first_at_or_after = [&](std::int64_t start) {
-    return std::lower_bound(first, last, start, [&](const std::size_t& e, std::int64_t s) {
-      return start_of(e) < s;
-    });
+    return std::lower_bound(first, last, start,
+                            [&](const std::size_t& e, std::int64_t s) { return start_of(e) < s; });
   };
   // Right candidates: starts >= max(expected, lo); left ones: starts < min(expected, hi + 1).
   const std::size_t* right = first_at_or_after(std::max(expected, lo));
