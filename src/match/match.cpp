@@ -333,6 +333,9 @@ constexpr std::size_t kMaxWindowIndexes = 4;
 
 // --- File side ---------------------------------------------------------------------------------
 
+/// A run of ascending line numbers or positions inside one of the cache's indexes.
+using Range = std::pair<const std::size_t*, const std::size_t*>;
+
 /// Read access to one mode's data of a file, building what is missing.
 class FileSide {
  public:
@@ -374,7 +377,7 @@ class FileSide {
   }
 
   /// The lines whose value is `v`, ascending.
-  std::pair<const std::size_t*, const std::size_t*> occurrences(u64 v) {
+  Range occurrences(u64 v) {
     if (!data_->by_value_built) {
       std::vector<std::pair<u64, std::size_t>> tmp(n_);
       for (std::size_t i = 0; i < n_; ++i) tmp[i] = {window(i, 1), i};
@@ -411,8 +414,7 @@ class FileSide {
   }
 
   /// The positions (ascending) whose window of length `len` hashes to `h`; `wi` built.
-  std::pair<const std::size_t*, const std::size_t*> windows_with(const WindowIndex& wi,
-                                                                 std::size_t len, u64 h) const {
+  Range windows_with(const WindowIndex& wi, std::size_t len, u64 h) const {
     const std::vector<std::size_t>& idx = wi.positions;
     const auto lo = std::lower_bound(idx.begin(), idx.end(), h,
                                      [&](std::size_t p, u64 x) { return window(p, len) < x; });
@@ -483,6 +485,7 @@ class ImageText {
     prefix_strict_.resize(m + 1);
     prefix_plain_.resize(m + 1);
     prefix_strict_[0] = prefix_plain_[0] = 0;
+    for (std::vector<Range>& occ : occurrences_) occ.clear();
     const u64 base = keys().base;
     for (std::size_t j = 0; j < m; ++j) {
       text_[j] = normalise(lines[j]->text, mode, storage_);
@@ -498,6 +501,10 @@ class ImageText {
   std::string_view text(std::size_t j) const { return text_[j]; }
   bool no_newline(std::size_t j) const { return no_newline_[j] != 0; }
 
+  /// Per image line, its occurrences in the file (strict or plain values); empty until the
+  /// caller fills it, cleared by build().
+  std::vector<Range>& occurrences(bool strict) { return occurrences_[strict ? 1 : 0]; }
+
   /// Hash of image lines [first, first + len); `pow` must reach len.
   u64 window(std::size_t first, std::size_t len, bool strict, const std::vector<u64>& pow) const {
     const std::vector<u64>& prefix = strict ? prefix_strict_ : prefix_plain_;
@@ -509,6 +516,7 @@ class ImageText {
   std::vector<std::string_view> text_;
   std::vector<unsigned char> no_newline_;
   std::vector<u64> prefix_strict_, prefix_plain_;
+  std::array<std::vector<Range>, 2> occurrences_;
 };
 
 /// A hunk split into its two images, plus where its edge context lies.
@@ -644,7 +652,7 @@ class Matcher {
   }
 
   /// Nearest start in [p.lo, n - p.count] where the image matches; ties go to the later line.
-  std::optional<std::size_t> find(TextMode mode, const ImageText& img, const Probe& p) {
+  std::optional<std::size_t> find(TextMode mode, ImageText& img, const Probe& p) {
     if (p.count == 0) return clamp_line(p.expected, std::min(p.lo, n_), n_);
     if (p.count > n_ || p.lo > n_ - p.count) return std::nullopt;
     FileSide fs(file_, cache_, mode);
@@ -670,7 +678,7 @@ class Matcher {
   /// find() past the fast path: the candidates from the rarest line's occurrences or from the
   /// window index.
   template <class Check>
-  std::optional<std::size_t> search(FileSide& fs, const ImageText& img, const Probe& p, u64 target,
+  std::optional<std::size_t> search(FileSide& fs, ImageText& img, const Probe& p, u64 target,
                                     Check check) {
     const auto lo64 = static_cast<std::int64_t>(p.lo);
     const auto hi64 = static_cast<std::int64_t>(n_ - p.count);
@@ -679,10 +687,16 @@ class Matcher {
     if (!wi.built) {
       // Anchor on the image line with the fewest occurrences in the file.
       std::size_t anchor = 0;
-      std::pair<const std::size_t*, const std::size_t*> range{nullptr, nullptr};
+      Range range{nullptr, nullptr};
+      std::vector<Range>& occ = img.occurrences(p.strict_eof);
+      if (occ.empty()) {  // once per image and mode, not per fuzz level
+        occ.resize(img.size());
+        for (std::size_t j = 0; j < img.size(); ++j) {
+          occ[j] = fs.occurrences(img.window(j, 1, p.strict_eof, cache_.pow));
+        }
+      }
       for (std::size_t k = 0; k < p.count; ++k) {
-        const u64 v = img.window(p.first + k, 1, p.strict_eof, cache_.pow);
-        const auto r = fs.occurrences(v);
+        const Range r = occ[p.first + k];
         if (r.first == r.second) return std::nullopt;
         if (range.first == nullptr || r.second - r.first < range.second - range.first) {
           range = r;
@@ -719,7 +733,7 @@ class Matcher {
 
   /// Searches one image with `top`/`bottom` context lines dropped. An image that fuzz would
   /// empty does not match (it would match anywhere).
-  std::optional<Found> try_image(TextMode mode, const ImageText& img, std::int64_t expected,
+  std::optional<Found> try_image(TextMode mode, ImageText& img, std::int64_t expected,
                                  std::size_t lo, std::size_t top, std::size_t bottom,
                                  bool strict_eof) {
     Probe p;
@@ -845,7 +859,7 @@ class Matcher {
         if (drop == last_drop) continue;
         last_drop = drop;
         for (const bool pre : {true, false}) {
-          const ImageText& img = pre ? pre_text_ : post_text_;
+          ImageText& img = pre ? pre_text_ : post_text_;
           if (img.size() == 0) continue;  // an empty image explains nothing
           if (try_image(r.mode, img, pre ? pre_expected : post_expected, r.any_order ? 0 : lo,
                         drop.first, drop.second, r.strict_eof)) {
