@@ -2,8 +2,13 @@
 // parser so that these tests do not depend on src/patch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -731,6 +736,395 @@ TEST(MatchDiagnostics, HunksInAnotherOrderAreNamed) {
   ASSERT_EQ(m.size(), 2u);
   EXPECT_MATCH(m[0], kApplicable, 8, 7, 0);
   EXPECT_CONFLICT(m[1], "out-of-order");
+}
+
+// --- Hostile input ---------------------------------------------------------------------------
+
+TEST(MatchHostile, MillionIdenticalLinesAndAMarkedLastLine) {
+  // 1M lines "a"; the hunk's 1000 lines are all "a" too, the last one marked "\ No newline at
+  // end of file" on both sides. Every position agrees up to that mark.
+  std::string patch = "@@ -1,1000 +1,1000 @@\n";
+  for (int i = 0; i < 999; ++i) patch += " a\n";
+  patch += "-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n";
+  std::string file;
+  for (int i = 0; i < 1000000; ++i) file += "a\n";
+  EXPECT_CONFLICT(match(file, patch)[0], "final-newline-mismatch");
+  // Without the final newline the pre-image is there, at the very end of the file.
+  file.pop_back();
+  EXPECT_MATCH(match(file, patch)[0], kApplicable, 999001, 999000);
+}
+
+TEST(MatchHostile, TwoThousandHunksAgainstTwoLongRuns) {
+  // 500k lines "a" then 500k lines "b". The first hunk sits at the seam; the 2000 others want
+  // "b" followed by "a", which the file never has, and every one of their lines occurs 500k
+  // times.
+  std::string patch = "@@ -499999,2 +499999,2 @@\n a\n-b\n+c\n";
+  for (int k = 0; k < 2000; ++k) {
+    const std::string s = std::to_string(1 + 400 * k);
+    patch += "@@ -" + s + ",2 +" + s + ",2 @@\n b\n-a\n+a\n";
+  }
+  std::string file;
+  for (int i = 0; i < 500000; ++i) file += "a\n";
+  for (int i = 0; i < 500000; ++i) file += "b\n";
+  const std::vector<HunkMatch> r = match(file, patch);
+  ASSERT_EQ(r.size(), 2001u);
+  EXPECT_MATCH(r[0], kApplicable, 500000, 1);
+  for (std::size_t k = 1; k < r.size(); ++k) {
+    SCOPED_TRACE("hunk " + std::to_string(k));
+    EXPECT_CONFLICT(r[k]);
+  }
+}
+
+TEST(MatchHostile, HugeFuzzOnAConflictingHunk) {
+  MatchOptions options;
+  options.fuzz = UINT_MAX;
+  // Three context lines at each edge, none in the file; the changed line is nowhere either.
+  constexpr std::string_view hunk = "@@ -5,7 +5,7 @@\n x\n y\n z\n-nowhere\n+NOWHERE\n u\n v\n w\n";
+  EXPECT_CONFLICT(match(numbered(1, 20), hunk, options)[0]);
+  // Context all wrong but the removed line present: found with the whole context dropped.
+  EXPECT_MATCH(
+      match(numbered(1, 20), "@@ -5,5 +5,5 @@\n x\n y\n-line 7\n+LINE 7\n u\n v\n", options)[0],
+      kApplicable, 5, 0, 2);
+  // No context at all: the level loop must still end.
+  EXPECT_CONFLICT(match(numbered(1, 3), "@@ -2 +2 @@\n-gone\n+new\n", options)[0]);
+}
+
+TEST(MatchHostile, FuzzLevelBeyondTheContextChangesNothing) {
+  // The fuzz a match reports is the first level that matched, also with fuzz far above it.
+  constexpr std::string_view hunk = "@@ -3,5 +3,5 @@\n WRONG\n line 4\n-line 5\n+LINE 5\n line 6\n";
+  for (const unsigned fuzz : {1u, 2u, 5u, 1000u, UINT_MAX}) {
+    MatchOptions options;
+    options.fuzz = fuzz;
+    EXPECT_MATCH(match(numbered(1, 10), hunk, options)[0], kApplicable, 3, 0, 1);
+  }
+}
+
+// --- The per-file cache ------------------------------------------------------------------------
+
+TEST(MatchCache, RepeatedCallsOnOneFileTextAgree) {
+  std::string content;
+  for (int i = 1; i <= 300; ++i) {
+    content +=
+        i % 7 == 0 ? "  x  =\t1 \r\n" : (i % 3 == 0 ? "}\n" : "line " + std::to_string(i) + "\n");
+  }
+  content += "end";
+  const std::vector<std::string_view> patches = {
+      "@@ -10,3 +10,3 @@\n line 10\n-line 11\n+LINE 11\n }\n",
+      "@@ -14,3 +14,3 @@\n  x = 1\n-}\n+{\n line 16\n",
+      "@@ -300,2 +300,2 @@\n }\n-end\n\\ No newline at end of file\n+END\n",
+      "@@ -100,4 +100,4 @@\n line 100\n line 101\n-}\n+{\n line 103\n"
+      "@@ -50,4 +50,4 @@\n line 50\n line 51\n-}\n+{\n line 53\n",
+      "@@ -40,3 +40,3 @@\n }\n-}\n+{\n }\n",
+  };
+  std::vector<MatchOptions> all_options(4);
+  all_options[1].ignore_whitespace = true;
+  all_options[2].fuzz = 2;
+  all_options[3].fuzz = 1;
+  all_options[3].ignore_whitespace = true;
+  FileText shared(content);
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string_view patch : patches) {
+      for (const MatchOptions& options : all_options) {
+        const std::vector<Hunk> hunks = parse_hunks(patch);
+        const FileText fresh(content);
+        const std::vector<HunkMatch> want = match_hunks(fresh, hunks, options);
+        const std::vector<HunkMatch> got = match_hunks(shared, hunks, options);
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t k = 0; k < got.size(); ++k) {
+          EXPECT_TRUE(is_match(got[k], want[k].status, want[k].line, want[k].offset, want[k].fuzz,
+                               want[k].both_images, want[k].diagnostic))
+              << patch;
+        }
+      }
+    }
+    if (round == 1) {  // a moved FileText keeps working, cache included
+      FileText moved(std::move(shared));
+      shared = std::move(moved);
+    }
+  }
+  // And the results are the expected ones, not just stable.
+  const auto r = match_hunks(shared, parse_hunks(patches[1]), all_options[1]);
+  EXPECT_MATCH(r[0], kApplicable, 14, 0);
+  EXPECT_CONFLICT(match_hunks(shared, parse_hunks(patches[1]), {})[0], "whitespace-only-mismatch");
+  EXPECT_MATCH(match_hunks(shared, parse_hunks(patches[2]), {})[0], kApplicable, 300, 0);
+}
+
+// --- Differential test against a naive reference -----------------------------------------------
+
+// The documented rules of match.hpp, implemented the obvious way: every position is compared
+// line by line.
+struct RefLine {
+  std::string text;
+  bool no_newline = false;
+};
+
+enum class RefMode { kExact, kStripCr, kFoldWs };
+
+std::string ref_normalise(const std::string& s, RefMode mode) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+  if (mode == RefMode::kExact) return s;
+  if (mode == RefMode::kStripCr) {
+    std::string out = s;
+    while (!out.empty() && out.back() == '\r') out.pop_back();
+    return out;
+  }
+  std::string out;
+  bool run = false;
+  for (const char c : s) {
+    if (space(c)) {
+      run = true;
+    } else {
+      if (run) out += ' ';
+      run = false;
+      out += c;
+    }
+  }
+  return out;
+}
+
+struct RefFile {
+  std::vector<std::string> lines;
+  bool last_no_newline = false;
+};
+
+// Nearest start >= lo where image[first, first + count) matches; ties to the later line.
+std::optional<std::size_t> ref_find(const RefFile& f, const std::vector<RefLine>& img,
+                                    std::size_t first, std::size_t count, std::int64_t expected,
+                                    std::size_t lo, RefMode mode, bool strict) {
+  const std::size_t n = f.lines.size();
+  std::optional<std::size_t> best;
+  for (std::size_t s = lo; s + count <= n; ++s) {
+    bool ok = true;
+    for (std::size_t k = 0; k < count && ok; ++k) {
+      const std::size_t i = s + k;
+      ok = ref_normalise(f.lines[i], mode) == ref_normalise(img[first + k].text, mode);
+      if (ok && strict) ok = (f.last_no_newline && i + 1 == n) == img[first + k].no_newline;
+    }
+    if (!ok) continue;
+    const std::int64_t d = std::abs(static_cast<std::int64_t>(s) - expected);
+    if (!best || d <= std::abs(static_cast<std::int64_t>(*best) - expected)) best = s;
+  }
+  return best;
+}
+
+struct RefFound {
+  std::size_t pos = 0;
+  std::size_t count = 0;
+};
+
+std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<Hunk>& hunks,
+                                 const MatchOptions& options) {
+  RefFile f;
+  std::size_t start = 0;
+  while (start < content.size()) {
+    const std::size_t nl = content.find('\n', start);
+    if (nl == std::string::npos) {
+      f.lines.push_back(content.substr(start));
+      f.last_no_newline = true;
+      break;
+    }
+    f.lines.push_back(content.substr(start, nl - start));
+    start = nl + 1;
+  }
+  const std::size_t n = f.lines.size();
+  const RefMode base_mode = options.ignore_whitespace ? RefMode::kFoldWs : RefMode::kExact;
+  std::vector<HunkMatch> out;
+  std::size_t lo = 0;
+  std::int64_t offset = 0;
+  for (const Hunk& h : hunks) {
+    std::vector<RefLine> pre, post;
+    bool any_flag = false;
+    for (const HunkLine& l : h.lines) {
+      if (l.kind != LineKind::kAdded) pre.push_back({l.text, l.no_newline_at_eof});
+      if (l.kind != LineKind::kRemoved) post.push_back({l.text, l.no_newline_at_eof});
+      any_flag = any_flag || l.no_newline_at_eof;
+    }
+    const std::size_t leading = h.leading_context();
+    const std::size_t trailing = h.trailing_context();
+    auto base_of = [](std::uint32_t s, bool empty) -> std::int64_t {
+      if (empty) return s;
+      return s == 0 ? 0 : static_cast<std::int64_t>(s) - 1;
+    };
+    const std::int64_t pre_base = base_of(h.old_start, pre.empty());
+    const std::int64_t post_base = base_of(h.new_start, post.empty());
+    auto try_image = [&](const std::vector<RefLine>& img, std::int64_t expected, std::size_t from,
+                         std::size_t top, std::size_t bottom, RefMode mode,
+                         bool strict) -> std::optional<RefFound> {
+      if (img.empty()) {
+        const std::size_t lo_c = std::min(from, n);
+        const std::size_t e =
+            expected < 0 ? lo_c : std::clamp(static_cast<std::size_t>(expected), lo_c, n);
+        return RefFound{e, 0};
+      }
+      if (top + bottom >= img.size()) return std::nullopt;
+      const std::size_t count = img.size() - top - bottom;
+      const auto pos = ref_find(f, img, top, count, expected + static_cast<std::int64_t>(top), from,
+                                mode, strict);
+      if (!pos) return std::nullopt;
+      return RefFound{*pos, count};
+    };
+    HunkMatch m;
+    bool matched = false;
+    for (unsigned lvl = 0; lvl <= options.fuzz && !matched; ++lvl) {
+      const std::size_t top = std::min<std::size_t>(lvl, leading);
+      const std::size_t bottom = std::min<std::size_t>(lvl, trailing);
+      const auto p = try_image(pre, pre_base + offset, lo, top, bottom, base_mode, true);
+      const auto q = try_image(post, post_base + offset, lo, top, bottom, base_mode, true);
+      if (!p && !q) continue;
+      bool applied = q.has_value();
+      if (p && q) {
+        m.both_images = !pre.empty() && !post.empty();
+        if (pre.empty() != post.empty()) {
+          applied = pre.empty();
+        } else if (pre.empty()) {
+          applied = true;
+        } else {
+          const std::size_t pe = p->pos + p->count, qe = q->pos + q->count;
+          std::optional<bool> decided;
+          if (!(p->pos == q->pos && pe == qe)) {
+            if (p->pos >= q->pos && pe <= qe) {
+              decided = true;
+            } else if (q->pos >= p->pos && qe <= pe) {
+              decided = false;
+            } else {
+              const auto t = static_cast<std::int64_t>(top);
+              const std::int64_t pd =
+                  std::abs(static_cast<std::int64_t>(p->pos) - (pre_base + offset + t));
+              const std::int64_t qd =
+                  std::abs(static_cast<std::int64_t>(q->pos) - (post_base + offset + t));
+              if (pd != qd) decided = qd < pd;
+            }
+          }
+          if (!decided && options.ignore_whitespace) {
+            auto exact_at = [&](const std::vector<RefLine>& img, const RefFound& fo) {
+              for (std::size_t k = 0; k < fo.count; ++k) {
+                const std::size_t i = fo.pos + k;
+                if (f.lines[i] != img[top + k].text) return false;
+                if ((f.last_no_newline && i + 1 == n) != img[top + k].no_newline) return false;
+              }
+              return true;
+            };
+            const bool pe_x = exact_at(pre, *p), qe_x = exact_at(post, *q);
+            if (pe_x != qe_x) decided = qe_x;
+          }
+          applied = decided.value_or(true);
+        }
+      }
+      const RefFound& fo = applied ? *q : *p;
+      const std::int64_t base = applied ? post_base : pre_base;
+      const std::size_t first = (applied ? post.empty() : pre.empty()) ? 0 : top;
+      m.status = applied ? kApplied : kApplicable;
+      m.line = fo.pos >= first ? fo.pos - first + 1 : 1;
+      m.offset = static_cast<std::int64_t>(fo.pos) - base - static_cast<std::int64_t>(first);
+      m.fuzz = lvl;
+      matched = true;
+      offset = m.offset;
+      lo = fo.pos + fo.count;
+    }
+    if (!matched) {
+      m.both_images = false;
+      struct Try {
+        RefMode mode;
+        bool strict;
+        bool any_order;
+        const char* code;
+      };
+      std::vector<Try> tries;
+      if (!options.ignore_whitespace) {
+        tries.push_back({RefMode::kStripCr, true, false, "line-ending-mismatch"});
+        tries.push_back({RefMode::kFoldWs, true, false, "whitespace-only-mismatch"});
+      }
+      if (f.last_no_newline || any_flag) {
+        tries.push_back({base_mode, false, false, "final-newline-mismatch"});
+      }
+      if (lo > 0) tries.push_back({base_mode, true, true, "out-of-order"});
+      for (const Try& t : tries) {
+        bool hit = false;
+        for (unsigned lvl = 0; lvl <= options.fuzz && !hit; ++lvl) {
+          const std::size_t top = std::min<std::size_t>(lvl, leading);
+          const std::size_t bottom = std::min<std::size_t>(lvl, trailing);
+          hit = (!pre.empty() && try_image(pre, pre_base + offset, t.any_order ? 0 : lo, top,
+                                           bottom, t.mode, t.strict)) ||
+                (!post.empty() && try_image(post, post_base + offset, t.any_order ? 0 : lo, top,
+                                            bottom, t.mode, t.strict));
+        }
+        if (hit) {
+          m.diagnostic = t.code;
+          break;
+        }
+      }
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+// Random files of `min_lines`..`max_lines` lines drawn from the first `letters` lines of a
+// small alphabet, each shared by `sets` random sets of hunks of 1..`max_body` lines (so the
+// per-file cache is reused, and the window indexes get built once a (mode, length) has been scanned
+// often enough).
+void differential(unsigned seed, int files, int min_lines, int max_lines, int letters, int sets,
+                  int max_body) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  static const std::vector<std::string> alphabet = {"a",  "b",   "a ",  "a",    "b",    "c",
+                                                    " a", "a\r", "b\r", "a  b", "a\tb", ""};
+  auto line = [&] { return alphabet[static_cast<std::size_t>(pick(0, letters - 1))]; };
+  int compared = 0, matched = 0, diagnosed = 0;
+  for (int file_no = 0; file_no < files; ++file_no) {
+    std::string content;
+    const int n = pick(min_lines, max_lines);
+    for (int i = 0; i < n; ++i) content += line() + "\n";
+    if (n > 0 && pick(0, 3) == 0) content.pop_back();  // no final newline
+    const FileText text(content);                      // shared by all the hunk sets below
+    for (int set = 0; set < sets; ++set) {
+      std::vector<Hunk> hunks(static_cast<std::size_t>(pick(1, 3)));
+      for (Hunk& h : hunks) {
+        const int body = pick(1, max_body);
+        for (int i = 0; i < body; ++i) {
+          HunkLine hl;
+          const int kind = pick(0, 5);
+          hl.kind =
+              kind < 3 ? LineKind::kContext : (kind < 4 ? LineKind::kAdded : LineKind::kRemoved);
+          hl.text = line();
+          hl.no_newline_at_eof = pick(0, 9) == 0;
+          h.lines.push_back(std::move(hl));
+        }
+        h.old_start = static_cast<std::uint32_t>(pick(0, n + 2));
+        h.new_start = static_cast<std::uint32_t>(pick(0, n + 2));
+        h.old_lines = static_cast<std::uint32_t>(h.lines.size() - h.added());
+        h.new_lines = static_cast<std::uint32_t>(h.lines.size() - h.removed());
+      }
+      MatchOptions options;
+      options.fuzz = static_cast<unsigned>(pick(0, 3));
+      options.ignore_whitespace = pick(0, 1) == 1;
+      const std::vector<HunkMatch> want = ref_match(content, hunks, options);
+      const std::vector<HunkMatch> got = match_hunks(text, hunks, options);
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        ++compared;
+        if (want[k].status != HunkStatus::kConflict) ++matched;
+        if (!want[k].diagnostic.empty()) ++diagnosed;
+        ASSERT_TRUE(is_match(got[k], want[k].status, want[k].line, want[k].offset, want[k].fuzz,
+                             want[k].both_images, want[k].diagnostic))
+            << "file " << file_no << " set " << set << " hunk " << k << " fuzz " << options.fuzz
+            << " ignore_whitespace " << options.ignore_whitespace;
+      }
+    }
+  }
+  // The inputs exercise every outcome, not only conflicts.
+  EXPECT_GT(matched, compared / 10);
+  EXPECT_GT(diagnosed, compared / 50);
+}
+
+TEST(MatchDifferential, SmallFilesAgreeWithANaiveReference) {
+  differential(12345, 1500, 0, 14, 12, 12, 6);
+}
+
+TEST(MatchDifferential, RepetitiveFilesAgreeWithANaiveReference) {
+  // Two letters, long files, long hunks: many candidates per image, many conflicts, so the
+  // window indexes get built (and some dropped again).
+  differential(777, 20, 150, 300, 2, 120, 12);
 }
 
 }  // namespace

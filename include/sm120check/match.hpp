@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,8 +16,22 @@ namespace sm120check {
 /// added lines).
 enum class Image { kPre, kPost };
 
+class FileText;
+
+namespace detail {
+/// The matcher's per-file precomputation (line hashes, prefix hashes, indexes); see match.cpp.
+struct MatchCache;
+/// `file`'s cache, created empty on first use.
+MatchCache& match_cache(const FileText& file);
+}  // namespace detail
+
 /// A file's content split into lines at "\n". Lines keep a trailing "\r" (CRLF files compare
 /// byte-exactly). Holds its own copy of the content.
+///
+/// match_hunks() keeps what it computes about the file (per-line hashes per comparison mode,
+/// prefix hashes, indexes) in the FileText, built lazily and reused by later match_hunks()
+/// calls on the same object. So a FileText is not thread-safe: do not call match_hunks() on the
+/// same FileText from two threads at once. Moving keeps the cache.
 class FileText {
  public:
   explicit FileText(std::string content);
@@ -38,6 +53,8 @@ class FileText {
   std::string content_;
   std::vector<std::string_view> lines_;
   bool final_newline_ = true;
+  mutable std::unique_ptr<detail::MatchCache> cache_;
+  friend detail::MatchCache& detail::match_cache(const FileText& file);
 };
 
 /// Matching options (GNU patch's --fuzz and --ignore-whitespace).
@@ -118,10 +135,13 @@ struct HunkMatch {
 ///     also matches byte for byte wins when ignore_whitespace is set, else `applied`.
 /// both_images is set in cases 2-4.
 ///
-/// Returns one HunkMatch per hunk, in order. Never throws on content. Each file line is hashed
-/// once per call; a hunk not at its expected line is found through a (hash, line) index of the
-/// file by its rarest line, so typical cost is linear in the file plus the hunks, and the worst
-/// case (files of few distinct lines) O(file lines x hunk lines) per hunk.
+/// Returns one HunkMatch per hunk, in order. Never throws on content (std::bad_alloc aside).
+/// Cost: each file line is hashed once per comparison mode per FileText (cached in `file`, see
+/// FileText), and every candidate position is checked in O(1) by rolling hashes (then verified
+/// line by line on a hash match). A hunk not at its expected line is looked up through the
+/// occurrences of its rarest line or, when those are many, through an index of the file's
+/// windows of the image's length (built once per length, O(file log file)); fuzz levels are
+/// clamped to the hunk's edge context.
 std::vector<HunkMatch> match_hunks(const FileText& file, const std::vector<Hunk>& hunks,
                                    const MatchOptions& options);
 
