@@ -82,15 +82,26 @@ struct FilePatch {
 
 /// One patch: an optional message header and its file patches.
 struct Patch {
-  std::string source;                  ///< where it was read from: a path, or "-" for stdin.
-  std::optional<std::string> subject;  ///< "Subject:" (without "[PATCH n/m]") or first message line.
-  std::string message;                 ///< text before the first file patch, verbatim.
-  std::size_t patch_line = 0;          ///< 1-based line in the source where the patch starts.
+  std::string source;  ///< where it was read from: a path, or "-" for stdin.
+  /// Mail (mbox or "From:"/"Subject:" headers): the Subject header, unfolded, RFC 2047 decoded
+  /// (charset not converted), without leading "Re:" and "[...]" groups ("[PATCH v2 1/3]").
+  /// `git log -p`: the first non-empty message line, trimmed. `hg export`: the first description
+  /// line after the "#" header lines, trimmed. Plain diffs: none.
+  std::optional<std::string> subject;
+  /// Text before the first file patch, verbatim: for mails, headers, message, "---" and
+  /// diffstat.
+  std::string message;
+  std::size_t patch_line = 0;  ///< 1-based line in the source where the patch starts.
   std::vector<FilePatch> files;
 };
 
 /// Start of the Error message parse_patches() throws for a text holding no patch at all.
 inline constexpr std::string_view kNoPatchFound = "no patch found";
+
+/// Most hunk body lines (context, added and removed, over all patches) one parse_patches() call
+/// reads: a text with more is refused with an Error at the first line over the limit. Bounds the
+/// memory the model takes (about 48 bytes a line plus the text of lines over 15 bytes).
+inline constexpr std::size_t kMaxHunkLines = std::size_t{4} << 20;
 
 /// Parses every patch in `text`, read from `source` (used in errors and Patch::source).
 ///
@@ -98,11 +109,22 @@ inline constexpr std::string_view kNoPatchFound = "no patch found";
 /// `hg export`, plain `diff -u` / `diff -ruN` (timestamps, "Only in" lines), "Index:" headers
 /// (svn, quilt), quoted names with C escapes, "\ No newline at end of file", CRLF body lines,
 /// hunk headers without counts or with a section, and a leading UTF-8 BOM. Patches are split at
-/// mbox "From " lines and at message text that follows a file patch.
+/// mbox "From " lines, `git log` "commit <id>" lines, "# HG changeset patch" lines and at message
+/// text that follows a file patch.
+///
+/// In a mail (mbox "From " line and/or "From:"/"Subject:" headers) whose message has a bare "---"
+/// line (git format-patch's separator before the diffstat; the first one outside any hunk body)
+/// followed by a file patch, everything before that line is message text, even a diff quoted in
+/// the message. Without such a separator, diff-looking lines in the message are parsed as diffs.
+/// A `git diff` file patch may have no hunk (mode change, binary, empty file, `git diff -w` with
+/// only an index line); a plain one may not (svn property-only changes are skipped, no file patch).
 ///
 /// Throws Error(source, line, message) for: a context diff, a combined diff (`diff --cc`),
-/// a hunk whose body does not match its header's counts, a "---"/"+++" pair with an empty name,
-/// a malformed hunk header, a "GIT binary patch" without payload, or a text holding no patch.
+/// a hunk whose body does not match its header's counts, a hunk with no lines ("@@ -0,0 +0,0 @@"),
+/// a plain file patch whose header has no hunk after it (line of its "---"), a "---"/"+++" pair
+/// with an empty name, a malformed hunk header, a "GIT binary patch" without payload, more than
+/// kMaxHunkLines hunk lines (the first line over the limit), a text of 4 GiB or more (line 0),
+/// or a text holding no patch (line 0, message starting with kNoPatchFound).
 std::vector<Patch> parse_patches(std::string_view text, std::string_view source);
 
 /// Removes `strip` leading path components from a patch path (as `patch -pN`). Returns

@@ -10,6 +10,8 @@
 //     "---"/"+++"/"@@" triple, optionally after a "diff ..." or "Index:"+"====" line),
 //   - something that is rejected (context diff, combined diff, a hunk with no file header),
 //   - or text: the message of the next patch, or junk after a file patch.
+// A mail whose message ends with git format-patch's bare "---" separator is looked ahead once:
+// its lines before the separator are text whatever they look like (see mail_text_end()).
 // Hunk bodies are read by their header counts only, so body lines that look like headers
 // ("--- a/x" removed, "+++ b" added) are never taken for headers.
 //
@@ -321,8 +323,15 @@ std::string decode_base64(string_view s) {
   return out;
 }
 
+/// Longest encoded word decode_rfc2047() accepts, in bytes from "=?" through "?=". RFC 2047
+/// caps encoded words at 75 characters; lax encoders write longer ones, so some slack is allowed.
+/// The bound keeps decoding linear in the subject length: the end of a word is only searched
+/// for within this window.
+constexpr std::size_t kMaxEncodedWord = 256;
+
 /// Decodes RFC 2047 encoded words ("=?UTF-8?q?caf=C3=A9?=", "=?utf-8?b?...?=") as git
-/// format-patch writes them in Subject lines; the charset is not converted.
+/// format-patch writes them in Subject lines; the charset is not converted. A word longer than
+/// kMaxEncodedWord is left as it is.
 std::string decode_rfc2047(string_view s) {
   std::string out;
   std::size_t pos = 0;
@@ -333,9 +342,13 @@ std::string decode_rfc2047(string_view s) {
       out += s.substr(pos);
       break;
     }
-    std::size_t q1 = s.find('?', start + 2);
-    bool ok = q1 != kNpos && q1 + 2 < s.size() && s[q1 + 2] == '?';
-    std::size_t end = ok ? s.find("?=", q1 + 3) : kNpos;
+    // Every search below stays inside the window of one encoded word starting at `start`.
+    const string_view word = s.substr(start, kMaxEncodedWord);
+    std::size_t q1 = word.find('?', 2);
+    bool ok = q1 != kNpos && q1 + 2 < word.size() && word[q1 + 2] == '?';
+    std::size_t end = ok ? word.find("?=", q1 + 3) : kNpos;
+    if (ok) q1 += start;
+    if (end != kNpos) end += start;
     char enc = ok ? to_lower(s[q1 + 1]) : '\0';
     if (!ok || end == kNpos || (enc != 'q' && enc != 'b')) {
       out += s.substr(pos, start + 2 - pos);
@@ -389,24 +402,57 @@ std::string clean_subject(string_view s) {
   return std::string(s);
 }
 
+/// Reads the counts of a hunk header "@@ -a[,b] +c[,d] @@..." (an omitted count means 1);
+/// false if `h` is not one. Used for look-ahead only; parse_hunk() reads headers strictly.
+bool hunk_counts(string_view h, std::uint64_t& old_n, std::uint64_t& new_n) {
+  if (!h.starts_with("@@ -")) return false;
+  std::size_t pos = 4;
+  auto range = [&](std::uint64_t& count) {
+    std::size_t b = pos;
+    while (pos < h.size() && is_digit(h[pos])) ++pos;
+    if (pos == b || pos - b > 10) return false;
+    count = 1;
+    if (pos < h.size() && h[pos] == ',') {
+      b = ++pos;
+      while (pos < h.size() && is_digit(h[pos])) ++pos;
+      auto v = parse_decimal(h.substr(b, pos - b), UINT32_MAX);
+      if (!v) return false;
+      count = *v;
+    }
+    return true;
+  };
+  if (!range(old_n) || !h.substr(pos).starts_with(" +")) return false;
+  pos += 2;
+  return range(new_n) && h.substr(pos).starts_with(" @@");
+}
+
+/// A line that is "---" alone (trailing white space allowed): the separator git format-patch
+/// writes between the commit message and the diffstat.
+bool is_message_separator(string_view h) { return h.starts_with("---") && is_blank(h.substr(3)); }
+
 /// How a patch was introduced; decides where its subject comes from.
 enum class PatchKind { kPlain, kMail, kGitLog, kHg };
 
 class Parser {
  public:
   Parser(string_view text, string_view source) : text_(text), source_(source) {
-    std::size_t begin = 0;
+    // Line starts are kept as 32-bit offsets (4 bytes a line: a text of 64 MiB of empty lines
+    // costs 256 MiB here); the lines themselves are views computed on demand.
+    if (text_.size() >= UINT32_MAX) {
+      throw Error(std::string(source_), 0, "patch text of 4 GiB or more; refused");
+    }
+    std::uint32_t begin = 0;
     // A UTF-8 byte order mark at the very start is skipped; it is still line 1.
     if (text_.starts_with("\xEF\xBB\xBF")) begin = 3;
-    while (begin < text_.size()) {
+    const auto size = static_cast<std::uint32_t>(text_.size());
+    starts_.reserve(static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n')) + 2);
+    while (begin < size) {
+      starts_.push_back(begin);
       std::size_t nl = text_.find('\n', begin);
-      std::size_t end = nl == kNpos ? text_.size() : nl;
-      lines_.push_back(text_.substr(begin, end - begin));
-      offsets_.push_back(begin);
-      begin = nl == kNpos ? text_.size() : nl + 1;
+      begin = nl == kNpos ? size : static_cast<std::uint32_t>(nl + 1);
     }
-    offsets_.push_back(text_.size());
-    n_ = lines_.size();
+    starts_.push_back(size);
+    n_ = starts_.size() - 1;
   }
 
   std::vector<Patch> run();
@@ -416,7 +462,13 @@ class Parser {
     throw Error(std::string(source_), index + 1, message);
   }
   /// Header form of line `i`: one trailing "\r" removed; "" past the end.
-  string_view hdr(std::size_t i) const { return i < n_ ? strip_cr(lines_[i]) : string_view{}; }
+  string_view hdr(std::size_t i) const { return i < n_ ? strip_cr(line_at(i)) : string_view{}; }
+  /// Line `i` (i < n_) without its "\n".
+  string_view line_at(std::size_t i) const {
+    std::size_t end = starts_[i + 1];
+    if (end > starts_[i] && text_[end - 1] == '\n') --end;
+    return text_.substr(starts_[i], end - starts_[i]);
+  }
 
   std::optional<PatchKind> boundary_at(std::size_t i) const;
   bool git_header_at(std::size_t i) const;
@@ -425,7 +477,7 @@ class Parser {
   void check_unsupported(std::size_t i) const;
 
   FilePatch parse_git(std::size_t& i);
-  FilePatch parse_plain(std::size_t& i, bool binary);
+  std::optional<FilePatch> parse_plain(std::size_t& i, bool binary);
   void parse_hunks(std::size_t& i, FilePatch& fp);
   Hunk parse_hunk(std::size_t& i);
   void parse_binary(std::size_t& i);
@@ -437,14 +489,18 @@ class Parser {
   std::string parse_header_name(std::size_t i, string_view value) const;
   std::uint32_t parse_mode(std::size_t i, string_view value) const;
 
+  std::size_t skip_hunk(std::size_t i) const;
+  bool is_mail_start(std::size_t i) const;
+  std::size_t mail_text_end(std::size_t begin);
+
   void start_patch(std::size_t i, PatchKind kind);
   void finish_patch();
   std::optional<std::string> subject_of(std::size_t begin, std::size_t end) const;
 
   string_view text_;
   string_view source_;
-  std::vector<string_view> lines_;
-  std::vector<std::size_t> offsets_;  ///< byte offset of each line; one extra for the end
+  /// Byte offset of each line's start; one extra for the end of the text.
+  std::vector<std::uint32_t> starts_;
   std::size_t n_ = 0;
 
   std::vector<Patch> out_;
@@ -452,6 +508,12 @@ class Parser {
   PatchKind cur_kind_ = PatchKind::kPlain;
   std::size_t cur_start_ = 0;        ///< line index where the current patch starts
   std::size_t cur_message_end_ = 0;  ///< line index of its first file patch
+  std::size_t hunk_lines_ = 0;       ///< hunk body lines read so far (limit kMaxHunkLines)
+  /// Lines before this index are message text of a mail (see mail_text_end()).
+  std::size_t text_until_ = 0;
+  /// mail_text_end() found no separator rule for any start before this index (memo that keeps
+  /// the look-ahead linear over the whole text).
+  std::size_t no_rule_until_ = 0;
 };
 
 std::optional<PatchKind> Parser::boundary_at(std::size_t i) const {
@@ -503,7 +565,8 @@ bool Parser::git_header_at(std::size_t i) const {
 /// If a plain file patch starts at `i`, returns the index of its "---" line (or of its
 /// "Binary files A and B differ" line, with `binary` set); kNpos otherwise. Accepted openings: a
 /// "---"/"+++"/"@@ -" triple, optionally after one "diff ..." line or an "Index:" + "====" pair
-/// (after which the "@@" may be missing: an empty file, as `diff -N` writes it).
+/// (after which the header is complete without the "@@": parse_plain() then reports the missing
+/// hunk, or skips an svn property-only change).
 std::size_t Parser::plain_header_at(std::size_t i, bool& binary) const {
   binary = false;
   std::size_t j = i;
@@ -708,7 +771,15 @@ Hunk Parser::parse_hunk(std::size_t& i) {
   pos += 3;  // whatever follows the closing "@@" is section text (git reads it the same way)
   const std::string shown(h.substr(0, pos));
   hunk.section = std::string(trim(h.substr(pos)));
+  if (hunk.old_lines == 0 && hunk.new_lines == 0) {
+    fail(header_index,
+         "hunk has no lines: '" + shown + "' counts no pre-image and no post-image line");
+  }
   ++i;
+  // The body has at least max(old, new) and at most old + new lines; the reservation is also
+  // bounded by what the text can hold, so absurd counts do not allocate.
+  hunk.lines.reserve(static_cast<std::size_t>(
+      std::min<std::uint64_t>({std::max(hunk.old_lines, hunk.new_lines), n_ - i, 1u << 16})));
 
   std::uint64_t old_found = 0;
   std::uint64_t new_found = 0;
@@ -743,7 +814,7 @@ Hunk Parser::parse_hunk(std::size_t& i) {
       mismatch(header_index, old_found < hunk.old_lines, new_found < hunk.new_lines, old_found,
                new_found, " before the end of the patch");
     }
-    string_view line = lines_[i];
+    string_view line = line_at(i);
     char c = line.empty() ? '\n' : line[0];
     LineKind kind;
     string_view body;
@@ -777,10 +848,14 @@ Hunk Parser::parse_hunk(std::size_t& i) {
     }
     old_found = old_next;
     new_found = new_next;
+    if (hunk_lines_ == kMaxHunkLines) {
+      fail(i, "more than " + std::to_string(kMaxHunkLines) + " hunk lines; refused");
+    }
+    ++hunk_lines_;
     hunk.lines.push_back(HunkLine{kind, std::string(body), false});
     ++i;
   }
-  if (i < n_ && !lines_[i].empty() && lines_[i][0] == '\\') {
+  if (i < n_ && line_at(i).starts_with('\\')) {
     mark_no_newline(i);
     ++i;
   }
@@ -796,7 +871,7 @@ void Parser::parse_hunks(std::size_t& i, FilePatch& fp) {
     // A body line right after the counted lines means the header undercounts: reading on would
     // silently drop a change. ("-- " is the signature line of `git format-patch`.)
     if (i < n_) {
-      string_view next = lines_[i];
+      string_view next = line_at(i);
       bool body_like = !next.empty() && (next[0] == ' ' || next[0] == '+' || next[0] == '-');
       bool dummy = false;
       if (body_like && strip_cr(next) != "-- " && !git_header_at(i) &&
@@ -958,7 +1033,8 @@ FilePatch Parser::parse_git(std::size_t& i) {
   return fp;
 }
 
-FilePatch Parser::parse_plain(std::size_t& i, bool binary) {
+/// Reads a plain file patch starting at `i`; nullopt for an svn property-only change.
+std::optional<FilePatch> Parser::parse_plain(std::size_t& i, bool binary) {
   FilePatch fp;
   fp.patch_line = i + 1;
   bool dummy = false;
@@ -1012,10 +1088,79 @@ FilePatch Parser::parse_plain(std::size_t& i, bool binary) {
   }
   i = j + 2;
   parse_hunks(i, fp);
+  if (fp.hunks.empty()) {
+    // svn (1.7+) writes a complete header before the "Property changes on:" block of a file
+    // whose properties alone changed: no content change to verify, so no file patch.
+    std::size_t k = i;
+    while (k < n_ && is_blank(hdr(k))) ++k;
+    if (hdr(k).starts_with("Property changes on: ")) return std::nullopt;
+    fail(j,
+         "file patch has no hunks: the '---'/'+++' lines must be followed by a '@@' hunk "
+         "header");
+  }
   fp.change = fp.old_path == "/dev/null"   ? ChangeKind::kAdd
               : fp.new_path == "/dev/null" ? ChangeKind::kDelete
                                            : ChangeKind::kModify;
   return fp;
+}
+
+/// Index just past the body of the hunk whose header is line `i`, read by its counts as
+/// parse_hunk() would but without failing (look-ahead only); i + 1 if `i` is no hunk header.
+std::size_t Parser::skip_hunk(std::size_t i) const {
+  std::uint64_t old_left = 0;
+  std::uint64_t new_left = 0;
+  if (!hunk_counts(hdr(i), old_left, new_left)) return i + 1;
+  std::size_t j = i + 1;
+  for (; j < n_ && (old_left > 0 || new_left > 0); ++j) {
+    string_view l = line_at(j);
+    char c = l.empty() || l == "\r" ? ' ' : l[0];
+    if (c == ' ' && old_left > 0 && new_left > 0) {
+      --old_left;
+      --new_left;
+    } else if (c == '-' && old_left > 0) {
+      --old_left;
+    } else if (c == '+' && new_left > 0) {
+      --new_left;
+    } else if (c != '\\') {
+      break;
+    }
+  }
+  if (j < n_ && line_at(j).starts_with('\\')) ++j;
+  return j;
+}
+
+/// A mail saved without its mbox "From " line: it starts with its headers.
+bool Parser::is_mail_start(std::size_t i) const {
+  string_view h = hdr(i);
+  return h.starts_with("From: ") || starts_with_ci(h, "Subject:");
+}
+
+/// For a mail-form patch starting at line `begin`: git format-patch ends the commit message with
+/// a bare "---" line (the diffstat and the diff follow). When the first such separator (outside
+/// any hunk body) is followed by a file patch before the next patch boundary, everything before
+/// it is message text, even lines that look like a diff (a commit message quoting `diff -u`
+/// output): returns the index after the separator. Otherwise returns `begin` (no rule).
+std::size_t Parser::mail_text_end(std::size_t begin) {
+  if (begin < no_rule_until_) return begin;
+  std::size_t sep = kNpos;
+  std::size_t j = begin + 1;
+  while (j < n_ && !boundary_at(j)) {
+    string_view h = hdr(j);
+    if (sep == kNpos) {
+      if (is_message_separator(h)) {
+        sep = j;
+      } else if (h.starts_with("@@ -")) {
+        j = skip_hunk(j);  // a removed "--" line reads "---": not a separator
+        continue;
+      }
+    } else {
+      bool binary = false;
+      if (git_header_at(j) || plain_header_at(j, binary) != kNpos) return sep + 1;
+    }
+    ++j;
+  }
+  no_rule_until_ = j;
+  return begin;
 }
 
 void Parser::start_patch(std::size_t i, PatchKind kind) {
@@ -1032,7 +1177,7 @@ void Parser::start_patch(std::size_t i, PatchKind kind) {
 void Parser::finish_patch() {
   if (cur_.files.empty()) return;
   cur_.message = std::string(
-      text_.substr(offsets_[cur_start_], offsets_[cur_message_end_] - offsets_[cur_start_]));
+      text_.substr(starts_[cur_start_], starts_[cur_message_end_] - starts_[cur_start_]));
   cur_.subject = subject_of(cur_start_, cur_message_end_);
   out_.push_back(std::move(cur_));
   cur_ = Patch{};
@@ -1088,6 +1233,7 @@ std::optional<std::string> Parser::subject_of(std::size_t begin, std::size_t end
 
 std::vector<Patch> Parser::run() {
   start_patch(0, PatchKind::kPlain);
+  if (is_mail_start(0)) text_until_ = mail_text_end(0);
   std::size_t i = 0;
   std::size_t junk = kNpos;  // first text line after the current patch's last file patch
   bool noise = false;        // inside an svn "Property changes on:" block
@@ -1095,8 +1241,13 @@ std::vector<Patch> Parser::run() {
     if (auto kind = boundary_at(i)) {
       finish_patch();
       start_patch(i, *kind);
+      if (*kind == PatchKind::kMail) text_until_ = mail_text_end(i);
       junk = kNpos;
       noise = false;
+      ++i;
+      continue;
+    }
+    if (i < text_until_) {  // message text of a mail, up to its "---" separator
       ++i;
       continue;
     }
@@ -1110,7 +1261,11 @@ std::vector<Patch> Parser::run() {
         start_patch(junk, PatchKind::kPlain);
       }
       if (cur_.files.empty()) cur_message_end_ = i;
-      cur_.files.push_back(git ? parse_git(i) : parse_plain(i, binary));
+      if (git) {
+        cur_.files.push_back(parse_git(i));
+      } else if (auto fp = parse_plain(i, binary)) {
+        cur_.files.push_back(std::move(*fp));
+      }
       junk = kNpos;
       noise = false;
       continue;
@@ -1122,6 +1277,7 @@ std::vector<Patch> Parser::run() {
         noise = true;
       } else if (!is_blank(h) && !is_noise_line(h)) {
         junk = i;
+        if (is_mail_start(i)) text_until_ = mail_text_end(i);
       }
     }
     ++i;
