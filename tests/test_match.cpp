@@ -1127,5 +1127,19 @@ TEST(MatchDifferential, RepetitiveFilesAgreeWithANaiveReference) {
   differential(777, 20, 150, 300, 2, 120, 12);
 }
 
+TEST(MatchDiagnostics, ConflictReportsTheNearMiss) {
+  const std::string file = "a\nb\nc\nX\ne\nf\n";
+  const auto r = match(file, "@@ -2,4 +2,4 @@\n b\n c\n-d\n+D\n e\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_CONFLICT(r[0]);
+  EXPECT_EQ(r[0].closest_image, Image::kPre);
+  EXPECT_EQ(r[0].closest_line, 2u);
+  EXPECT_EQ(r[0].closest_agree, 3u);
+  EXPECT_EQ(r[0].closest_lines, 4u);
+  EXPECT_EQ(r[0].closest_differs_at, 4u);
+  const auto none = match("x\ny\nz\n", "@@ -1,2 +1,2 @@\n-a\n+b\n c\n");
+  EXPECT_EQ(none[0].closest_line, 0u) << "no placement agrees on half the lines";
+}
+
 }  // namespace
 }  // namespace sm120check

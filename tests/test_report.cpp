@@ -219,7 +219,7 @@ TEST(ReportJson, VerifyHunkFields) {
   const json& h1 = doc["patches"][0]["files"][0]["hunks"][0];
   EXPECT_EQ(h1, json::parse(R"({"index": 1, "old_start": 10, "old_lines": 7, "new_start": 10,
       "new_lines": 9, "status": "applicable", "line": 17, "offset": 7, "fuzz": 0,
-      "both_images": false, "diagnostic": null})"));
+      "both_images": false, "diagnostic": null, "closest": null})"));
   const json& h2 = doc["patches"][0]["files"][0]["hunks"][1];
   EXPECT_EQ(h2["status"], "applied");
   EXPECT_EQ(h2["line"], 49);
@@ -233,6 +233,28 @@ TEST(ReportJson, VerifyHunkFields) {
   EXPECT_TRUE(conflict["offset"].is_null());
   EXPECT_TRUE(conflict["fuzz"].is_null());
   EXPECT_EQ(conflict["diagnostic"], "line-ending-mismatch");
+  EXPECT_TRUE(conflict["closest"].is_null());
+}
+
+TEST(ReportJson, ConflictNearMissIsReported) {
+  VerifyReport report = sample_report();
+  HunkMatch& m = report.patches[1].files[0].hunks[0].match;
+  m.diagnostic.clear();
+  m.closest_image = Image::kPost;
+  m.closest_line = 15;
+  m.closest_agree = 3;
+  m.closest_lines = 4;
+  m.closest_differs_at = 16;
+  const json doc = verify_to_json(report);
+  EXPECT_EQ(doc["patches"][1]["files"][0]["hunks"][0]["closest"],
+            json::parse(R"({"image": "post-image", "line": 15, "agree": 3, "of": 4,
+                            "first_difference": 16})"));
+  std::ostringstream text;
+  render_verify_text(text, report, false);
+  EXPECT_NE(text.str().find("conflict (nearest: post-image at line 15, 3 of 4 lines agree; "
+                            "line 16 differs)"),
+            std::string::npos)
+      << text.str();
 }
 
 TEST(ReportJson, NegativeOffsetIsSigned) {

@@ -57,6 +57,10 @@ class FileText {
   friend detail::MatchCache& detail::match_cache(const FileText& file);
 };
 
+/// How far from its expected line a conflicting hunk's near miss is looked for (HunkMatch's
+/// closest_* fields), in lines each way.
+inline constexpr std::size_t kClosestWindow = 200;
+
 /// Matching options (GNU patch's --fuzz and --ignore-whitespace).
 struct MatchOptions {
   /// Most context lines that may be dropped at each edge of a hunk (never added/removed lines).
@@ -101,6 +105,15 @@ struct HunkMatch {
   /// match: the file has the hunks in another order), or "" when none explains it alone. The
   /// first two are not tried when ignore_whitespace is set. Always "" for a match.
   std::string diagnostic;
+  /// For a conflict with no diagnostic: the near miss, i.e. the image and the placement within
+  /// kClosestWindow lines of the expected line where most image lines equal the file's (ties:
+  /// nearer the expected line, pre-image first). closest_line is 1-based, 0 when no placement
+  /// agrees on at least half of the image's lines (then the other closest_* fields are 0 too).
+  Image closest_image = Image::kPre;
+  std::size_t closest_line = 0;
+  std::size_t closest_agree = 0;       ///< image lines equal to the file's there
+  std::size_t closest_lines = 0;       ///< lines in that image
+  std::size_t closest_differs_at = 0;  ///< 1-based file line of the first difference there
 };
 
 /// Matches the hunks of one file patch, in order, against `file`.

@@ -791,7 +791,66 @@ class Matcher {
       return m;
     }
     m.diagnostic = diagnose(pre_base + offset, post_base + offset, lo);
+    if (m.diagnostic.empty()) find_closest(m, pre_base + offset, post_base + offset);
     return m;
+  }
+
+  /// Fills the closest_* fields of a conflict (see HunkMatch): bounded to 2 x (2 x
+  /// kClosestWindow + 1) placements of each image, compared line by line as the options say.
+  void find_closest(HunkMatch& m, std::int64_t pre_expected, std::int64_t post_expected) const {
+    const auto window = static_cast<std::int64_t>(kClosestWindow);
+    const auto n = static_cast<std::int64_t>(n_);
+    std::size_t best_agree = 0;
+    std::int64_t best_distance = 0;
+    for (const bool pre : {true, false}) {
+      const std::vector<const HunkLine*>& img = pre ? images_.pre : images_.post;
+      if (img.empty()) continue;
+      const std::int64_t expected = pre ? pre_expected : post_expected;
+      const std::int64_t from = std::max<std::int64_t>(0, expected - window);
+      const std::int64_t to = std::min<std::int64_t>(n - 1, expected + window);
+      for (std::int64_t pos = from; pos <= to; ++pos) {
+        std::size_t agree = 0, first_diff = SIZE_MAX;
+        for (std::size_t k = 0; k < img.size(); ++k) {
+          const auto line = static_cast<std::size_t>(pos) + k;
+          if (line < n_ && same_line(file_.line(line), img[k]->text)) {
+            ++agree;
+          } else if (first_diff == SIZE_MAX) {
+            first_diff = line;
+          }
+        }
+        const std::int64_t distance = pos > expected ? pos - expected : expected - pos;
+        if (2 * agree < img.size() || agree == 0 || agree == img.size()) continue;
+        if (agree > best_agree || (agree == best_agree && distance < best_distance)) {
+          best_agree = agree;
+          best_distance = distance;
+          m.closest_image = pre ? Image::kPre : Image::kPost;
+          m.closest_line = static_cast<std::size_t>(pos) + 1;
+          m.closest_agree = agree;
+          m.closest_lines = img.size();
+          m.closest_differs_at = first_diff + 1;
+        }
+      }
+    }
+  }
+
+  /// Line equality for find_closest(): byte for byte, or white space folded.
+  bool same_line(std::string_view file_line, std::string_view image_line) const {
+    if (!options_.ignore_whitespace) return file_line == image_line;
+    auto fold = [](std::string_view t) {
+      std::string out;
+      bool space = false;
+      for (char c : t) {
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+          space = true;
+          continue;
+        }
+        if (space && !out.empty()) out += ' ';
+        space = false;
+        out += c;
+      }
+      return out;
+    };
+    return fold(file_line) == fold(image_line);
   }
 
   /// The tie rule (documented at match_hunks()). True for applied.

@@ -52,6 +52,15 @@ json hunk_to_json(const HunkReport& hunk) {
   out["fuzz"] = found ? json(m.fuzz) : json(nullptr);
   out["both_images"] = m.both_images;
   out["diagnostic"] = str_or_null(m.diagnostic);
+  if (m.closest_line == 0) {
+    out["closest"] = nullptr;
+  } else {
+    out["closest"] = {{"image", m.closest_image == Image::kPre ? "pre-image" : "post-image"},
+                      {"line", m.closest_line},
+                      {"agree", m.closest_agree},
+                      {"of", m.closest_lines},
+                      {"first_difference", m.closest_differs_at}};
+  }
   return out;
 }
 

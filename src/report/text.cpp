@@ -208,6 +208,10 @@ std::string hunk_verdict(const HunkMatch& m, bool color) {
   std::string text = paint(to_string(m.status), hunk_color(m.status), color);
   if (m.status == HunkStatus::kConflict) {
     if (!m.diagnostic.empty()) text += ": " + diagnostic_words(m.diagnostic);
+    if (m.closest_line != 0)
+      text += fmt::format(" (nearest: {} at line {}, {} of {} lines agree; line {} differs)",
+                          m.closest_image == Image::kPre ? "pre-image" : "post-image",
+                          m.closest_line, m.closest_agree, m.closest_lines, m.closest_differs_at);
     return text;
   }
   if (m.diagnostic == "superseded")
