@@ -8,6 +8,7 @@
 
 #include "cli11.hpp"
 #include "output.hpp"
+#include "sm120check/git.hpp"
 #include "sm120check/report.hpp"
 
 namespace sm120check::cli {
@@ -19,6 +20,7 @@ struct VerifyCommandOptions {
   std::optional<unsigned> strip;     ///< -p/--strip; unset = detect per patch.
   unsigned fuzz = 0;
   bool ignore_whitespace = false;
+  std::vector<std::string> revs;  ///< --rev: verify these revisions of TARGET's repository.
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
 };
@@ -42,5 +44,37 @@ CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options);
 
 /// Runs `show`; returns 0. Throws Error for unreadable or malformed patches.
 int run_show(const ShowCommandOptions& options);
+
+/// Options of `sm120check log [options] PATCH... TARGET`.
+struct LogCommandOptions {
+  std::vector<std::string> patches;
+  std::string target;
+  std::string range = "HEAD";        ///< --rev: "TIP" or "A..B".
+  std::vector<std::string> in_refs;  ///< --in REF.
+  std::optional<unsigned> strip;
+  unsigned fuzz = 0;
+  bool ignore_whitespace = false;
+  OutputFormat format = OutputFormat::kText;
+  ColorMode color = ColorMode::kAuto;
+};
+
+/// Adds the `log` subcommand to `app`. Returns the subcommand.
+CLI::App* setup_log(CLI::App& app, LogCommandOptions& options);
+
+/// Runs `log`; returns its exit code (see LogResult::exit_code). Throws Error.
+int run_log(const LogCommandOptions& options);
+
+/// `verify --rev`: verifies `patches` on each revision of TARGET's repository and writes the
+/// report; returns the worst exit code. Throws Error for an unknown revision (exit 3).
+int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches);
+
+/// Repository facts for a work-tree run, or std::nullopt when TARGET is not in a git work tree
+/// (checked with stat(2) before libgit2 is loaded) or the repository cannot be opened.
+std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
+                                               const std::vector<Patch>& patches,
+                                               const VerifyReport& report);
+
+/// Prints a one-line error on stderr for each patch or file with status error.
+void report_errors(const VerifyReport& report);
 
 }  // namespace sm120check::cli

@@ -16,13 +16,16 @@ int main(int argc, char** argv) {
   app.footer(kExitCodesHelp);
   VerifyCommandOptions verify_options;
   ShowCommandOptions show_options;
+  LogCommandOptions log_options;
   CLI::App* verify_cmd = setup_verify(app, verify_options);
   CLI::App* show_cmd = setup_show(app, show_options);
+  CLI::App* log_cmd = setup_log(app, log_options);
   try {
     app.parse(argc, argv);
     if (verify_cmd->parsed()) return run_verify(verify_options);
     if (show_cmd->parsed()) return run_show(show_options);
-    std::cerr << app.help() << "\nsm120check: error: no command given (use verify or show)\n";
+    if (log_cmd->parsed()) return run_log(log_options);
+    std::cerr << app.help() << "\nsm120check: error: no command given (use verify, show or log)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
     // One line, escaped: the message may quote what was typed.
@@ -30,6 +33,7 @@ int main(int argc, char** argv) {
               << " (run 'sm120check "
               << (verify_cmd->parsed() ? "verify "
                   : show_cmd->parsed() ? "show "
+                  : log_cmd->parsed()  ? "log "
                                        : "")
               << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {
