@@ -135,14 +135,14 @@ void render_revisions_text(std::ostream& out, const std::vector<RevisionReport>&
     out << pad(fit(escape_for_terminal(r.rev), cell - 1), cell);
   out << "\n";
   auto row = [&](const std::string& left, auto&& status_of) {
-    out << pad(fit(left, label - 1), label);
+    std::string line = pad(fit(left, label - 1), label);
     for (const RevisionReport& r : revisions) {
       std::optional<Status> s = status_of(r.report);
       std::string text = s ? std::string(to_string(*s)) : "-";
-      out << paint(text, s.value_or(Status::kUnknown), color && s)
-          << std::string(cell > text.size() ? cell - text.size() : 1, ' ');
+      line += paint(text, s.value_or(Status::kUnknown), color && s) +
+              std::string(cell > text.size() ? cell - text.size() : 1, ' ');
     }
-    out << "\n";
+    out << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
   };
   const VerifyReport& first = revisions.front().report;
   for (std::size_t i = 0; i < first.patches.size(); ++i) {
