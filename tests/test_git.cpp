@@ -335,6 +335,25 @@ TEST(GitTreeEntries, ModesOfRevisionTree) {
   EXPECT_THROW(t->read_link("run.sh"), Error);
 }
 
+TEST(GitTreeEntries, SubmodulePointerChangeIsVerifiedAsText) {
+  Repo repo;
+  repo.write("x.txt", "x\n");
+  std::string one = repo.commit("one"), two = repo.commit("two");
+  // A gitlink without a submodule checkout (commit without `add -A`, which would drop it).
+  repo.git("update-index --add --cacheinfo 160000," + one + ",sub && git commit -q -m pin1");
+  std::string base = repo.head();
+  repo.git("update-index --add --cacheinfo 160000," + two + ",sub && git commit -q -m pin2");
+  std::string fix = repo.head();
+  repo.diff(base, fix);
+  std::unique_ptr<GitRepository> g = GitRepository::open(repo.dir());
+  EXPECT_EQ(g->tree(fix, "", "x")->read("sub"), "Subproject commit " + two + "\n");
+  json doc = run_json(
+      {"verify", "--format", "json", "--rev", base, "--rev", fix, repo.patch_file(), repo.dir()},
+      1);
+  EXPECT_EQ(doc["revisions"][0]["patches"][0]["status"], "applicable");
+  EXPECT_EQ(doc["revisions"][1]["patches"][0]["status"], "applied");
+}
+
 /// A history of `n` commits touching other.txt, with a.txt's fix made at `fix_at` (1-based),
 /// optionally reverted at `revert_at` and re-applied at `reapply_at`. Returns the commit ids.
 std::vector<std::string> history(Repo& repo, int n, int fix_at, int revert_at = 0,

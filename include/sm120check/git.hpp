@@ -54,7 +54,9 @@ class GitRepository {
   /// 40 hex digits. Throws Error("unknown revision 'REV' in ROOT: ...").
   virtual std::string resolve_commit(const std::string& rev) const = 0;
   /// The tree of `commit_id` under `prefix` (see prefix_of) as a read-only Tree named `name`.
-  /// stat(): 100644 file, 100755 executable, 120000 symlink, 040000 directory, 160000 other.
+  /// stat(): 100644 file, 100755 executable, 120000 symlink, 040000 directory; a 160000
+  /// gitlink (submodule) reads as a file holding "Subproject commit <id>\n", the text git
+  /// diffs show for it, so submodule pointer changes are verified like text.
   virtual std::unique_ptr<Tree> tree(const std::string& commit_id, const std::string& prefix,
                                      const std::string& name) const = 0;
   /// HEAD, branch and the `paths` (relative to root) with uncommitted changes.

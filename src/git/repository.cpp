@@ -118,8 +118,12 @@ class GitTree final : public Tree {
       case GIT_FILEMODE_TREE:
         e.type = Entry::Type::kDirectory;
         break;
+      case GIT_FILEMODE_COMMIT:  // gitlink: read as the text git diffs show for it
+        e.type = Entry::Type::kFile;
+        e.size = gitlink_text(te.get()).size();
+        break;
       default:
-        e.type = Entry::Type::kOther;  // gitlink (submodule)
+        e.type = Entry::Type::kOther;
     }
     return e;
   }
@@ -142,10 +146,17 @@ class GitTree final : public Tree {
     return Owned<git_tree_entry>(raw);
   }
 
+  /// A submodule entry as `git diff` shows it: "Subproject commit <id>\n".
+  static std::string gitlink_text(const git_tree_entry* te) {
+    return "Subproject commit " + oid_hex(lib().git_tree_entry_id(te)) + "\n";
+  }
+
   std::shared_ptr<const std::string> content(const std::string& path, bool link) const {
     Owned<git_tree_entry> te = lookup(path);
     if (!te) throw Error(path, 0, fmt::format("no such file in {}", name_));
     git_filemode_t mode = lib().git_tree_entry_filemode(te.get());
+    if (mode == GIT_FILEMODE_COMMIT && !link)
+      return std::make_shared<const std::string>(gitlink_text(te.get()));
     bool is_link = mode == GIT_FILEMODE_LINK;
     bool is_file = mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
     if (link ? !is_link : !is_file)

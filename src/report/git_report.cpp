@@ -130,10 +130,13 @@ void render_revisions_text(std::ostream& out, const std::vector<RevisionReport>&
   for (const RevisionReport& r : revisions)
     out << "  " << pad(fit(escape_for_terminal(r.rev), cell - 1), cell) << short_id(r.commit)
         << "\n";
-  out << "\n" << std::string(label, ' ');
+  auto rtrim = [](const std::string& line) {
+    return line.substr(0, line.find_last_not_of(' ') + 1);
+  };
+  std::string header(label, ' ');
   for (const RevisionReport& r : revisions)
-    out << pad(fit(escape_for_terminal(r.rev), cell - 1), cell);
-  out << "\n";
+    header += pad(fit(escape_for_terminal(r.rev), cell - 1), cell);
+  out << "\n" << rtrim(header) << "\n";
   auto row = [&](const std::string& left, auto&& status_of) {
     std::string line = pad(fit(left, label - 1), label);
     for (const RevisionReport& r : revisions) {
@@ -142,7 +145,7 @@ void render_revisions_text(std::ostream& out, const std::vector<RevisionReport>&
       line += paint(text, s.value_or(Status::kUnknown), color && s) +
               std::string(cell > text.size() ? cell - text.size() : 1, ' ');
     }
-    out << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
+    out << rtrim(line) << "\n";
   };
   const VerifyReport& first = revisions.front().report;
   for (std::size_t i = 0; i < first.patches.size(); ++i) {
@@ -193,10 +196,13 @@ void render_revisions_text(std::ostream& out, const std::vector<RevisionReport>&
         out << "  " << escape_for_terminal(r.rev) << ": " << escape_for_terminal(why) << "\n";
       }
     }
-  out << "\n" << pad("exit code", label);
-  for (const RevisionReport& r : revisions) out << pad(std::to_string(r.report.exit_code()), cell);
-  out << "\nsummary: " << revisions.size() << " revision" << (revisions.size() == 1 ? "" : "s")
-      << "  -> exit " << revisions_exit_code(revisions) << "\n";
+  std::string codes = pad("exit code", label);
+  for (const RevisionReport& r : revisions)
+    codes += pad(std::to_string(r.report.exit_code()), cell);
+  out << "\n"
+      << rtrim(codes) << "\nsummary: " << revisions.size() << " revision"
+      << (revisions.size() == 1 ? "" : "s") << "  -> exit " << revisions_exit_code(revisions)
+      << "\n";
 }
 
 json log_to_json(const LogResult& r, const std::string& target) {
