@@ -52,8 +52,8 @@ class Tree {
 std::unique_ptr<Tree> open_disk_tree(const std::string& root,
                                      std::uint64_t max_file_size = Tree::kDefaultMaxFileSize);
 
-/// Git's blob id of `content` ("blob <size>\0<content>" hashed with SHA-1, via libgit2's
-/// git_odb_hash), as 40 lower-case hex digits.
+/// Git's blob id of `content` ("blob <size>\0<content>" hashed with SHA-1, the same id as
+/// libgit2's git_odb_hash, computed without loading libgit2), as 40 lower-case hex digits.
 std::string git_blob_id(std::string_view content);
 
 /// True when `content` looks binary the way git decides it: a NUL byte in the first 8000 bytes.

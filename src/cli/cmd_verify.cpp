@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "inputs.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/git_report.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
@@ -28,6 +29,8 @@ class VerifyFormatter : public CLI::Formatter {
   }
 };
 
+}  // namespace
+
 /// Each patch or file that could not be verified also gets a one-line error on stderr naming the
 /// patch file and line, so that scripts reading only stderr see why the exit code is 3.
 void report_errors(const VerifyReport& report) {
@@ -44,8 +47,6 @@ void report_errors(const VerifyReport& report) {
   }
   std::cerr << err;
 }
-
-}  // namespace
 
 CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   CLI::App* cmd = app.add_subcommand(
@@ -103,6 +104,12 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   cmd->add_flag("--only-relevant", options.only_relevant,
                 "Leave patches that target other architectures than the GPU's (probed or --cc) "
                 "out of the verdict and the exit code; they are reported as skipped");
+  cmd->add_option("--rev", options.revs,
+                  "Verify this revision of TARGET's git repository (sha, tag, branch, HEAD~3, "
+                  "...) instead of the work tree, without checking it out; repeat for one column "
+                  "per revision")
+      ->type_name("REV")
+      ->allow_extra_args(false);
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(std::string(kExitCodesHelp) +
               "Patches skipped by --only-relevant do not count toward the exit code.\n");
@@ -119,6 +126,7 @@ int run_verify(const VerifyCommandOptions& options) {
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, probe_local_gpus);
   std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
+  if (!options.revs.empty()) return run_verify_revisions(options, parse_inputs(inputs));
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
   std::vector<Patch> patches = parse_inputs(inputs);
@@ -145,16 +153,25 @@ int run_verify(const VerifyCommandOptions& options) {
   if (probe.valid()) gpu = probe.get();
   assess_arch(report, patches, std::move(gpu), options.only_relevant);
   report_errors(report);
+  std::optional<RepositoryFacts> facts = work_tree_facts(options.target, patches, report);
 
   std::string out;
   if (options.format == OutputFormat::kJson) {
+    nlohmann::ordered_json doc = verify_to_json(report);
+    doc["repository"] = repository_to_json(facts);
+    doc["revisions"] = nullptr;
     // Invalid UTF-8 in paths or subjects is replaced rather than aborting the report.
-    out = verify_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '\n';
   } else {
     std::ostringstream text;
     render_verify_text(text, report, use_color(options.color));
     out = text.str();
+    if (facts) {  // after the "target:" line
+      std::ostringstream repo;
+      render_repository_text(repo, *facts, use_color(options.color));
+      out.insert(out.find('\n') + 1, repo.str());
+    }
   }
   write_stdout(out);
   return report.exit_code();

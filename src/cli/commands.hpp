@@ -9,6 +9,7 @@
 
 #include "cli11.hpp"
 #include "output.hpp"
+#include "sm120check/git.hpp"
 #include "sm120check/report.hpp"
 
 namespace sm120check::cli {
@@ -23,6 +24,7 @@ struct VerifyCommandOptions {
   std::optional<std::string> cc;  ///< --cc: assume this GPU instead of probing.
   bool no_gpu = false;            ///< --no-gpu: do not probe (GPU source "none").
   bool only_relevant = false;     ///< --only-relevant: skip patches for other architectures.
+  std::vector<std::string> revs;  ///< --rev: verify these revisions of TARGET's repository.
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
   bool markers = false;                     ///< --markers: search every patch's markers.
@@ -88,6 +90,19 @@ struct GpuCommandOptions {
   ColorMode color = ColorMode::kAuto;
 };
 
+/// Options of `sm120check log [options] PATCH... TARGET`.
+struct LogCommandOptions {
+  std::vector<std::string> patches;
+  std::string target;
+  std::string range = "HEAD";        ///< --rev: "TIP" or "A..B".
+  std::vector<std::string> in_refs;  ///< --in REF.
+  std::optional<unsigned> strip;
+  unsigned fuzz = 0;
+  bool ignore_whitespace = false;
+  OutputFormat format = OutputFormat::kText;
+  ColorMode color = ColorMode::kAuto;
+};
+
 /// Adds --cc CC (validated with parse_compute_capability(); a bad value is a usage error).
 void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc);
 
@@ -96,5 +111,24 @@ CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options);
 
 /// Runs `gpu`; returns its exit code (kGpuExitCodesHelp). Never throws for CUDA errors.
 int run_gpu(const GpuCommandOptions& options);
+
+/// Adds the `log` subcommand to `app`. Returns the subcommand.
+CLI::App* setup_log(CLI::App& app, LogCommandOptions& options);
+
+/// Runs `log`; returns its exit code (see LogResult::exit_code). Throws Error.
+int run_log(const LogCommandOptions& options);
+
+/// `verify --rev`: verifies `patches` on each revision of TARGET's repository and writes the
+/// report; returns the worst exit code. Throws Error for an unknown revision (exit 3).
+int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches);
+
+/// Repository facts for a work-tree run, or std::nullopt when TARGET is not in a git work tree
+/// (checked with stat(2) before libgit2 is loaded) or the repository cannot be opened.
+std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
+                                               const std::vector<Patch>& patches,
+                                               const VerifyReport& report);
+
+/// Prints a one-line error on stderr for each patch or file with status error.
+void report_errors(const VerifyReport& report);
 
 }  // namespace sm120check::cli

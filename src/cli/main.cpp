@@ -18,18 +18,21 @@ int main(int argc, char** argv) {
   ShowCommandOptions show_options;
   GrepCommandOptions grep_options;
   GpuCommandOptions gpu_options;
+  LogCommandOptions log_options;
   CLI::App* verify_cmd = setup_verify(app, verify_options);
   CLI::App* show_cmd = setup_show(app, show_options);
   CLI::App* grep_cmd = setup_grep(app, grep_options);
   CLI::App* gpu_cmd = setup_gpu(app, gpu_options);
+  CLI::App* log_cmd = setup_log(app, log_options);
   try {
     app.parse(argc, argv);
     if (verify_cmd->parsed()) return run_verify(verify_options);
     if (show_cmd->parsed()) return run_show(show_options);
     if (grep_cmd->parsed()) return run_grep(grep_options);
     if (gpu_cmd->parsed()) return run_gpu(gpu_options);
+    if (log_cmd->parsed()) return run_log(log_options);
     std::cerr << app.help()
-              << "\nsm120check: error: no command given (use verify, show, grep or gpu)\n";
+              << "\nsm120check: error: no command given (use verify, show, grep, gpu or log)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
     // One line, escaped: the message may quote what was typed.
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
                   : show_cmd->parsed() ? "show "
                   : grep_cmd->parsed() ? "grep "
                   : gpu_cmd->parsed()  ? "gpu "
+                  : log_cmd->parsed()  ? "log "
                                        : "")
               << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {

@@ -23,7 +23,48 @@ namespace sm120check::git {
   X(git_repository_free)                \
   X(git_repository_workdir)             \
   X(git_repository_path)                \
-  X(git_ignore_path_is_ignored)
+  X(git_ignore_path_is_ignored)         \
+  X(git_repository_head)                \
+  X(git_repository_head_detached)       \
+  X(git_repository_head_unborn)         \
+  X(git_reference_free)                 \
+  X(git_reference_target)               \
+  X(git_reference_shorthand)            \
+  X(git_reference_lookup)               \
+  X(git_reference_symbolic_target)      \
+  X(git_revparse_single)                \
+  X(git_object_peel)                    \
+  X(git_object_free)                    \
+  X(git_object_id)                      \
+  X(git_oid_fromstr)                    \
+  X(git_commit_lookup)                  \
+  X(git_commit_free)                    \
+  X(git_commit_tree)                    \
+  X(git_commit_summary)                 \
+  X(git_commit_time)                    \
+  X(git_commit_time_offset)             \
+  X(git_tree_free)                      \
+  X(git_tree_entry_bypath)              \
+  X(git_tree_entry_free)                \
+  X(git_tree_entry_filemode)            \
+  X(git_tree_entry_id)                  \
+  X(git_blob_lookup)                    \
+  X(git_blob_free)                      \
+  X(git_blob_rawcontent)                \
+  X(git_blob_rawsize)                   \
+  X(git_status_file)                    \
+  X(git_graph_descendant_of)            \
+  X(git_revwalk_new)                    \
+  X(git_revwalk_free)                   \
+  X(git_revwalk_push)                   \
+  X(git_revwalk_hide)                   \
+  X(git_revwalk_next)                   \
+  X(git_revwalk_sorting)                \
+  X(git_revwalk_simplify_first_parent)  \
+  X(git_diff_from_buffer)               \
+  X(git_diff_free)                      \
+  X(git_apply_to_tree)                  \
+  X(git_index_free)
 
 /// Pointers to the libgit2 functions listed in SM120CHECK_LIBGIT2_FUNCTIONS, same names.
 struct Libgit2 {

@@ -221,6 +221,37 @@ Status binary_by_blob(const FilePatch& fp, const std::string& content, FileRepor
   return Status::kConflict;
 }
 
+/// Text hunks with `index` ids: a blob id equal to the post-image (applied) or the pre-image
+/// (applicable) decides the file exactly; the hunk verdicts stay in the report, and the reason
+/// says when they disagree. One exception: the pre-image id with hunks in conflict is a
+/// conflict (the patch body was mangled; it would not apply). std::nullopt when the ids are
+/// absent or neither matches.
+std::optional<Status> text_by_blob(const FilePatch& fp, std::string_view content,
+                                   const std::vector<Status>& hunks, FileReport& fr) {
+  if ((fp.new_blob.empty() || all_zero(fp.new_blob)) &&
+      (fp.old_blob.empty() || all_zero(fp.old_blob)))
+    return std::nullopt;
+  std::string id = git_blob_id(content);
+  Status s = blob_matches(id, fp.new_blob)   ? Status::kApplied
+             : blob_matches(id, fp.old_blob) ? Status::kApplicable
+                                             : Status::kError;
+  if (s == Status::kError) return std::nullopt;
+  Status by_hunks = combine(hunks);
+  if (s == Status::kApplicable && by_hunks == Status::kConflict) {
+    // The file is what the patch was made from, but its hunks do not match it (line endings
+    // or white space lost in transit): it would not apply as written.
+    append_reason(fr,
+                  "blob id matches the pre-image, but the hunks do not match the file (the "
+                  "patch does not apply as written)");
+    return Status::kConflict;
+  }
+  append_reason(fr, s == Status::kApplied ? "blob id matches the post-image"
+                                          : "blob id matches the pre-image");
+  if (by_hunks != s)
+    append_reason(fr, fmt::format("hunk matching alone says {}", to_string(by_hunks)));
+  return s;
+}
+
 /// The mode part of a change (old mode -> new mode): the file type when it changes (regular
 /// file <-> symlink), else the executable bit.
 std::optional<Status> mode_status(const FilePatch& fp, const Entry& entry, FileReport& fr) {
@@ -268,7 +299,10 @@ Status verify_existing(Context& ctx, const std::string& path, const FilePatch& f
     const FileText* text = read_comparable(ctx, path, entry, fp, fr);
     if (text == nullptr) return fr.status;
     std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options);
-    parts.insert(parts.end(), hunks.begin(), hunks.end());
+    if (std::optional<Status> blob = text_by_blob(fp, text->content(), hunks, fr))
+      parts.push_back(*blob);
+    else
+      parts.insert(parts.end(), hunks.begin(), hunks.end());
   } else if (parts.empty() && !moved) {
     append_reason(fr, "the patch carries no change for this file (no hunks, mode or blob ids)");
     return Status::kUnknown;

@@ -1,0 +1,142 @@
+// The git parts of the CLI: `verify --rev`, repository facts for work-tree runs, and `log`
+// (see commands.hpp). libgit2 is loaded only here, and only when a repository is involved.
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "inputs.hpp"
+#include "sm120check/git.hpp"
+#include "sm120check/git_report.hpp"
+
+namespace sm120check::cli {
+namespace {
+
+constexpr const char* kLogExitCodesHelp =
+    "Exit codes:\n"
+    "  0  found the commit from which the patches stay applied (history monotone)\n"
+    "  1  not applied at the tip (applicable there)\n"
+    "  2  applied at the tip but not monotone (reverted and re-applied), or the tip is\n"
+    "     partial, conflict or unknown\n"
+    "  3  could not verify (bad patch, unknown revision, not a git repository, usage error)\n";
+
+std::vector<unsigned> strips_of(const VerifyReport& report) {
+  std::vector<unsigned> strips;
+  for (const PatchReport& p : report.patches) strips.push_back(p.strip);
+  return strips;
+}
+
+/// Writes `text` with the repository lines inserted after its first ("target:") line.
+std::string with_repository(std::string text, const std::optional<RepositoryFacts>& facts,
+                            bool color) {
+  if (!facts) return text;
+  std::ostringstream repo;
+  render_repository_text(repo, *facts, color);
+  text.insert(text.find('\n') + 1, repo.str());
+  return text;
+}
+
+std::string dump(const nlohmann::ordered_json& doc) {
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
+                                               const std::vector<Patch>& patches,
+                                               const VerifyReport& report) {
+  if (!find_git_work_tree(target)) return std::nullopt;  // stat only: plain trees skip libgit2
+  try {
+    std::unique_ptr<GitRepository> repo = GitRepository::open(target);
+    return repo->facts(touched_paths(patches, strips_of(report), repo->prefix_of(target)));
+  } catch (const Error&) {
+    return std::nullopt;  // e.g. a broken .git: the work-tree answer stands on its own
+  }
+}
+
+int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches) {
+  std::unique_ptr<GitRepository> repo = GitRepository::open(options.target);
+  const std::string prefix = repo->prefix_of(options.target);
+  std::vector<std::string> commits;  // all resolved first: an unknown one fails before output
+  for (const std::string& rev : options.revs) commits.push_back(repo->resolve_commit(rev));
+  VerifyOptions verify_options;
+  verify_options.strip = options.strip;
+  verify_options.match.fuzz = options.fuzz;
+  verify_options.match.ignore_whitespace = options.ignore_whitespace;
+  std::vector<RevisionReport> revisions;
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    std::unique_ptr<Tree> tree =
+        repo->tree(commits[i], prefix, options.target + "@" + options.revs[i]);
+    revisions.push_back({options.revs[i], commits[i], verify(patches, *tree, verify_options)});
+    report_errors(revisions.back().report);
+  }
+  std::optional<RepositoryFacts> facts;
+  if (find_git_work_tree(options.target))
+    facts = repo->facts(touched_paths(patches, strips_of(revisions.front().report), prefix));
+  bool color = use_color(options.color);
+  if (options.format == OutputFormat::kJson) {
+    write_stdout(dump(revisions_to_json(revisions, options.target, facts)));
+  } else {
+    std::ostringstream text;
+    render_revisions_text(text, revisions, options.target, color);
+    write_stdout(with_repository(text.str(), facts, color));
+  }
+  return revisions_exit_code(revisions);
+}
+
+CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "log",
+      "Walk TARGET's first-parent git history and report the commit from which the patches "
+      "stay applied (the commit that brought the fix in), and whether it is in given refs. "
+      "Reads revisions through libgit2; never checks out.");
+  cmd->add_option("PATCH", options.patches, "Patch file, directory of patches, or - for stdin")
+      ->required()
+      ->type_name("");
+  cmd->add_option("TARGET", options.target,
+                  "A directory in the git repository (work tree or "
+                  "bare); a subfolder restricts patch paths to it")
+      ->type_name("");
+  cmd->parse_complete_callback([&options] {
+    if (options.patches.size() < 2) throw CLI::RequiredError("TARGET");
+    options.target = std::move(options.patches.back());
+    options.patches.pop_back();
+  });
+  cmd->add_option("--rev", options.range,
+                  "History to walk: TIP or A..B (first parents of B not reachable from A); "
+                  "default HEAD")
+      ->type_name("RANGE");
+  cmd->add_option("--in", options.in_refs,
+                  "Also say whether the fixing commit is in REF (tag or branch); repeatable")
+      ->type_name("REF")
+      ->allow_extra_args(false);
+  cmd->add_option("-p,--strip", options.strip, "Strip level (detected at the tip when omitted)")
+      ->type_name("N");
+  cmd->add_option("--fuzz", options.fuzz, "Context lines allowed to mismatch (default 0)")
+      ->type_name("N");
+  cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
+                "Compare lines with white space folded");
+  add_output_options(*cmd, options.format, options.color);
+  cmd->footer(kLogExitCodesHelp);
+  return cmd;
+}
+
+int run_log(const LogCommandOptions& options) {
+  std::vector<Patch> patches = parse_inputs(read_patch_inputs(options.patches));
+  LogOptions log_options;
+  log_options.range = options.range;
+  log_options.in_refs = options.in_refs;
+  log_options.verify.strip = options.strip;
+  log_options.verify.match.fuzz = options.fuzz;
+  log_options.verify.match.ignore_whitespace = options.ignore_whitespace;
+  LogResult result = find_fixing_commit(patches, options.target, log_options);
+  if (options.format == OutputFormat::kJson) {
+    write_stdout(dump(log_to_json(result, options.target)));
+  } else {
+    std::ostringstream text;
+    render_log_text(text, result, options.target, use_color(options.color));
+    write_stdout(text.str());
+  }
+  return result.exit_code();
+}
+
+}  // namespace sm120check::cli

@@ -1,0 +1,371 @@
+// GitRepository and revision trees through libgit2 (see sm120check/git.hpp). Read-only: no
+// checkout, no index or work-tree writes.
+#include <fmt/format.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "libgit2.hpp"
+#include "sm120check/error.hpp"
+#include "sm120check/git.hpp"
+
+namespace sm120check {
+namespace {
+
+const git::Libgit2& lib() { return git::libgit2(); }
+
+/// Owning pointers for libgit2 objects.
+struct Free {
+  void operator()(git_repository* p) const { lib().git_repository_free(p); }
+  void operator()(git_object* p) const { lib().git_object_free(p); }
+  void operator()(git_commit* p) const { lib().git_commit_free(p); }
+  void operator()(git_tree* p) const { lib().git_tree_free(p); }
+  void operator()(git_tree_entry* p) const { lib().git_tree_entry_free(p); }
+  void operator()(git_blob* p) const { lib().git_blob_free(p); }
+  void operator()(git_reference* p) const { lib().git_reference_free(p); }
+  void operator()(git_revwalk* p) const { lib().git_revwalk_free(p); }
+};
+template <typename T>
+using Owned = std::unique_ptr<T, Free>;
+
+std::string oid_hex(const git_oid* oid) {
+  char hex[GIT_OID_HEXSZ + 1];
+  lib().git_oid_tostr(hex, sizeof hex, oid);
+  return hex;
+}
+
+git_oid parse_oid(const std::string& hex) {
+  git_oid oid;
+  if (lib().git_oid_fromstr(&oid, hex.c_str()) != 0)
+    throw Error(fmt::format("not a commit id: '{}'", hex));
+  return oid;
+}
+
+std::string without_trailing_slash(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+/// The repository shared by its trees, with a bounded cache of blob contents by id (libgit2
+/// does not cache blobs; `log` reads the same blobs at many commits).
+struct Shared {
+  Owned<git_repository> repo;
+  std::map<std::string, std::shared_ptr<const std::string>> blobs;
+  std::size_t blob_bytes = 0;
+  static constexpr std::size_t kMaxBlobBytes = std::size_t{256} << 20;
+
+  std::shared_ptr<const std::string> blob(const git_oid* id, const std::string& path,
+                                          std::uint64_t max_size) {
+    std::string key = oid_hex(id);
+    auto it = blobs.find(key);
+    if (it != blobs.end()) return it->second;
+    git_blob* raw = nullptr;
+    if (lib().git_blob_lookup(&raw, repo.get(), id) != 0)
+      throw Error(
+          path, 0,
+          fmt::format("cannot read blob {}: {}", key, git::last_error_message("libgit2 error")));
+    Owned<git_blob> b(raw);
+    auto size = static_cast<std::uint64_t>(lib().git_blob_rawsize(b.get()));
+    if (size > max_size)
+      throw Error(path, 0, fmt::format("file is larger than {} bytes; refused", max_size));
+    auto content = std::make_shared<const std::string>(
+        static_cast<const char*>(lib().git_blob_rawcontent(b.get())), size);
+    if (blob_bytes + size > kMaxBlobBytes) {
+      blobs.clear();
+      blob_bytes = 0;
+    }
+    blob_bytes += size;
+    blobs.emplace(key, content);
+    return content;
+  }
+};
+
+/// A commit's tree (under a prefix) as a Tree.
+class GitTree final : public Tree {
+ public:
+  GitTree(std::shared_ptr<Shared> shared, Owned<git_tree> root, std::string prefix,
+          std::string name)
+      : shared_(std::move(shared)),
+        root_(std::move(root)),
+        prefix_(std::move(prefix)),
+        name_(std::move(name)) {}
+
+  std::string name() const override { return name_; }
+
+  Entry stat(const std::string& path) const override {
+    Entry e;
+    if (prefix_.empty() && path.empty()) {
+      e.type = Entry::Type::kDirectory;
+      return e;
+    }
+    Owned<git_tree_entry> te = lookup(path);
+    if (!te) return e;
+    switch (lib().git_tree_entry_filemode(te.get())) {
+      case GIT_FILEMODE_BLOB_EXECUTABLE:
+        e.executable = true;
+        [[fallthrough]];
+      case GIT_FILEMODE_BLOB:
+        e.type = Entry::Type::kFile;
+        e.size = shared_->blob(lib().git_tree_entry_id(te.get()), path, max_file_size())->size();
+        break;
+      case GIT_FILEMODE_LINK:
+        e.type = Entry::Type::kSymlink;
+        break;
+      case GIT_FILEMODE_TREE:
+        e.type = Entry::Type::kDirectory;
+        break;
+      case GIT_FILEMODE_COMMIT:  // gitlink: read as the text git diffs show for it
+        e.type = Entry::Type::kFile;
+        e.size = gitlink_text(te.get()).size();
+        break;
+      default:
+        e.type = Entry::Type::kOther;
+    }
+    return e;
+  }
+
+  std::string read(const std::string& path) const override { return *content(path, false); }
+
+  std::string read_link(const std::string& path) const override { return *content(path, true); }
+
+ private:
+  /// The entry at prefix + path, or null when absent (also when a parent is not a tree).
+  Owned<git_tree_entry> lookup(const std::string& path) const {
+    std::string full = without_trailing_slash(prefix_ + path);
+    git_tree_entry* raw = nullptr;
+    int rc = lib().git_tree_entry_bypath(&raw, root_.get(), full.c_str());
+    if (rc == GIT_ENOTFOUND) return nullptr;
+    if (rc != 0)
+      throw Error(
+          path, 0,
+          fmt::format("cannot look up in {}: {}", name_, git::last_error_message("libgit2 error")));
+    return Owned<git_tree_entry>(raw);
+  }
+
+  /// A submodule entry as `git diff` shows it: "Subproject commit <id>\n".
+  static std::string gitlink_text(const git_tree_entry* te) {
+    return "Subproject commit " + oid_hex(lib().git_tree_entry_id(te)) + "\n";
+  }
+
+  std::shared_ptr<const std::string> content(const std::string& path, bool link) const {
+    Owned<git_tree_entry> te = lookup(path);
+    if (!te) throw Error(path, 0, fmt::format("no such file in {}", name_));
+    git_filemode_t mode = lib().git_tree_entry_filemode(te.get());
+    if (mode == GIT_FILEMODE_COMMIT && !link)
+      return std::make_shared<const std::string>(gitlink_text(te.get()));
+    bool is_link = mode == GIT_FILEMODE_LINK;
+    bool is_file = mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+    if (link ? !is_link : !is_file)
+      throw Error(path, 0, link ? "not a symlink" : "not a regular file");
+    return shared_->blob(lib().git_tree_entry_id(te.get()), path, max_file_size());
+  }
+
+  std::shared_ptr<Shared> shared_;
+  Owned<git_tree> root_;
+  std::string prefix_;
+  std::string name_;
+};
+
+class Repository final : public GitRepository {
+ public:
+  explicit Repository(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
+
+  git_repository* repo() const { return shared_->repo.get(); }
+
+  std::string root() const override {
+    const char* workdir = lib().git_repository_workdir(repo());
+    return without_trailing_slash(workdir != nullptr ? workdir : lib().git_repository_path(repo()));
+  }
+
+  std::string prefix_of(const std::string& path) const override {
+    if (lib().git_repository_workdir(repo()) == nullptr) return {};
+    char real[PATH_MAX];
+    if (::realpath(path.c_str(), real) == nullptr) return {};
+    std::string r = root(), p = real;
+    char real_root[PATH_MAX];
+    if (::realpath(r.c_str(), real_root) != nullptr) r = real_root;
+    if (p == r || p.size() <= r.size() || p.compare(0, r.size(), r) != 0 || p[r.size()] != '/')
+      return {};
+    return p.substr(r.size() + 1) + "/";
+  }
+
+  std::string resolve_commit(const std::string& rev) const override {
+    git_object* raw = nullptr;
+    if (rev.empty() || lib().git_revparse_single(&raw, repo(), rev.c_str()) != 0)
+      throw Error(fmt::format("unknown revision '{}' in {}: {}", rev, root(),
+                              git::last_error_message("not found")));
+    Owned<git_object> obj(raw);
+    git_object* peeled = nullptr;
+    if (lib().git_object_peel(&peeled, obj.get(), GIT_OBJECT_COMMIT) != 0)
+      throw Error(fmt::format("revision '{}' in {} does not name a commit: {}", rev, root(),
+                              git::last_error_message("cannot peel")));
+    Owned<git_object> commit(peeled);
+    return oid_hex(lib().git_object_id(commit.get()));
+  }
+
+  Owned<git_commit> commit(const std::string& id) const {
+    git_oid oid = parse_oid(id);
+    git_commit* raw = nullptr;
+    if (lib().git_commit_lookup(&raw, repo(), &oid) != 0)
+      throw Error(
+          fmt::format("cannot read commit {}: {}", id, git::last_error_message("libgit2 error")));
+    return Owned<git_commit>(raw);
+  }
+
+  Owned<git_tree> commit_tree(const std::string& id) const {
+    Owned<git_commit> c = commit(id);
+    git_tree* raw = nullptr;
+    if (lib().git_commit_tree(&raw, c.get()) != 0)
+      throw Error(fmt::format("cannot read the tree of commit {}: {}", id,
+                              git::last_error_message("libgit2 error")));
+    return Owned<git_tree>(raw);
+  }
+
+  std::unique_ptr<Tree> tree(const std::string& commit_id, const std::string& prefix,
+                             const std::string& name) const override {
+    return std::make_unique<GitTree>(shared_, commit_tree(commit_id), prefix, name);
+  }
+
+  RepositoryFacts facts(const std::vector<std::string>& paths) const override {
+    RepositoryFacts f;
+    f.root = root();
+    git_reference* raw = nullptr;
+    if (lib().git_repository_head(&raw, repo()) == 0) {
+      Owned<git_reference> head(raw);
+      if (const git_oid* id = lib().git_reference_target(head.get())) f.head = oid_hex(id);
+      if (lib().git_repository_head_detached(repo()) != 1)
+        f.branch = lib().git_reference_shorthand(head.get());
+    } else if (lib().git_repository_head_unborn(repo()) == 1 &&
+               lib().git_reference_lookup(&raw, repo(), "HEAD") == 0) {
+      Owned<git_reference> head(raw);
+      const char* target = lib().git_reference_symbolic_target(head.get());
+      std::string t = target != nullptr ? target : "";
+      if (t.rfind("refs/heads/", 0) == 0) f.branch = t.substr(11);
+    }
+    if (lib().git_repository_workdir(repo()) == nullptr) return f;
+    for (const std::string& path : paths) {
+      unsigned flags = 0;
+      if (lib().git_status_file(&flags, repo(), path.c_str()) != 0) continue;  // unknown path
+      if ((flags & ~static_cast<unsigned>(GIT_STATUS_IGNORED)) != GIT_STATUS_CURRENT)
+        f.dirty.push_back(path);
+    }
+    return f;
+  }
+
+  std::vector<std::string> first_parent_commits(const std::string& range) const override {
+    git_revwalk* raw = nullptr;
+    if (lib().git_revwalk_new(&raw, repo()) != 0)
+      throw Error(std::string("cannot walk history: ") + git::last_error_message("libgit2"));
+    Owned<git_revwalk> walk(raw);
+    std::size_t dots = range.find("..");
+    if (range.find("...") != std::string::npos)
+      throw Error(fmt::format("range '{}': use A..B (A...B is not supported)", range));
+    std::string tip = dots == std::string::npos ? range : range.substr(dots + 2);
+    if (tip.empty()) tip = "HEAD";
+    git_oid tip_oid = parse_oid(resolve_commit(tip));
+    lib().git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL);
+    lib().git_revwalk_simplify_first_parent(walk.get());
+    lib().git_revwalk_push(walk.get(), &tip_oid);
+    if (dots != std::string::npos) {
+      std::string base = range.substr(0, dots);
+      git_oid base_oid = parse_oid(resolve_commit(base.empty() ? "HEAD" : base));
+      lib().git_revwalk_hide(walk.get(), &base_oid);
+    }
+    std::vector<std::string> newest_first;
+    git_oid oid;
+    while (lib().git_revwalk_next(&oid, walk.get()) == 0) newest_first.push_back(oid_hex(&oid));
+    return {newest_first.rbegin(), newest_first.rend()};
+  }
+
+  bool contains(const std::string& of, const std::string& commit_id) const override {
+    if (of == commit_id) return true;
+    git_oid a = parse_oid(of), b = parse_oid(commit_id);
+    return lib().git_graph_descendant_of(repo(), &a, &b) == 1;
+  }
+
+  CommitInfo commit_info(const std::string& id) const override {
+    Owned<git_commit> c = commit(id);
+    CommitInfo info;
+    info.id = id;
+    const char* summary = lib().git_commit_summary(c.get());
+    info.subject = summary != nullptr ? summary : "";
+    info.time = lib().git_commit_time(c.get());
+    info.offset_minutes = lib().git_commit_time_offset(c.get());
+    return info;
+  }
+
+  std::string state_key(const std::string& commit_id,
+                        const std::vector<std::string>& paths) const override {
+    Owned<git_tree> t = commit_tree(commit_id);
+    std::string key;
+    for (const std::string& path : paths) {
+      git_tree_entry* raw = nullptr;
+      if (lib().git_tree_entry_bypath(&raw, t.get(), without_trailing_slash(path).c_str()) != 0) {
+        key += "-;";
+        continue;
+      }
+      Owned<git_tree_entry> te(raw);
+      key += fmt::format("{}:{:o};", oid_hex(lib().git_tree_entry_id(te.get())),
+                         static_cast<unsigned>(lib().git_tree_entry_filemode(te.get())));
+    }
+    return key;
+  }
+
+ private:
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace
+
+std::optional<std::string> find_git_work_tree(const std::string& path) {
+  char real[PATH_MAX];
+  if (::realpath(path.c_str(), real) == nullptr) return std::nullopt;
+  std::string dir = real;
+  struct stat st;
+  while (true) {
+    if (::lstat((dir == "/" ? std::string("/.git") : dir + "/.git").c_str(), &st) == 0) return dir;
+    if (dir == "/") return std::nullopt;
+    std::size_t slash = dir.rfind('/');
+    dir = slash == 0 ? "/" : dir.substr(0, slash);
+  }
+}
+
+std::unique_ptr<GitRepository> GitRepository::open(const std::string& path) {
+  const git::Libgit2& l = lib();
+  git_repository* raw = nullptr;
+  if (l.git_repository_open_ext(&raw, path.c_str(), 0, nullptr) != 0)
+    throw Error(path, 0,
+                fmt::format("not in a git repository ({})", git::last_error_message("not found")));
+  auto shared = std::make_shared<Shared>();
+  shared->repo.reset(raw);
+  return std::make_unique<Repository>(std::move(shared));
+}
+
+std::vector<std::string> touched_paths(const std::vector<Patch>& patches,
+                                       const std::vector<unsigned>& strips,
+                                       const std::string& prefix) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    unsigned strip = i < strips.size() ? strips[i] : 1;
+    for (const FilePatch& fp : patches[i].files) {
+      for (const std::string* side : {&fp.old_path, &fp.new_path}) {
+        if (*side == "/dev/null") continue;
+        std::optional<std::string> s = strip_path(*side, strip);
+        if (!s || s->empty() || s->front() == '/') continue;
+        std::optional<std::string> norm = normalize_relative_path(*s);
+        if (!norm) continue;
+        std::string full = prefix + *norm;
+        bool seen = false;
+        for (const std::string& o : out) seen = seen || o == full;
+        if (!seen) out.push_back(std::move(full));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace sm120check

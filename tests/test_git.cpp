@@ -1,0 +1,511 @@
+// Git-native verification: `verify --rev` on several revisions, unknown revisions, a target in
+// a subfolder, dirty files, blob-id decisions (text and binary), `log` (monotone and reverted
+// histories), the built-in SHA-1 against libgit2, and a cross-check with libgit2's own apply.
+// Repositories are built with the git CLI in temporary folders (HOME and config isolated).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../src/git/libgit2.hpp"
+#include "sm120check/error.hpp"
+#include "sm120check/git.hpp"
+#include "sm120check/patch.hpp"
+#include "sm120check/tree.hpp"
+#include "sm120check/verify.hpp"
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+using test::RunResult;
+using test::TempDir;
+using json = nlohmann::json;
+
+/// A git repository in a temporary folder, driven by the git CLI.
+class Repo {
+ public:
+  Repo() {
+    std::filesystem::create_directories(dir());
+    git("init -q -b main . && git config core.autocrlf false");
+  }
+  std::string dir() const { return tmp_ / "repo"; }
+  std::string path(const std::string& rel) const { return dir() + "/" + rel; }
+  void write(const std::string& rel, const std::string& content) {
+    test::write_file(path(rel), content);
+  }
+  /// Runs "git ARGS" (and anything chained after it) in the repository.
+  std::string git(const std::string& args) {
+    RunResult r =
+        test::run_shell("export HOME='" + tmp_.path().string() +
+                            "' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e "
+                            "GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; git " +
+                            args,
+                        dir());
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    return r.out;
+  }
+  /// Commits everything with `message`; returns the new commit id.
+  std::string commit(const std::string& message) {
+    git("add -A && git commit -q --allow-empty -m '" + message + "'");
+    return head();
+  }
+  std::string head() {
+    std::string id = git("rev-parse HEAD");
+    return id.substr(0, 40);
+  }
+  /// The patch from `from` to `to` (git diff --binary, full index ids).
+  std::string diff(const std::string& from, const std::string& to, const std::string& paths = "") {
+    std::string out = git("diff --binary --full-index " + from + " " + to + paths);
+    test::write_file(tmp_ / "fix.patch", out);
+    return out;
+  }
+  std::string patch_file() const { return tmp_ / "fix.patch"; }
+
+ private:
+  TempDir tmp_;
+};
+
+std::string lines(int from, int to, const std::string& tag = "line") {
+  std::string out;
+  for (int i = from; i <= to; ++i) out += tag + " " + std::to_string(i) + "\n";
+  return out;
+}
+
+/// base: a.txt with 30 lines; fix: line 15 changed; then an unrelated commit.
+struct FixRepo {
+  Repo repo;
+  std::string base, fix, later;
+  FixRepo() {
+    repo.write("a.txt", lines(1, 30));
+    repo.write("b.txt", "other\n");
+    base = repo.commit("base");
+    repo.git("tag v1 && git branch old");
+    repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+    fix = repo.commit("fix");
+    repo.write("b.txt", "other changed\n");
+    later = repo.commit("later");
+    repo.git("tag v2");
+    repo.diff(base, fix);
+  }
+};
+
+json run_json(const std::vector<std::string>& args, int expected_exit) {
+  RunResult r = test::run_sm120check(args);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.err << r.out;
+  json doc = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.out;
+  return doc;
+}
+
+TEST(GitRev, SeveralRevisionsOneEntryEach) {
+  FixRepo f;
+  json doc = run_json(
+      {"verify", "--format", "json", "--rev", f.base.substr(0, 8), "--rev", "v1", "--rev", "main",
+       "--rev", "HEAD~1", "--rev", "old", "--rev", "v2", f.repo.patch_file(), f.repo.dir()},
+      1);
+  ASSERT_EQ(doc["revisions"].size(), 6u);
+  std::vector<std::string> want{"applicable", "applicable", "applied",
+                                "applied",    "applicable", "applied"};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const json& r = doc["revisions"][i];
+    EXPECT_EQ(r["patches"][0]["status"], want[i]) << i;
+    EXPECT_EQ(r["exit_code"], want[i] == "applied" ? 0 : 1);
+  }
+  EXPECT_EQ(doc["revisions"][0]["rev"], f.base.substr(0, 8));
+  EXPECT_EQ(doc["revisions"][0]["commit"], f.base);
+  EXPECT_EQ(doc["revisions"][3]["commit"], f.fix);
+  EXPECT_EQ(doc["revisions"][2]["commit"], f.later);
+  // Top level: the worst revision (the first with exit 1), target as given.
+  EXPECT_EQ(doc["exit_code"], 1);
+  EXPECT_EQ(doc["patches"][0]["status"], "applicable");
+  EXPECT_EQ(doc["target"]["path"], f.repo.dir());
+  const json& file = doc["revisions"][2]["patches"][0]["files"][0];
+  EXPECT_EQ(file["reason"], "blob id matches the post-image");
+  EXPECT_EQ(file["hunks"][0]["status"], "applied");
+  EXPECT_EQ(file["hunks"][0]["line"], 12);
+  EXPECT_EQ(doc["revisions"][0]["patches"][0]["files"][0]["reason"],
+            "blob id matches the pre-image");
+}
+
+TEST(GitRev, TextHasOneColumnPerRevision) {
+  FixRepo f;
+  RunResult r = test::run_sm120check(
+      {"verify", "--rev", "v1", "--rev", "v2", f.repo.patch_file(), f.repo.dir()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("  v1         " + f.base.substr(0, 12) + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  a.txt"), std::string::npos);
+  std::size_t row = r.out.find("    hunk 1 @@ -12,7 +12,7 @@");
+  ASSERT_NE(row, std::string::npos) << r.out;
+  std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  EXPECT_NE(line.find("applicable applied"), std::string::npos) << line;
+  EXPECT_LE(line.size(), 100u);
+  EXPECT_NE(r.out.find("summary: 2 revisions  -> exit 1"), std::string::npos);
+}
+
+TEST(GitRev, UnknownRevisionIsAOneLineError) {
+  FixRepo f;
+  RunResult r = test::run_sm120check(
+      {"verify", "--rev", "v1", "--rev", "no-such-tag", f.repo.patch_file(), f.repo.dir()});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("sm120check: error: unknown revision 'no-such-tag' in ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+TEST(GitRev, NotARepositoryIsAnError) {
+  TempDir plain;
+  test::write_file(plain / "a.txt", "x\n");
+  FixRepo f;
+  RunResult r =
+      test::run_sm120check({"verify", "--rev", "HEAD", f.repo.patch_file(), plain.path().string()});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("not in a git repository"), std::string::npos) << r.err;
+}
+
+TEST(GitRev, TargetInASubfolder) {
+  Repo repo;
+  repo.write("sub/pkg/x.py", lines(1, 10));
+  std::string base = repo.commit("base");
+  repo.write("sub/pkg/x.py", lines(1, 4) + "fixed\n" + lines(6, 10));
+  std::string fix = repo.commit("fix");
+  // A patch made inside sub/ (paths relative to it), as a vendored copy would carry.
+  std::string patch = repo.git("diff --relative=sub --full-index " + base + " " + fix);
+  TempDir tmp;
+  test::write_file(tmp / "p.patch", patch);
+  json doc = run_json({"verify", "--format", "json", "--rev", base, "--rev", fix, tmp / "p.patch",
+                       repo.path("sub")},
+                      1);
+  EXPECT_EQ(doc["revisions"][0]["patches"][0]["status"], "applicable");
+  EXPECT_EQ(doc["revisions"][1]["patches"][0]["status"], "applied");
+  EXPECT_EQ(doc["revisions"][1]["patches"][0]["files"][0]["target_path"], "pkg/x.py");
+  EXPECT_EQ(doc["repository"]["root"], repo.dir());
+  // Work tree run from the subfolder, with the file edited back to the base: dirty, named
+  // from the repository root.
+  repo.write("sub/pkg/x.py", lines(1, 10));
+  json wt = run_json({"verify", "--format", "json", tmp / "p.patch", repo.path("sub")}, 1);
+  EXPECT_EQ(wt["patches"][0]["status"], "applicable");
+  EXPECT_EQ(wt["repository"]["dirty"], json::array({"sub/pkg/x.py"}));
+  EXPECT_EQ(wt["revisions"], nullptr);
+}
+
+TEST(GitRepository, FactsAndDirtyFiles) {
+  FixRepo f;
+  json clean = run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 0);
+  EXPECT_EQ(clean["repository"]["root"], f.repo.dir());
+  EXPECT_EQ(clean["repository"]["head"], f.later);
+  EXPECT_EQ(clean["repository"]["branch"], "main");
+  EXPECT_EQ(clean["repository"]["dirty"], json::array());
+
+  f.repo.write("a.txt", lines(1, 30));  // the fix undone, not committed
+  f.repo.write("b.txt", "untouched by the patch\n");
+  RunResult r = test::run_sm120check({"verify", f.repo.patch_file(), f.repo.dir()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("repository: " + f.repo.dir() + "\nHEAD: " + f.later.substr(0, 12) +
+                       " (branch main)\nuncommitted changes (these decide the work-tree "
+                       "answer, not HEAD): a.txt\n"),
+            std::string::npos)
+      << r.out;
+  json dirty = run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 1);
+  EXPECT_EQ(dirty["repository"]["dirty"], json::array({"a.txt"}));
+
+  f.repo.git("checkout -q -- . && git checkout -q --detach HEAD~1");
+  json detached = run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 0);
+  EXPECT_EQ(detached["repository"]["branch"], nullptr);
+  EXPECT_EQ(detached["repository"]["head"], f.fix);
+}
+
+TEST(GitRepository, PlainTreeHasNoRepository) {
+  TempDir plain;
+  test::write_file(plain / "a.txt", lines(1, 30));
+  FixRepo f;
+  json doc =
+      run_json({"verify", "--format", "json", f.repo.patch_file(), plain.path().string()}, 1);
+  EXPECT_EQ(doc["repository"], nullptr);
+  EXPECT_EQ(find_git_work_tree(plain.path().string()), std::nullopt);
+  EXPECT_EQ(find_git_work_tree(f.repo.path("a.txt")), f.repo.dir());
+}
+
+TEST(GitBlob, BuiltInSha1MatchesLibgit2AndGit) {
+  const git::Libgit2& lib = git::libgit2();
+  std::string big(200000, 'x');
+  for (std::size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>(i % 251);
+  for (std::string content : {std::string(), std::string("hello\n"), std::string(55, 'a'),
+                              std::string(56, 'b'), std::string(64, 'c'), big}) {
+    git_oid oid;
+    ASSERT_EQ(lib.git_odb_hash(&oid, content.empty() ? "" : content.data(), content.size(),
+                               GIT_OBJECT_BLOB),
+              0);
+    char hex[GIT_OID_HEXSZ + 1];
+    lib.git_oid_tostr(hex, sizeof hex, &oid);
+    EXPECT_EQ(git_blob_id(content), hex) << content.size();
+  }
+  EXPECT_EQ(git_blob_id("hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
+}
+
+/// Verifies the patch file of `repo` on a disk tree.
+FileReport verify_one(const std::string& patch_text, const std::string& dir) {
+  std::vector<Patch> patches = parse_patches(patch_text, "p.patch");
+  VerifyReport r = verify(patches, *open_disk_tree(dir), {});
+  EXPECT_EQ(r.patches.size(), 1u);
+  return r.patches.at(0).files.at(0);
+}
+
+TEST(GitBlob, TextDecidedByBlobIdOnAPlainTree) {
+  FixRepo f;
+  std::string patch = f.repo.diff(f.base, f.fix);
+  TempDir plain;
+  test::write_file(plain / "a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  FileReport applied = verify_one(patch, plain.path().string());
+  EXPECT_EQ(applied.status, Status::kApplied);
+  EXPECT_EQ(applied.reason, "blob id matches the post-image");
+  EXPECT_EQ(applied.hunks.at(0).match.line, 12u);
+
+  // The body lost a trailing space on a context line (mail mangling): the blob id still says
+  // the post-image is there; the reason names the disagreement.
+  std::string mangled = patch;
+  test::write_file(plain / "a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  std::size_t at = mangled.find(" line 13\n");
+  ASSERT_NE(at, std::string::npos);
+  mangled.replace(at, 9, " line 13 \n");
+  FileReport m = verify_one(mangled, plain.path().string());
+  EXPECT_EQ(m.status, Status::kApplied);
+  EXPECT_EQ(m.reason, "blob id matches the post-image; hunk matching alone says conflict");
+  EXPECT_EQ(m.hunks.at(0).match.status, HunkStatus::kConflict);
+
+  // Pre-image blob but the hunks do not match the file: it would not apply as written.
+  test::write_file(plain / "a.txt", lines(1, 30));
+  FileReport pre = verify_one(mangled, plain.path().string());
+  EXPECT_EQ(pre.status, Status::kConflict);
+  EXPECT_EQ(pre.reason,
+            "blob id matches the pre-image, but the hunks do not match the file (the patch "
+            "does not apply as written)");
+
+  // Neither id: hunk matching decides (applicable with an offset), no blob reason.
+  test::write_file(plain / "a.txt", "extra\n" + lines(1, 30));
+  FileReport other = verify_one(patch, plain.path().string());
+  EXPECT_EQ(other.status, Status::kApplicable);
+  EXPECT_EQ(other.reason, "");
+  EXPECT_EQ(other.hunks.at(0).match.offset, 1);
+}
+
+TEST(GitBlob, BinaryDecidedOnRevisions) {
+  Repo repo;
+  repo.write("img.bin", std::string("\x89PNG\0\0\x01\x02", 8) + std::string(100, '\0'));
+  std::string base = repo.commit("base");
+  repo.write("img.bin", std::string("\x89PNG\0\0\x03\x04", 8) + std::string(90, '\x7f'));
+  std::string fix = repo.commit("fix");
+  repo.write("img.bin", std::string("other", 5) + std::string(3, '\0'));
+  std::string other = repo.commit("other");
+  repo.diff(base, fix);
+  json doc = run_json({"verify", "--format", "json", "--rev", base, "--rev", fix, "--rev", other,
+                       repo.patch_file(), repo.dir()},
+                      2);
+  const json& revs = doc["revisions"];
+  EXPECT_EQ(revs[0]["patches"][0]["files"][0]["status"], "applicable");
+  EXPECT_EQ(revs[0]["patches"][0]["files"][0]["reason"], "blob id matches the pre-image");
+  EXPECT_EQ(revs[1]["patches"][0]["files"][0]["status"], "applied");
+  EXPECT_EQ(revs[1]["patches"][0]["files"][0]["reason"], "blob id matches the post-image");
+  EXPECT_EQ(revs[2]["patches"][0]["files"][0]["status"], "conflict");
+}
+
+TEST(GitTreeEntries, ModesOfRevisionTree) {
+  Repo repo;
+  repo.write("run.sh", "#!/bin/sh\n");
+  repo.write("d/f.txt", "f\n");
+  std::filesystem::permissions(repo.path("run.sh"), std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+  std::filesystem::create_symlink("d/f.txt", repo.path("link"));
+  std::string c = repo.commit("modes");
+  std::unique_ptr<GitRepository> g = GitRepository::open(repo.dir());
+  std::unique_ptr<Tree> t = g->tree(c, "", "x");
+  EXPECT_EQ(t->stat("run.sh").type, Entry::Type::kFile);
+  EXPECT_TRUE(t->stat("run.sh").executable);
+  EXPECT_FALSE(t->stat("d/f.txt").executable);
+  EXPECT_EQ(t->stat("d/f.txt").size, 2u);
+  EXPECT_EQ(t->stat("d").type, Entry::Type::kDirectory);
+  EXPECT_EQ(t->stat("link").type, Entry::Type::kSymlink);
+  EXPECT_EQ(t->read_link("link"), "d/f.txt");
+  EXPECT_EQ(t->read("d/f.txt"), "f\n");
+  EXPECT_EQ(t->stat("missing").type, Entry::Type::kMissing);
+  EXPECT_EQ(t->stat("link/f.txt").type, Entry::Type::kMissing);
+  EXPECT_THROW(t->read("link"), Error);
+  EXPECT_THROW(t->read_link("run.sh"), Error);
+}
+
+TEST(GitTreeEntries, SubmodulePointerChangeIsVerifiedAsText) {
+  Repo repo;
+  repo.write("x.txt", "x\n");
+  std::string one = repo.commit("one"), two = repo.commit("two");
+  // A gitlink without a submodule checkout (commit without `add -A`, which would drop it).
+  repo.git("update-index --add --cacheinfo 160000," + one + ",sub && git commit -q -m pin1");
+  std::string base = repo.head();
+  repo.git("update-index --add --cacheinfo 160000," + two + ",sub && git commit -q -m pin2");
+  std::string fix = repo.head();
+  repo.diff(base, fix);
+  std::unique_ptr<GitRepository> g = GitRepository::open(repo.dir());
+  EXPECT_EQ(g->tree(fix, "", "x")->read("sub"), "Subproject commit " + two + "\n");
+  json doc = run_json(
+      {"verify", "--format", "json", "--rev", base, "--rev", fix, repo.patch_file(), repo.dir()},
+      1);
+  EXPECT_EQ(doc["revisions"][0]["patches"][0]["status"], "applicable");
+  EXPECT_EQ(doc["revisions"][1]["patches"][0]["status"], "applied");
+}
+
+/// A history of `n` commits touching other.txt, with a.txt's fix made at `fix_at` (1-based),
+/// optionally reverted at `revert_at` and re-applied at `reapply_at`. Returns the commit ids.
+std::vector<std::string> history(Repo& repo, int n, int fix_at, int revert_at = 0,
+                                 int reapply_at = 0) {
+  repo.write("a.txt", lines(1, 30));
+  std::vector<std::string> ids;
+  for (int i = 1; i <= n; ++i) {
+    repo.write("other.txt", "commit " + std::to_string(i) + "\n");
+    if (i == fix_at || i == reapply_at)
+      repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+    if (i == revert_at) repo.write("a.txt", lines(1, 30));
+    ids.push_back(repo.commit("commit " + std::to_string(i)));
+  }
+  return ids;
+}
+
+TEST(GitLog, FindsTheFixingCommit) {
+  Repo repo;
+  std::vector<std::string> ids = history(repo, 40, 23);
+  repo.git("tag before " + ids[10] + " && git tag after " + ids[30]);
+  repo.diff(ids[21], ids[22], " -- a.txt");
+  json doc = run_json(
+      {"log", "--format", "json", "--in", "before", "--in", "after", repo.patch_file(), repo.dir()},
+      0);
+  EXPECT_EQ(doc["schema"], "sm120check.log/1");
+  EXPECT_EQ(doc["commits"], 40);
+  EXPECT_EQ(doc["first_applied"]["commit"], ids[22]);
+  EXPECT_EQ(doc["first_applied"]["subject"], "commit 23");
+  EXPECT_EQ(doc["monotone"], true);
+  EXPECT_EQ(doc["applied_at_oldest"], false);
+  EXPECT_EQ(doc["tip"]["status"], "applied");
+  EXPECT_EQ(doc["in"][0]["ref"], "before");
+  EXPECT_EQ(doc["in"][0]["contains"], false);
+  EXPECT_EQ(doc["in"][0]["status"], "applicable");
+  EXPECT_EQ(doc["in"][1]["contains"], true);
+  EXPECT_EQ(doc["in"][1]["status"], "applied");
+  // Two file states only: a.txt before and after the fix.
+  EXPECT_EQ(doc["verified"], 2);
+  EXPECT_LT(doc["evaluated"].get<int>(), 40);
+
+  // A range that starts after the fix: applied since its oldest commit.
+  json late = run_json(
+      {"log", "--format", "json", "--rev", ids[25] + "..HEAD", repo.patch_file(), repo.dir()}, 0);
+  EXPECT_EQ(late["commits"], 14);
+  EXPECT_EQ(late["applied_at_oldest"], true);
+  EXPECT_EQ(late["first_applied"]["commit"], ids[26]);
+
+  RunResult text = test::run_sm120check({"log", repo.patch_file(), repo.dir()});
+  EXPECT_NE(text.out.find("fix brought in by: " + ids[22].substr(0, 12)), std::string::npos)
+      << text.out;
+}
+
+TEST(GitLog, RevertedAndReappliedIsNotMonotone) {
+  Repo repo;
+  std::vector<std::string> ids = history(repo, 12, 3, 6, 10);
+  repo.diff(ids[1], ids[2], " -- a.txt");
+  json doc = run_json({"log", "--format", "json", repo.patch_file(), repo.dir()}, 2);
+  EXPECT_EQ(doc["monotone"], false);
+  EXPECT_EQ(doc["first_applied"]["commit"], ids[9]);
+  EXPECT_EQ(doc["exit_code"], 2);
+  RunResult text = test::run_sm120check({"log", repo.patch_file(), repo.dir()});
+  EXPECT_NE(text.out.find("history: NOT monotone"), std::string::npos) << text.out;
+}
+
+TEST(GitLog, NeverAppliedAndUnknownRange) {
+  Repo repo;
+  std::vector<std::string> ids = history(repo, 5, 0);
+  repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  repo.diff("HEAD", "", " -- a.txt");  // the work tree's change, never committed
+  repo.git("checkout -q -- a.txt");
+  json doc = run_json({"log", "--format", "json", repo.patch_file(), repo.dir()}, 1);
+  EXPECT_EQ(doc["first_applied"], nullptr);
+  EXPECT_EQ(doc["tip"]["status"], "applicable");
+  RunResult r = test::run_sm120check({"log", "--rev", "nope..HEAD", repo.patch_file(), repo.dir()});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.rfind("sm120check: error: unknown revision 'nope'", 0), 0u) << r.err;
+}
+
+/// libgit2's own apply on a revision tree: where it applies, sm120check says applicable.
+TEST(GitCrossCheck, Libgit2ApplyAgrees) {
+  Repo repo;
+  std::string base_text = lines(1, 60);
+  repo.write("a.txt", base_text);
+  std::string base = repo.commit("base");
+  // Variants of the base the patches are checked against: the base itself, lines inserted
+  // above (offsets), a nearby edit (conflict for some patches), the end cut off.
+  std::vector<std::string> targets{base};
+  repo.write("a.txt", "top 1\ntop 2\n" + base_text);
+  targets.push_back(repo.commit("shifted"));
+  repo.write("a.txt", lines(1, 19) + "line 20 changed\n" + lines(21, 60));
+  targets.push_back(repo.commit("edited"));
+  repo.write("a.txt", lines(1, 40));
+  targets.push_back(repo.commit("cut"));
+  // Generated patches: replace, insert, delete at several places, made against the base.
+  std::vector<std::string> patches;
+  for (int at : {3, 20, 38, 55}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      std::string text;
+      for (int i = 1; i <= 60; ++i) {
+        std::string l = "line " + std::to_string(i) + "\n";
+        if (i == at && kind == 0) l = "line " + std::to_string(i) + " replaced\n";
+        if (i == at && kind == 1) l += "inserted\n";
+        if (i == at && kind == 2) l = "";
+        text += l;
+      }
+      repo.git("checkout -q " + base);
+      repo.write("a.txt", text);
+      patches.push_back(repo.git("diff --full-index"));
+      repo.git("checkout -q -- a.txt");
+    }
+  }
+  const git::Libgit2& lib = git::libgit2();
+  git_repository* raw_repo = nullptr;
+  ASSERT_EQ(lib.git_repository_open_ext(&raw_repo, repo.dir().c_str(), 0, nullptr), 0);
+  std::unique_ptr<GitRepository> g = GitRepository::open(repo.dir());
+  int applies = 0, refused = 0, at_offset = 0;
+  for (const std::string& patch_text : patches) {
+    git_diff* diff = nullptr;
+    ASSERT_EQ(lib.git_diff_from_buffer(&diff, patch_text.data(), patch_text.size()), 0);
+    std::vector<Patch> parsed = parse_patches(patch_text, "gen.patch");
+    for (const std::string& commit : targets) {
+      git_object* obj = nullptr;
+      ASSERT_EQ(lib.git_revparse_single(&obj, raw_repo, (commit + "^{tree}").c_str()), 0);
+      git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
+      opts.flags = GIT_APPLY_CHECK;
+      git_index* index = nullptr;
+      int rc =
+          lib.git_apply_to_tree(&index, raw_repo, reinterpret_cast<git_tree*>(obj), diff, &opts);
+      if (index != nullptr) lib.git_index_free(index);
+      lib.git_object_free(obj);
+      PatchReport ours = verify(parsed, *g->tree(commit, "", commit), {}).patches.at(0);
+      if (rc == 0) {
+        ++applies;
+        EXPECT_EQ(ours.status, Status::kApplicable) << commit << "\n" << patch_text;
+      } else if (ours.status == Status::kApplicable) {
+        // Deliberate difference: libgit2's apply only tries each hunk at the line its header
+        // names; sm120check (like git apply and GNU patch) finds it at an offset and says so.
+        ++at_offset;
+        EXPECT_EQ(commit, targets[1]);
+        EXPECT_EQ(ours.files.at(0).hunks.at(0).match.offset, 2) << patch_text;
+      } else {
+        ++refused;
+      }
+    }
+    lib.git_diff_free(diff);
+  }
+  lib.git_repository_free(raw_repo);
+  // base: all 12; edited: all but the 3 at line 20; cut: the 6 at lines 3 and 20.
+  EXPECT_EQ(applies, 27);
+  EXPECT_EQ(refused, 9);
+  EXPECT_EQ(at_offset, 12);  // every patch on the shifted target
+}
+
+}  // namespace
+}  // namespace sm120check
