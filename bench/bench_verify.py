@@ -424,9 +424,12 @@ def main() -> int:
                          ("one patch, applied", one_applied)):
             want = expected[os.path.basename(p)]
             want_rc = 0 if want == "applied" else 1
-            sm_times, git_times, gp_times = [], [], []
+            sm_times, git_times, gp_times, norepo_times = [], [], [], []
             for i in range(args.repeat + 1):
                 r = sm_verify([p])
+                nr = run_timed([binary, "verify", "--no-repo", p, tree, "--format", "json"], tree)
+                if i > 0:
+                    norepo_times.append(nr.seconds)
                 if i == 0:  # warm-up; also the correctness check
                     try:
                         doc = json.load(open(json_out, encoding="utf-8"))
@@ -462,6 +465,9 @@ def main() -> int:
                          f"peak RSS {kib / 1024:.1f} MiB ({how})"))
             g = statistics.median(git_times)
             rows.append((label, "git apply --check, --check -R", g, g / sm, "aim: ratio > 1"))
+            nr = statistics.median(norepo_times)
+            rows.append((label, "sm120check verify --no-repo", nr, g / nr,
+                         "no repository section: libgit2 not loaded; ratio = git / this"))
             if has_patch:
                 gp = statistics.median(gp_times)
                 rows.append((label, "patch --dry-run -N, -R -N", gp, gp / sm, ""))

@@ -102,7 +102,8 @@ TEST(CliUsage, NoArgumentsPrintsHelpOnStderr) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(contains(r.err, "Usage: sm120check")) << r.err;
-  EXPECT_TRUE(contains(r.err, "sm120check: error: no command given (use verify, show, grep, gpu or log)\n"))
+  EXPECT_TRUE(
+      contains(r.err, "sm120check: error: no command given (use verify, show, grep, gpu or log)\n"))
       << r.err;
 }
 
@@ -658,6 +659,24 @@ TEST(CliE2E, DeletionAlreadyMadeHasNoLine) {
   const json& h = doc["patches"][0]["files"][0]["hunks"][0];
   EXPECT_EQ(h["status"], "applied");
   EXPECT_TRUE(h["line"].is_null());
+}
+
+}  // namespace
+}  // namespace sm120check::test
+
+namespace sm120check::test {
+namespace {
+
+TEST(CliE2E, NoRepoLeavesOutTheRepositorySection) {
+  Fixture f(kModOld, kUtilOld);
+  ASSERT_TRUE(git_init_commit(f.tree));
+  std::string patch = f.patch("m.patch", kModPatch);
+  json with = verify_json({patch, f.tree}, 1);
+  ASSERT_TRUE(with["repository"].is_object()) << with.dump();
+  EXPECT_EQ(with["repository"]["branch"], "main");
+  json without = verify_json({"--no-repo", patch, f.tree}, 1);
+  EXPECT_TRUE(without["repository"].is_null());
+  EXPECT_EQ(without["patches"][0]["status"], "applicable");
 }
 
 }  // namespace

@@ -5,9 +5,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "../git/libgit2.hpp"
 #include "commands.hpp"
 #include "inputs.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/git.hpp"
 #include "sm120check/git_report.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/tree.hpp"
@@ -110,6 +112,9 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
                   "per revision")
       ->type_name("REV")
       ->allow_extra_args(false);
+  cmd->add_flag("--no-repo", options.no_repo,
+                "Leave out the repository section (root, HEAD, branch, uncommitted files) of a "
+                "work-tree run: libgit2 is then not loaded (about 10 ms)");
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(std::string(kExitCodesHelp) +
               "Patches skipped by --only-relevant do not count toward the exit code.\n");
@@ -125,6 +130,16 @@ int run_verify(const VerifyCommandOptions& options) {
     gpu = override_gpu(parse_compute_capability(*options.cc));
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, probe_local_gpus);
+  // In a git work tree the repository facts need libgit2, whose loading (about 10 ms: dlopen
+  // and its TLS set-up) also runs while the patches are verified.
+  std::future<void> git_loading;
+  if (options.revs.empty() && !options.no_repo && find_git_work_tree(options.target))
+    git_loading = std::async(std::launch::async, [] {
+      try {
+        git::libgit2();
+      } catch (const Error&) {  // reported where it is needed
+      }
+    });
   std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
   if (!options.revs.empty()) return run_verify_revisions(options, parse_inputs(inputs));
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
@@ -153,7 +168,8 @@ int run_verify(const VerifyCommandOptions& options) {
   if (probe.valid()) gpu = probe.get();
   assess_arch(report, patches, std::move(gpu), options.only_relevant);
   report_errors(report);
-  std::optional<RepositoryFacts> facts = work_tree_facts(options.target, patches, report);
+  std::optional<RepositoryFacts> facts;
+  if (!options.no_repo) facts = work_tree_facts(options.target, patches, report);
 
   std::string out;
   if (options.format == OutputFormat::kJson) {

@@ -25,6 +25,7 @@ struct VerifyCommandOptions {
   bool no_gpu = false;            ///< --no-gpu: do not probe (GPU source "none").
   bool only_relevant = false;     ///< --only-relevant: skip patches for other architectures.
   std::vector<std::string> revs;  ///< --rev: verify these revisions of TARGET's repository.
+  bool no_repo = false;           ///< --no-repo: no repository section (libgit2 is not loaded).
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
   bool markers = false;                     ///< --markers: search every patch's markers.

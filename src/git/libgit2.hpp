@@ -53,6 +53,10 @@ namespace sm120check::git {
   X(git_blob_rawcontent)                \
   X(git_blob_rawsize)                   \
   X(git_status_file)                    \
+  X(git_status_list_new)                \
+  X(git_status_list_free)               \
+  X(git_status_list_entrycount)         \
+  X(git_status_byindex)                 \
   X(git_graph_descendant_of)            \
   X(git_revwalk_new)                    \
   X(git_revwalk_free)                   \

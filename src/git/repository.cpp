@@ -28,6 +28,7 @@ struct Free {
   void operator()(git_blob* p) const { lib().git_blob_free(p); }
   void operator()(git_reference* p) const { lib().git_reference_free(p); }
   void operator()(git_revwalk* p) const { lib().git_revwalk_free(p); }
+  void operator()(git_status_list* p) const { lib().git_status_list_free(p); }
 };
 template <typename T>
 using Owned = std::unique_ptr<T, Free>;
@@ -247,12 +248,32 @@ class Repository final : public GitRepository {
       if (t.rfind("refs/heads/", 0) == 0) f.branch = t.substr(11);
     }
     if (lib().git_repository_workdir(repo()) == nullptr) return f;
-    for (const std::string& path : paths) {
-      unsigned flags = 0;
-      if (lib().git_status_file(&flags, repo(), path.c_str()) != 0) continue;  // unknown path
-      if ((flags & ~static_cast<unsigned>(GIT_STATUS_IGNORED)) != GIT_STATUS_CURRENT)
-        f.dirty.push_back(path);
+    if (paths.empty()) return f;
+    // One status pass over exactly these paths (git_status_file per path re-examines the index
+    // each time: about 0.5 ms a file, which a series of hundreds of files notices).
+    std::vector<char*> specs;
+    specs.reserve(paths.size());
+    for (const std::string& path : paths) specs.push_back(const_cast<char*>(path.c_str()));
+    git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+    opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+    opts.flags = GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH | GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+    opts.pathspec = {specs.data(), specs.size()};
+    git_status_list* raw_list = nullptr;
+    if (lib().git_status_list_new(&raw_list, repo(), &opts) != 0) return f;
+    Owned<git_status_list> list(raw_list);
+    const std::size_t n = lib().git_status_list_entrycount(list.get());
+    for (std::size_t i = 0; i < n; ++i) {
+      const git_status_entry* e = lib().git_status_byindex(list.get(), i);
+      if (e == nullptr || e->status == GIT_STATUS_CURRENT || e->status == GIT_STATUS_IGNORED)
+        continue;
+      const git_diff_delta* d =
+          e->index_to_workdir != nullptr ? e->index_to_workdir : e->head_to_index;
+      if (d == nullptr) continue;
+      const char* path = d->new_file.path != nullptr ? d->new_file.path : d->old_file.path;
+      if (path != nullptr) f.dirty.emplace_back(path);
     }
+    std::sort(f.dirty.begin(), f.dirty.end());
+    f.dirty.erase(std::unique(f.dirty.begin(), f.dirty.end()), f.dirty.end());
     return f;
   }
 
