@@ -73,6 +73,22 @@ TEST(Search, RegexIsPcre2MultiLine) {
   }
 }
 
+TEST(Search, MatchesNeverCrossLineEnds) {
+  EXPECT_TRUE(search_text("foo\nbar\n", regex("foo\\s")).empty());
+  EXPECT_TRUE(search_text("foo\nbar\n", regex("foo[^x]")).empty());
+  EXPECT_TRUE(search_text("foo\nbar\n", regex("foo\\s+bar")).empty());
+  EXPECT_TRUE(search_text("foo\nbar\n", fixed("foo\nbar")).empty());
+  EXPECT_EQ(search_text("foo bar\n", regex("foo\\s+bar")).size(), 1u);
+}
+
+TEST(Search, ALineThePatternGivesUpOnDoesNotHideLaterLines) {
+  // Catastrophic backtracking on the first lines (PCRE2's match limit) must cost only them.
+  std::string content = std::string(40, 'x') + "\n" + std::string(40, 'x') + "\nxxy\n";
+  std::vector<SearchHit> hits = search_text(content, regex("^(x+x+)+[yz]"));
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].line, 3u);
+}
+
 TEST(Search, LongLinesAreCut) {
   std::string line = "MARK" + std::string(1000, 'x');
   std::vector<SearchHit> hits = search_text(line, fixed("MARK"));

@@ -132,6 +132,7 @@ class Compiled {
   }
 
   bool regex() const { return regex_; }
+  const std::string& text() const { return text_; }
   pcre2_code* code() const { return code_; }
 
   /// Offset of the first match at or after `from` in `hay`, or npos. `md` is the calling
@@ -201,6 +202,24 @@ class Compiled {
 /// Runs one compiled marker over `content`; calls `emit(line, text)` once per matching line.
 template <typename Emit>
 void scan(const Compiled& c, std::string_view content, pcre2_match_data* md, Emit&& emit) {
+  if (c.regex()) {
+    // Line by line, like grep: an expression never matches across a line end (`\s`, `[^x]`),
+    // and a line PCRE2 gives up on (match limit) costs only that line.
+    std::size_t begin = 0, line = 1;
+    while (begin < content.size()) {
+      std::size_t end = content.find('\n', begin);
+      if (end == std::string_view::npos) end = content.size();
+      std::string_view text = content.substr(begin, end - begin);
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      int rc = pcre2_match(c.code(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0,
+                           md, nullptr);
+      if (rc >= 0) emit(line, text.substr(0, kMaxHitText));
+      begin = end + 1;
+      ++line;
+    }
+    return;
+  }
+  if (c.text().find('\n') != std::string::npos) return;  // a line never holds a line end
   std::size_t pos = 0, counted = 0, line = 1;
   while (pos <= content.size()) {
     std::size_t at = c.find(content, pos, md);

@@ -10,7 +10,8 @@ void assess_arch(VerifyReport& report, const std::vector<Patch>& patches, GpuRep
     PatchReport& p = report.patches[i];
     p.arch = infer_arch_targets(patches[i], p.strip);
     p.relevant = arch_relevant(p.arch, gpu);
-    if (only_relevant && p.relevant == false) p.status = Status::kSkipped;
+    if (only_relevant && p.relevant == false && p.status != Status::kError)
+      p.status = Status::kSkipped;  // an error is never hidden
   }
   report.gpu = std::move(gpu);
 }
