@@ -273,6 +273,21 @@ TEST(Relocate, SitePackagesLayoutBySuffix) {
   EXPECT_EQ(f["hunks"][0]["line"], 2);
 }
 
+TEST(Relocate, InstalledCopyAtThePathSuffixOutranksAFileFoundByContent) {
+  // The installed copy has drifted (its hunk conflicts); an unrelated vendored file happens to
+  // hold the unpatched lines. The answer is about the installed copy: conflict, not applicable.
+  TempDir t;
+  std::string changed = kFilePre;
+  const std::string line = "compute_block(cap)";
+  changed.replace(changed.find(line), line.size(), "compute_block(cap, tuned=True)");
+  write_file(t / "venv/lib/python3.11/site-packages/pkg/sub/file.py", changed);
+  write_file(t / "venv/vendor/x/other.py", kFilePre);
+  json f = verify_json(t / "venv")["patches"][0]["files"][0];
+  EXPECT_EQ(f["target_path"], "lib/python3.11/site-packages/pkg/sub/file.py");
+  EXPECT_EQ(f["status"], "conflict");
+  EXPECT_EQ(f["relocated"], true);
+}
+
 TEST(Relocate, MovedFileFoundByContent) {
   TempDir t;
   write_file(t / "tree/pkg/kernels/ops/tiles.py", kFilePost);

@@ -524,7 +524,11 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
   });
   if (cands.size() > kMaxCandidates) cands.resize(kMaxCandidates);
   for (Candidate& c : cands) evaluate(c);
+  // A file at the same path suffix (same name and parent directory at least) is the installed
+  // copy of the patched file even when it has drifted: it outranks files found by content only.
   std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+    const bool a_path = a.suffix >= 2, b_path = b.suffix >= 2;
+    if (a_path != b_path) return a_path;
     if (a.fit != b.fit) return a.fit > b.fit;
     return a.suffix != b.suffix ? a.suffix > b.suffix : a.path < b.path;
   });
