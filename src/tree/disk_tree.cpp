@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "sm120check/error.hpp"
@@ -150,6 +151,10 @@ class DiskTree final : public Tree {
     bool missing = false;  ///< a directory component does not exist or is not a directory.
   };
 
+  /// Directory components already checked (relative path -> resolved absolute path): a run
+  /// examines many files under the same directories. Not thread-safe, like the tree itself.
+  mutable std::unordered_map<std::string, std::string> dir_cache_;
+
   Error too_large(const std::string& path, std::uint64_t size) const {
     return Error(
         path, 0,
@@ -174,6 +179,10 @@ class DiskTree final : public Tree {
     for (std::string_view part : parts) {
       if (!relative.empty()) relative += '/';
       relative += part;
+      if (auto known = dir_cache_.find(relative); known != dir_cache_.end()) {
+        current = known->second;  // checked before in this run
+        continue;
+      }
       std::string candidate = (current == "/" ? "" : current) + "/" + std::string(part);
       struct stat st {};
       if (::lstat(candidate.c_str(), &st) != 0) {
@@ -206,8 +215,10 @@ class DiskTree final : public Tree {
           return r;
         }
         current = *target;
+        dir_cache_.emplace(relative, current);
       } else if (S_ISDIR(st.st_mode)) {
         current = std::move(candidate);
+        dir_cache_.emplace(relative, current);
       } else {
         r.missing = true;
         return r;
