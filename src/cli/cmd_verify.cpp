@@ -123,6 +123,9 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
 }
 
 int run_verify(const VerifyCommandOptions& options) {
+  // Revisions are read from the repository: no work tree, so no probe or repository section.
+  if (!options.revs.empty())
+    return run_verify_revisions(options, parse_inputs(read_patch_inputs(options.patches)));
   // The probe (mostly the CUDA driver's start-up) runs while patches are read and verified.
   std::future<GpuReport> probe;
   GpuReport gpu = unprobed_gpu();
@@ -133,7 +136,7 @@ int run_verify(const VerifyCommandOptions& options) {
   // In a git work tree the repository facts need libgit2, whose loading (about 10 ms: dlopen
   // and its TLS set-up) also runs while the patches are verified.
   std::future<void> git_loading;
-  if (options.revs.empty() && !options.no_repo && find_git_work_tree(options.target))
+  if (!options.no_repo && find_git_work_tree(options.target))
     git_loading = std::async(std::launch::async, [] {
       try {
         git::libgit2();
@@ -141,7 +144,6 @@ int run_verify(const VerifyCommandOptions& options) {
       }
     });
   std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
-  if (!options.revs.empty()) return run_verify_revisions(options, parse_inputs(inputs));
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
   std::vector<Patch> patches = parse_inputs(inputs);

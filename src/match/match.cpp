@@ -833,24 +833,14 @@ class Matcher {
     }
   }
 
-  /// Line equality for find_closest(): byte for byte, or white space folded.
+  /// Line equality for find_closest(): byte for byte, or white space folded (normalise()).
   bool same_line(std::string_view file_line, std::string_view image_line) const {
     if (!options_.ignore_whitespace) return file_line == image_line;
-    auto fold = [](std::string_view t) {
-      std::string out;
-      bool space = false;
-      for (char c : t) {
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
-          space = true;
-          continue;
-        }
-        if (space && !out.empty()) out += ' ';
-        space = false;
-        out += c;
-      }
-      return out;
-    };
-    return fold(file_line) == fold(image_line);
+    std::string a, b;
+    a.reserve(file_line.size());  // normalise() must never reallocate its storage
+    b.reserve(image_line.size());
+    return normalise(file_line, TextMode::kFoldWs, a) ==
+           normalise(image_line, TextMode::kFoldWs, b);
   }
 
   /// The tie rule (documented at match_hunks()). True for applied.
