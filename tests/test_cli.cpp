@@ -310,12 +310,21 @@ json verify_json(const std::vector<std::string>& args, int expected_exit,
   return doc;
 }
 
+/// The "summary" object for patches of these statuses, each conflict's change unknown.
 json summary_of(std::size_t applied, std::size_t applicable, std::size_t partial,
                 std::size_t conflict) {
-  return json{{"applied", applied}, {"applicable", applicable},
-              {"partial", partial}, {"conflict", conflict},
-              {"unknown", 0},       {"error", 0},
-              {"skipped", 0}};
+  return json{{"applied", applied},
+              {"applicable", applicable},
+              {"partial", partial},
+              {"conflict", conflict},
+              {"unknown", 0},
+              {"error", 0},
+              {"skipped", 0},
+              {"presence",
+               {{"present", applied},
+                {"absent", applicable},
+                {"unknown", conflict},
+                {"partial", partial}}}};
 }
 
 TEST(CliE2E, ApplicableJsonSchema) {

@@ -263,8 +263,8 @@ TEST(GitBlob, TextDecidedByBlobIdOnAPlainTree) {
   EXPECT_EQ(applied.reason, "blob id matches the post-image");
   EXPECT_EQ(applied.hunks.at(0).match.line, 12u);
 
-  // The body lost a trailing space on a context line (mail mangling): the blob id still says
-  // the post-image is there; the reason names the disagreement.
+  // The body lost a trailing space on a context line (mail mangling): the change itself is
+  // found (drifted: one context line differs), and the blob id agrees.
   std::string mangled = patch;
   test::write_file(plain / "a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
   std::size_t at = mangled.find(" line 13\n");
@@ -272,16 +272,17 @@ TEST(GitBlob, TextDecidedByBlobIdOnAPlainTree) {
   mangled.replace(at, 9, " line 13 \n");
   FileReport m = verify_one(mangled, plain.path().string());
   EXPECT_EQ(m.status, Status::kApplied);
-  EXPECT_EQ(m.reason, "blob id matches the post-image; hunk matching alone says conflict");
-  EXPECT_EQ(m.hunks.at(0).match.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.reason, "blob id matches the post-image");
+  EXPECT_EQ(m.hunks.at(0).match.kind, MatchKind::kDrifted);
 
-  // Pre-image blob but the hunks do not match the file: it would not apply as written.
+  // Pre-image blob but the hunks do not match the file: the blob id never overrules them.
   test::write_file(plain / "a.txt", lines(1, 30));
   FileReport pre = verify_one(mangled, plain.path().string());
   EXPECT_EQ(pre.status, Status::kConflict);
+  EXPECT_EQ(pre.presence, Presence::kAbsent);
   EXPECT_EQ(pre.reason,
-            "blob id matches the pre-image, but the hunks do not match the file (the patch "
-            "does not apply as written)");
+            "blob id matches the pre-image, but hunk 1 is conflict: the hunks decide (the "
+            "patch text or its index line was changed)");
 
   // Neither id: hunk matching decides (applicable with an offset), no blob reason.
   test::write_file(plain / "a.txt", "extra\n" + lines(1, 30));

@@ -210,10 +210,10 @@ TEST(MatchOffset, AppliedWithOffset) {
 }
 
 TEST(MatchOffset, EqualDistanceGoesToTheLaterLine) {
-  // "x" sits one line above and one line below the expected line 10.
-  std::string file = numbered(1, 8) + "x\nline 10\nx\n" + numbered(12, 20);
-  const auto r = match(file, "@@ -10 +10 @@\n-x\n+y\n");
-  EXPECT_MATCH(r[0], kApplicable, 11, 1);
+  // "p x q" starts two lines above and two lines below the expected line 10.
+  std::string file = numbered(1, 7) + "p\nx\nq\nline 11\np\nx\nq\n" + numbered(15, 20);
+  const auto r = match(file, "@@ -10,3 +10,3 @@\n p\n-x\n+y\n q\n");
+  EXPECT_MATCH(r[0], kApplicable, 12, 2);
 }
 
 // --- Several hunks -----------------------------------------------------------------------------
@@ -358,9 +358,17 @@ TEST(MatchFuzz, OneTopContextLineChanged) {
 }
 
 TEST(MatchFuzz, OneBottomContextLineChangedAppliedSide) {
+  // Fuzz alone (the drift search, which would find the change, is off here).
   const std::string file = numbered_with({{8, "LINE 8"}, {11, "changed 11"}});
-  EXPECT_CONFLICT(match(file, kWideHunk)[0]);
-  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 1})[0], kApplied, 5, 0, 1);
+  EXPECT_CONFLICT(match(file, kWideHunk, {.drift = false})[0]);
+  EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 1, .drift = false})[0], kApplied, 5, 0, 1);
+  // With the drift search, the changed line is found where the context points.
+  const HunkMatch drifted = match(file, kWideHunk)[0];
+  EXPECT_EQ(drifted.status, kApplied);
+  EXPECT_EQ(drifted.kind, MatchKind::kDrifted);
+  EXPECT_EQ(drifted.line, 8u);
+  EXPECT_EQ(drifted.context_agree, 5u);
+  EXPECT_EQ(drifted.context_lines, 6u);
 }
 
 TEST(MatchFuzz, TwoLinesAtBothEdges) {
@@ -511,10 +519,10 @@ TEST(MatchNoNewline, BothSides) {
 }
 
 TEST(MatchNoNewline, MarkedLineMatchesOnlyTheLastLine) {
-  // "c" also sits on the expected line 2; only the last line, without newline, matches.
-  constexpr std::string_view hunk = "@@ -2 +2 @@\n-c\n\\ No newline at end of file\n+d\n";
-  EXPECT_MATCH(match("x\nc\nx\nc", hunk)[0], kApplicable, 4, 2);
-  EXPECT_CONFLICT(match("c\nx\ny", hunk)[0], "final-newline-mismatch");
+  // "x c" also sits at the expected line 1; only the last line, without newline, matches.
+  constexpr std::string_view hunk = "@@ -1,2 +1,2 @@\n x\n-c\n\\ No newline at end of file\n+d\n";
+  EXPECT_MATCH(match("x\nc\nx\nc", hunk)[0], kApplicable, 3, 2);
+  EXPECT_CONFLICT(match("x\nc\n", hunk, {.drift = false})[0], "final-newline-mismatch");
 }
 
 TEST(MatchNoNewline, ContextLineWithMarker) {
@@ -545,14 +553,24 @@ TEST(MatchEmpty, ZeroContextInsertion) {
   constexpr std::string_view ins = "@@ -5,0 +6 @@\n+new\n";
   EXPECT_MATCH(match(numbered(1, 10), ins)[0], kApplicable, 6, 0);
   EXPECT_MATCH(match(numbered(1, 5) + "new\n" + numbered(6, 10), ins)[0], kApplied, 6, 0);
-  // Found away from its line: still applied (the empty pre-image is no evidence).
-  EXPECT_MATCH(match("top\n" + numbered(1, 5) + "new\n" + numbered(6, 10), ins)[0], kApplied, 7, 1);
+  // Found away from its line: nothing ties a hunk without context to another place (the
+  // empty pre-image is no evidence), so it is unknown, with the place named.
+  const HunkMatch away = match("top\n" + numbered(1, 5) + "new\n" + numbered(6, 10), ins)[0];
+  EXPECT_EQ(away.status, HunkStatus::kUnknown);
+  EXPECT_EQ(away.presence, Presence::kUnknown);
+  EXPECT_EQ(away.presence_reason, "zero-context-elsewhere");
+  EXPECT_EQ(away.places, std::vector<std::size_t>{7});
 }
 
 TEST(MatchEmpty, ZeroContextDeletion) {
   constexpr std::string_view del = "@@ -6 +5,0 @@\n-gone\n";
   EXPECT_MATCH(match(numbered(1, 5) + "gone\n" + numbered(6, 10), del)[0], kApplicable, 6, 0);
-  EXPECT_MATCH(match(numbered(1, 10), del)[0], kApplied, 6, 0);
+  // The removed line is gone: deleted, or changed into something else? Nothing tells.
+  const HunkMatch gone = match(numbered(1, 10), del)[0];
+  EXPECT_EQ(gone.status, HunkStatus::kUnknown);
+  EXPECT_EQ(gone.presence_reason, "zero-context-gone");
+  // The whole file deleted to empty: the empty post-image is the whole file.
+  EXPECT_MATCH(match("", "@@ -1 +0,0 @@\n-gone\n")[0], kApplied, 1, 0);
 }
 
 TEST(MatchEmpty, EmptyImageClampedIntoFile) {
@@ -583,33 +601,42 @@ TEST(MatchEdges, HunkAtEndOfFile) {
   constexpr std::string_view hunk = "@@ -8,3 +8,3 @@\n line 8\n line 9\n-line 10\n+LINE 10\n";
   EXPECT_MATCH(match(numbered(1, 10), hunk)[0], kApplicable, 8, 0);
   EXPECT_MATCH(match(numbered(1, 9) + "LINE 10\n", hunk)[0], kApplied, 8, 0);
-  // A longer file shifts nothing: the hunk carries no end-of-file anchor.
-  EXPECT_MATCH(match(numbered(1, 12), hunk)[0], kApplicable, 8, 0);
+  // Without trailing context the hunk belongs at the end of the file (as git apply has it):
+  // in a longer file the lines it replaces stand, but not there.
+  const HunkMatch longer = match(numbered(1, 12), hunk)[0];
+  EXPECT_TRUE(is_conflict(longer, "not-at-end-of-file"));
+  EXPECT_EQ(longer.presence, Presence::kAbsent);
+  EXPECT_EQ(longer.presence_reason, "removed-lines-present");
 }
 
 TEST(MatchEdges, PureInsertionAtEndOfFile) {
   constexpr std::string_view hunk = "@@ -9,2 +9,3 @@\n line 9\n line 10\n+line 11\n";
   EXPECT_MATCH(match(numbered(1, 10), hunk)[0], kApplicable, 9, 0);
-  // Patched: the pre-image also matches (inside the post-image): applied.
-  EXPECT_MATCH(match(numbered(1, 11), hunk)[0], kApplied, 9, 0, 0, true);
+  // Patched: the pre-image stands inside the post-image, but not at the end of the file.
+  EXPECT_MATCH(match(numbered(1, 11), hunk)[0], kApplied, 9, 0);
 }
 
 // --- Both images -------------------------------------------------------------------------------
 
 TEST(MatchTie, PreImageInsidePostImageIsApplied) {
   // Earlier hunks (not shown) removed 4 lines, so the header's new start is 16 while the file
-  // still has the block at 20: the pre-image is nearer its expected line than the post-image,
-  // but it is only there as part of the post-image.
-  constexpr std::string_view hunk = "@@ -20,2 +16,3 @@\n line 20\n line 21\n+new\n";
-  EXPECT_MATCH(match(numbered(1, 21) + "new\n" + numbered(22, 30), hunk)[0], kApplied, 20, 4, 0,
-               true);
-  EXPECT_MATCH(match(numbered(1, 30), hunk)[0], kApplicable, 20, 0);
+  // still has the block at 20. With the changed trailing line dropped by fuzz, the pre-image is
+  // nearer its expected line than the post-image, but it is only there as part of the
+  // post-image.
+  constexpr std::string_view hunk = "@@ -20,3 +16,4 @@\n line 20\n line 21\n+new\n LINE 22\n";
+  EXPECT_MATCH(match(numbered(1, 21) + "new\n" + numbered(22, 30), hunk, {.fuzz = 1})[0], kApplied,
+               20, 4, 1, true);
+  EXPECT_MATCH(match(numbered(1, 30), hunk, {.fuzz = 1})[0], kApplicable, 20, 0, 1);
 }
 
 TEST(MatchTie, PostImageInsidePreImageIsApplicable) {
   // A pure deletion: the unpatched file holds the post-image too, inside the pre-image.
   constexpr std::string_view hunk = "@@ -8,3 +8,2 @@\n line 8\n line 9\n-line 10\n";
-  EXPECT_MATCH(match(numbered(1, 10), hunk)[0], kApplicable, 8, 0, 0, true);
+  // At the end of the file only: the post-image inside the pre-image is not at the end.
+  EXPECT_MATCH(match(numbered(1, 10), hunk)[0], kApplicable, 8, 0);
+  // With fuzz the (then unanchored) trailing edge lets the post-image match inside.
+  constexpr std::string_view wide = "@@ -7,4 +7,3 @@\n line 7\n line 8\n-line 9\n LINE 10\n";
+  EXPECT_MATCH(match(numbered(1, 12), wide, {.fuzz = 1})[0], kApplicable, 7, 0, 1, true);
   EXPECT_MATCH(match(numbered(1, 9), hunk)[0], kApplied, 8, 0);
   constexpr std::string_view mid = "@@ -4,3 +4,2 @@\n line 4\n-line 5\n line 6\n";
   EXPECT_MATCH(match(numbered(1, 10), mid)[0], kApplicable, 4, 0);
@@ -758,10 +785,10 @@ TEST(MatchHostile, TwoThousandHunksAgainstTwoLongRuns) {
   // 500k lines "a" then 500k lines "b". The first hunk sits at the seam; the 2000 others want
   // "b" followed by "a", which the file never has, and every one of their lines occurs 500k
   // times.
-  std::string patch = "@@ -499999,2 +499999,2 @@\n a\n-b\n+c\n";
+  std::string patch = "@@ -499999,3 +499999,3 @@\n a\n-b\n+c\n b\n";
   for (int k = 0; k < 2000; ++k) {
     const std::string s = std::to_string(1 + 400 * k);
-    patch += "@@ -" + s + ",2 +" + s + ",2 @@\n b\n-a\n+a\n";
+    patch += "@@ -" + s + ",3 +" + s + ",3 @@\n b\n-a\n+a\n a\n";
   }
   std::string file;
   for (int i = 0; i < 500000; ++i) file += "a\n";
@@ -887,13 +914,21 @@ struct RefFile {
   bool last_no_newline = false;
 };
 
-// Nearest start >= lo where image[first, first + count) matches; ties to the later line.
+enum class RefAnchor { kNone, kStart, kEnd, kExpected };
+
+// Nearest start >= lo where image[first, first + count) matches; ties to the later line. An
+// anchored image is only tried at the file's start (after `first` dropped lines), its end
+// (before `bottom` dropped lines) or the expected line.
 std::optional<std::size_t> ref_find(const RefFile& f, const std::vector<RefLine>& img,
                                     std::size_t first, std::size_t count, std::int64_t expected,
-                                    std::size_t lo, RefMode mode, bool strict) {
+                                    std::size_t lo, RefMode mode, bool strict,
+                                    RefAnchor anchor = RefAnchor::kNone, std::size_t bottom = 0) {
   const std::size_t n = f.lines.size();
   std::optional<std::size_t> best;
   for (std::size_t s = lo; s + count <= n; ++s) {
+    if (anchor == RefAnchor::kStart && s != first) continue;
+    if (anchor == RefAnchor::kEnd && s + count + bottom != n) continue;
+    if (anchor == RefAnchor::kExpected && static_cast<std::int64_t>(s) != expected) continue;
     bool ok = true;
     for (std::size_t k = 0; k < count && ok; ++k) {
       const std::size_t i = s + k;
@@ -939,8 +974,15 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       if (l.kind != LineKind::kRemoved) post.push_back({l.text, l.no_newline_at_eof});
       any_flag = any_flag || l.no_newline_at_eof;
     }
-    const std::size_t leading = h.leading_context();
-    const std::size_t trailing = h.trailing_context();
+    const bool changes = h.added() + h.removed() > 0;
+    const std::size_t leading = changes ? h.leading_context() : 0;
+    const std::size_t trailing = changes ? h.trailing_context() : 0;
+    const RefAnchor anchor = !changes                           ? RefAnchor::kNone
+                             : leading == 0 && trailing == 0    ? RefAnchor::kExpected
+                             : leading == 0 && h.old_start <= 1 ? RefAnchor::kStart
+                             : leading == 0                     ? RefAnchor::kExpected
+                             : trailing == 0                    ? RefAnchor::kEnd
+                                                                : RefAnchor::kNone;
     auto base_of = [](std::uint32_t s, bool empty) -> std::int64_t {
       if (empty) return s;
       return s == 0 ? 0 : static_cast<std::int64_t>(s) - 1;
@@ -948,8 +990,8 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
     const std::int64_t pre_base = base_of(h.old_start, pre.empty());
     const std::int64_t post_base = base_of(h.new_start, post.empty());
     auto try_image = [&](const std::vector<RefLine>& img, std::int64_t expected, std::size_t from,
-                         std::size_t top, std::size_t bottom, RefMode mode,
-                         bool strict) -> std::optional<RefFound> {
+                         std::size_t top, std::size_t bottom, RefMode mode, bool strict,
+                         RefAnchor anchored = RefAnchor::kNone) -> std::optional<RefFound> {
       if (img.empty()) {
         const std::size_t lo_c = std::min(from, n);
         const std::size_t e =
@@ -959,56 +1001,98 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       if (top + bottom >= img.size()) return std::nullopt;
       const std::size_t count = img.size() - top - bottom;
       const auto pos = ref_find(f, img, top, count, expected + static_cast<std::int64_t>(top), from,
-                                mode, strict);
+                                mode, strict, anchored, bottom);
       if (!pos) return std::nullopt;
       return RefFound{*pos, count};
     };
+    // The tie rule of match_hunks(): true for applied.
+    auto tie = [&](const RefFound& p, const RefFound& q, std::size_t top, std::int64_t pe,
+                   std::int64_t qe) {
+      if (pre.empty() != post.empty()) return pre.empty();
+      if (pre.empty()) return true;
+      const std::size_t p_end = p.pos + p.count, q_end = q.pos + q.count;
+      if (!(p.pos == q.pos && p_end == q_end)) {
+        if (p.pos >= q.pos && p_end <= q_end) return true;
+        if (q.pos >= p.pos && q_end <= p_end) return false;
+        const auto tt = static_cast<std::int64_t>(top);
+        const std::int64_t pd = std::abs(static_cast<std::int64_t>(p.pos) - (pe + tt));
+        const std::int64_t qd = std::abs(static_cast<std::int64_t>(q.pos) - (qe + tt));
+        if (pd != qd) return qd < pd;
+      }
+      if (options.ignore_whitespace) {
+        auto exact_at = [&](const std::vector<RefLine>& img, const RefFound& fo) {
+          for (std::size_t k = 0; k < fo.count; ++k) {
+            const std::size_t i = fo.pos + k;
+            if (f.lines[i] != img[top + k].text) return false;
+            if ((f.last_no_newline && i + 1 == n) != img[top + k].no_newline) return false;
+          }
+          return true;
+        };
+        const bool px = exact_at(pre, p), qx = exact_at(post, q);
+        if (px != qx) return qx;
+      }
+      return true;
+    };
     HunkMatch m;
     bool matched = false;
+    if (anchor == RefAnchor::kExpected) {
+      // Tied to the expected line (or, as the whole file, to line 1).
+      const std::int64_t pe = pre_base + offset, qe = post_base + offset;
+      auto whole = [&](const std::vector<RefLine>& img, std::uint32_t s) {
+        return s <= 1 && lo == 0 && img.size() == n &&
+               (n == 0 || ref_find(f, img, 0, n, 0, 0, base_mode, true).has_value());
+      };
+      auto at = [&](const std::vector<RefLine>& img, std::int64_t e) {
+        return !img.empty() &&
+               try_image(img, e, lo, 0, 0, base_mode, true, RefAnchor::kExpected).has_value();
+      };
+      const bool q_whole = whole(post, h.new_start);
+      const bool p_whole = !q_whole && whole(pre, h.old_start);
+      const bool q_at = !q_whole && !p_whole && at(post, qe);
+      const bool p_at = !q_whole && !p_whole && at(pre, pe);
+      if (q_whole || p_whole || q_at || p_at) {
+        bool applied = q_whole || q_at;
+        if (q_at && p_at) {
+          m.both_images = true;
+          applied = tie({static_cast<std::size_t>(pe), pre.size()},
+                        {static_cast<std::size_t>(qe), post.size()}, 0, pe, qe);
+        }
+        const std::int64_t e = applied ? (q_whole ? 0 : qe) : (p_whole ? 0 : pe);
+        m.status = applied ? kApplied : kApplicable;
+        m.line = static_cast<std::size_t>(e) + 1;
+        m.offset =
+            e - base_of(applied ? h.new_start : h.old_start, applied ? post.empty() : pre.empty());
+        offset = m.offset;
+        lo = static_cast<std::size_t>(e) + (applied ? post.size() : pre.size());
+      } else {
+        const bool elsewhere = (!post.empty() && try_image(post, qe, 0, 0, 0, base_mode, true)) ||
+                               (!pre.empty() && try_image(pre, pe, 0, 0, 0, base_mode, true));
+        if (elsewhere || (!pre.empty() && post.empty())) {
+          m.status = HunkStatus::kUnknown;
+        } else if (pre.empty()) {
+          const std::size_t at_line =
+              (pe < 0 ? std::min(lo, n)
+                      : std::clamp(static_cast<std::size_t>(pe), std::min(lo, n), n));
+          m.status = kApplicable;
+          m.line = at_line + 1;
+          m.offset = static_cast<std::int64_t>(at_line) - base_of(h.old_start, true);
+          offset = m.offset;
+          lo = at_line;
+        }
+      }
+      out.push_back(m);
+      continue;
+    }
     for (unsigned lvl = 0; lvl <= options.fuzz && !matched; ++lvl) {
       const std::size_t top = std::min<std::size_t>(lvl, leading);
       const std::size_t bottom = std::min<std::size_t>(lvl, trailing);
-      const auto p = try_image(pre, pre_base + offset, lo, top, bottom, base_mode, true);
-      const auto q = try_image(post, post_base + offset, lo, top, bottom, base_mode, true);
+      const auto p = try_image(pre, pre_base + offset, lo, top, bottom, base_mode, true, anchor);
+      const auto q = try_image(post, post_base + offset, lo, top, bottom, base_mode, true, anchor);
       if (!p && !q) continue;
       bool applied = q.has_value();
       if (p && q) {
         m.both_images = !pre.empty() && !post.empty();
-        if (pre.empty() != post.empty()) {
-          applied = pre.empty();
-        } else if (pre.empty()) {
-          applied = true;
-        } else {
-          const std::size_t pe = p->pos + p->count, qe = q->pos + q->count;
-          std::optional<bool> decided;
-          if (!(p->pos == q->pos && pe == qe)) {
-            if (p->pos >= q->pos && pe <= qe) {
-              decided = true;
-            } else if (q->pos >= p->pos && qe <= pe) {
-              decided = false;
-            } else {
-              const auto t = static_cast<std::int64_t>(top);
-              const std::int64_t pd =
-                  std::abs(static_cast<std::int64_t>(p->pos) - (pre_base + offset + t));
-              const std::int64_t qd =
-                  std::abs(static_cast<std::int64_t>(q->pos) - (post_base + offset + t));
-              if (pd != qd) decided = qd < pd;
-            }
-          }
-          if (!decided && options.ignore_whitespace) {
-            auto exact_at = [&](const std::vector<RefLine>& img, const RefFound& fo) {
-              for (std::size_t k = 0; k < fo.count; ++k) {
-                const std::size_t i = fo.pos + k;
-                if (f.lines[i] != img[top + k].text) return false;
-                if ((f.last_no_newline && i + 1 == n) != img[top + k].no_newline) return false;
-              }
-              return true;
-            };
-            const bool pe_x = exact_at(pre, *p), qe_x = exact_at(post, *q);
-            if (pe_x != qe_x) decided = qe_x;
-          }
-          applied = decided.value_or(true);
-        }
+        applied = tie(*p, *q, top, pre_base + offset, post_base + offset);
       }
       const RefFound& fo = applied ? *q : *p;
       const std::int64_t base = applied ? post_base : pre_base;
@@ -1027,26 +1111,31 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
         RefMode mode;
         bool strict;
         bool any_order;
+        RefAnchor anchor;
         const char* code;
       };
       std::vector<Try> tries;
       if (!options.ignore_whitespace) {
-        tries.push_back({RefMode::kStripCr, true, false, "line-ending-mismatch"});
-        tries.push_back({RefMode::kFoldWs, true, false, "whitespace-only-mismatch"});
+        tries.push_back({RefMode::kStripCr, true, false, anchor, "line-ending-mismatch"});
+        tries.push_back({RefMode::kFoldWs, true, false, anchor, "whitespace-only-mismatch"});
       }
       if (f.last_no_newline || any_flag) {
-        tries.push_back({base_mode, false, false, "final-newline-mismatch"});
+        tries.push_back({base_mode, false, false, anchor, "final-newline-mismatch"});
       }
-      if (lo > 0) tries.push_back({base_mode, true, true, "out-of-order"});
+      if (anchor == RefAnchor::kStart)
+        tries.push_back({base_mode, true, false, RefAnchor::kNone, "not-at-start-of-file"});
+      if (anchor == RefAnchor::kEnd)
+        tries.push_back({base_mode, true, false, RefAnchor::kNone, "not-at-end-of-file"});
+      if (lo > 0) tries.push_back({base_mode, true, true, anchor, "out-of-order"});
       for (const Try& t : tries) {
         bool hit = false;
         for (unsigned lvl = 0; lvl <= options.fuzz && !hit; ++lvl) {
           const std::size_t top = std::min<std::size_t>(lvl, leading);
           const std::size_t bottom = std::min<std::size_t>(lvl, trailing);
           hit = (!pre.empty() && try_image(pre, pre_base + offset, t.any_order ? 0 : lo, top,
-                                           bottom, t.mode, t.strict)) ||
+                                           bottom, t.mode, t.strict, t.anchor)) ||
                 (!post.empty() && try_image(post, post_base + offset, t.any_order ? 0 : lo, top,
-                                            bottom, t.mode, t.strict));
+                                            bottom, t.mode, t.strict, t.anchor));
         }
         if (hit) {
           m.diagnostic = t.code;
@@ -1098,6 +1187,7 @@ void differential(unsigned seed, int files, int min_lines, int max_lines, int le
       MatchOptions options;
       options.fuzz = static_cast<unsigned>(pick(0, 3));
       options.ignore_whitespace = pick(0, 1) == 1;
+      options.drift = false;  // the reference knows the images, not the drift search
       const std::vector<HunkMatch> want = ref_match(content, hunks, options);
       const std::vector<HunkMatch> got = match_hunks(text, hunks, options);
       ASSERT_EQ(got.size(), want.size());

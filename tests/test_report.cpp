@@ -29,6 +29,11 @@ HunkReport make_hunk(std::size_t index, std::uint32_t old_start, std::uint32_t o
   h.match.fuzz = fuzz;
   h.match.both_images = both_images;
   h.match.diagnostic = std::move(diagnostic);
+  // As the matcher sets them for an exact or fuzz match, or a conflict whose change is absent.
+  const bool found = status == HunkStatus::kApplied || status == HunkStatus::kApplicable;
+  h.match.kind = !found ? MatchKind::kNone : fuzz == 0 ? MatchKind::kExact : MatchKind::kFuzz;
+  h.match.presence = status == HunkStatus::kApplied ? Presence::kPresent : Presence::kAbsent;
+  if (!found) h.match.presence_reason = "not-found";
   return h;
 }
 
@@ -43,6 +48,7 @@ VerifyReport sample_report() {
   p1.subject = "Fix SM120 tile sizes";
   p1.patch_line = 1;
   p1.status = Status::kPartial;
+  p1.presence = Presence::kPartial;
   p1.strip = 1;
   p1.strip_detected = true;
   FileReport f1;
@@ -51,6 +57,7 @@ VerifyReport sample_report() {
   f1.target_path = "python/pkg/attn.py";
   f1.change = ChangeKind::kModify;
   f1.status = Status::kPartial;
+  f1.presence = Presence::kPartial;
   f1.hunks.push_back(make_hunk(1, 10, 7, 10, 9, HunkStatus::kApplicable, 17, 7));
   f1.hunks.push_back(make_hunk(2, 40, 6, 42, 8, HunkStatus::kApplied, 49, 7, 1));
   f1.hunks.push_back(make_hunk(3, 80, 3, 84, 3, HunkStatus::kApplied, 84, 0, 0, true));
@@ -61,6 +68,7 @@ VerifyReport sample_report() {
   f2.target_path = "docs/new.md";
   f2.change = ChangeKind::kAdd;
   f2.status = Status::kApplied;
+  f2.presence = Presence::kPresent;
   p1.files.push_back(f2);
   report.patches.push_back(p1);
 
@@ -69,6 +77,7 @@ VerifyReport sample_report() {
   p2.subject = "Rename kernel";
   p2.patch_line = 57;
   p2.status = Status::kConflict;
+  p2.presence = Presence::kAbsent;
   p2.strip = 1;
   p2.strip_detected = false;
   FileReport f3;
@@ -77,6 +86,7 @@ VerifyReport sample_report() {
   f3.target_path = "kern/old.cu";
   f3.change = ChangeKind::kRename;
   f3.status = Status::kConflict;
+  f3.presence = Presence::kAbsent;
   f3.reason = "renamed file content differs";
   f3.hunks.push_back(
       make_hunk(1, 5, 4, 5, 5, HunkStatus::kConflict, 0, 0, 0, false, "line-ending-mismatch"));
@@ -176,7 +186,8 @@ TEST(ReportJson, VerifyDocumentTopLevel) {
   EXPECT_EQ(doc["target"]["strip"], 1);
   EXPECT_EQ(doc["summary"], json::parse(R"({"applied": 0, "applicable": 0, "partial": 1,
                                             "conflict": 1, "unknown": 0, "error": 0,
-                                            "skipped": 0})"));
+                                            "skipped": 0, "presence": {"present": 0,
+                                            "absent": 1, "unknown": 0, "partial": 1}})"));
   EXPECT_EQ(doc["exit_code"], 2);
   ASSERT_EQ(doc["patches"].size(), 2u);
 }
@@ -188,6 +199,7 @@ TEST(ReportJson, VerifyPatchAndFileFields) {
   EXPECT_EQ(p1["subject"], "Fix SM120 tile sizes");
   EXPECT_EQ(p1["line"], 1);
   EXPECT_EQ(p1["status"], "partial");
+  EXPECT_EQ(p1["presence"], "partial");
   EXPECT_TRUE(p1["error"].is_null());
   EXPECT_EQ(p1["strip"], 1);
   EXPECT_EQ(p1["strip_detected"], true);
@@ -198,6 +210,7 @@ TEST(ReportJson, VerifyPatchAndFileFields) {
   EXPECT_EQ(f1["target_path"], "python/pkg/attn.py");
   EXPECT_EQ(f1["change"], "modify");
   EXPECT_EQ(f1["status"], "partial");
+  EXPECT_EQ(f1["presence"], "partial");
   EXPECT_TRUE(f1["reason"].is_null());
   ASSERT_EQ(f1["hunks"].size(), 3u);
   const json& f2 = p1["files"][1];
@@ -219,11 +232,14 @@ TEST(ReportJson, VerifyHunkFields) {
   const json& h1 = doc["patches"][0]["files"][0]["hunks"][0];
   EXPECT_EQ(h1, json::parse(R"({"index": 1, "old_start": 10, "old_lines": 7, "new_start": 10,
       "new_lines": 9, "status": "applicable", "line": 17, "offset": 7, "fuzz": 0,
-      "both_images": false, "diagnostic": null, "closest": null})"));
+      "kind": "exact", "presence": "absent", "presence_reason": null, "drift": null,
+      "places": [], "both_images": false, "diagnostic": null, "closest": null})"));
   const json& h2 = doc["patches"][0]["files"][0]["hunks"][1];
   EXPECT_EQ(h2["status"], "applied");
   EXPECT_EQ(h2["line"], 49);
   EXPECT_EQ(h2["fuzz"], 1);
+  EXPECT_EQ(h2["kind"], "fuzz");
+  EXPECT_EQ(h2["presence"], "present");
   const json& h3 = doc["patches"][0]["files"][0]["hunks"][2];
   EXPECT_EQ(h3["both_images"], true);
   EXPECT_EQ(h3["offset"], 0);
@@ -234,6 +250,50 @@ TEST(ReportJson, VerifyHunkFields) {
   EXPECT_TRUE(conflict["fuzz"].is_null());
   EXPECT_EQ(conflict["diagnostic"], "line-ending-mismatch");
   EXPECT_TRUE(conflict["closest"].is_null());
+  EXPECT_TRUE(conflict["kind"].is_null());
+  EXPECT_EQ(conflict["presence"], "absent");
+  EXPECT_EQ(conflict["presence_reason"], "not-found");
+}
+
+TEST(ReportJson, DriftedAndAmbiguousHunks) {
+  VerifyReport report = sample_report();
+  HunkMatch& drifted = report.patches[0].files[0].hunks[1].match;
+  drifted = HunkMatch{};
+  drifted.status = HunkStatus::kApplied;
+  drifted.kind = MatchKind::kDrifted;
+  drifted.presence = Presence::kPresent;
+  drifted.presence_reason = "drifted";
+  drifted.line = 480;
+  drifted.offset = 431;
+  drifted.context_agree = 2;
+  drifted.context_lines = 6;
+  HunkMatch& ambiguous = report.patches[1].files[0].hunks[0].match;
+  ambiguous = HunkMatch{};
+  ambiguous.status = HunkStatus::kUnknown;
+  ambiguous.presence = Presence::kUnknown;
+  ambiguous.presence_reason = "ambiguous";
+  ambiguous.places = {40, 90};
+  const json doc = verify_to_json(report);
+  const json& d = doc["patches"][0]["files"][0]["hunks"][1];
+  EXPECT_EQ(d["kind"], "drifted");
+  EXPECT_EQ(d["presence"], "present");
+  EXPECT_EQ(d["line"], 480);
+  EXPECT_EQ(d["drift"], json::parse(R"({"context_agree": 2, "context_lines": 6})"));
+  const json& a = doc["patches"][1]["files"][0]["hunks"][0];
+  EXPECT_EQ(a["status"], "unknown");
+  EXPECT_TRUE(a["line"].is_null());
+  EXPECT_TRUE(a["kind"].is_null());
+  EXPECT_EQ(a["presence_reason"], "ambiguous");
+  EXPECT_EQ(a["places"], json::parse("[40, 90]"));
+
+  const std::string text = verify_text(report, false);
+  EXPECT_NE(text.find("applied at line 480 (context differs: 2 of 6 context lines)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("unknown; presence unknown: the change fits 2 places equally (lines 40, "
+                      "90)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(ReportJson, ConflictNearMissIsReported) {
@@ -462,6 +522,7 @@ TEST(ReportText, VerifyExactLines) {
       "",
       "patch 1/2: 0001-fix.patch: Fix SM120 tile sizes  [partial]",
       "  strip level: 1 (detected)",
+      "  fix: partial (2 of 3 hunks present, 1 absent)",
       "  M python/pkg/attn.py                           partial",
       "      hunk 1 @@ -10,7 +10,9 @@  applicable at line 17 (offset +7)",
       "      hunk 2 @@ -40,6 +42,8 @@  applied at line 49 (offset +7, fuzz 1)",
@@ -470,8 +531,10 @@ TEST(ReportText, VerifyExactLines) {
       "",
       "patch 2/2: series.mbox:57: Rename kernel         [conflict]",
       "  strip level: 1 (given)",
+      "  fix: absent (0 of 1 hunk present, 1 absent)",
       "  R kern/old.cu -> kern/new.cu                   conflict (renamed file content differs)",
-      "      hunk 1 @@ -5,4 +5,5 @@  conflict: differs only in line endings (CRLF vs LF)",
+      "      hunk 1 @@ -5,4 +5,5 @@  conflict: differs only in line endings (CRLF vs LF); "
+      "change absent: its added lines are nowhere in the file",
       "",
       "summary: 2 patches: 1 partial, 1 conflict  -> exit 2",
   };
@@ -489,6 +552,7 @@ TEST(ReportText, VerifyErrorAndDiagnostics) {
   PatchReport q;
   q.source = "ws.patch";
   q.status = Status::kConflict;
+  q.presence = Presence::kAbsent;
   q.strip = 0;
   FileReport f;
   f.old_path = "src/a.c";
@@ -519,11 +583,14 @@ TEST(ReportText, VerifyErrorAndDiagnostics) {
       "",
       "patch 2/2: ws.patch   [conflict]",
       "  strip level: 0 (given)",
+      "  fix: absent (0 of 4 hunks present, 4 absent)",
       "  M src/a.c           conflict",
       "      hunk 1 @@ -1,1 +1,1 @@       conflict: differs only in white space (try "
-      "--ignore-whitespace)",
-      "      hunk 2 @@ -20,2 +20,2 @@     conflict: differs only in the newline at end of file",
-      "      hunk 10 @@ -300,2 +300,3 @@  conflict",
+      "--ignore-whitespace); change absent: its added lines are nowhere in the file",
+      "      hunk 2 @@ -20,2 +20,2 @@     conflict: differs only in the newline at end of file; "
+      "change absent: its added lines are nowhere in the file",
+      "      hunk 10 @@ -300,2 +300,3 @@  conflict; change absent: its added lines are nowhere in "
+      "the file",
       "      hunk 11 @@ -400,2 +397,3 @@  applicable at line 390 (offset -10)",
       "  B b/img.png         unknown (binary patch without data)",
       "",

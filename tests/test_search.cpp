@@ -267,7 +267,7 @@ TEST(Relocate, SitePackagesLayoutBySuffix) {
   EXPECT_EQ(f["relocation"],
             "'python/pkg/sub/file.py' does not exist; found at "
             "'lib/python3.11/site-packages/pkg/sub/file.py': same path suffix 'pkg/sub/file.py', "
-            "1/1 hunk found (1 other candidate fit less)");
+            "1/1 hunk found (1 other candidate rank lower)");
   EXPECT_EQ(f["candidates"], json({"lib/python3.11/site-packages/other/file.py"}));
   EXPECT_EQ(f["hunks"][0]["status"], "applicable");
   EXPECT_EQ(f["hunks"][0]["line"], 2);
@@ -300,7 +300,7 @@ TEST(Relocate, MovedFileFoundByContent) {
   EXPECT_EQ(f["target_path"], "pkg/kernels/ops/tiles.py");
   EXPECT_EQ(f["relocation"],
             "'python/pkg/sub/file.py' does not exist; found at 'pkg/kernels/ops/tiles.py': holds "
-            "the patch's lines, 1/1 hunk found (1 other candidate fit less)");
+            "the patch's lines, 1/1 hunk found (1 other candidate rank lower)");
   EXPECT_EQ(doc["exit_code"], 0);
 }
 

@@ -61,7 +61,7 @@ class FileText {
 /// closest_* fields), in lines each way.
 inline constexpr std::size_t kClosestWindow = 200;
 
-/// Matching options (GNU patch's --fuzz and --ignore-whitespace).
+/// Matching options (GNU patch's --fuzz and --ignore-whitespace, and presence under drift).
 struct MatchOptions {
   /// Most context lines that may be dropped at each edge of a hunk (never added/removed lines).
   unsigned fuzz = 0;
@@ -69,17 +69,54 @@ struct MatchOptions {
   /// and white space at the end of a line ignored (so CR/LF differences vanish too). The final
   /// newline rule (see match_hunks()) stays strict.
   bool ignore_whitespace = false;
+  /// When neither image of a hunk matches, look for the change itself (see match_hunks(),
+  /// "Drift"): a hunk found that way is applied with kind kDrifted. False (`--strict`) keeps
+  /// the exact-image semantics of `git apply` and GNU patch.
+  bool drift = true;
 };
 
 /// Per-hunk verdict.
 enum class HunkStatus {
-  kApplied,     ///< the post-image is in the file
+  kApplied,     ///< the post-image (or, drifted, the change itself) is in the file
   kApplicable,  ///< the pre-image is in the file and the post-image is not
   kConflict,    ///< neither image is in the file
+  /// The file cannot decide: the change is in several places equally well, or a hunk without
+  /// context is not at its expected line but its lines are elsewhere (see `places`).
+  kUnknown,
 };
 
-/// "applied", "applicable", "conflict".
+/// "applied", "applicable", "conflict", "unknown".
 std::string_view to_string(HunkStatus status);
+
+/// How a hunk that is applied or applicable was found.
+enum class MatchKind {
+  kNone,     ///< not found (conflict or unknown)
+  kExact,    ///< an image matched with all its context
+  kFuzz,     ///< an image matched with `fuzz` edge context lines dropped
+  kDrifted,  ///< applied: the change found as one block where its context no longer matches
+};
+
+/// "none", "exact", "fuzz", "drifted".
+std::string_view to_string(MatchKind kind);
+
+/// Whether a change is in the file: the question `verify` is run for.
+enum class Presence {
+  kPresent,  ///< applied (exact, fuzz or drifted)
+  kAbsent,   ///< applicable, or the change is not there (its lines are nowhere, or the lines it
+             ///< removes stand where it belongs)
+  kUnknown,  ///< cannot tell: ambiguous, trivial lines only, or only part of the change found
+  kPartial,  ///< files and patches only: some parts present, the others absent
+};
+
+/// "present", "absent", "unknown", "partial".
+std::string_view to_string(Presence presence);
+
+/// Most places listed in HunkMatch::places.
+inline constexpr std::size_t kMaxPlaces = 8;
+
+/// Lines a drifted hunk's context may stand away from the changed block, each side, and still
+/// count as agreeing (HunkMatch::context_agree).
+inline constexpr std::size_t kDriftSlack = 3;
 
 /// Where and how one hunk matched.
 struct HunkMatch {
@@ -94,6 +131,28 @@ struct HunkMatch {
   std::int64_t offset = 0;
   /// Context lines dropped at each edge to get the match (0 = exact).
   unsigned fuzz = 0;
+  MatchKind kind = MatchKind::kNone;
+  Presence presence = Presence::kUnknown;
+  /// kDrifted: the hunk's context lines found around the block (in order, each side within
+  /// kDriftSlack lines of where it belongs), and the hunk's context lines in all.
+  std::size_t context_agree = 0;
+  std::size_t context_lines = 0;
+  /// Why `presence` is what it is when the images alone do not say (a stable code, "" for an
+  /// exact or fuzz match): "drifted" (present), "not-found" (the change's lines are nowhere in
+  /// the file), "removed-lines-present" (the lines the hunk removes, or its context meeting
+  /// without the added block, stand where it belongs: absent; or both old and new code are
+  /// there: unknown), "ambiguous" (the change fits several places equally well),
+  /// "found-elsewhere" (the change's lines stand only where none of its context does),
+  /// "changed-lines-differ" (some of the added lines are there, not as the hunk's block),
+  /// "context-differs" (a deletion whose surroundings no longer meet), "trivial-lines" (blank
+  /// or trivial lines only: they prove nothing), "zero-context-elsewhere" / "zero-context-gone"
+  /// (a hunk without context not at its expected line), "strict" (--strict: no drift search).
+  std::string presence_reason;
+  /// Where the change (or the old code) was found when that did not decide it: 1-based lines,
+  /// nearest the expected line first, at most kMaxPlaces. For "ambiguous" and
+  /// "found-elsewhere", the places of the added block; for "removed-lines-present", those of
+  /// the old code (and, when both stand, the new block first).
+  std::vector<std::size_t> places;
   /// Both images (neither of them empty) matched at the deciding fuzz level; the tie rule chose
   /// `status` (see match_hunks()).
   bool both_images = false;

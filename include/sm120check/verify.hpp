@@ -30,6 +30,8 @@ enum class Status {
   kSkipped,
 };
 inline constexpr std::size_t kStatusCount = 7;
+/// Number of Presence values.
+inline constexpr std::size_t kPresenceCount = 4;
 
 /// "applied", "applicable", "partial", "conflict", "unknown", "error", "skipped".
 std::string_view to_string(Status status);
@@ -74,6 +76,8 @@ struct FileReport {
   bool relocated = false;
   std::string relocation;               ///< why that path was chosen, or why none could be.
   std::vector<std::string> candidates;  ///< paths examined by relocation, best first.
+  /// Whether the file's change is in the tree (see file_presence()).
+  Presence presence = Presence::kUnknown;
 };
 
 /// One patch's result.
@@ -82,6 +86,9 @@ struct PatchReport {
   std::optional<std::string> subject;
   std::size_t patch_line = 0;  ///< where the patch starts in its source, 1-based.
   Status status = Status::kError;
+  /// Whether the patch's change is in the tree: combine_presence() over its files; kUnknown
+  /// for a patch that could not be verified.
+  Presence presence = Presence::kUnknown;
   std::string error;            ///< non-empty when status is kError for the patch as a whole.
   unsigned strip = 1;           ///< strip level used.
   bool strip_detected = false;  ///< chosen by detect_strip() rather than given.
@@ -105,6 +112,8 @@ struct VerifyReport {
   std::optional<GpuReport> gpu;
 
   Summary summary() const;
+  /// Counts of patches per presence, indexed by Presence (skipped patches included).
+  std::array<std::size_t, kPresenceCount> presence_summary() const;
   /// The process exit code: 0 every patch applied; 1 at least one applicable and none partial,
   /// conflict or unknown; 2 at least one partial, conflict or unknown; 3 any error. Skipped
   /// patches do not count (all skipped, or none: 0).
@@ -132,6 +141,18 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
 /// false gets status kSkipped. `patches` are those `report` was made from, in the same order.
 void assess_arch(VerifyReport& report, const std::vector<Patch>& patches, GpuReport gpu,
                  bool only_relevant);
+
+/// The status a hunk verdict counts as when hunks are combined into a file status.
+Status from_hunk(HunkStatus status);
+
+/// Combines presences (of hunks into a file, of files into a patch): empty -> present; any
+/// unknown -> unknown; all present -> present; all absent -> absent; otherwise partial.
+Presence combine_presence(const std::vector<Presence>& parts);
+
+/// A file's presence: applied -> present, applicable -> absent, partial -> partial; for a
+/// conflict or unknown, its hunks' presences combined (a missing file with hunks: absent);
+/// error, or a conflict without hunks: unknown.
+Presence file_presence(const FileReport& file);
 
 /// Combines file statuses into a patch status (and hunk verdicts into a file status):
 /// any error -> error; else any conflict -> conflict; else any unknown -> unknown; else all

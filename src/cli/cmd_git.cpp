@@ -62,6 +62,7 @@ int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;
   verify_options.match.ignore_whitespace = options.ignore_whitespace;
+  verify_options.match.drift = !options.strict;
   std::vector<RevisionReport> revisions;
   for (std::size_t i = 0; i < commits.size(); ++i) {
     std::unique_ptr<Tree> tree =
@@ -115,6 +116,7 @@ CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
       ->type_name("N");
   cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
                 "Compare lines with white space folded");
+  add_strict_option(*cmd, options.strict);
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(kLogExitCodesHelp);
   return cmd;
@@ -128,6 +130,7 @@ int run_log(const LogCommandOptions& options) {
   log_options.verify.strip = options.strip;
   log_options.verify.match.fuzz = options.fuzz;
   log_options.verify.match.ignore_whitespace = options.ignore_whitespace;
+  log_options.verify.match.drift = !options.strict;
   LogResult result = find_fixing_commit(patches, options.target, log_options);
   if (options.format == OutputFormat::kJson) {
     write_stdout(dump(log_to_json(result, options.target)));

@@ -80,6 +80,7 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
       ->type_name("N");
   cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
                 "Compare lines with runs of white space folded and trailing white space ignored");
+  add_strict_option(*cmd, options.strict);
   cmd->add_flag("--markers", options.markers,
                 "Search TARGET for each patch's markers (distinctive added lines) and report the "
                 "lines found");
@@ -122,6 +123,13 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   return cmd;
 }
 
+void add_strict_option(CLI::App& cmd, bool& strict) {
+  cmd.add_flag("--strict", strict,
+               "Exact images only, as git apply and GNU patch: a hunk whose context no longer "
+               "matches is a conflict, even when its change stands in the file (no drifted "
+               "matches)");
+}
+
 int run_verify(const VerifyCommandOptions& options) {
   // Revisions are read from the repository: no work tree, so no probe or repository section.
   if (!options.revs.empty())
@@ -151,6 +159,7 @@ int run_verify(const VerifyCommandOptions& options) {
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;
   verify_options.match.ignore_whitespace = options.ignore_whitespace;
+  verify_options.match.drift = !options.strict;
   verify_options.search_root = options.target;
   verify_options.relocate = !options.no_relocate;
   verify_options.search_markers = options.markers;

@@ -21,6 +21,7 @@ struct VerifyCommandOptions {
   std::optional<unsigned> strip;     ///< -p/--strip; unset = detect per patch.
   unsigned fuzz = 0;
   bool ignore_whitespace = false;
+  bool strict = false;            ///< --strict: exact images only (no drift search).
   std::optional<std::string> cc;  ///< --cc: assume this GPU instead of probing.
   bool no_gpu = false;            ///< --no-gpu: do not probe (GPU source "none").
   bool only_relevant = false;     ///< --only-relevant: skip patches for other architectures.
@@ -100,9 +101,13 @@ struct LogCommandOptions {
   std::optional<unsigned> strip;
   unsigned fuzz = 0;
   bool ignore_whitespace = false;
+  bool strict = false;  ///< --strict: exact images only (no drift search).
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
 };
+
+/// Adds --strict: exact-image semantics, as `git apply` and GNU patch have them.
+void add_strict_option(CLI::App& cmd, bool& strict);
 
 /// Adds --cc CC (validated with parse_compute_capability(); a bad value is a usage error).
 void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc);

@@ -1,22 +1,6 @@
 // The hunk matcher (see match.hpp for the contract and the tie rule).
 //
-// Lines are compared through hashes. Per comparison mode (exact, "\r" stripped, white space
-// folded), each file line gets a seeded 64-bit hash reduced modulo the Mersenne prime 2^61 - 1;
-// the file's last line, when it has no final newline, gets a distinct ("flagged") value, so the
-// end-of-file newline rule is part of the strict comparison. Polynomial prefix hashes over those
-// values give the hash of any window of lines in O(1); an image's window hash is computed the
-// same way. A candidate position is checked by comparing window hashes, then verified line by
-// line only on equality, so results never depend on the hashes.
-//
-// A hunk is first tried at its expected line. When it is not there, the candidates are the
-// occurrences of the image's rarest line (a (value, line) index of the file), visited in order
-// of distance; once the candidates scanned for one (mode, window length) exceed a few times the
-// file's length, a sorted index of all the file's windows of that length is built, and the
-// positions where the image's hash occurs are found by binary search.
-//
-// All of that per-file data lives in the FileText (detail::MatchCache), built lazily per mode
-// (the exact mode always; the others only for diagnostics or ignore_whitespace, and shared with
-// the exact mode when normalising changes no line of the file) and reused by later calls.
+// Hashing, normalisation and the per-file indexes live in line_index.hpp.
 #include "sm120check/match.hpp"
 
 #include <algorithm>
@@ -34,218 +18,12 @@
 #include <utility>
 #include <vector>
 
+#include "drift.hpp"
+#include "line_index.hpp"
+
 namespace sm120check {
 
-namespace {
-
-// --- Hashing -----------------------------------------------------------------------------------
-
-using u64 = std::uint64_t;
-__extension__ typedef unsigned __int128 U128;
-
-constexpr u64 kMod = (u64{1} << 61) - 1;
-
-u64 mod_reduce(u64 x) {
-  x = (x & kMod) + (x >> 61);
-  return x >= kMod ? x - kMod : x;
-}
-u64 mod_mul(u64 a, u64 b) {
-  const U128 p = static_cast<U128>(a) * b;
-  return mod_reduce((static_cast<u64>(p) & kMod) + static_cast<u64>(p >> 61));
-}
-u64 mod_add(u64 a, u64 b) {
-  const u64 r = a + b;
-  return r >= kMod ? r - kMod : r;
-}
-u64 mod_sub(u64 a, u64 b) { return a >= b ? a - b : a + kMod - b; }
-
-u64 mix(u64 x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-/// Per-process random keys, so that crafted input cannot aim at hash collisions (which would
-/// only cost time: every hash match is verified).
-struct HashKeys {
-  u64 seed = 0;
-  u64 base = 0;  ///< polynomial base, in [2^32, kMod)
-  u64 flag = 0;  ///< salt of a last line without final newline
-};
-
-const HashKeys& keys() {
-  static const HashKeys k = [] {
-    u64 s = static_cast<u64>(std::chrono::steady_clock::now().time_since_epoch().count());
-    try {
-      std::random_device rd;
-      s ^= (static_cast<u64>(rd()) << 32) ^ rd();
-    } catch (...) {  // no entropy source: the clock alone will do
-    }
-    HashKeys out;
-    out.seed = mix(s);
-    out.base = mix(out.seed) % (kMod - (u64{1} << 32)) + (u64{1} << 32);
-    out.flag = mix(out.base);
-    return out;
-  }();
-  return k;
-}
-
-u64 hash_text(std::string_view s) {
-  u64 h = keys().seed ^ mix(s.size());
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    u64 w = 0;
-    std::memcpy(&w, s.data() + i, 8);
-    h = mix(h ^ w);
-  }
-  u64 w = 0;
-  if (i < s.size()) std::memcpy(&w, s.data() + i, s.size() - i);
-  return mix(h ^ w ^ 0x5bd1e995ULL);
-}
-
-/// A line's value in the polynomial hash: plain, or flagged (last line without final newline).
-u64 line_value(u64 h, bool flagged) { return mod_reduce(flagged ? mix(h ^ keys().flag) : h); }
-
-// --- Normalisation -----------------------------------------------------------------------------
-
-/// How line text is compared.
-enum class TextMode : std::size_t {
-  kExact = 0,    ///< byte for byte
-  kStripCr = 1,  ///< "\r" at the end of a line ignored
-  kFoldWs = 2,   ///< runs of white space folded to one space, trailing white space ignored
-};
-constexpr std::size_t kTextModeCount = 3;
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-/// True when folding would change `s`.
-bool needs_fold(std::string_view s) {
-  if (!s.empty() && is_space(s.back())) return true;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == ' ') {
-      if (i + 1 < s.size() && is_space(s[i + 1])) return true;
-    } else if (is_space(c)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-/// True when normalising for `mode` would change `s`.
-bool changes(std::string_view s, TextMode mode) {
-  switch (mode) {
-    case TextMode::kExact:
-      return false;
-    case TextMode::kStripCr:
-      return !s.empty() && s.back() == '\r';
-    case TextMode::kFoldWs:
-      return needs_fold(s);
-  }
-  return false;
-}
-
-/// `s` normalised for `mode`. When the result differs from `s`, it is appended to `storage`,
-/// which the caller has reserved so that it never reallocates (a result is never longer than
-/// its input).
-std::string_view normalise(std::string_view s, TextMode mode, std::string& storage) {
-  switch (mode) {
-    case TextMode::kExact:
-      return s;
-    case TextMode::kStripCr:
-      while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-      return s;
-    case TextMode::kFoldWs: {
-      if (!needs_fold(s)) return s;
-      const std::size_t begin = storage.size();
-      bool in_space = false;
-      for (const char c : s) {
-        if (is_space(c)) {
-          in_space = true;
-        } else {
-          if (in_space) storage += ' ';
-          in_space = false;
-          storage += c;
-        }
-      }
-      return std::string_view(storage).substr(begin);
-    }
-  }
-  return s;
-}
-
-/// True when `raw` folded (as normalise(kFoldWs)) equals `folded`, without building the fold.
-bool fold_equals(std::string_view raw, std::string_view folded) {
-  std::size_t j = 0;
-  bool in_space = false;
-  for (const char c : raw) {
-    if (is_space(c)) {
-      in_space = true;
-      continue;
-    }
-    if (in_space) {
-      if (j >= folded.size() || folded[j] != ' ') return false;
-      ++j;
-    }
-    in_space = false;
-    if (j >= folded.size() || folded[j] != c) return false;
-    ++j;
-  }
-  return j == folded.size();
-}
-
-/// True when the file line `raw` equals the image line `norm` (already normalised for `mode`).
-bool line_equals(std::string_view raw, std::string_view norm, TextMode mode) {
-  switch (mode) {
-    case TextMode::kExact:
-      return raw == norm;
-    case TextMode::kStripCr:
-      while (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-      return raw == norm;
-    case TextMode::kFoldWs:
-      return fold_equals(raw, norm);
-  }
-  return false;
-}
-
-}  // namespace
-
-// --- Per-file cache ----------------------------------------------------------------------------
-
 namespace detail {
-
-/// Positions of all windows of one length, sorted by (window hash, position); or, before it is
-/// built, how many anchor candidates were scanned for that length (built once that is large).
-struct WindowIndex {
-  std::vector<std::size_t> positions;
-  bool built = false;
-  std::uint64_t scanned = 0;
-  std::uint64_t last_use = 0;
-};
-
-/// One comparison mode's data about the file.
-struct ModeData {
-  bool built = false;
-  /// prefix[i]: polynomial hash of the values of lines [0, i) (the last line flagged when the
-  /// file has no final newline).
-  std::vector<std::uint64_t> prefix;
-  std::uint64_t last_plain = 0;  ///< the last line's unflagged value
-  /// Line numbers sorted by (line value, line); built on first need.
-  std::vector<std::size_t> by_value;
-  bool by_value_built = false;
-  std::unordered_map<std::size_t, WindowIndex> windows;  ///< by window length
-};
-
-struct MatchCache {
-  std::vector<std::uint64_t> pow;  ///< base^i mod kMod, i = 0..size()
-  std::array<ModeData, kTextModeCount> modes;
-  /// The mode whose data a mode uses (a mode that changes no line shares the exact mode's).
-  std::array<std::size_t, kTextModeCount> rep{};
-  std::array<bool, kTextModeCount> rep_known{};
-  std::uint64_t clock = 0;
-  std::size_t built_windows = 0;
-};
 
 MatchCache& match_cache(const FileText& file) {
   if (!file.cache_) file.cache_ = std::make_unique<MatchCache>();
@@ -304,8 +82,38 @@ std::string_view to_string(HunkStatus status) {
       return "applicable";
     case HunkStatus::kConflict:
       return "conflict";
+    case HunkStatus::kUnknown:
+      return "unknown";
   }
   return "conflict";
+}
+
+std::string_view to_string(MatchKind kind) {
+  switch (kind) {
+    case MatchKind::kNone:
+      return "none";
+    case MatchKind::kExact:
+      return "exact";
+    case MatchKind::kFuzz:
+      return "fuzz";
+    case MatchKind::kDrifted:
+      return "drifted";
+  }
+  return "none";
+}
+
+std::string_view to_string(Presence presence) {
+  switch (presence) {
+    case Presence::kPresent:
+      return "present";
+    case Presence::kAbsent:
+      return "absent";
+    case Presence::kUnknown:
+      return "unknown";
+    case Presence::kPartial:
+      return "partial";
+  }
+  return "unknown";
 }
 
 std::string whole_image(const std::vector<Hunk>& hunks, Image image) {
@@ -323,285 +131,7 @@ std::string whole_image(const std::vector<Hunk>& hunks, Image image) {
 
 namespace {
 
-using detail::MatchCache;
-using detail::ModeData;
-using detail::WindowIndex;
-
-/// Window indexes kept per file at most (each one 8 bytes per file line); the least recently
-/// used one is dropped beyond that.
-constexpr std::size_t kMaxWindowIndexes = 4;
-
-// --- File side ---------------------------------------------------------------------------------
-
-/// A run of ascending line numbers or positions inside one of the cache's indexes.
-using Range = std::pair<const std::size_t*, const std::size_t*>;
-
-/// Read access to one mode's data of a file, building what is missing.
-class FileSide {
- public:
-  FileSide(const FileText& file, MatchCache& cache, TextMode mode)
-      : file_(file),
-        cache_(cache),
-        n_(file.size()),
-        last_no_newline_(file.size() > 0 && !file.final_newline()) {
-    const auto m = static_cast<std::size_t>(mode);
-    if (!cache.rep_known[m]) {
-      std::size_t rep = m;
-      if (mode != TextMode::kExact) {
-        rep = 0;
-        for (std::size_t i = 0; i < n_ && rep == 0; ++i) {
-          if (changes(file.line(i), mode)) rep = m;
-        }
-      }
-      cache.rep[m] = rep;
-      cache.rep_known[m] = true;
-    }
-    rep_ = cache.rep[m];
-    data_ = &cache.modes[rep_];
-    if (!data_->built) build(static_cast<TextMode>(rep_));
-  }
-
-  std::size_t rep() const { return rep_; }
-
-  /// Hash of lines [pos, pos + len), the last line flagged when the file has no final newline.
-  u64 window(std::size_t pos, std::size_t len) const {
-    return mod_sub(data_->prefix[pos + len], mod_mul(data_->prefix[pos], cache_.pow[len]));
-  }
-
-  /// Hash of lines [pos, pos + len) with no line flagged (len >= 1).
-  u64 window_plain(std::size_t pos, std::size_t len) const {
-    if (!last_no_newline_ || pos + len != n_) return window(pos, len);
-    const u64 head =
-        mod_sub(data_->prefix[n_ - 1], mod_mul(data_->prefix[pos], cache_.pow[len - 1]));
-    return mod_add(mod_mul(head, keys().base), data_->last_plain);
-  }
-
-  /// The lines whose value is `v`, ascending.
-  Range occurrences(u64 v) {
-    if (!data_->by_value_built) {
-      std::vector<std::pair<u64, std::size_t>> tmp(n_);
-      for (std::size_t i = 0; i < n_; ++i) tmp[i] = {window(i, 1), i};
-      std::sort(tmp.begin(), tmp.end());
-      data_->by_value.resize(n_);
-      for (std::size_t i = 0; i < n_; ++i) data_->by_value[i] = tmp[i].second;
-      data_->by_value_built = true;
-    }
-    const std::vector<std::size_t>& idx = data_->by_value;
-    const auto lo = std::lower_bound(idx.begin(), idx.end(), v,
-                                     [&](std::size_t i, u64 x) { return window(i, 1) < x; });
-    const auto hi =
-        std::upper_bound(lo, idx.end(), v, [&](u64 x, std::size_t i) { return x < window(i, 1); });
-    return {idx.data() + (lo - idx.begin()), idx.data() + (hi - idx.begin())};
-  }
-
-  WindowIndex& window_index(std::size_t len) {
-    WindowIndex& wi = data_->windows[len];
-    wi.last_use = ++cache_.clock;
-    return wi;
-  }
-
-  /// Builds `wi`, the index of the windows of length `len` (1 <= len <= size()).
-  void build_window_index(WindowIndex& wi, std::size_t len) {
-    if (cache_.built_windows >= kMaxWindowIndexes) evict_one();
-    const std::size_t count = n_ - len + 1;
-    std::vector<std::pair<u64, std::size_t>> tmp(count);
-    for (std::size_t p = 0; p < count; ++p) tmp[p] = {window(p, len), p};
-    std::sort(tmp.begin(), tmp.end());
-    wi.positions.resize(count);
-    for (std::size_t p = 0; p < count; ++p) wi.positions[p] = tmp[p].second;
-    wi.built = true;
-    ++cache_.built_windows;
-  }
-
-  /// The positions (ascending) whose window of length `len` hashes to `h`; `wi` built.
-  Range windows_with(const WindowIndex& wi, std::size_t len, u64 h) const {
-    const std::vector<std::size_t>& idx = wi.positions;
-    const auto lo = std::lower_bound(idx.begin(), idx.end(), h,
-                                     [&](std::size_t p, u64 x) { return window(p, len) < x; });
-    const auto hi = std::upper_bound(lo, idx.end(), h,
-                                     [&](u64 x, std::size_t p) { return x < window(p, len); });
-    return {idx.data() + (lo - idx.begin()), idx.data() + (hi - idx.begin())};
-  }
-
- private:
-  void build(TextMode mode) {
-    std::vector<u64>& pow = cache_.pow;
-    if (pow.size() < n_ + 1) {
-      pow.resize(n_ + 1);
-      pow[0] = 1;
-      for (std::size_t i = 1; i <= n_; ++i) pow[i] = mod_mul(pow[i - 1], keys().base);
-    }
-    std::vector<u64>& prefix = data_->prefix;
-    prefix.resize(n_ + 1);
-    prefix[0] = 0;
-    std::string buf;
-    for (std::size_t i = 0; i < n_; ++i) {
-      buf.clear();
-      const u64 h = hash_text(normalise(file_.line(i), mode, buf));
-      const bool last = i + 1 == n_;
-      if (last) data_->last_plain = line_value(h, false);
-      prefix[i + 1] =
-          mod_add(mod_mul(prefix[i], keys().base), line_value(h, last && last_no_newline_));
-    }
-    data_->built = true;
-  }
-
-  void evict_one() {
-    WindowIndex* oldest = nullptr;
-    for (ModeData& d : cache_.modes) {
-      for (auto& [len, wi] : d.windows) {
-        if (wi.built && (oldest == nullptr || wi.last_use < oldest->last_use)) oldest = &wi;
-      }
-    }
-    if (oldest == nullptr) return;
-    oldest->positions.clear();
-    oldest->positions.shrink_to_fit();
-    oldest->built = false;
-    oldest->scanned = 0;
-    --cache_.built_windows;
-  }
-
-  const FileText& file_;
-  MatchCache& cache_;
-  const std::size_t n_;
-  const bool last_no_newline_;
-  std::size_t rep_ = 0;
-  ModeData* data_ = nullptr;
-};
-
-// --- Hunk side ---------------------------------------------------------------------------------
-
-/// One image of a hunk, normalised and hashed for one TextMode. Buffers are reused across hunks.
-class ImageText {
- public:
-  void build(const std::vector<const HunkLine*>& lines, TextMode mode) {
-    std::size_t total = 0;
-    for (const HunkLine* line : lines) total += line->text.size();
-    storage_.clear();
-    storage_.reserve(mode == TextMode::kFoldWs ? total : 0);
-    const std::size_t m = lines.size();
-    text_.resize(m);
-    no_newline_.resize(m);
-    prefix_strict_.resize(m + 1);
-    prefix_plain_.resize(m + 1);
-    prefix_strict_[0] = prefix_plain_[0] = 0;
-    for (std::vector<Range>& occ : occurrences_) occ.clear();
-    const u64 base = keys().base;
-    for (std::size_t j = 0; j < m; ++j) {
-      text_[j] = normalise(lines[j]->text, mode, storage_);
-      no_newline_[j] = lines[j]->no_newline_at_eof;
-      const u64 h = hash_text(text_[j]);
-      prefix_strict_[j + 1] =
-          mod_add(mod_mul(prefix_strict_[j], base), line_value(h, no_newline_[j] != 0));
-      prefix_plain_[j + 1] = mod_add(mod_mul(prefix_plain_[j], base), line_value(h, false));
-    }
-  }
-
-  std::size_t size() const { return text_.size(); }
-  std::string_view text(std::size_t j) const { return text_[j]; }
-  bool no_newline(std::size_t j) const { return no_newline_[j] != 0; }
-
-  /// Per image line, its occurrences in the file (strict or plain values); empty until the
-  /// caller fills it, cleared by build().
-  std::vector<Range>& occurrences(bool strict) { return occurrences_[strict ? 1 : 0]; }
-
-  /// Hash of image lines [first, first + len); `pow` must reach len.
-  u64 window(std::size_t first, std::size_t len, bool strict, const std::vector<u64>& pow) const {
-    const std::vector<u64>& prefix = strict ? prefix_strict_ : prefix_plain_;
-    return mod_sub(prefix[first + len], mod_mul(prefix[first], pow[len]));
-  }
-
- private:
-  std::string storage_;
-  std::vector<std::string_view> text_;
-  std::vector<unsigned char> no_newline_;
-  std::vector<u64> prefix_strict_, prefix_plain_;
-  std::array<std::vector<Range>, 2> occurrences_;
-};
-
-/// A hunk split into its two images, plus where its edge context lies.
-struct HunkImages {
-  std::vector<const HunkLine*> pre;
-  std::vector<const HunkLine*> post;
-  std::size_t leading = 0;   ///< context lines before the first added/removed line
-  std::size_t trailing = 0;  ///< context lines after the last added/removed line
-  bool any_no_newline = false;
-
-  void build(const Hunk& hunk) {
-    pre.clear();
-    post.clear();
-    any_no_newline = false;
-    for (const HunkLine& line : hunk.lines) {
-      if (line.kind != LineKind::kAdded) pre.push_back(&line);
-      if (line.kind != LineKind::kRemoved) post.push_back(&line);
-      any_no_newline = any_no_newline || line.no_newline_at_eof;
-    }
-    leading = hunk.leading_context();
-    trailing = hunk.trailing_context();
-  }
-};
-
-/// What one image's search asks for: compare image lines [first, first + count) with the file,
-/// starting no earlier than `lo`, nearest to `expected` (0-based line of image line `first`).
-struct Probe {
-  std::size_t first = 0;
-  std::size_t count = 0;
-  std::int64_t expected = 0;
-  std::size_t lo = 0;
-  bool strict_eof = true;  ///< honour the end-of-file newline flags
-};
-
-/// One image's match: 0-based start line and number of lines compared.
-struct Found {
-  std::size_t pos = 0;
-  std::size_t count = 0;
-};
-
-std::size_t clamp_line(std::int64_t v, std::size_t lo, std::size_t hi) {
-  if (v < 0) return lo;
-  return std::clamp(static_cast<std::size_t>(v), lo, hi);
-}
-
-/// The nearer of two candidate starts to `expected`; at equal distance the later one.
-std::optional<std::size_t> nearer(std::optional<std::size_t> a, std::optional<std::size_t> b,
-                                  std::int64_t expected) {
-  if (!a) return b;
-  if (!b) return a;
-  const std::int64_t da = std::abs(static_cast<std::int64_t>(*a) - expected);
-  const std::int64_t db = std::abs(static_cast<std::int64_t>(*b) - expected);
-  if (da != db) return da < db ? a : b;
-  return std::max(*a, *b);
-}
-
-/// Visits the candidate starts start_of(e) for e in [first, last) (ascending) that lie in
-/// [lo, hi], in order of distance from `expected` (the later one first at equal distance), and
-/// returns the first for which `check` holds. `visited` counts the candidates checked.
-template <class StartOf, class Check>
-std::optional<std::size_t> nearest(const std::size_t* first, const std::size_t* last,
-                                   StartOf start_of, std::int64_t expected, std::int64_t lo,
-                                   std::int64_t hi, Check check, std::uint64_t& visited) {
-  auto first_at_or_after = [&](std::int64_t start) {
-    return std::lower_bound(first, last, start,
-                            [&](const std::size_t& e, std::int64_t s) { return start_of(e) < s; });
-  };
-  // Right candidates: starts >= max(expected, lo); left ones: starts < min(expected, hi + 1).
-  const std::size_t* right = first_at_or_after(std::max(expected, lo));
-  const std::size_t* left = first_at_or_after(std::min(expected, hi + 1));
-  for (;;) {
-    const bool has_right = right != last && start_of(*right) <= hi;
-    const bool has_left = left != first && start_of(*(left - 1)) >= lo;
-    if (!has_right && !has_left) return std::nullopt;
-    std::int64_t start = 0;
-    if (has_right &&
-        (!has_left || start_of(*right) - expected <= expected - start_of(*(left - 1)))) {
-      start = start_of(*right++);
-    } else {
-      start = start_of(*--left);
-    }
-    ++visited;
-    if (check(static_cast<std::size_t>(start))) return static_cast<std::size_t>(start);
-  }
-}
+using namespace detail;
 
 // --- The per-file matcher ----------------------------------------------------------------------
 
@@ -618,21 +148,197 @@ class Matcher {
   std::vector<HunkMatch> run(const std::vector<Hunk>& hunks) {
     std::vector<HunkMatch> out;
     out.reserve(hunks.size());
-    std::size_t lo = 0;       // first line the next hunk may use
-    std::int64_t offset = 0;  // offset of the last matched hunk
-    for (const Hunk& hunk : hunks) {
-      images_.build(hunk);
-      HunkMatch m = match_one(hunk, lo, offset);
-      if (m.status != HunkStatus::kConflict) {
+    std::vector<std::optional<Span>> spans(hunks.size());  // file lines each found hunk holds
+    std::size_t lo = 0;                                    // first line the next hunk may use
+    std::int64_t offset = 0;                               // offset of the last matched hunk
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      images_.build(hunks[k]);
+      HunkMatch m = match_one(hunks[k], lo, offset);
+      if (found(m)) {
         offset = m.offset;
         lo = match_end_;
+        spans[k] = Span{match_begin_, match_end_};
       }
       out.push_back(std::move(m));
+    }
+    if (options_.drift) drift_pass(hunks, out, spans);
+    for (HunkMatch& m : out) {
+      switch (m.status) {
+        case HunkStatus::kApplied:
+          m.presence = Presence::kPresent;
+          break;
+        case HunkStatus::kApplicable:
+          m.presence = Presence::kAbsent;
+          break;
+        case HunkStatus::kUnknown:
+          m.presence = Presence::kUnknown;
+          break;
+        case HunkStatus::kConflict:
+          if (!options_.drift && m.presence_reason.empty()) {
+            m.presence = Presence::kUnknown;
+            m.presence_reason = "strict";
+          }
+          break;
+      }
     }
     return out;
   }
 
  private:
+  using Span = std::pair<std::size_t, std::size_t>;
+
+  static bool found(const HunkMatch& m) {
+    return m.status == HunkStatus::kApplied || m.status == HunkStatus::kApplicable;
+  }
+
+  /// Where each image of the current hunk may match (see match_hunks(), "Anchors").
+  Anchor anchor_of(const Hunk& hunk) const {
+    if (!images_.changes) return Anchor::kNone;
+    if (images_.leading == 0 && images_.trailing == 0) return Anchor::kExpected;
+    if (images_.leading == 0) return hunk.old_start <= 1 ? Anchor::kStart : Anchor::kExpected;
+    if (images_.trailing == 0) return Anchor::kEnd;
+    return Anchor::kNone;
+  }
+
+  /// Second pass over the hunks neither image of which matched: the drift search, with the
+  /// offset of the nearest found hunk and the spans other hunks hold.
+  void drift_pass(const std::vector<Hunk>& hunks, std::vector<HunkMatch>& out,
+                  std::vector<std::optional<Span>>& spans) {
+    // Each hunk on its own, against the spans exact and fuzz matches hold.
+    std::vector<std::optional<DriftResult>> drift(hunks.size());
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      if (out[k].status != HunkStatus::kConflict) continue;
+      images_.build(hunks[k]);
+      if (images_.leading == 0 && images_.trailing == 0) continue;  // decided by match_one
+      drift[k] = drift_one(hunks, k, out, spans, std::nullopt);
+    }
+    // Two hunks whose changes were found at the same place: neither is decided by it.
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      if (!drift[k] || drift[k]->presence != Presence::kPresent) continue;
+      for (std::size_t j = k + 1; j < hunks.size(); ++j) {
+        if (!drift[j] || drift[j]->presence != Presence::kPresent) continue;
+        const DriftResult& a = *drift[k];
+        const DriftResult& b = *drift[j];
+        const bool overlap = a.pos == b.pos || (a.pos < b.pos + b.count && b.pos < a.pos + a.count);
+        if (!overlap) continue;
+        for (DriftResult* d : {&*drift[k], &*drift[j]}) {
+          d->presence = Presence::kUnknown;
+          d->why = "ambiguous";
+          d->places = {a.pos, b.pos};
+        }
+      }
+    }
+    for (std::size_t k = 0; k < hunks.size(); ++k)
+      if (drift[k]) record(hunks[k], k, *drift[k], out, spans);
+    // Hunks that add the same block, each ambiguous among the same places, as many as they
+    // are: hunk order tells which is which (a fix repeated in several copies of a function).
+    std::vector<bool> done(hunks.size(), false);
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      if (done[k] || !drift[k] || drift[k]->why != "ambiguous") continue;
+      const std::string block = changed_block(hunks[k]);
+      std::vector<std::size_t> group{k};
+      for (std::size_t j = k + 1; j < hunks.size(); ++j)
+        if (!done[j] && drift[j] && drift[j]->why == "ambiguous" &&
+            changed_block(hunks[j]) == block)
+          group.push_back(j);
+      std::vector<std::size_t> places = drift[k]->places;
+      std::sort(places.begin(), places.end());
+      bool same = group.size() == places.size() && group.size() > 1;
+      for (const std::size_t j : group) {
+        done[j] = true;
+        std::vector<std::size_t> other = drift[j]->places;
+        std::sort(other.begin(), other.end());
+        same = same && other == places;
+      }
+      if (!same) continue;
+      for (std::size_t g = 0; g < group.size(); ++g) {
+        images_.build(hunks[group[g]]);
+        const DriftResult d = drift_one(hunks, group[g], out, spans, places[g]);
+        if (d.presence == Presence::kPresent) record(hunks[group[g]], group[g], d, out, spans);
+      }
+    }
+  }
+
+  /// The post-image lines of `hunk` between its edge context, one per line.
+  static std::string changed_block(const Hunk& hunk) {
+    std::string out;
+    const std::size_t lead = hunk.leading_context(), trail = hunk.trailing_context();
+    std::size_t index = 0;
+    const std::size_t post_lines = hunk.lines.size() - hunk.removed();
+    for (const HunkLine& line : hunk.lines) {
+      if (line.kind == LineKind::kRemoved) continue;
+      if (index >= lead && index + trail < post_lines) out.append(line.text).push_back('\n');
+      ++index;
+    }
+    return out;
+  }
+
+  /// The drift search for hunk k (images_ built for it), with the offset of the nearest found
+  /// hunk and the spans the others hold. With `only_at`, only that placement of the changed
+  /// block is considered.
+  DriftResult drift_one(const std::vector<Hunk>& hunks, std::size_t k,
+                        const std::vector<HunkMatch>& out,
+                        const std::vector<std::optional<Span>>& spans,
+                        std::optional<std::size_t> only_at) {
+    std::int64_t offset = 0;
+    DriftQuery q;
+    q.order_hi = n_;
+    q.only_at = only_at;
+    bool before = false;
+    for (std::size_t j = k; j-- > 0;)
+      if (spans[j]) {
+        offset = out[j].offset;
+        q.order_lo = spans[j]->second;
+        before = true;
+        break;
+      }
+    for (std::size_t j = k + 1; j < hunks.size(); ++j)
+      if (spans[j]) {
+        if (!before) offset = out[j].offset;
+        q.order_hi = std::max(spans[j]->first, q.order_lo);
+        break;
+      }
+    std::vector<Span> claimed;
+    for (std::size_t j = 0; j < hunks.size(); ++j)
+      if (j != k && spans[j] && spans[j]->first < spans[j]->second) claimed.push_back(*spans[j]);
+    std::sort(claimed.begin(), claimed.end());
+    q.claimed = &claimed;
+    q.expected = block_base(hunks[k]) + offset;
+    return find_drift(file_, cache_, base_mode_, images_, q);
+  }
+
+  /// 0-based line where the changed block of `hunk` (images_ built for it) is expected before
+  /// any offset.
+  std::int64_t block_base(const Hunk& hunk) const {
+    return header_base(hunk.new_start, images_.post.empty()) +
+           static_cast<std::int64_t>(images_.leading);
+  }
+
+  /// Records the drift search's answer for hunk k in out[k] (and spans[k] when present).
+  void record(const Hunk& hunk, std::size_t k, const DriftResult& d, std::vector<HunkMatch>& out,
+              std::vector<std::optional<Span>>& spans) {
+    images_.build(hunk);
+    HunkMatch& m = out[k];
+    if (d.presence == Presence::kPresent) {
+      HunkMatch drifted;
+      drifted.status = HunkStatus::kApplied;
+      drifted.kind = MatchKind::kDrifted;
+      drifted.line = d.pos + 1;
+      drifted.offset = static_cast<std::int64_t>(d.pos) - block_base(hunk);
+      drifted.context_agree = d.context_agree;
+      drifted.context_lines = d.context_lines;
+      drifted.presence_reason = "drifted";
+      m = std::move(drifted);
+      spans[k] = Span{d.pos, d.pos + d.count};
+      return;
+    }
+    m.presence = d.presence;
+    m.presence_reason = d.why;
+    m.places.clear();
+    for (const std::size_t line : d.places) m.places.push_back(line + 1);
+    m.status = d.why == "ambiguous" ? HunkStatus::kUnknown : HunkStatus::kConflict;
+  }
+
   /// 0-based line where image line 0 is expected before any offset; for an empty image, the line
   /// before which it sits ("@@ -5,0" inserts after line 5, i.e. before 0-based line 5).
   static std::int64_t header_base(std::uint32_t start, bool empty) {
@@ -665,6 +371,28 @@ class Matcher {
       const u64 h = strict ? fs.window(pos, p.count) : fs.window_plain(pos, p.count);
       return h == target && verify(mode, img, p, pos);
     };
+    // Anchored images have one place to be: the file's start (after the context fuzz dropped),
+    // its end (before it), or the expected line.
+    std::optional<std::size_t> only;
+    switch (p.anchor) {
+      case Anchor::kNone:
+        break;
+      case Anchor::kStart:
+        only = p.first;
+        break;
+      case Anchor::kEnd:
+        if (p.bottom > hi) return std::nullopt;
+        only = hi - p.bottom;
+        break;
+      case Anchor::kExpected:
+        if (p.expected < 0) return std::nullopt;
+        only = static_cast<std::size_t>(p.expected);
+        break;
+    }
+    if (only) {
+      if (*only < p.lo || *only > hi || !check(*only)) return std::nullopt;
+      return only;
+    }
     if (p.expected >= lo64 && p.expected <= hi64 && check(static_cast<std::size_t>(p.expected))) {
       return static_cast<std::size_t>(p.expected);
     }
@@ -735,16 +463,18 @@ class Matcher {
   /// empty does not match (it would match anywhere).
   std::optional<Found> try_image(TextMode mode, ImageText& img, std::int64_t expected,
                                  std::size_t lo, std::size_t top, std::size_t bottom,
-                                 bool strict_eof) {
+                                 bool strict_eof, Anchor anchor) {
     Probe p;
     if (img.size() != 0) {
       if (top + bottom >= img.size()) return std::nullopt;
       p.first = top;
       p.count = img.size() - top - bottom;
+      p.bottom = bottom;
     }
     p.expected = expected + static_cast<std::int64_t>(p.first);
     p.lo = lo;
     p.strict_eof = strict_eof;
+    p.anchor = anchor;
     const std::optional<std::size_t> pos = find(mode, img, p);
     if (!pos) return std::nullopt;
     return Found{*pos, p.count};
@@ -757,6 +487,8 @@ class Matcher {
     const std::int64_t post_base = header_base(hunk.new_start, post_empty);
     pre_text_.build(images_.pre, base_mode_);
     post_text_.build(images_.post, base_mode_);
+    const Anchor anchor = anchor_of(hunk);
+    if (anchor == Anchor::kExpected) return match_at_expected(hunk, lo, offset);
 
     HunkMatch m;
     std::pair<std::size_t, std::size_t> last_drop{SIZE_MAX, SIZE_MAX};
@@ -767,9 +499,9 @@ class Matcher {
       last_drop = drop;
       const auto [top, bottom] = drop;
       const std::optional<Found> pre =
-          try_image(base_mode_, pre_text_, pre_base + offset, lo, top, bottom, true);
+          try_image(base_mode_, pre_text_, pre_base + offset, lo, top, bottom, true, anchor);
       const std::optional<Found> post =
-          try_image(base_mode_, post_text_, post_base + offset, lo, top, bottom, true);
+          try_image(base_mode_, post_text_, post_base + offset, lo, top, bottom, true, anchor);
       if (!pre && !post) continue;
 
       bool applied = post.has_value();
@@ -782,16 +514,92 @@ class Matcher {
       const std::int64_t base = applied ? post_base : pre_base;
       const std::size_t first = (applied ? post_empty : pre_empty) ? 0 : top;
       m.status = applied ? HunkStatus::kApplied : HunkStatus::kApplicable;
+      m.kind = f == 0 ? MatchKind::kExact : MatchKind::kFuzz;
       // Like GNU patch, report where the whole hunk starts, fuzz-dropped context included
       // (clamped to line 1 when dropped lines would lie before the file's start).
       m.line = found.pos >= first ? found.pos - first + 1 : 1;
       m.offset = static_cast<std::int64_t>(found.pos) - base - static_cast<std::int64_t>(first);
       m.fuzz = static_cast<unsigned>(f);
+      match_begin_ = found.pos;
       match_end_ = found.pos + found.count;
       return m;
     }
-    m.diagnostic = diagnose(pre_base + offset, post_base + offset, lo);
+    m.diagnostic = diagnose(pre_base + offset, post_base + offset, lo, anchor);
     if (m.diagnostic.empty()) find_closest(m, pre_base + offset, post_base + offset);
+    return m;
+  }
+
+  /// A hunk without context at either edge (`diff -U0`, or a whole small file), or without
+  /// leading context away from line 1: nothing but its expected line (the header's, shifted by
+  /// the last matched hunk's offset) ties its lines to a place, so it matches only there, or,
+  /// for an image that is the whole file, at line 1.
+  HunkMatch match_at_expected(const Hunk& hunk, std::size_t lo, std::int64_t offset) {
+    const bool pre_empty = images_.pre.empty();
+    const bool post_empty = images_.post.empty();
+    const std::int64_t pre_expected = header_base(hunk.old_start, pre_empty) + offset;
+    const std::int64_t post_expected = header_base(hunk.new_start, post_empty) + offset;
+    auto whole = [&](ImageText& img, std::uint32_t start) {
+      return start <= 1 && lo == 0 && img.size() == n_ &&
+             image_at(file_, base_mode_, img, 0, n_, 0, true);
+    };
+    auto at = [&](ImageText& img, std::int64_t expected) {
+      return img.size() != 0 &&
+             try_image(base_mode_, img, expected, lo, 0, 0, true, Anchor::kExpected).has_value();
+    };
+    const bool post_whole = whole(post_text_, hunk.new_start);
+    const bool pre_whole = !post_whole && whole(pre_text_, hunk.old_start);
+    const bool post_at = !post_whole && !pre_whole && at(post_text_, post_expected);
+    const bool pre_at = !post_whole && !pre_whole && at(pre_text_, pre_expected);
+    HunkMatch m;
+    m.kind = MatchKind::kExact;
+    if (post_whole || pre_whole || post_at || pre_at) {
+      bool applied = post_whole || post_at;
+      if (post_at && pre_at) {  // the same lines, with white space ignored: the tie rule
+        const Found pre{static_cast<std::size_t>(pre_expected), pre_text_.size()};
+        const Found post{static_cast<std::size_t>(post_expected), post_text_.size()};
+        applied = choose_applied(pre, post, pre_expected, post_expected, false, false, 0);
+        m.both_images = true;
+      }
+      const std::int64_t expected =
+          applied ? (post_whole ? 0 : post_expected) : (pre_whole ? 0 : pre_expected);
+      const std::int64_t base =
+          header_base(applied ? hunk.new_start : hunk.old_start, applied ? post_empty : pre_empty);
+      m.status = applied ? HunkStatus::kApplied : HunkStatus::kApplicable;
+      m.line = static_cast<std::size_t>(expected) + 1;
+      m.offset = expected - base;
+      match_begin_ = static_cast<std::size_t>(expected);
+      match_end_ = match_begin_ + (applied ? post_text_.size() : pre_text_.size());
+      return m;
+    }
+    // Not where it belongs. Where else do its lines stand?
+    m.kind = MatchKind::kNone;
+    for (ImageText* img : {&post_text_, &pre_text_}) {
+      if (img->size() == 0) continue;
+      const std::int64_t expected = img == &post_text_ ? post_expected : pre_expected;
+      if (std::optional<Found> f =
+              try_image(base_mode_, *img, expected, 0, 0, 0, true, Anchor::kNone))
+        m.places.push_back(f->pos + 1);
+    }
+    if (!m.places.empty()) {
+      m.status = HunkStatus::kUnknown;
+      m.presence_reason = "zero-context-elsewhere";
+      return m;
+    }
+    if (pre_empty) {  // a pure insertion whose lines are nowhere: insert at the expected line
+      m.status = HunkStatus::kApplicable;
+      m.kind = MatchKind::kExact;
+      m.line = clamp_line(pre_expected, std::min(lo, n_), n_) + 1;
+      m.offset = static_cast<std::int64_t>(m.line) - 1 - header_base(hunk.old_start, true);
+      match_begin_ = match_end_ = m.line - 1;
+      return m;
+    }
+    if (post_empty) {  // a pure deletion whose lines are nowhere: deleted, or changed?
+      m.status = HunkStatus::kUnknown;
+      m.presence_reason = "zero-context-gone";
+      return m;
+    }
+    m.presence = Presence::kAbsent;
+    m.presence_reason = "not-found";
     return m;
   }
 
@@ -880,23 +688,29 @@ class Matcher {
   }
 
   /// Why neither image matched: the first relaxation under which one of them does.
-  std::string diagnose(std::int64_t pre_expected, std::int64_t post_expected, std::size_t lo) {
+  std::string diagnose(std::int64_t pre_expected, std::int64_t post_expected, std::size_t lo,
+                       Anchor anchor) {
     struct Relaxation {
       TextMode mode;
       bool strict_eof;
       bool any_order;  // search before the end of the previous hunk's match too
+      Anchor anchor;
       const char* code;
     };
-    std::array<Relaxation, 4> tries{};
+    std::array<Relaxation, 5> tries{};
     std::size_t count = 0;
     if (base_mode_ == TextMode::kExact) {
-      tries[count++] = {TextMode::kStripCr, true, false, "line-ending-mismatch"};
-      tries[count++] = {TextMode::kFoldWs, true, false, "whitespace-only-mismatch"};
+      tries[count++] = {TextMode::kStripCr, true, false, anchor, "line-ending-mismatch"};
+      tries[count++] = {TextMode::kFoldWs, true, false, anchor, "whitespace-only-mismatch"};
     }
     if (last_no_newline_ || images_.any_no_newline) {
-      tries[count++] = {base_mode_, false, false, "final-newline-mismatch"};
+      tries[count++] = {base_mode_, false, false, anchor, "final-newline-mismatch"};
     }
-    if (lo > 0) tries[count++] = {base_mode_, true, true, "out-of-order"};
+    if (anchor == Anchor::kStart)
+      tries[count++] = {base_mode_, true, false, Anchor::kNone, "not-at-start-of-file"};
+    if (anchor == Anchor::kEnd)
+      tries[count++] = {base_mode_, true, false, Anchor::kNone, "not-at-end-of-file"};
+    if (lo > 0) tries[count++] = {base_mode_, true, true, anchor, "out-of-order"};
     const std::uint64_t levels = max_level();
     for (std::size_t t = 0; t < count; ++t) {
       const Relaxation& r = tries[t];
@@ -911,7 +725,7 @@ class Matcher {
           ImageText& img = pre ? pre_text_ : post_text_;
           if (img.size() == 0) continue;  // an empty image explains nothing
           if (try_image(r.mode, img, pre ? pre_expected : post_expected, r.any_order ? 0 : lo,
-                        drop.first, drop.second, r.strict_eof)) {
+                        drop.first, drop.second, r.strict_eof, r.anchor)) {
             return r.code;
           }
         }
@@ -928,7 +742,8 @@ class Matcher {
   const TextMode base_mode_;
   HunkImages images_;
   ImageText pre_text_, post_text_, exact_pre_, exact_post_;
-  std::size_t match_end_ = 0;  // first line after the last successful match's compared lines
+  std::size_t match_begin_ = 0;  // first line of the last successful match's compared lines
+  std::size_t match_end_ = 0;    // first line after them
 };
 
 }  // namespace

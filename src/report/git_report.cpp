@@ -24,12 +24,6 @@ std::string paint(std::string_view text, Status status, bool color) {
   return fmt::format("{}{}\x1b[0m", sgr, text);
 }
 
-Status from_hunk(HunkStatus s) {
-  return s == HunkStatus::kApplied      ? Status::kApplied
-         : s == HunkStatus::kApplicable ? Status::kApplicable
-                                        : Status::kConflict;
-}
-
 /// `text` cut to `width` bytes, keeping its end ("...tail") - paths differ at their ends.
 std::string fit(const std::string& text, std::size_t width) {
   if (text.size() <= width) return text;

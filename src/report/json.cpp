@@ -39,7 +39,7 @@ json mode_or_null(const std::optional<std::uint32_t>& mode) {
 
 json hunk_to_json(const HunkReport& hunk) {
   const HunkMatch& m = hunk.match;
-  const bool found = m.status != HunkStatus::kConflict;
+  const bool found = m.status == HunkStatus::kApplied || m.status == HunkStatus::kApplicable;
   json out = json::object();
   out["index"] = hunk.index;
   out["old_start"] = hunk.old_start;
@@ -50,6 +50,16 @@ json hunk_to_json(const HunkReport& hunk) {
   out["line"] = found && m.line > 0 ? json(m.line) : json(nullptr);
   out["offset"] = found ? json(m.offset) : json(nullptr);
   out["fuzz"] = found ? json(m.fuzz) : json(nullptr);
+  out["kind"] = m.kind == MatchKind::kNone ? json(nullptr) : json(std::string(to_string(m.kind)));
+  out["presence"] = std::string(to_string(m.presence));
+  out["presence_reason"] = str_or_null(m.presence_reason);
+  if (m.kind == MatchKind::kDrifted)
+    out["drift"] = {{"context_agree", m.context_agree}, {"context_lines", m.context_lines}};
+  else
+    out["drift"] = nullptr;
+  json places = json::array();
+  for (const std::size_t line : m.places) places.push_back(line);
+  out["places"] = std::move(places);
   out["both_images"] = m.both_images;
   out["diagnostic"] = str_or_null(m.diagnostic);
   if (m.closest_line == 0) {
@@ -71,6 +81,7 @@ json file_to_json(const FileReport& file) {
   out["target_path"] = opt_str(file.target_path);
   out["change"] = std::string(to_string(file.change));
   out["status"] = std::string(to_string(file.status));
+  out["presence"] = std::string(to_string(file.presence));
   out["reason"] = str_or_null(file.reason);
   json hunks = json::array();
   for (const HunkReport& h : file.hunks) hunks.push_back(hunk_to_json(h));
@@ -89,6 +100,7 @@ json patch_report_to_json(const PatchReport& patch) {
   out["subject"] = opt_str(patch.subject);
   out["line"] = patch.patch_line;
   out["status"] = std::string(to_string(patch.status));
+  out["presence"] = std::string(to_string(patch.presence));
   out["error"] = str_or_null(patch.error);
   out["strip"] = patch.strip;
   out["strip_detected"] = patch.strip_detected;
@@ -190,6 +202,11 @@ nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
   Summary counts = report.summary();
   for (std::size_t i = 0; i < kStatusCount; ++i)
     summary[std::string(to_string(static_cast<Status>(i)))] = counts[i];
+  json presence = json::object();
+  const std::array<std::size_t, kPresenceCount> by_presence = report.presence_summary();
+  for (std::size_t i = 0; i < kPresenceCount; ++i)
+    presence[std::string(to_string(static_cast<Presence>(i)))] = by_presence[i];
+  summary["presence"] = std::move(presence);
   doc["summary"] = std::move(summary);
   doc["exit_code"] = report.exit_code();
   return doc;

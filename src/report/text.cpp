@@ -130,6 +130,39 @@ std::string_view status_color(Status status) {
   return {};
 }
 
+std::string_view presence_color(Presence presence) {
+  switch (presence) {
+    case Presence::kPresent:
+      return kGreen;
+    case Presence::kAbsent:
+      return kRed;
+    case Presence::kPartial:
+      return kYellow;
+    case Presence::kUnknown:
+      return kMagenta;
+  }
+  return {};
+}
+
+/// " (3 of 4 hunks present, 1 absent; 2 drifted)" for a patch's presence line.
+std::string presence_detail(const PatchReport& p) {
+  std::size_t hunks = 0, present = 0, absent = 0, unknown = 0, drifted = 0;
+  for (const FileReport& f : p.files)
+    for (const HunkReport& h : f.hunks) {
+      ++hunks;
+      present += h.match.presence == Presence::kPresent ? 1u : 0u;
+      absent += h.match.presence == Presence::kAbsent ? 1u : 0u;
+      unknown += h.match.presence == Presence::kUnknown ? 1u : 0u;
+      drifted += h.match.kind == MatchKind::kDrifted ? 1u : 0u;
+    }
+  if (hunks == 0) return {};
+  std::string out = fmt::format(" ({} of {} hunk{} present", present, hunks, hunks == 1 ? "" : "s");
+  if (absent != 0) out += fmt::format(", {} absent", absent);
+  if (unknown != 0) out += fmt::format(", {} unknown", unknown);
+  if (drifted != 0) out += fmt::format("; {} drifted", drifted);
+  return out + ")";
+}
+
 std::string_view hunk_color(HunkStatus status) {
   switch (status) {
     case HunkStatus::kApplied:
@@ -138,6 +171,8 @@ std::string_view hunk_color(HunkStatus status) {
       return kYellow;
     case HunkStatus::kConflict:
       return kRed;
+    case HunkStatus::kUnknown:
+      return kMagenta;
   }
   return {};
 }
@@ -169,7 +204,44 @@ std::string diagnostic_words(std::string_view code) {
     return "differs only in white space (try --ignore-whitespace)";
   if (code == "final-newline-mismatch") return "differs only in the newline at end of file";
   if (code == "out-of-order") return "found only before the previous hunk (hunks in another order)";
+  if (code == "not-at-start-of-file")
+    return "found only away from the start of the file, where a hunk with less leading than "
+           "trailing context belongs";
+  if (code == "not-at-end-of-file")
+    return "found only away from the end of the file, where a hunk with less trailing than "
+           "leading context belongs";
   return escape_for_terminal(code);
+}
+
+/// "lines 10, 50" / "line 10".
+std::string lines_text(const std::vector<std::size_t>& lines) {
+  std::string out = lines.size() == 1 ? "line " : "lines ";
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out += fmt::format("{}{}", i == 0 ? "" : ", ", lines[i]);
+  return out;
+}
+
+/// Words for why a hunk's change is absent or unknown (HunkMatch::presence_reason), "" when
+/// there is nothing to add.
+std::string presence_words(const HunkMatch& m) {
+  const std::string& code = m.presence_reason;
+  const std::string at = m.places.empty() ? std::string() : " (" + lines_text(m.places) + ")";
+  if (code == "not-found") return "its added lines are nowhere in the file";
+  if (code == "removed-lines-present")
+    return m.presence == Presence::kAbsent ? "the code it replaces stands where it belongs" + at
+                                           : "both the old and the new code stand" + at;
+  if (code == "ambiguous")
+    return fmt::format("the change fits {} places equally{}", m.places.size(), at);
+  if (code == "found-elsewhere") return "its lines stand only away from its context" + at;
+  if (code == "changed-lines-differ")
+    return "some of its added lines are there, not as the hunk has them";
+  if (code == "context-differs") return "the lines around the deletion no longer meet";
+  if (code == "trivial-lines") return "blank or trivial lines only: they prove nothing";
+  if (code == "zero-context-elsewhere")
+    return "a hunk without context, not at its line; its lines stand elsewhere" + at;
+  if (code == "zero-context-gone")
+    return "a hunk without context whose removed lines are gone: deleted or changed, cannot tell";
+  return {};
 }
 
 std::string hunk_range(std::uint32_t old_start, std::uint32_t old_lines, std::uint32_t new_start,
@@ -206,16 +278,29 @@ std::string file_label(const FileReport& file, unsigned strip) {
 /// "applicable at line 17 (offset +7, fuzz 1)", "conflict: differs only in ...".
 std::string hunk_verdict(const HunkMatch& m, bool color) {
   std::string text = paint(to_string(m.status), hunk_color(m.status), color);
-  if (m.status == HunkStatus::kConflict) {
+  if (m.status == HunkStatus::kConflict || m.status == HunkStatus::kUnknown) {
     if (!m.diagnostic.empty()) text += ": " + diagnostic_words(m.diagnostic);
     if (m.closest_line != 0)
       text += fmt::format(" (nearest: {} at line {}, {} of {} lines agree; line {} differs)",
                           m.closest_image == Image::kPre ? "pre-image" : "post-image",
                           m.closest_line, m.closest_agree, m.closest_lines, m.closest_differs_at);
+    const std::string why = presence_words(m);
+    if (m.presence == Presence::kAbsent)
+      text += "; change absent" + (why.empty() ? std::string() : ": " + why);
+    else if (m.presence == Presence::kUnknown && !why.empty())
+      text += "; presence unknown: " + why;
     return text;
   }
   if (m.diagnostic == "superseded")
     return text + " (superseded: a later patch of this run changes these lines)";
+  if (m.kind == MatchKind::kDrifted) {
+    text += fmt::format(" at line {}", m.line);
+    if (m.context_agree < m.context_lines)
+      return text + fmt::format(" (context differs: {} of {} context lines)", m.context_agree,
+                                m.context_lines);
+    return text + fmt::format(" (context moved: all {} context lines, with other lines between)",
+                              m.context_lines);
+  }
   if (m.line > 0) text += fmt::format(" at line {}", m.line);
   std::string details;
   if (m.offset != 0) details += fmt::format("offset {:+}", m.offset);
@@ -320,6 +405,8 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
     } else {
       out << "  strip level: " << p.strip << (p.strip_detected ? " (detected)" : " (given)")
           << "\n";
+      out << "  fix: " << paint(to_string(p.presence), presence_color(p.presence), color)
+          << presence_detail(p) << "\n";
     }
     if (!p.arch.empty()) {
       std::string targets;

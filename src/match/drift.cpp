@@ -1,0 +1,583 @@
+// Presence under drift (see drift.hpp and match_hunks(), "Drift").
+//
+// A later tree often holds a fix while the code around it has moved on: the hunk's context no
+// longer matches, so neither image does. The change itself is then looked for: the hunk's
+// changed block (its post-image without the edge context: the added lines, with any context
+// between them) as one block, and around each place it stands, how many of the hunk's context
+// lines still stand nearby (a longest common subsequence over a window a few lines wider than
+// the context). The same is done for the block the hunk removes (or, for a pure addition, the
+// place where its leading and trailing context meet): a place that holds the old code at least
+// as convincingly means the fix is not there. Nothing is guessed: equal placements are
+// ambiguous, and blocks without an informative line prove nothing.
+#include "drift.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+namespace sm120check::detail {
+namespace {
+
+/// Context lines compared on each side of a placement, nearest first.
+constexpr std::size_t kMaxContextConsidered = 32;
+/// Letters and digits in its informative lines that make a block strong enough to stand alone
+/// (found once in the file, with no context around it).
+constexpr std::size_t kStrongAlnum = 24;
+/// Informative lines that make a block found once outweigh where its context meets.
+constexpr std::size_t kVeryStrongLines = 3;
+
+std::size_t alnum_count(std::string_view s) {
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }));
+}
+
+/// How well a placement's surroundings agree with the hunk's context: context lines found,
+/// informative ones first.
+struct Score {
+  std::size_t info = 0;
+  bool section = false;  ///< the nearest header line above is the hunk's section
+  std::size_t total = 0;
+  friend bool operator<(const Score& a, const Score& b) {
+    if (a.info != b.info) return a.info < b.info;
+    if (a.section != b.section) return b.section;
+    return a.total < b.total;
+  }
+  friend bool operator==(const Score&, const Score&) = default;
+};
+
+/// Lines scanned upwards from a placement for its section's header line.
+constexpr std::size_t kSectionScan = 4096;
+
+/// `s` without leading and trailing white space.
+std::string_view trim_space(std::string_view s) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// The first word of `s` (up to white space or an opening parenthesis).
+std::string_view first_word(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '(') ++i;
+  return s.substr(0, i);
+}
+
+struct Candidate {
+  std::size_t pos = 0;
+  Score score;
+  bool in_order = false;
+};
+
+class Drift {
+ public:
+  Drift(const FileText& file, MatchCache& cache, TextMode mode, const HunkImages& images,
+        const DriftQuery& query)
+      : file_(file),
+        cache_(cache),
+        mode_(mode),
+        images_(images),
+        query_(query),
+        n_(file.size()),
+        lead_(images.leading),
+        trail_(images.trailing) {
+    post_.build(images.post, mode);
+    pre_.build(images.pre, mode);
+    a_count_ = post_.size() - lead_ - trail_;
+    r_count_ = pre_.size() - lead_ - trail_;
+    for (std::size_t j = 0; j < lead_; ++j)
+      context_informative_ = context_informative_ || informative_line(images.post[j]->text);
+    for (std::size_t j = post_.size() - trail_; j < post_.size(); ++j)
+      context_informative_ = context_informative_ || informative_line(images.post[j]->text);
+  }
+
+  DriftResult run() {
+    DriftResult r;
+    r.context_lines = lead_ + trail_;
+    if (!images_.changes || n_ == 0) {
+      r.why = "not-found";
+      r.presence = images_.changes ? Presence::kAbsent : Presence::kUnknown;
+      return r;
+    }
+    return a_count_ == 0 ? deletion(r) : addition(r);
+  }
+
+ private:
+  /// A hunk that adds lines: look for its changed block.
+  DriftResult addition(DriftResult& r) {
+    const std::vector<const HunkLine*>& post = images_.post;
+    if (!informative_block(post, lead_, a_count_)) {
+      r.why = "trivial-lines";
+      return r;
+    }
+    bool more = false;
+    std::vector<Candidate> found = candidates(post_, lead_, a_count_, more);
+    if (more) return ambiguous(r, found, "ambiguous");
+    // The old code: the removed block, or for a pure addition the place where the context meets.
+    bool pre_more = false;
+    std::vector<Candidate> old_code;
+    if (r_count_ > 0) {
+      if (informative_block(images_.pre, lead_, r_count_))
+        old_code = candidates(pre_, lead_, r_count_, pre_more);
+    } else {
+      old_code = joins(pre_more);
+    }
+    const std::optional<Candidate> old_best = best_old(old_code, images_.pre, lead_, r_count_);
+
+    std::vector<Candidate> eligible;
+    const bool strong = strong_block(post, lead_, a_count_);
+    for (const Candidate& c : found)
+      if (c.score.info > 0 || !context_informative_ || (found.size() == 1 && strong))
+        eligible.push_back(c);
+    std::vector<Candidate> best = best_of(eligible);
+    if (best.size() > 1) return ambiguous(r, best, "ambiguous");
+    if (best.size() == 1) {
+      const Candidate& c = best.front();
+      // Old code right at the block's edges is the block's own shadow (a block that starts or
+      // ends with the line its context ends or starts with), not old code.
+      std::optional<Candidate> old_here =
+          best_old(apart_from(old_code, c.pos, c.pos + a_count_), images_.pre, lead_, r_count_);
+      // Where a pure addition's context meets is weak evidence: code inserted between moves a
+      // block away from its old neighbours. A large block found once stands against it.
+      if (r_count_ == 0 && found.size() == 1 && very_strong_block(post, lead_, a_count_))
+        old_here.reset();
+      if (old_here && !(old_here->score < c.score)) {
+        // The old code stands somewhere at least as convincingly: both are there.
+        std::vector<Candidate> both{c, *old_here};
+        return ambiguous(r, both, "removed-lines-present");
+      }
+      r.presence = Presence::kPresent;
+      r.pos = c.pos;
+      r.count = a_count_;
+      r.context_agree = c.score.total;
+      return r;
+    }
+    if (found.empty() && groups() > 1) {
+      // Lines were inserted between the change groups of the hunk: look for each on its own.
+      DriftResult by_group = per_group(r);
+      if (by_group.presence == Presence::kPresent || !old_best) return by_group;
+    }
+    if (old_best) {
+      r.presence = Presence::kAbsent;
+      r.why = "removed-lines-present";
+      r.places = places_of({*old_best});
+      return r;
+    }
+    if (!found.empty()) return ambiguous(r, found, "found-elsewhere");
+    if (any_line_found(post, lead_, a_count_)) {
+      r.why = "changed-lines-differ";
+      return r;
+    }
+    r.presence = Presence::kAbsent;
+    r.why = "not-found";
+    return r;
+  }
+
+  /// A hunk that only removes lines: the removed block must be gone and the context around it
+  /// must meet.
+  DriftResult deletion(DriftResult& r) {
+    if (!informative_block(images_.pre, lead_, r_count_)) {
+      r.why = "trivial-lines";
+      return r;
+    }
+    bool more = false;
+    std::vector<Candidate> removed = candidates(pre_, lead_, r_count_, more);
+    const std::optional<Candidate> old_best =
+        more ? std::nullopt : best_old(removed, images_.pre, lead_, r_count_);
+    bool joins_more = false;
+    std::vector<Candidate> met = joins(joins_more);
+    std::vector<Candidate> eligible;
+    for (const Candidate& c : met)
+      if (c.score.info > 0) eligible.push_back(c);
+    const std::vector<Candidate> best = joins_more ? eligible : best_of(eligible);
+    if (old_best) {
+      if (best.size() == 1 && old_best->score < best.front().score) {
+        std::vector<Candidate> both{best.front(), *old_best};
+        return ambiguous(r, both, "removed-lines-present");
+      }
+      r.presence = Presence::kAbsent;
+      r.why = "removed-lines-present";
+      r.places = places_of({*old_best});
+      return r;
+    }
+    if (best.size() > 1) return ambiguous(r, best, "ambiguous");
+    if (best.size() == 1 && removed.empty()) {
+      r.presence = Presence::kPresent;
+      r.pos = best.front().pos;
+      r.count = 0;
+      r.context_agree = best.front().score.total;
+      return r;
+    }
+    if (removed.empty() && best.empty() && groups() > 1) return per_group(r);
+    if (!removed.empty()) return ambiguous(r, removed, "found-elsewhere");
+    r.why = "context-differs";
+    return r;
+  }
+
+  /// `cands` without those within [begin, end] (a join at `end` included).
+  std::vector<Candidate> apart_from(const std::vector<Candidate>& cands, std::size_t begin,
+                                    std::size_t end) const {
+    std::vector<Candidate> out;
+    const std::size_t length = r_count_;
+    for (const Candidate& c : cands) {
+      const std::size_t c_end = c.pos + length;
+      const bool touches =
+          length == 0 ? (c.pos >= begin && c.pos <= end) : (c.pos < end && begin < c_end);
+      if (!touches) out.push_back(c);
+    }
+    return out;
+  }
+
+  /// Change groups of the hunk: runs of added and removed lines between context lines.
+  std::size_t groups() const {
+    std::size_t count = 0;
+    bool in_change = false;
+    for (const HunkLine* l = images_.begin; l != images_.end; ++l) {
+      const bool change = l->kind != LineKind::kContext;
+      if (change && !in_change) ++count;
+      in_change = change;
+    }
+    return count;
+  }
+
+  /// Each change group looked for on its own, with the context runs around it as its context:
+  /// present when every group that has an informative line is present, in hunk order.
+  DriftResult per_group(DriftResult& r) {
+    const HunkLine* const first = images_.begin;
+    const HunkLine* const last = images_.end;
+    std::vector<DriftResult> parts;
+    const HunkLine* group = first;
+    while (group != last) {
+      while (group != last && group->kind == LineKind::kContext) ++group;
+      if (group == last) break;
+      const HunkLine* group_end = group;
+      while (group_end != last && group_end->kind != LineKind::kContext) ++group_end;
+      // The context runs before and after the group, up to the neighbouring groups.
+      const HunkLine* from = group;
+      while (from != first && (from - 1)->kind == LineKind::kContext) --from;
+      const HunkLine* to = group_end;
+      while (to != last && to->kind == LineKind::kContext) ++to;
+      HunkImages sub;
+      sub.build(from, to);
+      sub.section = images_.section;
+      bool informative = false;
+      for (const HunkLine* l = group; l != group_end; ++l)
+        informative = informative || informative_line(l->text);
+      if (informative) {
+        DriftQuery q = query_;
+        q.only_at.reset();
+        Drift one(file_, cache_, mode_, sub, q);
+        parts.push_back(one.run());
+      }
+      group = group_end;
+    }
+    if (parts.empty()) {
+      r.why = "trivial-lines";
+      return r;
+    }
+    bool all_present = true;
+    std::size_t at = 0;
+    for (const DriftResult& p : parts) {
+      all_present = all_present && p.presence == Presence::kPresent && p.pos >= at;
+      at = p.pos + p.count;
+    }
+    if (!all_present) {
+      const bool any_present = std::any_of(parts.begin(), parts.end(), [](const DriftResult& p) {
+        return p.presence == Presence::kPresent;
+      });
+      const bool all_absent = std::all_of(parts.begin(), parts.end(), [](const DriftResult& p) {
+        return p.presence == Presence::kAbsent;
+      });
+      if (all_absent) {
+        r.presence = Presence::kAbsent;
+        r.why = "not-found";
+      } else {
+        r.why = any_present ? "changed-lines-differ" : parts.front().why;
+      }
+      return r;
+    }
+    r.presence = Presence::kPresent;
+    r.pos = parts.front().pos;
+    r.count = at - r.pos;
+    r.context_agree = scored(r.pos, at).score.total;
+    return r;
+  }
+
+  /// The best placement of the old code that counts as evidence: some informative context
+  /// around it, or a strong removed block found once.
+  std::optional<Candidate> best_old(const std::vector<Candidate>& old_code,
+                                    const std::vector<const HunkLine*>& pre, std::size_t first,
+                                    std::size_t count) const {
+    std::optional<Candidate> best;
+    const bool strong = count > 0 && strong_block(pre, first, count);
+    for (const Candidate& c : old_code) {
+      if (c.score.info == 0 && !(old_code.size() == 1 && strong) && context_informative_) continue;
+      if (count == 0 && c.score.info == 0) continue;  // a bare join proves nothing
+      if (!best || best->score < c.score) best = c;
+    }
+    return best;
+  }
+
+  /// The candidates with the highest score; among several, those in hunk order if that leaves
+  /// fewer.
+  std::vector<Candidate> best_of(const std::vector<Candidate>& cands) const {
+    std::vector<Candidate> best;
+    for (const Candidate& c : cands) {
+      if (!best.empty() && c.score < best.front().score) continue;
+      if (!best.empty() && best.front().score < c.score) best.clear();
+      best.push_back(c);
+    }
+    if (best.size() > 1) {
+      std::vector<Candidate> ordered;
+      for (const Candidate& c : best)
+        if (c.in_order) ordered.push_back(c);
+      if (!ordered.empty() && ordered.size() < best.size()) return ordered;
+    }
+    return best;
+  }
+
+  DriftResult ambiguous(DriftResult& r, const std::vector<Candidate>& cands, const char* why) {
+    r.presence = Presence::kUnknown;
+    r.why = why;
+    r.places = places_of(cands);
+    return r;
+  }
+
+  std::vector<std::size_t> places_of(const std::vector<Candidate>& cands) const {
+    std::vector<std::size_t> lines;
+    for (const Candidate& c : cands) lines.push_back(c.pos);
+    const std::int64_t e = query_.expected;
+    std::sort(lines.begin(), lines.end(), [e](std::size_t a, std::size_t b) {
+      const std::int64_t da = std::abs(static_cast<std::int64_t>(a) - e);
+      const std::int64_t db = std::abs(static_cast<std::int64_t>(b) - e);
+      return da != db ? da < db : a < b;
+    });
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    if (lines.size() > kMaxPlaces) lines.resize(kMaxPlaces);
+    return lines;
+  }
+
+  bool informative_block(const std::vector<const HunkLine*>& lines, std::size_t first,
+                         std::size_t count) const {
+    for (std::size_t j = first; j < first + count; ++j)
+      if (informative_line(lines[j]->text)) return true;
+    return false;
+  }
+
+  bool strong_block(const std::vector<const HunkLine*>& lines, std::size_t first,
+                    std::size_t count) const {
+    std::size_t informative = 0, chars = 0;
+    for (std::size_t j = first; j < first + count; ++j) {
+      if (!informative_line(lines[j]->text)) continue;
+      ++informative;
+      chars += alnum_count(lines[j]->text);
+    }
+    return informative >= 2 || chars >= kStrongAlnum;
+  }
+
+  /// Three informative lines or more: a block that does not stand anywhere by chance.
+  bool very_strong_block(const std::vector<const HunkLine*>& lines, std::size_t first,
+                         std::size_t count) const {
+    std::size_t informative = 0;
+    for (std::size_t j = first; j < first + count; ++j)
+      if (informative_line(lines[j]->text)) ++informative;
+    return informative >= kVeryStrongLines;
+  }
+
+  /// True when some informative line of the block stands anywhere in the file.
+  bool any_line_found(const std::vector<const HunkLine*>& lines, std::size_t first,
+                      std::size_t count) {
+    FileSide fs(file_, cache_, mode_);
+    for (std::size_t j = first; j < first + count; ++j) {
+      if (!informative_line(lines[j]->text)) continue;
+      const Range r = fs.occurrences(post_.window(j, 1, true, cache_.pow));
+      if (r.first != r.second) return true;
+    }
+    return false;
+  }
+
+  bool claimed(std::size_t begin, std::size_t end) const {
+    if (query_.claimed == nullptr) return false;
+    for (const auto& [b, e] : *query_.claimed)  // few spans: one per hunk
+      if (begin < e && b < end) return true;
+    return false;
+  }
+
+  /// Placements of image lines [first, first + count) of `img` (count >= 1) outside claimed
+  /// spans, scored. `more` is set when there are over kMaxDriftCandidates of them.
+  std::vector<Candidate> candidates(ImageText& img, std::size_t first, std::size_t count,
+                                    bool& more) {
+    std::vector<Candidate> out;
+    if (count > n_) return out;
+    FileSide fs(file_, cache_, mode_);
+    Range rarest{nullptr, nullptr};
+    std::size_t anchor = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      const Range r = fs.occurrences(img.window(first + k, 1, true, cache_.pow));
+      if (r.first == r.second) return out;
+      if (rarest.first == nullptr || r.second - r.first < rarest.second - rarest.first) {
+        rarest = r;
+        anchor = k;
+      }
+    }
+    const u64 target = img.window(first, count, true, cache_.pow);
+    for (const std::size_t* e = rarest.first; e != rarest.second; ++e) {
+      if (*e < anchor) continue;
+      const std::size_t pos = *e - anchor;
+      if (pos + count > n_ || fs.window(pos, count) != target) continue;
+      if (!image_at(file_, mode_, img, first, count, pos, true)) continue;
+      if (claimed(pos, pos + count)) continue;
+      if (query_.only_at && pos != *query_.only_at && &img == &post_) continue;
+      if (out.size() == kMaxDriftCandidates) {
+        more = true;
+        break;
+      }
+      out.push_back(scored(pos, pos + count));
+    }
+    return out;
+  }
+
+  /// Places where the leading context's last line is directly followed by the trailing
+  /// context's first line (or the file's edge, for a hunk anchored there): where a pure
+  /// addition's block would go, or where a pure deletion's removed block was.
+  std::vector<Candidate> joins(bool& more) {
+    std::vector<Candidate> out;
+    const std::size_t post_n = post_.size();
+    if (lead_ == 0 && trail_ == 0) return out;
+    auto take = [&](std::size_t i) {
+      if (claimed(i == 0 ? 0 : i - 1, std::min(n_, i + 1))) return true;
+      if (out.size() == kMaxDriftCandidates) {
+        more = true;
+        return false;
+      }
+      out.push_back(scored(i, i));
+      return true;
+    };
+    if (lead_ == 0) {  // the file's start meets the trailing context
+      if (image_at(file_, mode_, post_, post_n - trail_, 1, 0, true)) take(0);
+      return out;
+    }
+    if (trail_ == 0) {  // the leading context meets the file's end
+      if (image_at(file_, mode_, post_, lead_ - 1, 1, n_ - 1, true)) take(n_);
+      return out;
+    }
+    FileSide fs(file_, cache_, mode_);
+    const Range r = fs.occurrences(post_.window(lead_ - 1, 1, true, cache_.pow));
+    for (const std::size_t* e = r.first; e != r.second; ++e) {
+      const std::size_t i = *e + 1;
+      if (i >= n_ || !image_at(file_, mode_, post_, post_n - trail_, 1, i, true)) continue;
+      if (!take(i)) break;
+    }
+    return out;
+  }
+
+  /// The placement of a block at file lines [begin, end), scored by the context around it.
+  Candidate scored(std::size_t begin, std::size_t end) const {
+    Candidate c;
+    c.pos = begin;
+    c.in_order = begin >= query_.order_lo && end <= query_.order_hi;
+    const std::size_t post_n = post_.size();
+    // Leading context, nearest lines first: image lines [lead_ - l, lead_) against the file
+    // lines just before `begin`.
+    const std::size_t l = std::min(lead_, kMaxContextConsidered);
+    const std::size_t l_from = begin >= l + kDriftSlack ? begin - l - kDriftSlack : 0;
+    add(c.score, lcs(lead_ - l, l, l_from, begin));
+    const std::size_t t = std::min(trail_, kMaxContextConsidered);
+    const std::size_t t_to = std::min(n_, end + t + kDriftSlack);
+    add(c.score, lcs(post_n - trail_, t, end, t_to));
+    c.score.section = in_section(begin);
+    return c;
+  }
+
+  /// True when the hunk names a section (the text after its header's "@@", a function or
+  /// class line) and the nearest line above `pos` that starts with the section's first word
+  /// starts with the whole section (a diff tool may cut the section short).
+  bool in_section(std::size_t pos) const {
+    const std::string_view section = trim_space(images_.section);
+    const std::string_view word = first_word(section);
+    if (word.empty()) return false;
+    const std::size_t stop = pos > kSectionScan ? pos - kSectionScan : 0;
+    for (std::size_t i = pos; i-- > stop;) {
+      const std::string_view line = trim_space(file_.line(i));
+      if (line.substr(0, word.size()) != word) continue;
+      if (line.size() > word.size() && line[word.size()] != ' ' && line[word.size()] != '\t' &&
+          line[word.size()] != '(')
+        continue;
+      return line.substr(0, section.size()) == section;
+    }
+    return false;
+  }
+
+  static void add(Score& into, const Score& s) {
+    into.info += s.info;
+    into.total += s.total;
+  }
+
+  /// Longest common subsequence of post-image lines [first, first + count) and file lines
+  /// [from, to), informative matches first.
+  Score lcs(std::size_t first, std::size_t count, std::size_t from, std::size_t to) const {
+    if (count == 0 || from >= to) return {};
+    const std::size_t w = to - from;
+    std::vector<Score> prev(w + 1), cur(w + 1);
+    for (std::size_t j = 0; j < count; ++j) {
+      const bool info = informative_line(images_.post[first + j]->text);
+      cur[0] = Score{};
+      for (std::size_t i = 0; i < w; ++i) {
+        Score best = std::max(prev[i + 1], cur[i]);
+        if (line_equals(file_.line(from + i), post_.text(first + j), mode_)) {
+          Score diag = prev[i];
+          diag.total += 1;
+          diag.info += info ? 1 : 0;
+          best = std::max(best, diag);
+        }
+        cur[i + 1] = best;
+      }
+      std::swap(prev, cur);
+    }
+    return prev[w];
+  }
+
+  const FileText& file_;
+  MatchCache& cache_;
+  const TextMode mode_;
+  const HunkImages& images_;
+  const DriftQuery& query_;
+  const std::size_t n_;
+  const std::size_t lead_, trail_;
+  ImageText post_, pre_;
+  std::size_t a_count_ = 0, r_count_ = 0;
+  bool context_informative_ = false;
+};
+
+/// `s` without white space and the punctuation around keywords.
+std::string_view bare(std::string_view s) {
+  auto edge = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '{' || c == '}' ||
+           c == '(' || c == ')' || c == '[' || c == ']' || c == ';' || c == ':' || c == ',';
+  };
+  while (!s.empty() && edge(s.front())) s.remove_prefix(1);
+  while (!s.empty() && edge(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+bool informative_line(std::string_view line) {
+  const std::string_view s = bare(line);
+  if (alnum_count(s) < 3) return false;
+  static constexpr std::array<std::string_view, 30> kTrivial = {
+      "return",  "else",  "pass",     "break",   "continue", "try",   "finally", "end",
+      "fi",      "done",  "then",     "do",      "default",  "None",  "True",    "False",
+      "except",  "raise", "else if",  "#endif",  "#else",    "endif", "begin",   "return None",
+      "nullptr", "NULL",  "return 0", "return;", "private",  "public"};
+  return std::find(kTrivial.begin(), kTrivial.end(), s) == kTrivial.end();
+}
+
+DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
+                       const HunkImages& images, const DriftQuery& query) {
+  Drift drift(file, cache, mode, images, query);
+  return drift.run();
+}
+
+}  // namespace sm120check::detail

@@ -1,0 +1,68 @@
+// Internal to src/match: presence under drift, for a hunk whose pre-image and post-image both
+// fail to match (see match_hunks(), "Drift"). The matcher calls find_drift() once per such
+// hunk, after every hunk of the file has had its exact (and fuzz) search.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "line_index.hpp"
+
+namespace sm120check::detail {
+
+/// What the drift search is asked about one hunk.
+struct DriftQuery {
+  /// 0-based file line where the hunk's changed block (its post-image without the edge context)
+  /// is expected: the header's line shifted by the offset of the nearest matched hunk.
+  std::int64_t expected = 0;
+  /// Lines between the neighbouring hunks' matches, [order_lo, order_hi): a placement there
+  /// keeps the hunks in order, which decides between placements that fit equally well.
+  std::size_t order_lo = 0;
+  std::size_t order_hi = 0;
+  /// Spans [begin, end) of file lines other hunks of the file matched (sorted, disjoint): a
+  /// block found inside one belongs to that hunk.
+  const std::vector<std::pair<std::size_t, std::size_t>>* claimed = nullptr;
+  /// When set, only the placement of the changed block starting at this 0-based line is
+  /// considered (the matcher's choice among ambiguous places by hunk order).
+  std::optional<std::size_t> only_at;
+};
+
+/// The drift search's answer.
+struct DriftResult {
+  Presence presence = Presence::kUnknown;
+  /// Stable code saying why (HunkMatch::diagnostic): "" for kPresent, else e.g. "not-found",
+  /// "removed-lines-present", "ambiguous", "trivial-lines", "found-elsewhere",
+  /// "changed-lines-differ", "context-differs".
+  std::string why;
+  /// kPresent: 0-based first line of the changed block; for a pure deletion, the line where the
+  /// removed lines were (the first trailing context line).
+  std::size_t pos = 0;
+  std::size_t count = 0;          ///< kPresent: lines of the block (0 for a pure deletion).
+  std::size_t context_agree = 0;  ///< kPresent: the hunk's context lines found around it.
+  std::size_t context_lines = 0;  ///< the hunk's edge context lines in all.
+  /// 0-based lines where the change's lines (or, with why "removed-lines-present", the lines it
+  /// removes) were found, nearest `expected` first, at most kMaxPlaces.
+  std::vector<std::size_t> places;
+};
+
+/// Looks for the change of the hunk `images` (built for it) in `file`, comparing lines in
+/// `mode`. Cost: one look-up in the file's (value, line) index per image line, then O(1) per
+/// candidate placement (window hashes) plus O(context x (context + kDriftSlack)) to count the
+/// context around each of at most kMaxDriftCandidates candidates.
+DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
+                       const HunkImages& images, const DriftQuery& query);
+
+/// Most placements of one block the drift search examines; a block found more often is
+/// ambiguous.
+inline constexpr std::size_t kMaxDriftCandidates = 64;
+
+/// True when `line` tells something on its own: at least three letters or digits, and not a
+/// bare keyword (`return`, `else:`, `pass`, `}`, `#endif`, ...). Blank and trivial lines never
+/// prove a change present.
+bool informative_line(std::string_view line);
+
+}  // namespace sm120check::detail

@@ -1,0 +1,336 @@
+// Decisions per change kind: one file patch against what the tree holds (modify, mode and
+// binary changes, added, deleted, renamed and copied files).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+
+#include "internal.hpp"
+#include "sm120check/error.hpp"
+#include "sm120check/markers.hpp"
+
+namespace sm120check::detail {
+namespace {
+
+bool all_zero(std::string_view hex) {
+  return !hex.empty() && std::all_of(hex.begin(), hex.end(), [](char c) { return c == '0'; });
+}
+
+/// Abbreviated blob ids compare as prefixes of the full id.
+bool blob_matches(std::string_view full_id, std::string_view patch_id) {
+  return !patch_id.empty() && !all_zero(patch_id) && full_id.substr(0, patch_id.size()) == patch_id;
+}
+
+/// Fewest hex digits of an abbreviated blob id that decide anything (git's default
+/// abbreviation): a shorter prefix matches by chance too often (1 in 16 for one digit).
+constexpr std::size_t kMinBlobIdDigits = 7;
+
+/// An id from an index line that may decide: at least kMinBlobIdDigits, not "no file".
+bool usable_blob(std::string_view id) { return id.size() >= kMinBlobIdDigits && !all_zero(id); }
+
+}  // namespace
+
+void append_reason(FileReport& fr, std::string_view text) {
+  if (text.empty()) return;
+  if (!fr.reason.empty()) fr.reason += "; ";
+  fr.reason += text;
+}
+
+/// Hunk reports for hunks that are decided as a whole with the file (added/deleted files). The
+/// line is 1 when the decision is about a file that is there, none when the file is absent.
+void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status, bool file_present) {
+  for (std::size_t i = 0; i < fp.hunks.size(); ++i) {
+    const Hunk& h = fp.hunks[i];
+    HunkReport hr{i + 1, h.old_start, h.old_lines, h.new_start, h.new_lines, {}};
+    hr.match.status = status;
+    hr.match.kind = status == HunkStatus::kConflict ? MatchKind::kNone : MatchKind::kExact;
+    hr.match.presence = status == HunkStatus::kApplied      ? Presence::kPresent
+                        : status == HunkStatus::kApplicable ? Presence::kAbsent
+                        : file_present                      ? Presence::kUnknown
+                                                            : Presence::kAbsent;
+    if (status != HunkStatus::kConflict && file_present) hr.match.line = 1;
+    fr.hunks.push_back(hr);
+  }
+}
+
+namespace {
+
+/// Matches the hunks of `fp` against `text` and records them; returns their statuses.
+std::vector<Status> match_into(const FilePatch& fp, const FileText& text, FileReport& fr,
+                               const VerifyOptions& options) {
+  std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, options.match);
+  std::vector<Status> statuses;
+  for (std::size_t i = 0; i < fp.hunks.size() && i < matches.size(); ++i) {
+    const Hunk& h = fp.hunks[i];
+    fr.hunks.push_back({i + 1, h.old_start, h.old_lines, h.new_start, h.new_lines, matches[i]});
+    statuses.push_back(from_hunk(matches[i].status));
+  }
+  return statuses;
+}
+
+/// What the hunks of `fp` are compared with at `path`: a symlink's target for symlink patches,
+/// otherwise the file's content (read once per run, see FileCache). Returns nullptr (and sets
+/// the file's status) when the entry cannot be compared.
+const FileText* read_comparable(Context& ctx, const std::string& path, const Entry& entry,
+                                const FilePatch& fp, FileReport& fr) {
+  bool want_link = is_symlink_mode(fp.new_mode) || is_symlink_mode(fp.old_mode);
+  if (want_link) {
+    if (entry.type != Entry::Type::kSymlink) {
+      fr.status = Status::kConflict;
+      append_reason(fr, fmt::format("'{}' is not a symlink but the patch changes a symlink", path));
+      return nullptr;
+    }
+    return &ctx.cache.get(path + " -> link", [&] { return ctx.tree.read_link(path); });
+  }
+  if (entry.type == Entry::Type::kDirectory || entry.type == Entry::Type::kOther) {
+    fr.status = Status::kConflict;
+    append_reason(fr, fmt::format("'{}' is not a regular file", path));
+    return nullptr;
+  }
+  const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
+  if (!fp.binary && looks_binary(text.content())) {
+    fr.status = Status::kConflict;
+    append_reason(fr, fmt::format("'{}' is a binary file but the patch has text hunks", path));
+    return nullptr;
+  }
+  return &text;
+}
+
+/// Decides a binary change by blob ids. Returns the status of the content part.
+Status binary_by_blob(const FilePatch& fp, const std::string& content, FileReport& fr) {
+  if (fp.new_blob.empty() && fp.old_blob.empty()) {
+    append_reason(fr, fp.binary ? "binary patch without an index line: no blob ids to compare"
+                                : "no hunks and no index line: nothing to compare");
+    return Status::kUnknown;
+  }
+  if (!usable_blob(fp.new_blob) && !usable_blob(fp.old_blob)) {
+    append_reason(fr, fmt::format("index line ids shorter than {} hex digits: nothing to compare",
+                                  kMinBlobIdDigits));
+    return Status::kUnknown;
+  }
+  std::string id = git_blob_id(content);
+  if (usable_blob(fp.new_blob) && blob_matches(id, fp.new_blob)) {
+    append_reason(fr, "blob id matches the post-image");
+    return Status::kApplied;
+  }
+  if (usable_blob(fp.old_blob) && blob_matches(id, fp.old_blob)) {
+    append_reason(fr, "blob id matches the pre-image");
+    return Status::kApplicable;
+  }
+  append_reason(fr, fmt::format("blob id {} matches neither pre-image {} nor post-image {}",
+                                id.substr(0, 12), fp.old_blob, fp.new_blob));
+  return Status::kConflict;
+}
+
+/// Text hunks with `index` ids: a blob id equal to the post-image (applied) or the pre-image
+/// (applicable) decides only what the hunks leave open, a hunk whose both images matched (its
+/// verdict is then set to the blob's); it never overrules them. A blob id that says applied
+/// while some hunk's post-image was not found (or applicable while a pre-image was not) is a
+/// disagreement, reported in the reason, and the hunks decide. Ids shorter than
+/// kMinBlobIdDigits are not used. std::nullopt when the ids do not decide.
+std::optional<Status> text_by_blob(const FilePatch& fp, std::string_view content, FileReport& fr) {
+  if (!usable_blob(fp.new_blob) && !usable_blob(fp.old_blob)) {
+    if ((!fp.new_blob.empty() && !all_zero(fp.new_blob)) ||
+        (!fp.old_blob.empty() && !all_zero(fp.old_blob)))
+      append_reason(
+          fr, fmt::format("index line ids shorter than {} hex digits: not used", kMinBlobIdDigits));
+    return std::nullopt;
+  }
+  const std::string id = git_blob_id(content);
+  const bool post = usable_blob(fp.new_blob) && blob_matches(id, fp.new_blob);
+  const bool pre = !post && usable_blob(fp.old_blob) && blob_matches(id, fp.old_blob);
+  if (!post && !pre) return std::nullopt;
+  const char* image = post ? "post-image" : "pre-image";
+  std::size_t open = 0;
+  for (const HunkReport& h : fr.hunks) {
+    const HunkStatus says = post ? HunkStatus::kApplied : HunkStatus::kApplicable;
+    if (h.match.status == says) continue;
+    if (h.match.both_images) {
+      ++open;
+      continue;
+    }
+    append_reason(fr, fmt::format("blob id matches the {}, but hunk {} is {}: the hunks decide "
+                                  "(the patch text or its index line was changed)",
+                                  image, h.index, to_string(h.match.status)));
+    return std::nullopt;
+  }
+  for (HunkReport& h : fr.hunks) {
+    if (!h.match.both_images) continue;
+    h.match.status = post ? HunkStatus::kApplied : HunkStatus::kApplicable;
+    h.match.presence = post ? Presence::kPresent : Presence::kAbsent;
+  }
+  append_reason(fr, open == 0 ? fmt::format("blob id matches the {}", image)
+                              : fmt::format("blob id matches the {}: it decides {} hunk{} whose "
+                                            "both images match",
+                                            image, open, open == 1 ? "" : "s"));
+  return post ? Status::kApplied : Status::kApplicable;
+}
+
+/// The mode part of a change (old mode -> new mode): the file type when it changes (regular
+/// file <-> symlink), else the executable bit.
+std::optional<Status> mode_status(const FilePatch& fp, const Entry& entry, FileReport& fr) {
+  if (!fp.old_mode || !fp.new_mode) return std::nullopt;
+  constexpr std::uint32_t kTypeMask = 0170000;
+  if ((*fp.old_mode & kTypeMask) != (*fp.new_mode & kTypeMask)) {
+    auto is_type = [&](std::uint32_t mode) {
+      return is_symlink_mode(mode) ? entry.type == Entry::Type::kSymlink
+                                   : entry.type == Entry::Type::kFile;
+    };
+    Status s = is_type(*fp.new_mode)   ? Status::kApplied
+               : is_type(*fp.old_mode) ? Status::kApplicable
+                                       : Status::kConflict;
+    append_reason(fr, fmt::format("type change {:o} -> {:o}", *fp.old_mode, *fp.new_mode));
+    return s;
+  }
+  if (entry.type != Entry::Type::kFile) return std::nullopt;
+  bool old_x = is_executable_mode(fp.old_mode), new_x = is_executable_mode(fp.new_mode);
+  if (old_x == new_x) return std::nullopt;
+  Status s = entry.executable == new_x ? Status::kApplied : Status::kApplicable;
+  append_reason(fr, fmt::format("mode {:o} -> {:o}: executable bit is {}", *fp.old_mode,
+                                *fp.new_mode, entry.executable ? "set" : "clear"));
+  return s;
+}
+
+}  // namespace
+
+/// Content and mode of an existing file against the patch's changes (modify, mode, binary,
+/// and the content part of renames and copies).
+Status verify_existing(Context& ctx, const std::string& path, const FilePatch& fp, FileReport& fr) {
+  Entry entry = ctx.tree.stat(path);
+  std::vector<Status> parts;
+  if (std::optional<Status> m = mode_status(fp, entry, fr)) parts.push_back(*m);
+  const bool moved = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
+  const bool content_change =
+      fp.binary || !fp.hunks.empty() || (!moved && parts.empty() && fp.old_blob != fp.new_blob);
+  if (content_change && fp.hunks.empty()) {
+    // A binary change, or a content change the patch shows no hunks for (`git diff -w`
+    // output): only the index line's blob ids can tell.
+    if (entry.type != Entry::Type::kFile) {
+      append_reason(fr, fmt::format("'{}' is not a regular file", path));
+      return Status::kConflict;
+    }
+    parts.push_back(
+        binary_by_blob(fp, ctx.cache.get(path, [&] { return ctx.tree.read(path); }).content(), fr));
+  } else if (!fp.hunks.empty()) {
+    const FileText* text = read_comparable(ctx, path, entry, fp, fr);
+    if (text == nullptr) return fr.status;
+    std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options);
+    if (std::optional<Status> blob = text_by_blob(fp, text->content(), fr))
+      parts.push_back(*blob);
+    else
+      parts.insert(parts.end(), hunks.begin(), hunks.end());
+  } else if (parts.empty() && !moved) {
+    append_reason(fr, "the patch carries no change for this file (no hunks, mode or blob ids)");
+    return Status::kUnknown;
+  }
+  return combine(parts);
+}
+
+Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp, FileReport& fr) {
+  Entry entry = tree.stat(path);
+  if (entry.type == Entry::Type::kMissing) {
+    whole_file_hunks(fp, fr, HunkStatus::kApplicable, false);
+    return Status::kApplicable;
+  }
+  Status s = Status::kConflict;
+  if (is_symlink_mode(fp.new_mode)) {
+    if (entry.type != Entry::Type::kSymlink) {
+      append_reason(fr, "path exists and is not a symlink");
+    } else if (tree.read_link(path) == whole_image(fp.hunks, Image::kPost)) {
+      s = Status::kApplied;
+    } else {
+      append_reason(fr, "symlink exists and points elsewhere");
+    }
+  } else if (entry.type != Entry::Type::kFile) {
+    append_reason(fr, "path exists and is not a regular file");
+  } else if (fp.binary) {
+    s = binary_by_blob(fp, tree.read(path), fr);
+    if (s == Status::kApplicable) s = Status::kConflict;  // pre-image of an add is "no file"
+  } else if (tree.read(path) == whole_image(fp.hunks, Image::kPost)) {
+    s = Status::kApplied;
+    if (fp.new_mode && is_executable_mode(fp.new_mode) != entry.executable) {
+      s = Status::kConflict;
+      append_reason(fr, fmt::format("content matches but mode {:o} does not", *fp.new_mode));
+    }
+  } else {
+    append_reason(fr, "file already exists with different content");
+  }
+  whole_file_hunks(fp, fr, s == Status::kApplied ? HunkStatus::kApplied : HunkStatus::kConflict,
+                   true);
+  return s;
+}
+
+Status verify_delete(const Tree& tree, const std::string& path, const FilePatch& fp,
+                     FileReport& fr) {
+  Entry entry = tree.stat(path);
+  if (entry.type == Entry::Type::kMissing) {
+    whole_file_hunks(fp, fr, HunkStatus::kApplied, false);
+    return Status::kApplied;
+  }
+  Status s = Status::kConflict;
+  if (is_symlink_mode(fp.old_mode)) {
+    if (entry.type == Entry::Type::kSymlink &&
+        tree.read_link(path) == whole_image(fp.hunks, Image::kPre)) {
+      s = Status::kApplicable;
+    } else {
+      append_reason(fr, "symlink to delete differs from the pre-image");
+    }
+  } else if (entry.type != Entry::Type::kFile) {
+    append_reason(fr, "path exists and is not a regular file");
+  } else if (fp.binary || (fp.hunks.empty() && !fp.old_blob.empty())) {
+    // Binary deletion, or a deletion without hunks (an empty file, or git diff
+    // --irreversible-delete): the index line's pre-image blob id decides.
+    s = binary_by_blob(fp, tree.read(path), fr);
+    if (s == Status::kApplied) s = Status::kConflict;  // post-image of a delete is "no file"
+  } else if (tree.read(path) == whole_image(fp.hunks, Image::kPre)) {
+    s = Status::kApplicable;
+  } else {
+    append_reason(fr, "file differs from what the deletion expects");
+  }
+  whole_file_hunks(
+      fp, fr, s == Status::kApplicable ? HunkStatus::kApplicable : HunkStatus::kConflict, true);
+  return s;
+}
+
+/// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
+Status verify_move(Context& ctx, const std::string& old_path, const std::string& new_path,
+                   const FilePatch& fp, FileReport& fr) {
+  const Tree& tree = ctx.tree;
+  bool is_rename = fp.change == ChangeKind::kRename;
+  bool old_exists = exists(tree, old_path), new_exists = exists(tree, new_path);
+  if (new_exists) {
+    // The move (or copy) has been made when the new path holds the post-image.
+    fr.target_path = new_path;
+    Status content = verify_existing(ctx, new_path, fp, fr);
+    if (content == Status::kApplied) {
+      if (is_rename && old_exists)
+        append_reason(fr, fmt::format("old path '{}' still exists", old_path));
+      return Status::kApplied;
+    }
+    // Moved, but the content change is not made (or conflicts).
+    if (!old_exists) return content == Status::kApplicable ? Status::kPartial : content;
+    // Both paths exist and the new one is not the post-image: judge the old one.
+    fr.hunks.clear();
+    fr.reason.clear();
+  }
+  if (old_exists) {
+    fr.target_path = old_path;
+    Status content = verify_existing(ctx, old_path, fp, fr);
+    if (new_exists) {
+      append_reason(fr, fmt::format("'{}' already exists and is not the post-image", new_path));
+      return Status::kConflict;
+    }
+    // Move not made yet: applicable if the content part is applicable (or empty).
+    if (content == Status::kApplicable || (content == Status::kApplied && fp.hunks.empty()))
+      return Status::kApplicable;
+    return content == Status::kApplied ? Status::kPartial : content;
+  }
+  fr.target_path = new_path;
+  append_reason(fr, fmt::format("neither '{}' nor '{}' exists", old_path, new_path));
+  whole_file_hunks(fp, fr, HunkStatus::kConflict, false);
+  return Status::kConflict;
+}
+
+}  // namespace sm120check::detail

@@ -1,0 +1,112 @@
+// Internal to src/verify: what its units share. verify.cpp runs the loop over patches and
+// files; locate.cpp turns patch paths into tree paths (strip levels, relocation); decide.cpp
+// decides one file patch per change kind; series.cpp relates the patches of one run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sm120check/verify.hpp"
+
+namespace sm120check::detail {
+
+inline constexpr std::string_view kDevNull = "/dev/null";
+
+inline bool is_dev_null(std::string_view path) { return path == kDevNull; }
+
+/// A patch path after stripping and normalising, or why it cannot be used.
+struct Resolved {
+  std::optional<std::string> path;  ///< std::nullopt for /dev/null or on error
+  std::string error;
+};
+
+/// `patch_path` with `strip` leading components removed and normalised; an error for a path
+/// too short for the strip level, an absolute path, or one that climbs out of the target.
+Resolved resolve(std::string_view patch_path, unsigned strip);
+
+/// Whether `path` is in the tree. Throws Error when it cannot be examined (e.g. it resolves
+/// outside the target through a symlink): the file is then reported as `error`.
+bool exists(const Tree& tree, const std::string& path);
+
+inline bool is_symlink_mode(const std::optional<std::uint32_t>& mode) {
+  return mode && (*mode & 0170000) == kModeSymlink;
+}
+
+inline bool is_executable_mode(const std::optional<std::uint32_t>& mode) {
+  return mode && (*mode & 0111) != 0;
+}
+
+/// Appends `text` to the file's reason ("; " between parts); nothing for "".
+void append_reason(FileReport& fr, std::string_view text);
+
+/// Hunk reports for hunks that are decided as a whole with the file (added/deleted files). The
+/// line is 1 when the decision is about a file that is there, none when the file is absent.
+void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status, bool file_present);
+
+/// Files already read in this run, kept for later file patches and patches that touch them
+/// again (a series, or several sections for one file): each is read and split once. Bounded:
+/// when more than kMaxBytes are held, everything is dropped.
+class FileCache {
+ public:
+  static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
+
+  /// The content at `key` ("path" or "path -> link"), produced by `load` when not cached.
+  template <typename Load>
+  const FileText& get(const std::string& key, Load&& load) {
+    auto it = files_.find(key);
+    if (it != files_.end()) return *it->second;
+    std::string content = load();
+    if (bytes_ + content.size() > kMaxBytes) {
+      files_.clear();
+      bytes_ = 0;
+    }
+    bytes_ += content.size();
+    auto text = std::make_unique<FileText>(std::move(content));
+    return *files_.emplace(key, std::move(text)).first->second;
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<FileText>> files_;
+  std::size_t bytes_ = 0;
+};
+
+/// What every check of one run shares.
+struct Context {
+  const Tree& tree;
+  const VerifyOptions& options;
+  FileCache& cache;
+};
+
+// decide.cpp: one file patch against what the tree holds.
+
+/// Content and mode of an existing file against the patch's changes (modify, mode, binary,
+/// and the content part of renames and copies).
+Status verify_existing(Context& ctx, const std::string& path, const FilePatch& fp, FileReport& fr);
+/// An added file: applicable when `path` is missing, applied when it holds the post-image.
+Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp, FileReport& fr);
+/// A deleted file: applied when `path` is missing, applicable when it holds the pre-image.
+Status verify_delete(const Tree& tree, const std::string& path, const FilePatch& fp,
+                     FileReport& fr);
+/// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
+Status verify_move(Context& ctx, const std::string& old_path, const std::string& new_path,
+                   const FilePatch& fp, FileReport& fr);
+
+// locate.cpp: where a modified file lives when its path does not exist.
+
+/// Tries --map prefixes, then candidates found by file name and content (see README,
+/// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
+bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr);
+
+// series.cpp: the patches of one run together.
+
+/// A series verified against its final tree: hunks a later patch of the run changed again are
+/// `applied`, marked "superseded" (see series.cpp).
+void resolve_superseded(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx);
+
+}  // namespace sm120check::detail

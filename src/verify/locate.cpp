@@ -1,0 +1,317 @@
+// Where a patch's files are in the tree: strip levels, path resolution, and relocation of a
+// modified file whose path does not exist (see README, "Relocation").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+
+#include "internal.hpp"
+#include "sm120check/error.hpp"
+#include "sm120check/markers.hpp"
+
+namespace sm120check {
+namespace detail {
+
+Resolved resolve(std::string_view patch_path, unsigned strip) {
+  Resolved r;
+  if (is_dev_null(patch_path)) return r;
+  std::optional<std::string> stripped = strip_path(patch_path, strip);
+  if (!stripped) {
+    r.error =
+        fmt::format("path '{}' has no component left after strip level -p{}", patch_path, strip);
+    return r;
+  }
+  if (!stripped->empty() && stripped->front() == '/') {
+    r.error = fmt::format("path '{}' is absolute; refused (never read)", *stripped);
+    return r;
+  }
+  std::optional<std::string> norm = normalize_relative_path(*stripped);
+  if (!norm) {
+    r.error = fmt::format("path '{}' climbs out of the target; refused (never read)", *stripped);
+    return r;
+  }
+  r.path = std::move(norm);
+  return r;
+}
+
+/// Whether `path` is in the tree. Throws Error when it cannot be examined (e.g. it resolves
+/// outside the target through a symlink): the file is then reported as `error`.
+bool exists(const Tree& tree, const std::string& path) {
+  return tree.stat(path).type != Entry::Type::kMissing;
+}
+
+namespace {
+
+constexpr unsigned kMaxDetectedStrip = 4;
+
+/// For strip detection: a path that is there but cannot be examined still shows the level is
+/// right (verification then reports why it cannot be read).
+bool exists_for_detection(const Tree& tree, const std::string& path) {
+  try {
+    return exists(tree, path);
+  } catch (const Error&) {
+    return true;
+  }
+}
+
+bool is_directory(const Tree& tree, const std::string& path) {
+  if (path.empty()) return true;  // the root
+  try {
+    return tree.stat(path).type == Entry::Type::kDirectory;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::string parent_of(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relocation: a modified file whose path does not exist may live elsewhere in the tree.
+
+constexpr std::size_t kMaxCandidates = 32;
+/// Other candidates named in the relocation text when they would give another answer.
+constexpr std::size_t kMaxOtherVerdicts = 3;
+
+/// The extension of the last component of `path` (".py"), or "" when it has none.
+std::string_view extension_of(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  const std::string_view name = slash == path.npos ? path : path.substr(slash + 1);
+  const std::size_t dot = name.rfind('.');
+  return dot == name.npos || dot == 0 ? std::string_view() : name.substr(dot);
+}
+
+/// Number of trailing path components `a` and `b` share ("x/pkg/f.py", "pkg/f.py" -> 2).
+std::size_t common_suffix(std::string_view a, std::string_view b) {
+  std::size_t n = 0;
+  for (;;) {
+    std::size_t sa = a.rfind('/'), sb = b.rfind('/');
+    std::string_view ca = sa == a.npos ? a : a.substr(sa + 1);
+    std::string_view cb = sb == b.npos ? b : b.substr(sb + 1);
+    if (ca != cb || ca.empty()) return n;
+    ++n;
+    if (sa == a.npos || sb == b.npos) return n;
+    a = a.substr(0, sa);
+    b = b.substr(0, sb);
+  }
+}
+
+struct Candidate {
+  std::string path;
+  std::size_t suffix = 0;  // trailing components shared with the patch path
+  std::size_t marks = 0;   // distinct markers found in it
+  std::size_t fit = 0;     // hunks found (either image), or 1 for a decided hunk-less change
+  FileReport report;
+};
+
+}  // namespace
+
+/// Tries --map prefixes, then candidates found by file name and content (see README,
+/// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
+bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr) {
+  const Tree& tree = ctx.tree;
+  const VerifyOptions& options = ctx.options;
+  if (!options.relocate || options.search_root.empty()) return false;
+  auto adopt = [&](Candidate& c, std::string why) {
+    fr = std::move(c.report);
+    fr.target_path = c.path;
+    fr.relocated = true;
+    fr.relocation = fmt::format("'{}' does not exist; {}", path, why);
+  };
+  auto evaluate = [&](Candidate& c) {
+    c.report = FileReport{};
+    c.report.old_path = fr.old_path;
+    c.report.new_path = fr.new_path;
+    c.report.target_path = c.path;
+    c.report.change = fr.change;
+    c.report.patch_line = fr.patch_line;
+    try {
+      c.report.status = verify_existing(ctx, c.path, fp, c.report);
+    } catch (const Error& e) {
+      c.report.status = Status::kError;
+      c.report.reason = e.what();
+    }
+    if (fp.hunks.empty())
+      c.fit = c.report.status == Status::kConflict || c.report.status == Status::kError ? 0 : 1;
+    else
+      c.fit = static_cast<std::size_t>(
+          std::count_if(c.report.hunks.begin(), c.report.hunks.end(), [](const HunkReport& h) {
+            return h.match.status == HunkStatus::kApplied ||
+                   h.match.status == HunkStatus::kApplicable;
+          }));
+    c.report.presence = file_presence(c.report);
+  };
+  for (const auto& [from, to] : options.path_map) {
+    std::string_view f = from;
+    while (!f.empty() && f.back() == '/') f.remove_suffix(1);
+    if (f.empty() || path.compare(0, f.size(), f) != 0 ||
+        (path.size() > f.size() && path[f.size()] != '/'))
+      continue;
+    std::optional<std::string> mapped = normalize_relative_path(to + path.substr(f.size()));
+    if (!mapped || !exists(tree, *mapped)) continue;
+    Candidate c{*mapped, 0, 0, 0, {}};
+    evaluate(c);
+    adopt(c, fmt::format("mapped by --map {}={}", from, to));
+    return true;
+  }
+
+  std::vector<Marker> markers = context_markers(fp);
+  {
+    Patch one;
+    one.files.push_back(fp);
+    for (Marker& m : extract_markers(one, 0)) markers.push_back(std::move(m));
+  }
+  SearchOptions so = options.search;
+  so.collect_files = true;
+  so.max_hits_per_marker = 0;
+  SearchResult found = search_tree(options.search_root, markers, so);
+  std::vector<Candidate> cands;
+  auto find_or_add = [&](const std::string& p) -> Candidate& {
+    for (Candidate& c : cands)
+      if (c.path == p) return c;
+    cands.push_back({p, common_suffix(p, path), 0, 0, {}});
+    return cands.back();
+  };
+  for (const std::string& f : found.files)
+    if (common_suffix(f, path) > 0) find_or_add(f);
+  // A file found by content only is a candidate only with the patch file's extension: a
+  // document or a copy in another language quoting the fixed code is not the file.
+  const std::string_view extension = extension_of(path);
+  for (const MarkerHits& mh : found.markers) {
+    std::string last;
+    for (const SearchHit& h : mh.hits) {
+      if (h.path == last) continue;
+      last = h.path;
+      if (common_suffix(h.path, path) == 0 && extension_of(h.path) != extension) continue;
+      ++find_or_add(h.path).marks;
+    }
+  }
+  if (cands.empty()) return false;
+  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.suffix != b.suffix) return a.suffix > b.suffix;
+    if (a.marks != b.marks) return a.marks > b.marks;
+    return a.path < b.path;
+  });
+  if (cands.size() > kMaxCandidates) cands.resize(kMaxCandidates);
+  for (Candidate& c : cands) evaluate(c);
+  // A file at the same path suffix (same name and parent directory at least) is the installed
+  // copy of the patched file even when it has drifted: the longer the shared path, the better,
+  // whatever the content says; files sharing only their name (or nothing) rank by content.
+  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+    const bool a_path = a.suffix >= 2, b_path = b.suffix >= 2;
+    if (a_path != b_path) return a_path;
+    if (a_path && a.suffix != b.suffix) return a.suffix > b.suffix;
+    if (a.fit != b.fit) return a.fit > b.fit;
+    return a.suffix != b.suffix ? a.suffix > b.suffix : a.path < b.path;
+  });
+  std::vector<std::string> names;
+  for (const Candidate& c : cands) names.push_back(c.path);
+  Candidate& best = cands.front();
+  auto suffix_text = [&](const Candidate& c) {
+    std::string_view p = c.path;
+    std::size_t at = p.size();
+    for (std::size_t k = 0; k < c.suffix; ++k) at = k == 0 ? p.rfind('/') : p.rfind('/', at - 1);
+    return std::string(at == p.npos ? p : p.substr(at + 1));
+  };
+  if (best.fit == 0) {
+    // Nothing holds the hunks: only a path that shares more than the file name is the file.
+    if (best.suffix >= 2 && (cands.size() == 1 || cands[1].suffix < best.suffix)) {
+      std::string why = fmt::format(
+          "found '{}' by its path suffix '{}', but its content does not "
+          "match the hunks",
+          best.path, suffix_text(best));
+      names.erase(names.begin());
+      adopt(best, why);
+      fr.candidates = std::move(names);
+      return true;
+    }
+    fr.candidates = std::move(names);
+    fr.relocation = fmt::format(
+        "'{}' does not exist; {} candidate{} by name or content, none "
+        "holding the hunks",
+        path, fr.candidates.size(), fr.candidates.size() == 1 ? "" : "s");
+    return false;
+  }
+  std::size_t ties = 1;
+  while (ties < cands.size() && cands[ties].fit == best.fit &&
+         (cands[ties].suffix == best.suffix || (best.suffix < 2 && cands[ties].suffix < 2)))
+    ++ties;
+  if (ties > 1) {
+    fr.status = Status::kUnknown;
+    fr.target_path = path;
+    std::string list;
+    for (std::size_t i = 0; i < ties; ++i)
+      list += fmt::format("{}{} ({})", i == 0 ? "" : ", ", cands[i].path,
+                          to_string(cands[i].report.status));
+    fr.candidates = std::move(names);
+    fr.relocation =
+        fmt::format("'{}' does not exist; {} candidates fit equally: {}", path, ties, list);
+    append_reason(fr, fr.relocation);
+    return true;
+  }
+  std::string why;
+  std::size_t n = fp.hunks.size();
+  if (best.suffix >= 2)
+    why = fmt::format("found at '{}': same path suffix '{}'", best.path, suffix_text(best));
+  else if (best.suffix == 1)
+    why = fmt::format("found at '{}': same file name", best.path);
+  else
+    why = fmt::format("found at '{}': holds the patch's lines", best.path);
+  if (n > 0) why += fmt::format(", {}/{} hunk{} found", best.fit, n, n == 1 ? "" : "s");
+  if (cands.size() > 1)
+    why += fmt::format(" ({} other candidate{} rank lower)", cands.size() - 1,
+                       cands.size() == 2 ? "" : "s");
+  // Say when the choice matters: another candidate holding the hunks would answer otherwise.
+  std::size_t told = 0;
+  for (std::size_t i = 1; i < cands.size() && told < kMaxOtherVerdicts; ++i) {
+    const Candidate& c = cands[i];
+    if (c.fit == 0 || c.report.presence == best.report.presence) continue;
+    why += fmt::format("; '{}' would give {} ({})", c.path, to_string(c.report.status),
+                       to_string(c.report.presence));
+    ++told;
+  }
+  names.erase(names.begin());
+  adopt(best, why);
+  fr.candidates = std::move(names);
+  return true;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+unsigned detect_strip(const Patch& patch, const Tree& tree) {
+  bool all_git = !patch.files.empty() && std::all_of(patch.files.begin(), patch.files.end(),
+                                                     [](const FilePatch& f) { return f.git; });
+  std::array<unsigned, kMaxDetectedStrip + 1> score{};
+  for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
+    for (const FilePatch& fp : patch.files) {
+      Resolved old_side = resolve(fp.old_path, p);
+      Resolved new_side = resolve(fp.new_path, p);
+      // An existing file is strong evidence (2); an existing parent directory of an added
+      // file is weak evidence (1).
+      if (old_side.path && exists_for_detection(tree, *old_side.path)) {
+        score[p] += 2;
+      } else if (new_side.path && exists_for_detection(tree, *new_side.path)) {
+        score[p] += 2;
+      } else if (!old_side.path && new_side.path && new_side.error.empty() &&
+                 new_side.path->find('/') != std::string::npos &&
+                 is_directory(tree, parent_of(*new_side.path))) {
+        score[p] += 1;
+      }
+    }
+  }
+  unsigned preferred = all_git ? 1 : 0;
+  unsigned best = preferred;
+  for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
+    if (score[p] > score[best] || (score[p] == score[best] && p < best && best != preferred))
+      best = p;
+  }
+  return best;
+}
+
+}  // namespace sm120check
