@@ -463,7 +463,8 @@ TEST(ArchConcern, RemovedConditionConcernsWhatItNamed) {
             "+    num_stages = 3\n");
   EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
   EXPECT_EQ(t.doubt,
-            "cfg.py:10: condition removed around existing (re-indented) code: num_stages = 3");
+            "cfg.py:10 (removed): condition removed around re-indented code: if "
+            "CUDA_CAPABILITY[0] == 9:");
   EXPECT_EQ(relevant_to(t, kSm120), std::nullopt);
 }
 
@@ -483,6 +484,18 @@ TEST(ArchConcern, NewConditionAroundOldCodeIsUnsure) {
             "+    if CUDA_CAPABILITY[0] == 9:\n"
             "+        use_tma_multicast()\n");
   EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  // Moved under a new condition further down the hunk (two change blocks).
+  t = infer("aot.py",
+            "     specs = [\n"
+            "         gen_spec(\"a\"),\n"
+            "-        gen_spec(\"trtllm_utils\"),\n"
+            "     ]\n"
+            "+    if has_sm90:\n"
+            "+        specs.append(\n"
+            "+            gen_spec(\"trtllm_utils\"),\n"
+            "+        )\n");
+  EXPECT_EQ(t.names(), Names{"sm_90"});
+  EXPECT_EQ(t.doubt, "aot.py:13: condition added around re-indented code: if has_sm90:");
   // Code replaced by a branch: the other architectures lost it.
   t = infer("k.py",
             "-    backend = \"fa2\"\n"
@@ -565,6 +578,15 @@ TEST(ArchConcern, UntargetedRuntimeHunksAreUnsure) {
             "python/moe/shared.py:9 (removed): code changed with no architecture named in its hunk "
             "or path: return x * 2");
   EXPECT_EQ(relevant_to(t, kSm120), std::nullopt);
+  // A submodule pointer (a file of unknown kind) is runtime content too.
+  std::string bump(kPatch.substr(0, kPatch.find("--- a/python/moe/shared.py")));
+  bump +=
+      "--- a/3rdparty/cutlass\n+++ b/3rdparty/cutlass\n@@ -1 +1 @@\n"
+      "-Subproject commit 1111111111111111111111111111111111111111\n"
+      "+Subproject commit 2222222222222222222222222222222222222222\n";
+  t = infer_arch_targets(parse_patches(bump, "b.diff")[0], 1);
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt.substr(0, 31), "3rdparty/cutlass:1 (removed): c");
   // The same change under tests/, or in a file whose path names an architecture, is governed.
   for (std::string_view path : {"tests/moe/test_shared.py", "python/moe/shared_sm90.py"}) {
     std::string text(kPatch);

@@ -51,9 +51,9 @@ ArchTargets trailer_item(std::string_view item) {
 // Whole patches
 
 /// False for files that do not run in a deployment: tests, benchmarks, docs, examples, CI
-/// settings, prose; their untargeted changes cast no doubt.
-bool is_runtime_path(std::string_view path, LineSyntax syntax) {
-  if (syntax == LineSyntax::kProse) return false;
+/// settings, documentation (.md, .rst, .txt, README, LICENSE); their untargeted changes cast no
+/// doubt. Files of unknown kind (JSON configs, submodule pointers) count as runtime.
+bool is_runtime_path(std::string_view path) {
   const std::string low = to_lower(path);
   std::size_t from = 0;
   for (std::size_t slash = low.find('/'); slash != npos; slash = low.find('/', from)) {
@@ -65,7 +65,13 @@ bool is_runtime_path(std::string_view path, LineSyntax syntax) {
     from = slash + 1;
   }
   const std::string_view file = std::string_view(low).substr(from);
-  return !(starts_with(file, "test_") || file.find("_test.") != npos || file == "conftest.py");
+  if (starts_with(file, "test_") || file.find("_test.") != npos || file == "conftest.py")
+    return false;
+  for (std::string_view doc : {".md", ".rst", ".txt", ".adoc", ".html"})
+    if (ends_with(file, doc) && file != "cmakelists.txt") return false;
+  for (std::string_view doc : {"license", "readme", "changelog", "authors", "notice"})
+    if (starts_with(file, doc)) return false;
+  return true;  // code, and files of unknown kind: data, configs, submodule pointers
 }
 
 /// One line of a hunk with its scan.
@@ -202,7 +208,7 @@ void assess_block(const std::vector<ScannedLine>& lines, std::size_t begin, std:
   std::vector<std::size_t> added;
   const ScannedLine* untargeted_removed = nullptr;
   const ScannedLine* untargeted_added = nullptr;
-  const ScannedLine* moved = nullptr;
+  bool moved = false;
   for (std::size_t k = begin; k < end; ++k) {
     const ScannedLine& l = lines[k];
     const bool is_removed = l.kind == LineKind::kRemoved;
@@ -211,9 +217,10 @@ void assess_block(const std::vector<ScannedLine>& lines, std::size_t begin, std:
       const ScannedLine*& first = is_removed ? untargeted_removed : untargeted_added;
       if (!first) first = &l;
     }
-    if (!is_removed && !moved)
-      for (std::size_t r = begin; r < end; ++r)
-        if (lines[r].kind == LineKind::kRemoved && reindented(lines[r], l)) moved = &l;
+    // Moved into or out of a scope: its other half may lie in another block of the hunk.
+    if (l.kind != LineKind::kContext && !moved)
+      for (const ScannedLine& m : lines)
+        if (m.kind != LineKind::kContext && m.kind != l.kind && reindented(m, l)) moved = true;
   }
   const auto united = [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
     ArchTargets u;
@@ -247,7 +254,7 @@ void assess_block(const std::vector<ScannedLine>& lines, std::size_t begin, std:
   if (!added.empty()) {
     // A new condition: what it names, unless it may enclose code that was there before.
     concern.code(united(added, {}), lines[added.front()]);
-    if (moved) concern.doubt(*moved, "condition added around existing (re-indented) code");
+    if (moved) concern.doubt(lines[added.front()], "condition added around re-indented code");
     if (untargeted_removed)
       concern.doubt(*untargeted_removed, "code removed beside an added condition");
     for (std::size_t k : added)
@@ -256,7 +263,7 @@ void assess_block(const std::vector<ScannedLine>& lines, std::size_t begin, std:
   } else if (!removed.empty()) {
     // A deleted condition: what it named, unless its code stays for everyone.
     concern.code(united(removed, {}), lines[removed.front()]);
-    if (moved) concern.doubt(*moved, "condition removed around existing (re-indented) code");
+    if (moved) concern.doubt(lines[removed.front()], "condition removed around re-indented code");
     if (untargeted_added) concern.doubt(*untargeted_added, "code added beside a removed condition");
     for (std::size_t k : removed)
       if (lines[k].scan.opens_scope && unchanged_code_follows(lines, k, LineKind::kAdded))
@@ -320,7 +327,7 @@ void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
   const std::string path = strip_path(raw, strip).value_or(raw);
   concern.set_path(path);
   const LineSyntax syntax = syntax_for_path(path);
-  const bool runtime = is_runtime_path(path, syntax);
+  const bool runtime = is_runtime_path(path);
   const ArchTargets path_targets = targets_in_path(path);
   concern.text(path_targets, path + " (path)", concern.path_evidence);
 
@@ -380,7 +387,9 @@ void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
       if (!l.cancelled && !arch.unsolved.empty())
         concern.doubt(fmt::format("{}: capability test not solved: {}", concern.where(l),
                                   evidence_text(arch.unsolved)));
-      if (!first_code && l.scan.has_code && !l.scan.import && !l.cancelled) first_code = &l;
+      // In a file of unknown kind (prose syntax) every non-blank line is content.
+      const bool content = syntax == LineSyntax::kProse ? !trim(l.text).empty() : l.scan.has_code;
+      if (!first_code && content && !l.scan.import && !l.cancelled) first_code = &l;
     }
     if (runtime && !hunk_targets && path_targets.empty() && first_code)
       concern.doubt(*first_code, "code changed with no architecture named in its hunk or path");
