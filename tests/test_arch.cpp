@@ -1,5 +1,6 @@
 // Tests of architecture target inference (one line, the Arch: trailer, whole patches), coverage
 // and relevance, and verify's --cc / --no-gpu / --only-relevant end to end.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -33,7 +34,7 @@ TEST(ArchLine, SmTokens) {
   EXPECT_EQ(line_targets("nvcc -arch=sm_120a x.cu"), Names{"sm_120"});
   EXPECT_EQ(line_targets("using Arch = cutlass::arch::Sm120;"), Names{"sm_120"});
   EXPECT_EQ(line_targets("kernels for sm_12x"), Names{"sm_12x"});
-  EXPECT_EQ(line_targets("sm_90a and sm_100f"), (Names{"sm_90", "sm_100"}));
+  EXPECT_EQ(line_targets("sm_90a and sm_100f"), (Names{"sm_90", "sm_10x"}));  // f: the family
   EXPECT_EQ(line_targets("-gencode arch=compute_120,code=sm_120"), Names{"sm_120"});
   EXPECT_EQ(line_targets("-gencode arch=compute_90a,code=sm_90a"), Names{"sm_90"});
   // Not tokens: inside a word, too many digits, no digits.
@@ -122,6 +123,110 @@ TEST(ArchLine, NoEvidence) {
     EXPECT_EQ(line_targets(line), Names{}) << line;
     EXPECT_EQ(targets_in_line(line).source, ArchSource::kNone);
   }
+}
+
+TEST(ArchLine, SlashListsCountEveryItem) {
+  // Issue 8: a comment listing SM86/89/120/121 was read as sm_86 only.
+  const Names four{"sm_86", "sm_89", "sm_120", "sm_121"};
+  EXPECT_EQ(line_targets("// keep smem within budget on 99KB archs (SM86/89/120/121)"), four);
+  EXPECT_EQ(line_targets("# sm_86/sm_89/sm_120/sm_121 have 99 KB"), four);
+  EXPECT_EQ(line_targets("opt-in limit of SM 8.6/8.9/12.0/12.1 parts"), four);
+  EXPECT_EQ(line_targets("sm86, sm89, sm120, sm121"), four);
+  EXPECT_EQ(line_targets("(SM100/SM120)"), (Names{"sm_100", "sm_120"}));
+  EXPECT_EQ(line_targets("SM10x/12x kernels"), (Names{"sm_10x", "sm_12x"}));
+  EXPECT_EQ(line_targets("sm_90a/100a/120a"), (Names{"sm_90", "sm_100", "sm_120"}));
+  EXPECT_EQ(line_targets("    # SM12x only"), Names{"sm_12x"});
+  // Division is no list: only the first item is an architecture.
+  EXPECT_EQ(line_targets("n = SM90/2 + sm_count/4"), Names{"sm_90"});
+}
+
+TEST(ArchLine, LaterEarlierAndFamilies) {
+  EXPECT_EQ(line_targets("head_dim > 256 is only supported on SM100+"), Names{">=sm_100"});
+  EXPECT_EQ(line_targets("if is_sm90_or_later():"), Names{">=sm_90"});
+  EXPECT_EQ(line_targets("requires SM100 or newer"), Names{">=sm_100"});
+  EXPECT_EQ(line_targets("so on pre-SM100 the JIT spec-gen skips"), Names{"<sm_100"});
+  EXPECT_EQ(line_targets("if is_sm100_family():"), Names{"sm_10x"});
+  EXPECT_EQ(line_targets("Blackwell (SM120) tiles"), (Names{"sm_10x", "sm_11x", "sm_12x"}));
+  EXPECT_EQ(line_targets("if is_blackwell():"), (Names{"sm_10x", "sm_11x", "sm_12x"}));
+  EXPECT_EQ(line_targets("using Traits = fmha::Hopper;"), Names{"sm_9x"});
+  EXPECT_EQ(line_targets("on the RTX 5090 and RTX PRO 6000"), Names{"sm_120"});
+  EXPECT_EQ(line_targets("DGX Spark / GB10"), Names{"sm_121"});
+  EXPECT_EQ(line_targets("grasshopper GB100 rtx 500"), Names{});
+}
+
+TEST(ArchLine, MoreSolvedForms) {
+  EXPECT_EQ(line_targets("if self.arch >= Arch.sm_100 and self.arch <= Arch.sm_103:"),
+            (Names{"sm_100", "sm_101", "sm_102", "sm_103"}));
+  EXPECT_EQ(line_targets("and get_device_arch() in (\"100a\", \"103a\")"),
+            (Names{"sm_100", "sm_103"}));
+  EXPECT_EQ(line_targets("@supported_compute_capability([100, 103, 107])"),
+            (Names{"sm_100", "sm_103", "sm_107"}));
+  EXPECT_EQ(line_targets("    supported_major_versions=[10, 12],"), (Names{"sm_10x", "sm_12x"}));
+  EXPECT_EQ(line_targets("if capability >= 8.9:"), Names{">=sm_89"});
+  // A compiler or library version's major is no capability.
+  EXPECT_EQ(
+      line_targets("#if (__CUDACC_VER_MAJOR__ >= 12 && defined(__CUDA_ARCH__) && (__CUDA_ARCH__ "
+                   ">= 900))"),
+      Names{">=sm_90"});
+  EXPECT_EQ(line_targets("if cuda_major >= 13 or get_cuda_version().major < 13:"), Names{});
+}
+
+TEST(ArchLine, CodeCommentsAndStrings) {
+  LineArch a =
+      arch_in_line("if is_sm120a_supported(dev):  # SM90 goes elsewhere", LineSyntax::kHash);
+  EXPECT_EQ(a.code.names(), Names{"sm_120"});
+  EXPECT_EQ(a.text.names(), Names{"sm_90"});
+  a = arch_in_line("    raise ValueError(\"requires SM100\")", LineSyntax::kHash);
+  EXPECT_TRUE(a.code.empty());
+  EXPECT_EQ(a.text.names(), Names{"sm_100"});
+  // Compile flags count as code, also in strings.
+  a = arch_in_line("flags = [\"-gencode=arch=compute_120a,code=sm_120a\"]", LineSyntax::kHash);
+  EXPECT_EQ(a.code.names(), Names{"sm_120"});
+  // Imports and includes only name things; prose words in code lines (a docstring whose quotes
+  // lie outside the hunk) are text.
+  EXPECT_TRUE(arch_in_line("from flashinfer.utils import is_sm100a_supported", LineSyntax::kHash)
+                  .code.empty());
+  EXPECT_TRUE(arch_in_line("#include \"gemm_sm90.cuh\"", LineSyntax::kCFamily).code.empty());
+  a = arch_in_line("    Fused MoE kernel for SM100 GPUs.", LineSyntax::kHash);
+  EXPECT_TRUE(a.code.empty());
+  EXPECT_EQ(a.text.names(), Names{"sm_100"});
+  // '#' is a comment in Python but a directive in C++; '//' the other way round.
+  EXPECT_EQ(arch_in_line("#if __CUDA_ARCH__ >= 1200", LineSyntax::kCFamily).code.names(),
+            Names{">=sm_120"});
+  EXPECT_TRUE(arch_in_line("# if CUDA_CAPABILITY[0] >= 9:", LineSyntax::kHash).code.empty());
+  // A comparison inside a string is no condition.
+  EXPECT_TRUE(
+      arch_in_line("src = f\"if (sm == {sm} && d == 128)\"", LineSyntax::kHash).code.empty());
+  // Prose files are all text.
+  a = arch_in_line("Supported: `CUDA_CAPABILITY[0] >= 9` (SM90+)", LineSyntax::kProse);
+  EXPECT_TRUE(a.code.empty());
+  EXPECT_EQ(a.text.names(), Names{">=sm_90"});
+}
+
+TEST(ArchLine, UnsolvedCapabilityTests) {
+  for (std::string_view line :
+       {"if torch.cuda.get_device_capability() >= min_cc:", "if arch >= SM_MIN:",
+        "if cc in SUPPORTED_CCS:", "if current_platform.has_device_capability(min_cap):",
+        "if (getSMVersion() < kMinSm) return;", "if props.major == required_major:"}) {
+    LineArch a = arch_in_line(line, LineSyntax::kPlain);
+    EXPECT_FALSE(a.unsolved.empty()) << line;
+    EXPECT_TRUE(a.code.empty()) << line;
+  }
+  EXPECT_EQ(arch_in_line("if arch >= SM_MIN:", LineSyntax::kPlain).unsolved, "arch >= SM_MIN");
+  for (std::string_view line :
+       {"for sm in range(num_sms):", "for (int sm = 0; sm < num_sms; ++sm) {",
+        "if a_major == \"k\":", "if cc is None or cc == None:", "if sm < sm_count:",
+        "if CUDA_CAPABILITY[0] >= 9:", "x = [sm for sm in sms if sm >= 90]"})
+    EXPECT_EQ(arch_in_line(line, LineSyntax::kPlain).unsolved, "") << line;
+}
+
+TEST(ArchLine, SyntaxForPath) {
+  EXPECT_EQ(syntax_for_path("python/sglang/attn.py"), LineSyntax::kHash);
+  EXPECT_EQ(syntax_for_path("CMakeLists.txt"), LineSyntax::kHash);
+  EXPECT_EQ(syntax_for_path("csrc/xqa/mha.cu"), LineSyntax::kCFamily);
+  EXPECT_EQ(syntax_for_path("csrc/xqa/mhaUtils.cuh"), LineSyntax::kCFamily);
+  EXPECT_EQ(syntax_for_path("docs/arch.md"), LineSyntax::kProse);
+  EXPECT_EQ(syntax_for_path("LICENSE"), LineSyntax::kProse);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -254,6 +359,302 @@ diff --git a/CMakeLists.txt b/CMakeLists.txt
   EXPECT_TRUE(covers(t, kSm90));  // the CMake line also builds for sm_90
 }
 
+/// A one-file patch of `path` whose single hunk has `body` (lines with ' ', '-', '+').
+Patch one_hunk(std::string_view path, std::string_view body, std::string_view message = {}) {
+  std::size_t old_lines = 0;
+  std::size_t new_lines = 0;
+  for (std::size_t at = 0; at < body.size();) {
+    old_lines += body[at] != '+';
+    new_lines += body[at] != '-';
+    const std::size_t eol = body.find('\n', at);
+    at = eol == std::string_view::npos ? body.size() : eol + 1;
+  }
+  std::string text(message);
+  text += fmt::format("--- a/{0}\n+++ b/{0}\n@@ -10,{1} +10,{2} @@\n{3}", path, old_lines,
+                      new_lines, body);
+  std::vector<Patch> patches = parse_patches(text, "t.diff");
+  EXPECT_EQ(patches.size(), 1u);
+  return patches.at(0);
+}
+
+ArchTargets infer(std::string_view path, std::string_view body, std::string_view message = {}) {
+  return infer_arch_targets(one_hunk(path, body, message), 1);
+}
+
+std::optional<bool> relevant_to(const ArchTargets& t, ComputeCapability cc) {
+  return arch_relevant(t, override_gpu(cc));
+}
+
+TEST(ArchConcern, NarrowedConditionConcernsWhatItDropped) {
+  // Issue 8, verbatim: ">= 9" -> ">= 9 and CUDA_CAPABILITY[0] != 12" concerns 12.x.
+  ArchTargets t = infer("attn.py",
+                        "-    if CUDA_CAPABILITY[0] >= 9:\n"
+                        "+    if CUDA_CAPABILITY[0] >= 9 and CUDA_CAPABILITY[0] != 12:\n"
+                        "         BLOCK_M, BLOCK_N = (128, 64)\n");
+  EXPECT_EQ(t.names(), Names{"sm_12x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kConfident);
+  EXPECT_EQ(t.evidence, "attn.py:10: if CUDA_CAPABILITY[0] >= 9 and CUDA_CAPABILITY[0] != 12:");
+  EXPECT_EQ(relevant_to(t, kSm120), true);
+  EXPECT_EQ(relevant_to(t, kSm90), false);  // 9.x behaves as before
+
+  // ">= 9" -> "== 9" concerns 10.0 and later; ">= 9" -> "in (9, 10)" concerns 11.0 and later.
+  t = infer("attn.py", "-    if CUDA_CAPABILITY[0] >= 9:\n+    if CUDA_CAPABILITY[0] == 9:\n");
+  EXPECT_EQ(t.names(), Names{">=sm_100"});
+  EXPECT_EQ(relevant_to(t, kSm120), true);
+  t = infer("attn.py",
+            "-    if CUDA_CAPABILITY[0] >= 9:\n+    if CUDA_CAPABILITY[0] in (9, 10):\n");
+  EXPECT_EQ(t.names(), Names{">=sm_110"});
+  EXPECT_EQ(relevant_to(t, kSm120), true);
+  // Widened: "== 9" -> "in (9, 12)" concerns 12.x only.
+  t = infer("attn.py",
+            "-    if CUDA_CAPABILITY[0] == 9:\n+    if CUDA_CAPABILITY[0] in (9, 12):\n");
+  EXPECT_EQ(t.names(), Names{"sm_12x"});
+  EXPECT_EQ(relevant_to(t, kSm90), false);
+  // C++: a guard narrowed to exclude 12.0.
+  t = infer("k.cu",
+            "-#if __CUDA_ARCH__ >= 900\n+#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ != 1200\n");
+  EXPECT_EQ(t.names(), Names{"sm_120"});
+}
+
+TEST(ArchConcern, PairsAndUnions) {
+  // Two conditions rewritten in one block pair by position (a union per side would lose 11.x:
+  // "< 12 or == 12" -> "< 10 or == 11" differs only on 10.x and 12.x).
+  ArchTargets t = infer("attn.py",
+                        "-    a = 64 if CUDA_CAPABILITY[0] < 12 else 32\n"
+                        "-    b = 2 if CUDA_CAPABILITY[0] == 12 else 1\n"
+                        "+    a = 64 if CUDA_CAPABILITY[0] < 10 else 32\n"
+                        "+    b = 2 if CUDA_CAPABILITY[0] == 11 else 1\n");
+  EXPECT_EQ(t.names(), (Names{"sm_10x", "sm_11x", "sm_12x"}));
+  EXPECT_EQ(t.confidence, ArchConfidence::kConfident);
+  // Code beside the condition changed too: everything either side names.
+  t = infer("attn.py",
+            "-    if CUDA_CAPABILITY[0] >= 9:\n"
+            "-        BLOCK = 128\n"
+            "+    if CUDA_CAPABILITY[0] >= 9 and CUDA_CAPABILITY[0] != 12:\n"
+            "+        BLOCK = 64\n");
+  EXPECT_EQ(t.names(), Names{">=sm_90"});
+  EXPECT_EQ(relevant_to(t, kSm90), true);
+  // Same targets, other code in the condition: it concerns its range.
+  t = infer("attn.py", "-    if cc[0] >= 9 and use_tma:\n+    if cc[0] >= 9 and not use_tma:\n");
+  EXPECT_EQ(t.names(), Names{">=sm_90"});
+  // Same targets and same code apart from them ("if" -> "elif", another spelling): no change.
+  t = infer("attn.py",
+            "-    if cc[0] >= 9:\n+    elif cc[0] > 8:\n         BLOCK = 64\n"
+            "+    x = 1  # SM120\n");
+  EXPECT_EQ(t.names(), Names{"sm_120"});  // only the comment is left
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+}
+
+TEST(ArchConcern, RemovedConditionConcernsWhatItNamed) {
+  // A deleted "if cc == 12" branch concerns 12.x.
+  ArchTargets t = infer("cfg.py",
+                        "     num_stages = 2\n"
+                        "-    if CUDA_CAPABILITY[0] == 12:\n"
+                        "-        num_stages = 1\n"
+                        "     return num_stages\n");
+  EXPECT_EQ(t.names(), Names{"sm_12x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kConfident);
+  EXPECT_EQ(t.evidence, "cfg.py:11 (removed): if CUDA_CAPABILITY[0] == 12:");
+  EXPECT_EQ(relevant_to(t, kSm120), true);
+  // Its code kept for everyone (re-indented): unsure.
+  t = infer("cfg.py",
+            "-    if CUDA_CAPABILITY[0] == 9:\n"
+            "-        num_stages = 3\n"
+            "+    num_stages = 3\n");
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt,
+            "cfg.py:10 (removed): condition removed around re-indented code: if "
+            "CUDA_CAPABILITY[0] == 9:");
+  EXPECT_EQ(relevant_to(t, kSm120), std::nullopt);
+}
+
+TEST(ArchConcern, NewConditionAroundOldCodeIsUnsure) {
+  // "if (sm == 90) {" around an unchanged line: 12.0 loses that line.
+  ArchTargets t = infer("k.cu",
+                        "+  if (getSMVersion() == 90) {\n"
+                        "     use_tma_multicast();\n"
+                        "+  }\n");
+  EXPECT_EQ(t.names(), Names{"sm_90"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt, "k.cu:10: condition added around unchanged code: if (getSMVersion() == 90) {");
+  EXPECT_EQ(relevant_to(t, kSm120), std::nullopt);
+  // Python: the wrapped lines are re-indented.
+  t = infer("k.py",
+            "-    use_tma_multicast()\n"
+            "+    if CUDA_CAPABILITY[0] == 9:\n"
+            "+        use_tma_multicast()\n");
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  // Moved under a new condition further down the hunk (two change blocks).
+  t = infer("aot.py",
+            "     specs = [\n"
+            "         gen_spec(\"a\"),\n"
+            "-        gen_spec(\"trtllm_utils\"),\n"
+            "     ]\n"
+            "+    if has_sm90:\n"
+            "+        specs.append(\n"
+            "+            gen_spec(\"trtllm_utils\"),\n"
+            "+        )\n");
+  EXPECT_EQ(t.names(), Names{"sm_90"});
+  EXPECT_EQ(t.doubt, "aot.py:13: condition added around re-indented code: if has_sm90:");
+  // Code replaced by a branch: the other architectures lost it.
+  t = infer("k.py",
+            "-    backend = \"fa2\"\n"
+            "+    if CUDA_CAPABILITY[0] == 9:\n"
+            "+        backend = \"fa3\"\n");
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt,
+            "k.py:10 (removed): code removed beside an added condition: backend = \"fa2\"");
+  // A new branch with new code only stays confident (the SM120 fix shape of patches/).
+  t = infer("k.py",
+            "     if M <= E:\n"
+            "         config[\"BLOCK_SIZE_M\"] = 16\n"
+            "+    if major == 12:\n"
+            "+        config[\"BLOCK_SIZE_K\"] = 64\n"
+            "     return config\n");
+  EXPECT_EQ(t.names(), Names{"sm_12x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kConfident);
+}
+
+TEST(ArchConcern, EarlyExitGuardBeforeNewCode) {
+  // New code after "if cc != 12: return" runs on 12.x: the block concerns both sides.
+  ArchTargets t = infer("cfg.py",
+                        "+    if CUDA_CAPABILITY[0] != 12:\n"
+                        "+        return config\n"
+                        "+    config[\"num_stages\"] = 1\n"
+                        "     return config\n");
+  EXPECT_EQ(t.names(), Names{"any"});
+  EXPECT_EQ(relevant_to(t, kSm120), true);
+  t = infer("k.cu", "+  if (getSMVersion() != 120) return;\n+  shrink_tiles();\n");
+  EXPECT_TRUE(covers(t, kSm120));
+  // An early exit alone concerns only where it exits.
+  t = infer("cfg.py", "+    if CUDA_CAPABILITY[0] != 12:\n+        return config\n     x = 1\n");
+  EXPECT_FALSE(covers(t, kSm120));
+}
+
+TEST(ArchConcern, DoubtMeansUnknown) {
+  // A capability test the rules cannot solve.
+  ArchTargets t = infer("attn.py",
+                        "+    if CUDA_CAPABILITY[0] == 9:\n"
+                        "+        BLOCK = 128\n"
+                        "+    if torch.cuda.get_device_capability() >= min_cc:\n"
+                        "+        BLOCK = 64\n");
+  EXPECT_EQ(t.names(), Names{"sm_9x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt,
+            "attn.py:12: capability test not solved: torch.cuda.get_device_capability() >= min_cc");
+  EXPECT_EQ(relevant_to(t, kSm120), std::nullopt);
+  EXPECT_EQ(relevant_to(t, kSm90), true);
+  // Targets only from comments and strings.
+  t = infer("attn.py", "+    # Hopper: bigger tiles\n+    BLOCK = 128\n");
+  EXPECT_EQ(t.names(), Names{"sm_9x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(relevant_to(t, kSm120), std::nullopt);
+  // A trailer is confident.
+  t = infer("attn.py", "+    BLOCK = 128\n", "Subject: x\n\nArch: sm_90\n---\n");
+  EXPECT_EQ(t.confidence, ArchConfidence::kConfident);
+  EXPECT_EQ(relevant_to(t, kSm120), false);
+}
+
+TEST(ArchConcern, UntargetedRuntimeHunksAreUnsure) {
+  constexpr std::string_view kPatch = R"(--- a/python/moe/dispatch.py
++++ b/python/moe/dispatch.py
+@@ -3,2 +3,4 @@
+ def pick(cc):
++    if cc[0] == 9:
++        return "fa3"
+     return "fa2"
+--- a/python/moe/shared.py
++++ b/python/moe/shared.py
+@@ -8,2 +8,2 @@
+ def scale(x):
+-    return x * 2
++    return x * 4
+)";
+  std::vector<Patch> p = parse_patches(kPatch, "p.diff");
+  ArchTargets t = infer_arch_targets(p[0], 1);
+  EXPECT_EQ(t.names(), Names{"sm_9x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt,
+            "python/moe/shared.py:9 (removed): code changed with no architecture named in its hunk "
+            "or path: return x * 2");
+  EXPECT_EQ(relevant_to(t, kSm120), std::nullopt);
+  // A submodule pointer (a file of unknown kind) is runtime content too.
+  std::string bump(kPatch.substr(0, kPatch.find("--- a/python/moe/shared.py")));
+  bump +=
+      "--- a/3rdparty/cutlass\n+++ b/3rdparty/cutlass\n@@ -1 +1 @@\n"
+      "-Subproject commit 1111111111111111111111111111111111111111\n"
+      "+Subproject commit 2222222222222222222222222222222222222222\n";
+  t = infer_arch_targets(parse_patches(bump, "b.diff")[0], 1);
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt.substr(0, 31), "3rdparty/cutlass:1 (removed): c");
+  // The same change under tests/, or in a file whose path names an architecture, is governed.
+  for (std::string_view path : {"tests/moe/test_shared.py", "python/moe/shared_sm90.py"}) {
+    std::string text(kPatch);
+    for (std::size_t at = text.find("python/moe/shared.py"); at != std::string::npos;
+         at = text.find("python/moe/shared.py", at))
+      text.replace(at, 20, path);
+    t = infer_arch_targets(parse_patches(text, "p.diff")[0], 1);
+    EXPECT_EQ(t.confidence, ArchConfidence::kConfident) << path << ": " << t.doubt;
+    EXPECT_EQ(relevant_to(t, kSm120), false) << path;
+  }
+}
+
+TEST(ArchConcern, MessageAndPathsAddTargets) {
+  // The subject names SM120; the code names only SM100.
+  ArchTargets t = infer("gemm.py", "+    if CUDA_CAPABILITY[0] == 10:\n+        x = 1\n",
+                        "From: a <a@b.c>\nSubject: [PATCH] fix cudnn sm120 nan\n\nbody\n---\n"
+                        " gemm_sm90.py | 2 +-\n");
+  EXPECT_EQ(t.names(), (Names{"sm_10x", "sm_120"}));  // not the diffstat's sm90
+  EXPECT_EQ(relevant_to(t, kSm120), true);
+  // A kernel file named for an architecture.
+  t = infer("csrc/gemm_sm120.cu", "-  int stages = 3;\n+  int stages = 2;\n");
+  EXPECT_EQ(t.names(), Names{"sm_120"});
+  EXPECT_EQ(t.evidence, "csrc/gemm_sm120.cu (path)");
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+}
+
+TEST(ArchConcern, FlashInferSm12xCommentRegression) {
+  // Paraphrased from FlashInfer fafab4727 (XQA head_dim 512 on SM12x): the only SM12x evidence
+  // in the changed lines is a comment listing 99 KB parts; the code names sm_90.
+  constexpr std::string_view kPatch = R"(--- a/csrc/xqa/mha.cu
++++ b/csrc/xqa/mha.cu
+@@ -2,3 +2,5 @@
+ constexpr uint32_t headElems = HEAD_ELEMS;
+-constexpr uint32_t cacheVTileSeqLen = 32;
++// Large heads hold the whole head in one V tile: halve the V tile sequence length to keep
++// smem within budget on 99KB archs (SM86/89/120/121).
++constexpr uint32_t cacheVTileSeqLen = headElems > 256 ? 16 : 32;
+ constexpr uint32_t nbVSplit = 1;
+--- a/flashinfer/jit/xqa.py
++++ b/flashinfer/jit/xqa.py
+@@ -5,2 +5,2 @@
+ def gen_xqa_module(head_dim):
+-    if _has_sm90_target():
++    if _has_sm90_target() and head_dim <= 256:
+)";
+  ArchTargets t = infer_arch_targets(parse_patches(kPatch, "p.diff")[0], 1);
+  EXPECT_EQ(t.names(), (Names{"sm_86", "sm_89", "sm_90", "sm_120", "sm_121"}));
+  EXPECT_EQ(relevant_to(t, kSm120), true);
+  EXPECT_EQ(relevant_to(t, ComputeCapability{12, 1}), true);
+}
+
+TEST(ArchConcern, ExistingVerdictsStay) {
+  // A patch that only adds Hopper code is still irrelevant to 12.0.
+  ArchTargets t = infer("attn.py",
+                        "     num_stages = 2\n"
+                        "+    if CUDA_CAPABILITY[0] == 9:\n"
+                        "+        num_stages = 3\n"
+                        "     return num_stages\n");
+  EXPECT_EQ(t.names(), Names{"sm_9x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kConfident);
+  EXPECT_EQ(relevant_to(t, kSm120), false);
+  // The SM120 fix of the examples: relevant to 12.0, not to 9.0.
+  t = infer_arch_targets(parse_patches(kInferredPatch, "p.patch")[0], 1);
+  EXPECT_EQ(t.confidence, ArchConfidence::kConfident) << t.doubt;
+  EXPECT_EQ(relevant_to(t, kSm120), true);
+  EXPECT_EQ(relevant_to(t, kSm90), false);
+}
+
 // ---------------------------------------------------------------------------------------------
 // verify end to end
 
@@ -298,10 +699,11 @@ TEST_F(ArchE2E, OnlyRelevantWithCc120KeepsTheFix) {
   const json& p = doc["patches"][0];
   EXPECT_EQ(p["status"], "applicable");
   EXPECT_EQ(p["arch"], json::parse(R"({"targets": ["sm_12x"], "source": "inferred",
-      "relevant": true, "evidence": "python/kern/attn.py:8: if CUDA_CAPABILITY[0] == 12:"})"));
+      "relevant": true, "evidence": "python/kern/attn.py:8: if CUDA_CAPABILITY[0] == 12:",
+      "confidence": "confident", "doubt": null})"));
   EXPECT_EQ(doc["patches"][1]["status"], "applied");
   EXPECT_EQ(doc["patches"][1]["arch"], json::parse(R"({"targets": [], "source": "none",
-      "relevant": null, "evidence": null})"));
+      "relevant": null, "evidence": null, "confidence": null, "doubt": null})"));
   EXPECT_EQ(doc["summary"]["applicable"], 1);
   EXPECT_EQ(doc["summary"]["skipped"], 0);
 }
@@ -350,6 +752,66 @@ TEST_F(ArchE2E, TextReport) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("summary: 1 patch: 1 skipped  -> exit 0\n"), std::string::npos);
+}
+
+TEST_F(ArchE2E, CommentListKeepsTheSm12xFix) {
+  // Issue 8 end to end: the FlashInfer-shaped fix (paraphrased) is kept with --cc 12.0
+  // --only-relevant (it was skipped, exit 0, when the comment read as sm_86 only).
+  test::write_file(dir.path() / "fi/csrc/xqa/mha.cu",
+                   "// XQA decode\nconstexpr uint32_t headElems = HEAD_ELEMS;\n"
+                   "constexpr uint32_t cacheVTileSeqLen = 32;\nconstexpr uint32_t nbVSplit = 1;\n");
+  test::write_file(dir.path() / "fi.patch",
+                   "--- a/csrc/xqa/mha.cu\n+++ b/csrc/xqa/mha.cu\n@@ -2,3 +2,5 @@\n"
+                   " constexpr uint32_t headElems = HEAD_ELEMS;\n"
+                   "-constexpr uint32_t cacheVTileSeqLen = 32;\n"
+                   "+// Halve the V tile sequence length to keep smem within budget\n"
+                   "+// on 99KB archs (SM86/89/120/121).\n"
+                   "+constexpr uint32_t cacheVTileSeqLen = headElems > 256 ? 16 : 32;\n"
+                   " constexpr uint32_t nbVSplit = 1;\n");
+  test::RunResult r = test::run_sm120check({"verify", "--format", "json", "--cc", "12.0",
+                                            "--only-relevant", dir / "fi.patch", dir / "fi"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  json p = json::parse(r.out)["patches"][0];
+  EXPECT_EQ(p["status"], "applicable");
+  EXPECT_EQ(p["arch"]["targets"], json::parse(R"(["sm_86", "sm_89", "sm_120", "sm_121"])"));
+  EXPECT_EQ(p["arch"]["relevant"], true);
+  EXPECT_EQ(p["arch"]["evidence"], "csrc/xqa/mha.cu:4: // on 99KB archs (SM86/89/120/121).");
+  EXPECT_EQ(p["arch"]["confidence"], "unsure");
+  EXPECT_EQ(p["arch"]["doubt"],
+            "no code line names an architecture: targets only from comments, strings, names, "
+            "paths or the message");
+}
+
+TEST_F(ArchE2E, UnsureIsNeverSkipped) {
+  // Hopper code next to a capability test the rules cannot solve: unknown for 12.0, kept.
+  test::write_file(dir.path() / "u.patch",
+                   "--- a/python/kern/attn.py\n+++ b/python/kern/attn.py\n@@ -12,1 +12,5 @@\n"
+                   "     return BLOCK_M, BLOCK_N, num_stages\n"
+                   "+    if CUDA_CAPABILITY[0] == 9:\n+        num_stages = 3\n"
+                   "+    if torch.cuda.get_device_capability() >= min_cc:\n"
+                   "+        num_stages = 1\n");
+  test::RunResult r = test::run_sm120check(
+      {"verify", "--cc", "12.0", "--only-relevant", dir / "u.patch", dir / "tree"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("  arch: sm_9x  relevant to this GPU: unknown (unsure evidence)\n"
+                       "    from python/kern/attn.py:13: if CUDA_CAPABILITY[0] == 9:\n"
+                       "    unsure: python/kern/attn.py:15: capability test not solved: "
+                       "torch.cuda.get_device_capability() >= min_cc\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("summary: 1 patch: 1 applicable  -> exit 1\n"), std::string::npos) << r.out;
+  // The same patch without the unsolved test is confidently Hopper-only: skipped.
+  test::write_file(dir.path() / "h.patch",
+                   "--- a/python/kern/attn.py\n+++ b/python/kern/attn.py\n@@ -12,1 +12,3 @@\n"
+                   "     return BLOCK_M, BLOCK_N, num_stages\n"
+                   "+    if CUDA_CAPABILITY[0] == 9:\n+        num_stages = 3\n");
+  test::RunResult h = test::run_sm120check({"verify", "--format", "json", "--cc", "12.0",
+                                            "--only-relevant", dir / "h.patch", dir / "tree"});
+  EXPECT_EQ(h.exit_code, 0) << h.err << h.out;
+  json doc = json::parse(h.out);
+  EXPECT_EQ(doc["patches"][0]["status"], "skipped");
+  EXPECT_EQ(doc["patches"][0]["arch"]["relevant"], false);
+  EXPECT_EQ(doc["patches"][0]["arch"]["confidence"], "confident");
 }
 
 TEST_F(ArchE2E, UsageErrors) {

@@ -1,11 +1,14 @@
 // Which GPU architectures a patch targets, and whether it matters for a given GPU.
 //
 // Targets come from an explicit trailer in the patch's message ("Arch: sm_120, sm_121") and
-// otherwise are inferred from the patch's added lines (sm_120, compute_120, __CUDA_ARCH__ >= 1200,
-// CUDA_CAPABILITY[0] == 12, get_device_capability() >= (12, 0), getSMVersion() >= 120,
-// CUDA_ARCHITECTURES 120a, ...). Architectures are handled as sets of sm numbers
-// (ComputeCapability::sm(): 120 for 12.0), so ranges are understood: ">= 9" covers 12.0,
-// "== 12" does not cover 9.0.
+// otherwise are inferred from the patch's changed lines (sm_120, compute_120, __CUDA_ARCH__ >=
+// 1200, CUDA_CAPABILITY[0] == 12, get_device_capability() >= (12, 0), getSMVersion() >= 120,
+// CUDA_ARCHITECTURES 120a, "SM86/89/120/121" in a comment, ...), its file paths and its message.
+// Architectures are handled as sets of sm numbers (ComputeCapability::sm(): 120 for 12.0), so
+// ranges are understood: ">= 9" covers 12.0, "== 12" does not cover 9.0. A rewritten condition
+// concerns the symmetric difference of its old and new ranges. Evidence that may miss an
+// architecture the patch changes makes the targets "unsure": such a patch is never called
+// irrelevant (docs/json.md, "arch").
 #pragma once
 
 #include <optional>
@@ -41,14 +44,31 @@ enum class ArchSource {
 /// "none", "trailer", "inferred".
 std::string_view to_string(ArchSource source);
 
+/// How far a patch's targets can be trusted to name every architecture whose behaviour it changes.
+enum class ArchConfidence {
+  kConfident,  ///< a trailer, or targets solved from changed code with nothing in doubt
+  kUnsure,     ///< ArchTargets::doubt says why the targets may miss some
+};
+
+/// "confident", "unsure".
+std::string_view to_string(ArchConfidence confidence);
+
 /// The architectures a patch (or one line) targets.
 struct ArchTargets {
   /// Sorted, disjoint, non-adjacent ranges (normalised by add()); empty = no evidence.
   std::vector<ArchRange> ranges;
   ArchSource source = ArchSource::kNone;
-  /// "path:line: text" of the first added line that gave a target (post-image line number,
-  /// text trimmed and cut at 120 bytes), or "trailer: Arch: ..." for a trailer; "" for none.
+  /// Where the targets come from (the first code line that gave one, else the first comment,
+  /// string, path or message line): "path:line: text" for an added line (post-image line
+  /// number), "path:line (removed): text" for a removed line (pre-image line number),
+  /// "path (path)", "message: text", or "trailer: Arch: ..."; text trimmed and cut at 120
+  /// bytes; "" for none.
   std::string evidence;
+  /// Meaningful only with ranges: a patch without targets is never relevant or irrelevant.
+  ArchConfidence confidence = ArchConfidence::kConfident;
+  /// Why the targets are unsure (the first reason found, e.g. "path:line: capability test not
+  /// solved: text"); "" when there is none.
+  std::string doubt;
 
   bool empty() const noexcept { return ranges.empty(); }
   /// Adds `range` (ignored when empty), merging overlapping and adjacent ranges.
@@ -64,15 +84,47 @@ struct ArchTargets {
 /// True when some range of `targets` contains `cc`.
 bool covers(const ArchTargets& targets, ComputeCapability cc);
 
-/// The targets one line of code names, by the rules listed in docs/json.md ("arch"): sm_XY
-/// tokens (sm_120, sm120, SM120, Sm120, sm_120a, sm_12x), compute_XY, comparisons of
-/// __CUDA_ARCH__ (x 100: 1200 is 12.0), of getSMVersion()/sm/sm_version (x 10: 120), of a
-/// major (CUDA_CAPABILITY[0], get_device_capability()[0], props.major, cc_major), of a
-/// capability against a tuple ((12, 0)) or, with `in`, a list; has_device_capability(N),
-/// is_device_capability(N), is_device_capability_family(N); and CMake/PyTorch arch lists
-/// (CUDA_ARCHITECTURES, CUDA_ARCHS, TORCH_CUDA_ARCH_LIST: "90;120a", "9.0;12.0+PTX").
-/// Comparisons joined by && / and (or chained, 9 <= cc[0] < 12) intersect; otherwise they add
-/// up. Source kInferred when something was found; evidence is left empty.
+/// How a file's lines split into code, comments and strings.
+enum class LineSyntax {
+  kPlain,    ///< all code: no comment or string syntax (targets_in_line())
+  kHash,     ///< "#" comments; '...', "..." and triple-quoted strings: Python, CMake, shell, YAML
+  kCFamily,  ///< "//" and "/* */" comments, "..." and '.' literals: C, C++, CUDA, Jinja templates
+  kProse,    ///< all text: Markdown, reStructuredText, plain text and files of unknown kind
+};
+
+/// The syntax of `path`, by its file name and extension (CMakeLists.txt is kHash).
+LineSyntax syntax_for_path(std::string_view path);
+
+/// What one line says about architectures, by the kind of evidence.
+struct LineArch {
+  /// Solved from code: comparisons, capability calls and lists, arch lists, compile flags
+  /// (arch=compute_120a, code=sm_120a, also in strings), sm tokens outside comments and strings
+  /// (not on import or #include lines).
+  ArchTargets code;
+  /// Named in comments, strings and prose, on import lines, or by a family name: sm tokens and
+  /// lists (SM86/89/120/121, SM 8.6/8.9/12.0), "Blackwell", "Hopper", "RTX 5090", "DGX Spark".
+  ArchTargets text;
+  /// The first capability-looking expression in code the rules could not solve
+  /// ("get_device_capability() >= min_cc", "has_device_capability(cap)"); "" for none.
+  std::string unsolved;
+};
+
+/// The evidence in one line of a file of `syntax`, the line starting outside any comment or
+/// string. Rules (docs/json.md, "arch"): sm_XY tokens (sm_120, sm120, SM120, Sm120, sm_120a,
+/// "SM 12.0", sm_12x; sm_100f is the 10.x family; SM90+, sm90_or_later and "SM90 or later" are
+/// that and later; pre-SM100 is below), "/" lists of them (SM86/89/120/121), compute_XY,
+/// comparisons of __CUDA_ARCH__ (x 100: 1200 is 12.0), of getSMVersion()/sm/sm_version/arch
+/// (x 10: 120), of a major (CUDA_CAPABILITY[0], get_device_capability()[0], props.major,
+/// cc_major), of a capability against a tuple ((12, 0)) or, with `in`, a list;
+/// has_device_capability(N), is_device_capability(N), is_device_capability_family(N);
+/// capability lists (supported_compute_capability([90, 120]), supported_major_versions=[10,
+/// 12]); CMake/PyTorch arch lists (CUDA_ARCHITECTURES, CUDA_ARCHS, TORCH_CUDA_ARCH_LIST: "90;120a",
+/// "9.0;12.0+PTX"); family names. Comparisons joined by && / and (or chained, 9 <= cc[0] < 12)
+/// intersect; otherwise they add up. Source kInferred where something was found.
+LineArch arch_in_line(std::string_view line, LineSyntax syntax);
+
+/// Every target of `line` read as code (kPlain): the union of arch_in_line()'s code and text
+/// targets. Source kInferred when something was found; evidence is left empty.
 ArchTargets targets_in_line(std::string_view line);
 
 /// The targets of the first "Arch:" trailer line in `message` (a line, leading white space
@@ -82,16 +134,25 @@ ArchTargets targets_in_line(std::string_view line);
 /// empty (kNone) when there is no such line or none of its items parse.
 ArchTargets parse_arch_trailer(std::string_view message);
 
-/// The targets of `patch`: its trailer when it has one, else the union of targets_in_line()
-/// over the added lines of every hunk, where an added line whose targets equal those of a
-/// removed line of the same hunk (a rewritten condition such as "if" -> "elif") is not counted.
-/// `strip` is the strip level applied to new paths in the evidence.
+/// The targets of `patch`: its trailer when it has one (kConfident), else what its changes
+/// concern, by the rules of docs/json.md ("arch"). Per hunk, a removed and an added code line
+/// with the same targets and the same code apart from them ("if" -> "elif") cancel out. Per
+/// change block (a run of changed lines), the remaining code lines with targets count: added
+/// only or removed only, their union; both, with nothing else in the block changed and as many
+/// on each side, pair by position and each pair concerns the symmetric difference of its ranges
+/// (">= 9" -> ">= 9 and != 12" concerns 12.x), or its union when code outside the targets
+/// differs; otherwise the union of both sides. Comments, strings, names, paths and the message
+/// (subject and body) add their targets. kUnsure, with a doubt, when no code line gave a target,
+/// a changed code line holds a capability test the rules could not solve, an added or removed
+/// condition encloses unchanged code, or a hunk of a runtime file (not under tests/, docs/,
+/// benchmarks/, examples/, ...) changes code with no target in its changed lines or path.
+/// `strip` is the strip level applied to paths in the evidence.
 ArchTargets infer_arch_targets(const Patch& patch, unsigned strip);
 
 /// Whether a patch with `targets` matters for the GPU(s) in `gpu`: true when some target covers
-/// the compute capability of at least one device (several devices: any of them), false when
-/// there are targets and none covers any device, std::nullopt when there are no targets or no
-/// device is known.
+/// the compute capability of at least one device (several devices: any of them); false when the
+/// targets are kConfident and none covers any device; std::nullopt otherwise (no targets, unsure
+/// targets that cover no device, or no device known).
 std::optional<bool> arch_relevant(const ArchTargets& targets, const GpuReport& gpu);
 
 }  // namespace sm120check

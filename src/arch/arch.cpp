@@ -44,6 +44,16 @@ std::string_view to_string(ArchSource source) {
   return "none";
 }
 
+std::string_view to_string(ArchConfidence confidence) {
+  switch (confidence) {
+    case ArchConfidence::kConfident:
+      return "confident";
+    case ArchConfidence::kUnsure:
+      return "unsure";
+  }
+  return "unsure";
+}
+
 void ArchTargets::add(ArchRange range) {
   range.lo = std::max(range.lo, 0);
   range.hi = std::min(range.hi, kSmUnbounded);
@@ -80,6 +90,8 @@ std::optional<bool> arch_relevant(const ArchTargets& targets, const GpuReport& g
   if (targets.empty() || gpu.devices.empty()) return std::nullopt;
   for (const GpuDevice& d : gpu.devices)
     if (covers(targets, d.cc)) return true;
+  // Doubt means unknown, never false: only confident targets may leave a patch out.
+  if (targets.confidence != ArchConfidence::kConfident) return std::nullopt;
   return false;
 }
 

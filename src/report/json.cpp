@@ -111,6 +111,9 @@ json patch_report_to_json(const PatchReport& patch) {
   arch["source"] = std::string(to_string(patch.arch.source));
   arch["relevant"] = patch.relevant ? json(*patch.relevant) : json(nullptr);
   arch["evidence"] = str_or_null(patch.arch.evidence);
+  arch["confidence"] =
+      patch.arch.empty() ? json(nullptr) : json(std::string(to_string(patch.arch.confidence)));
+  arch["doubt"] = patch.arch.empty() ? json(nullptr) : str_or_null(patch.arch.doubt);
   out["arch"] = std::move(arch);
   json files = json::array();
   for (const FileReport& f : patch.files) files.push_back(file_to_json(f));

@@ -412,10 +412,15 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
       std::string targets;
       for (const std::string& name : p.arch.names())
         targets += (targets.empty() ? "" : ", ") + name;
-      const char* relevant = !p.relevant ? "unknown (no GPU known)" : *p.relevant ? "yes" : "no";
+      const bool gpu_known = report.gpu && !report.gpu->devices.empty();
+      const char* relevant = p.relevant  ? (*p.relevant ? "yes" : "no")
+                             : gpu_known ? "unknown (unsure evidence)"
+                                         : "unknown (no GPU known)";
       out << "  arch: " << targets << "  relevant to this GPU: " << relevant
           << (p.status == Status::kSkipped ? " (skipped: --only-relevant)" : "") << "\n"
           << "    from " << escape_for_terminal(p.arch.evidence) << "\n";
+      if (p.arch.confidence == ArchConfidence::kUnsure)
+        out << "    unsure: " << escape_for_terminal(p.arch.doubt) << "\n";
     }
     for (const FileReport& f : p.files) {
       const std::string label =

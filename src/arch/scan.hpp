@@ -1,0 +1,111 @@
+// Rules over one line (see arch.hpp): the lexer that tells code from comments and strings, the
+// scanners for sm tokens and lists, family names, comparisons, capability calls and lists, and
+// the set operations over sm numbers. Internal to src/arch: infer.cpp applies them to hunks.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sm120check/arch.hpp"
+
+namespace sm120check::arch_scan {
+
+inline constexpr std::size_t npos = std::string_view::npos;
+
+// ASCII character classes and string helpers.
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool is_alpha(char c) { return is_lower(c) || is_upper(c); }
+inline bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
+inline bool is_ident(char c) { return is_alnum(c) || c == '_'; }
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+inline char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+inline std::string to_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = lower(c);
+  return out;
+}
+
+inline bool starts_with_nocase(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (lower(text[i]) != lower(prefix[i])) return false;
+  return true;
+}
+
+inline bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+inline bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// Lower-cased, underscores removed: "Supported_Major_Versions" -> "supportedmajorversions".
+inline std::string squashed(std::string_view id) {
+  std::string out;
+  for (char c : id)
+    if (c != '_') out += lower(c);
+  return out;
+}
+
+/// Parses a run of 1..3 digits at the start of `s`; std::nullopt when none or too many.
+inline std::optional<int> small_int(std::string_view s) {
+  if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), is_digit)) return std::nullopt;
+  int value = 0;
+  for (char c : s) value = value * 10 + (c - '0');
+  return value;
+}
+
+/// Sm numbers not in `a`; in `a` and `b`; in exactly one of them (where a rewritten condition
+/// changes its value). Each is evaluated for every sm number 0..kSmUnbounded-1.
+ArchTargets complement(const ArchTargets& a);
+ArchTargets intersect(const ArchTargets& a, const ArchTargets& b);
+ArchTargets symmetric_difference(const ArchTargets& a, const ArchTargets& b);
+
+/// `text` trimmed and cut at 120 bytes (at a UTF-8 character boundary), "..." appended if cut.
+std::string evidence_text(std::string_view text);
+
+/// Where a line leaves the lexer: inside a block comment or a triple-quoted string.
+struct LexState {
+  bool block_comment = false;
+  char triple = 0;  ///< '"' or '\'' inside a triple-quoted string, else 0
+};
+
+/// What one line of a hunk says, and what the block rules need to know of it.
+struct LineScan {
+  LineArch arch;
+  bool has_code = false;     ///< an identifier or number outside comments and strings
+  bool import = false;       ///< import, from ... import, #include
+  bool opens_scope = false;  ///< a condition head: ends with ":" or "{", #if, "if (...)" alone
+  bool closes = false;       ///< "}", #endif, #else, else, elif, except: ends or turns a scope
+  bool guard = false;        ///< starts with if, elif or else if
+  bool exits = false;        ///< return, raise, continue, break, throw, goto, pytest.skip, exit,
+                             ///< or a one-line guard ending in one ("if (sm != 120) return;")
+  /// Words of the code and strings outside what the rules solved: a rewritten line whose
+  /// residue is unchanged changed only its architecture conditions.
+  std::vector<std::string> residue;
+  std::string code;  ///< the line without its comments, trailing white space removed
+};
+
+/// Scans one line of a file of `syntax`; `state` carries block comments and triple-quoted
+/// strings from line to line (start with a default LexState outside both).
+LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state);
+
+/// Targets named by a path (csrc/gemm_sm120.cu, attention/hopper/...): sm tokens and family
+/// names.
+ArchTargets targets_in_path(std::string_view path);
+
+}  // namespace sm120check::arch_scan
