@@ -432,6 +432,65 @@ TEST(GitLog, NeverAppliedAndUnknownRange) {
   EXPECT_EQ(r.err.rfind("sm120check: error: unknown revision 'nope'", 0), 0u) << r.err;
 }
 
+/// path_history against `git ls-tree` at every commit: files, directories, absent paths, a
+/// path under a file, mode changes, a file deleted and added back with the same content.
+TEST(GitLog, PathHistoryMatchesLsTree) {
+  Repo repo;
+  std::vector<std::string> commits;
+  repo.write("d/e/f.txt", "one\n");
+  repo.write("d/e/g.txt", "g\n");
+  commits.push_back(repo.commit("add"));
+  repo.write("d/e/g.txt", "g2\n");  // a sibling changes: f.txt's subtree changes, f.txt not
+  commits.push_back(repo.commit("sibling"));
+  repo.write("top.txt", "t\n");  // only the root changes
+  commits.push_back(repo.commit("root only"));
+  repo.write("d/e/f.txt", "two\n");
+  commits.push_back(repo.commit("modify"));
+  std::filesystem::remove(repo.path("d/e/f.txt"));
+  commits.push_back(repo.commit("delete"));
+  repo.write("d/e/f.txt", "two\n");
+  commits.push_back(repo.commit("add back"));
+  std::filesystem::permissions(repo.path("d/e/f.txt"), std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+  commits.push_back(repo.commit("mode"));
+  commits.push_back(repo.commit("empty"));
+  std::filesystem::remove_all(repo.path("d"));
+  repo.write("d", "now a file\n");
+  commits.push_back(repo.commit("directory replaced by a file"));
+  const std::vector<std::string> paths{"d/e/f.txt", "d/e",         "d",
+                                       "missing/x", "d/e/f.txt/x", "top.txt"};
+  std::unique_ptr<GitRepository> g = GitRepository::open(repo.dir());
+  std::vector<std::vector<PathChange>> history = g->path_history(commits, paths);
+  ASSERT_EQ(history.size(), paths.size());
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    std::string previous;
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < commits.size(); ++i) {
+      // "MODE TYPE OID\tPATH" -> "OID:MODE" (mode without leading zeros, as libgit2 gives it).
+      std::string ls = repo.git("ls-tree " + commits[i] + " -- " + paths[k]);
+      std::string want = "-";
+      std::size_t tab = ls.find('\t');
+      if (tab != std::string::npos &&
+          ls.compare(tab + 1, std::string::npos, paths[k] + "\n") == 0) {
+        std::string mode = ls.substr(0, ls.find(' '));
+        mode.erase(0, mode.find_first_not_of('0'));
+        want = ls.substr(tab - 40, 40) + ":" + mode;
+      }
+      if (i == 0 || want != previous) {
+        ASSERT_LT(next, history[k].size()) << paths[k] << " at " << i;
+        EXPECT_EQ(history[k][next].commit, i) << paths[k];
+        EXPECT_EQ(history[k][next].entry, want) << paths[k] << " at " << i;
+        ++next;
+      }
+      previous = want;
+    }
+    EXPECT_EQ(next, history[k].size()) << paths[k];
+  }
+  EXPECT_EQ(history[0].size(), 6u);  // add, modify, delete, add back, mode, gone with d/
+  EXPECT_EQ(g->state_key(commits[4], {"d/e/f.txt", "top.txt"}),
+            "-;" + history[5].back().entry + ";");
+}
+
 /// libgit2's own apply on a revision tree: where it applies, sm120check says applicable.
 TEST(GitCrossCheck, Libgit2ApplyAgrees) {
   Repo repo;

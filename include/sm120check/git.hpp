@@ -29,6 +29,12 @@ struct RepositoryFacts {
   std::vector<std::string> dirty;
 };
 
+/// Where one path's tree entry changes along a list of commits (GitRepository::path_history).
+struct PathChange {
+  std::size_t commit = 0;  ///< index into the commit list: the entry holds from this commit on.
+  std::string entry;       ///< "OID:MODE" (40 hex, octal mode), or "-" when the path is absent.
+};
+
 /// Short commit information, for `log`.
 struct CommitInfo {
   std::string id;          ///< 40 hex digits.
@@ -67,10 +73,17 @@ class GitRepository {
   /// True when `commit` is `of` or one of its ancestors.
   virtual bool contains(const std::string& of, const std::string& commit) const = 0;
   virtual CommitInfo commit_info(const std::string& commit_id) const = 0;
-  /// A key naming the state of `paths` (relative to root) in `commit_id`: object id and mode of
-  /// each, or "-" when absent. Equal keys mean equal verification results (used by `log`).
+  /// A key naming the state of `paths` (relative to root) in `commit_id`: each path's entry as
+  /// in PathChange, ";"-terminated. Equal keys mean equal verification results.
   virtual std::string state_key(const std::string& commit_id,
                                 const std::vector<std::string>& paths) const = 0;
+  /// For each of `paths` (relative to root), the indexes of `commits` at which its tree entry
+  /// differs from the one in the commit before in the list (index 0 always), with the entry.
+  /// Tree look-ups only, no blob is read; a subtree whose id equals the previous commit's is not
+  /// descended into, so consecutive commits of one history cost little more than their root
+  /// trees. Throws Error for a commit that cannot be read.
+  virtual std::vector<std::vector<PathChange>> path_history(
+      const std::vector<std::string>& commits, const std::vector<std::string>& paths) const = 0;
 };
 
 /// The repository paths (prefix + stripped, normalised patch path) each file of `report`
