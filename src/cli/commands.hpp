@@ -100,6 +100,7 @@ struct LogCommandOptions {
   std::optional<unsigned> strip;
   unsigned fuzz = 0;
   bool ignore_whitespace = false;
+  unsigned threads = 0;  ///< -j: threads verifying file states; 0 = one per CPU.
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
 };
