@@ -87,6 +87,10 @@ class GitRepository {
       const std::vector<std::string>& commits, const std::vector<std::string>& paths) const = 0;
 };
 
+/// Whether the loaded libgit2 was built thread-safe (GIT_FEATURE_THREADS): then repository
+/// objects opened separately may be used from different threads at once. Loads libgit2.
+bool git_supports_threads();
+
 /// The repository paths (prefix + stripped, normalised patch path) each file of `report`
 /// touches, both sides; for dirty checks and state keys.
 std::vector<std::string> touched_paths(const std::vector<Patch>& patches,

@@ -16,6 +16,7 @@ namespace sm120check::git {
 #define SM120CHECK_LIBGIT2_FUNCTIONS(X) \
   X(git_libgit2_init)                   \
   X(git_libgit2_opts)                   \
+  X(git_libgit2_features)               \
   X(git_error_last)                     \
   X(git_odb_hash)                       \
   X(git_oid_tostr)                      \

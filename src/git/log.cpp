@@ -22,7 +22,8 @@
 namespace sm120check {
 namespace {
 
-/// Whether a status counts as "the fix is in".
+/// Whether a status counts as "the fix is in": the one place to change when verdicts gain a
+/// presence (a hunk present although drifted) that should count too.
 bool is_applied(Status s) { return s == Status::kApplied; }
 
 /// The label of a file patch's result: the path examined, or the patch's own path.
@@ -112,6 +113,7 @@ class Walker {
     unsigned workers = threads_ != 0 ? threads_ : std::thread::hardware_concurrency();
     workers = std::clamp<unsigned>(workers, 1, kMaxThreads);
     workers = static_cast<unsigned>(std::min<std::size_t>(workers, n / kStatesPerThread));
+    if (!git_supports_threads()) workers = 1;
     std::atomic<std::size_t> next{0};
     std::exception_ptr failure;
     std::mutex failure_mutex;

@@ -460,6 +460,8 @@ std::unique_ptr<GitRepository> GitRepository::open(const std::string& path) {
   return std::make_unique<Repository>(std::move(shared));
 }
 
+bool git_supports_threads() { return (lib().git_libgit2_features() & GIT_FEATURE_THREADS) != 0; }
+
 std::vector<std::string> touched_paths(const std::vector<Patch>& patches,
                                        const std::vector<unsigned>& strips,
                                        const std::string& prefix) {
