@@ -613,6 +613,38 @@ TEST(GitLog, AppliedAtTheOldestCommit) {
   EXPECT_EQ(text.out.find("events:"), std::string::npos) << text.out;
 }
 
+// A series of two patches on two files: verified per file patch (one verification per state
+// of each file), the statuses combined, the changes named by patch.
+TEST(GitLog, SeriesOfTwoPatches) {
+  Repo repo;
+  repo.write("a.txt", lines(1, 30));
+  repo.write("b.txt", lines(1, 20, "b"));
+  std::vector<std::string> ids{repo.commit("base")};
+  repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  ids.push_back(repo.commit("fix a"));
+  repo.write("other.txt", "x\n");
+  ids.push_back(repo.commit("other"));
+  repo.write("b.txt", lines(1, 9, "b") + "b 10 fixed\n" + lines(11, 20, "b"));
+  ids.push_back(repo.commit("fix b"));
+  TempDir series;
+  test::write_file(series / "1.patch", repo.git("diff --full-index " + ids[0] + " " + ids[1]));
+  test::write_file(series / "2.patch", repo.git("diff --full-index " + ids[2] + " " + ids[3]));
+  json doc = run_json({"log", "--format", "json", series.path().string(), repo.dir()}, 0);
+  EXPECT_EQ(doc["first_applied"]["commit"], ids[3]);
+  EXPECT_EQ(doc["evaluated"], 3);  // base, fix a, fix b
+  EXPECT_EQ(doc["verified"], 4);   // two states of each file
+  EXPECT_EQ(events_of(doc),
+            (std::vector<std::string>{"applied " + ids[3] + " partial -> applied"}));
+  const json& change = doc["events"][0]["changes"][0];
+  EXPECT_EQ(change["patch"], 2);
+  EXPECT_EQ(change["path"], "b.txt");
+  RunResult text = test::run_sm120check({"log", series.path().string(), repo.dir()});
+  EXPECT_NE(text.out.find("      patch 2: b.txt: applicable -> applied; hunk 1: applicable -> "
+                          "applied\n"),
+            std::string::npos)
+      << text.out;
+}
+
 // Many distinct states of a.txt (its first line changes at every other commit, not with the
 // fix): verified on worker threads, the document is the same as on one thread.
 TEST(GitLog, ThreadsGiveTheSameAnswer) {

@@ -77,23 +77,28 @@ class Walker {
       }
     }
     caches_.resize(slots_.size());
+    slots_of_path_.resize(paths_.size());
+    for (std::size_t f = 0; f < slots_.size(); ++f)
+      for (std::size_t k : slots_[f].paths) slots_of_path_[k].push_back(f);
   }
 
   /// Every path the patches touch (relative to the repository root).
   const std::vector<std::string>& paths() const { return paths_; }
 
   /// The state at `commit`, whose touched paths have the entries `entries` (parallel to
-  /// paths()). A file patch whose paths' entries were not seen before is queued for
-  /// verification: its FileState is filled in by verify_pending().
-  State plan(const std::string& commit, const std::vector<std::string>& entries) {
+  /// paths()). Given the state at the commit before, only the file patches with a path in
+  /// `changed` (indexes into paths()) are looked up again. A file patch whose paths' entries
+  /// were not seen before is queued: its FileState is filled in by verify_pending().
+  State plan(const std::string& commit, const std::vector<std::string>& entries,
+             const State* before = nullptr, const std::vector<std::size_t>& changed = {}) {
     State s;
-    for (std::size_t f = 0; f < slots_.size(); ++f) {
-      std::string key;
-      for (std::size_t k : slots_[f].paths) key += entries[k] + ";";
-      auto [it, added] = caches_[f].try_emplace(std::move(key));
-      if (added) pending_.push_back({f, commit, &it->second});
-      s.push_back(&it->second);
+    if (before == nullptr) {
+      for (std::size_t f = 0; f < slots_.size(); ++f) s.push_back(look_up(f, commit, entries));
+      return s;
     }
+    s = *before;
+    for (std::size_t k : changed)
+      for (std::size_t f : slots_of_path_[k]) s[f] = look_up(f, commit, entries);
     return s;
   }
 
@@ -183,6 +188,16 @@ class Walker {
     FileState* out = nullptr;
   };
 
+  /// File patch `f`'s state for `entries`, queued for verification when new.
+  const FileState* look_up(std::size_t f, const std::string& commit,
+                           const std::vector<std::string>& entries) {
+    std::string key;
+    for (std::size_t k : slots_[f].paths) key += entries[k] + ";";
+    auto [it, added] = caches_[f].try_emplace(std::move(key));
+    if (added) pending_.push_back({f, commit, &it->second});
+    return &it->second;
+  }
+
   FileState verify_one(std::size_t f, const Tree& tree) const {
     const Slot& slot = slots_[f];
     VerifyOptions o = options_;
@@ -203,6 +218,7 @@ class Walker {
   std::vector<unsigned> strips_;
   std::vector<std::string> paths_;
   std::vector<Slot> slots_;
+  std::vector<std::vector<std::size_t>> slots_of_path_;  // per path, the file patches with it
   // Per file patch, by its paths' entries; map nodes stay put, so State pointers stay valid.
   std::vector<std::map<std::string, FileState>> caches_;
   std::vector<Pending> pending_;
@@ -272,23 +288,33 @@ LogResult find_fixing_commit(const std::vector<Patch>& patches, const std::strin
   Walker walker(*repo, target, patches, repo->prefix_of(target), options.verify, options.threads);
   walker.fix_strips(commits.back());
 
-  // The commits where some touched path's entry changes, oldest first (0 always).
+  // Every change of a touched path's entry, in commit order; a state at each commit with
+  // one (and at the oldest), built from the state before.
   const std::vector<std::vector<PathChange>> history = repo->path_history(commits, walker.paths());
-  std::vector<std::size_t> points{0};
-  for (const std::vector<PathChange>& changes : history)
-    for (const PathChange& c : changes) points.push_back(c.commit);
-  std::sort(points.begin(), points.end());
-  points.erase(std::unique(points.begin(), points.end()), points.end());
-
-  // The state at each of those commits; then every new file state verified at once.
-  std::vector<State> states;
+  std::vector<std::pair<std::size_t, std::size_t>> entry_changes;  // (commit index, path index)
+  for (std::size_t k = 0; k < history.size(); ++k)
+    for (const PathChange& c : history[k]) entry_changes.emplace_back(c.commit, k);
+  std::sort(entry_changes.begin(), entry_changes.end());
   std::vector<std::string> entries(history.size(), "-");
-  std::vector<std::size_t> next(history.size(), 0);  // per path, its next change
-  for (std::size_t p : points) {
-    for (std::size_t k = 0; k < history.size(); ++k)
-      while (next[k] < history[k].size() && history[k][next[k]].commit == p)
-        entries[k] = history[k][next[k]++].entry;
-    states.push_back(walker.plan(commits[p], entries));
+  std::vector<std::size_t> cursor(history.size(), 0);  // per path, its next change
+  std::vector<std::size_t> points;                     // commit indexes with a state
+  std::vector<State> states;
+  std::vector<std::size_t> changed;
+  for (std::size_t i = 0; i < entry_changes.size();) {
+    const std::size_t p = entry_changes[i].first;
+    changed.clear();
+    for (; i < entry_changes.size() && entry_changes[i].first == p; ++i) {
+      const std::size_t k = entry_changes[i].second;
+      entries[k] = history[k][cursor[k]++].entry;
+      changed.push_back(k);
+    }
+    points.push_back(p);
+    states.push_back(
+        walker.plan(commits[p], entries, states.empty() ? nullptr : &states.back(), changed));
+  }
+  if (points.empty()) {  // no path to look at
+    points.push_back(0);
+    states.push_back(walker.plan(commits[0], entries));
   }
   std::vector<State> ref_states;
   for (const std::string& ref : options.in_refs) {
@@ -301,9 +327,11 @@ LogResult find_fixing_commit(const std::vector<Patch>& patches, const std::strin
   walker.verify_pending();
 
   // The timeline: a status change, or a changed verdict while applied, is an event.
+  std::vector<Status> statuses;
+  for (const State& s : states) statuses.push_back(walker.status(s));
   bool ever_applied = false;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const Status now = walker.status(states[i]);
+    const Status now = statuses[i];
     if (i == 0) {
       r.oldest = {repo->commit_info(commits[points[i]]), now};
       if (is_applied(now)) {
@@ -312,7 +340,7 @@ LogResult find_fixing_commit(const std::vector<Patch>& patches, const std::strin
       }
       continue;
     }
-    const Status before = walker.status(states[i - 1]);
+    const Status before = statuses[i - 1];
     const bool was = is_applied(before), is = is_applied(now);
     std::optional<LogEventKind> kind;
     if (!was && is) {
@@ -340,7 +368,7 @@ LogResult find_fixing_commit(const std::vector<Patch>& patches, const std::strin
     ever_applied = ever_applied || is;
     r.events.push_back(std::move(e));
   }
-  r.tip = {repo->commit_info(commits.back()), walker.status(states.back())};
+  r.tip = {repo->commit_info(commits.back()), statuses.back()};
   if (!is_applied(r.tip.status)) r.first_applied.reset();
   r.evaluated = points.size();
 
