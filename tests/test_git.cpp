@@ -1,7 +1,8 @@
 // Git-native verification: `verify --rev` on several revisions, unknown revisions, a target in
-// a subfolder, dirty files, blob-id decisions (text and binary), `log` (monotone and reverted
-// histories), the built-in SHA-1 against libgit2, and a cross-check with libgit2's own apply.
-// Repositories are built with the git CLI in temporary folders (HOME and config isolated).
+// a subfolder, dirty files, blob-id decisions (text and binary), `log` (timelines of fixes,
+// reverts, re-fixes and changed lines, `--in`, the JSON shape, path histories against git), the
+// built-in SHA-1 against libgit2, and a cross-check with libgit2's own apply. Repositories are
+// built with the git CLI in temporary folders (HOME and config isolated).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -414,9 +415,146 @@ TEST(GitLog, RevertedAndReappliedIsNotMonotone) {
   json doc = run_json({"log", "--format", "json", repo.patch_file(), repo.dir()}, 2);
   EXPECT_EQ(doc["monotone"], false);
   EXPECT_EQ(doc["first_applied"]["commit"], ids[9]);
+  EXPECT_EQ(doc["first_ever_applied"]["commit"], ids[2]);
   EXPECT_EQ(doc["exit_code"], 2);
   RunResult text = test::run_sm120check({"log", repo.patch_file(), repo.dir()});
   EXPECT_NE(text.out.find("history: NOT monotone"), std::string::npos) << text.out;
+}
+
+/// The kind, commit and statuses of each event of a `log` document.
+std::vector<std::string> events_of(const json& doc) {
+  std::vector<std::string> out;
+  for (const json& e : doc["events"])
+    out.push_back(e["kind"].get<std::string>() + " " + e["commit"].get<std::string>() + " " +
+                  e["status_before"].get<std::string>() + " -> " +
+                  e["status_after"].get<std::string>());
+  return out;
+}
+
+// Fix, revert, re-fix, with the revert inside a window no evenly spaced sample of 40 commits
+// falls in: a bisection with 17 samples named the first fix and called the history monotone,
+// and `--in` a release tagged on the revert said yes (it contains that first fix).
+TEST(GitLog, FixRevertRefixTimeline) {
+  Repo repo;
+  std::vector<std::string> ids = history(repo, 40, 5, 28, 30);
+  repo.git("tag rel " + ids[27] + " && git tag fixed " + ids[10] + " && git tag early " + ids[2]);
+  repo.diff(ids[3], ids[4], " -- a.txt");
+  json doc = run_json({"log", "--format", "json", "--in", "rel", "--in", "fixed", "--in", "early",
+                       "--in", "main", repo.patch_file(), repo.dir()},
+                      2);
+  EXPECT_EQ(doc["monotone"], false);
+  EXPECT_EQ(doc["applied_at_oldest"], false);
+  EXPECT_EQ(doc["first_applied"]["commit"], ids[29]);
+  EXPECT_EQ(doc["first_ever_applied"]["commit"], ids[4]);
+  EXPECT_EQ(doc["first_ever_applied"]["subject"], "commit 5");
+  EXPECT_EQ(events_of(doc),
+            (std::vector<std::string>{"applied " + ids[4] + " applicable -> applied",
+                                      "reverted " + ids[27] + " applied -> applicable",
+                                      "reapplied " + ids[29] + " applicable -> applied"}));
+  // Statuses taken at the oldest commit and the three commits that change a.txt; two blobs.
+  EXPECT_EQ(doc["evaluated"], 4);
+  EXPECT_EQ(doc["verified"], 2);
+
+  const json& rel = doc["in"][0];
+  EXPECT_EQ(rel["ref"], "rel");
+  EXPECT_EQ(rel["applied"], false);
+  EXPECT_EQ(rel["status"], "applicable");
+  EXPECT_EQ(rel["contains"], false);
+  EXPECT_EQ(rel["fix_commit"]["commit"], ids[4]);
+  EXPECT_EQ(rel["reverted_by"]["commit"], ids[27]);
+  EXPECT_EQ(rel["reverted_by"]["kind"], "reverted");
+  EXPECT_EQ(rel["reason"], "contains the fix commit " + ids[4].substr(0, 12) +
+                               " but also the revert " + ids[27].substr(0, 12) +
+                               "; applicable there");
+  const json& fixed = doc["in"][1];
+  EXPECT_EQ(fixed["applied"], true);
+  EXPECT_EQ(fixed["fix_commit"]["commit"], ids[4]);
+  EXPECT_EQ(fixed["reverted_by"], nullptr);
+  const json& early = doc["in"][2];
+  EXPECT_EQ(early["applied"], false);
+  EXPECT_EQ(early["fix_commit"], nullptr);
+  EXPECT_EQ(early["reason"], "does not contain the fix commit; applicable there");
+  const json& tip = doc["in"][3];
+  EXPECT_EQ(tip["applied"], true);
+  EXPECT_EQ(tip["contains"], true);
+  EXPECT_EQ(tip["fix_commit"]["commit"], ids[29]);
+  EXPECT_EQ(tip["fix_commit"]["kind"], "reapplied");
+  EXPECT_EQ(tip["reverted_by"], nullptr);
+
+  RunResult text = test::run_sm120check({"log", "--in", "rel", repo.patch_file(), repo.dir()});
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_NE(text.out.find("fix brought in by: " + ids[29].substr(0, 12)), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("first applied by: " + ids[4].substr(0, 12)), std::string::npos);
+  EXPECT_NE(text.out.find("  " + ids[27].substr(0, 12) + " "), std::string::npos);
+  EXPECT_NE(text.out.find(" reverted  applied -> applicable  commit 28\n"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("in rel (" + ids[27].substr(0, 12) + "): no: contains the fix commit " +
+                          ids[4].substr(0, 12) + " but also the revert " + ids[27].substr(0, 12) +
+                          "; applicable there\n"),
+            std::string::npos)
+      << text.out;
+}
+
+TEST(GitLog, RevertedAtTheTip) {
+  Repo repo;
+  std::vector<std::string> ids = history(repo, 10, 3, 7);
+  repo.diff(ids[1], ids[2], " -- a.txt");
+  json doc = run_json({"log", "--format", "json", repo.patch_file(), repo.dir()}, 1);
+  EXPECT_EQ(doc["tip"]["status"], "applicable");
+  EXPECT_EQ(doc["first_applied"], nullptr);
+  EXPECT_EQ(doc["first_ever_applied"]["commit"], ids[2]);
+  EXPECT_EQ(doc["monotone"], false);
+  EXPECT_EQ(events_of(doc),
+            (std::vector<std::string>{"applied " + ids[2] + " applicable -> applied",
+                                      "reverted " + ids[6] + " applied -> applicable"}));
+  RunResult text = test::run_sm120check({"log", repo.patch_file(), repo.dir()});
+  EXPECT_NE(text.out.find("not applied at the tip: reverted by " + ids[6].substr(0, 12)),
+            std::string::npos)
+      << text.out;
+}
+
+// A context line of the hunk edited after the fix: with --fuzz 1 the fix stays applied (at
+// fuzz 1), a "changed" event; without fuzz the post-image is gone, a "rewritten" event. An
+// edit far from the hunk changes the file but not the verdict: no event.
+TEST(GitLog, ChangedLinesAndRewritten) {
+  Repo repo;
+  std::vector<std::string> ids = history(repo, 9, 3);
+  repo.write("a.txt",
+             lines(1, 11) + "line 12 edited\n" + lines(13, 14) + "line 15 fixed\n" + lines(16, 30));
+  ids.push_back(repo.commit("edit a context line"));
+  repo.write("a.txt", "line 1 edited\n" + lines(2, 11) + "line 12 edited\n" + lines(13, 14) +
+                          "line 15 fixed\n" + lines(16, 30));
+  ids.push_back(repo.commit("edit far away"));
+  repo.diff(ids[1], ids[2], " -- a.txt");
+
+  json fuzz =
+      run_json({"log", "--format", "json", "--fuzz", "1", repo.patch_file(), repo.dir()}, 0);
+  EXPECT_EQ(fuzz["monotone"], true);
+  EXPECT_EQ(fuzz["first_applied"]["commit"], ids[2]);
+  EXPECT_EQ(events_of(fuzz),
+            (std::vector<std::string>{"applied " + ids[2] + " applicable -> applied",
+                                      "changed " + ids[9] + " applied -> applied"}));
+  EXPECT_EQ(fuzz["evaluated"], 4);  // oldest, the fix, the two edits
+  const json& changes = fuzz["events"][1]["changes"];
+  ASSERT_EQ(changes.size(), 1u) << changes;
+  EXPECT_EQ(changes[0]["path"], "a.txt");
+  EXPECT_EQ(changes[0]["hunk"], 1);
+  EXPECT_EQ(changes[0]["before"], "applied");
+  EXPECT_EQ(changes[0]["after"], "applied (fuzz 1)");
+  RunResult text = test::run_sm120check({"log", "--fuzz", "1", repo.patch_file(), repo.dir()});
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find(" changed   applied -> applied  edit a context line\n"
+                          "      a.txt: hunk 1: applied -> applied (fuzz 1)\n"),
+            std::string::npos)
+      << text.out;
+
+  json exact = run_json({"log", "--format", "json", repo.patch_file(), repo.dir()}, 2);
+  EXPECT_EQ(exact["monotone"], false);
+  EXPECT_EQ(exact["tip"]["status"], "conflict");
+  EXPECT_EQ(events_of(exact),
+            (std::vector<std::string>{"applied " + ids[2] + " applicable -> applied",
+                                      "rewritten " + ids[9] + " applied -> conflict"}));
 }
 
 TEST(GitLog, NeverAppliedAndUnknownRange) {
@@ -427,10 +565,206 @@ TEST(GitLog, NeverAppliedAndUnknownRange) {
   repo.git("checkout -q -- a.txt");
   json doc = run_json({"log", "--format", "json", repo.patch_file(), repo.dir()}, 1);
   EXPECT_EQ(doc["first_applied"], nullptr);
+  EXPECT_EQ(doc["first_ever_applied"], nullptr);
+  EXPECT_EQ(doc["events"], json::array());
+  EXPECT_EQ(doc["monotone"], true);
   EXPECT_EQ(doc["tip"]["status"], "applicable");
+  EXPECT_EQ(doc["oldest"]["commit"], ids[0]);
+  RunResult text = test::run_sm120check({"log", "--in", "HEAD~2", repo.patch_file(), repo.dir()});
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("never applied in the range (oldest commit " + ids[0].substr(0, 12) +
+                          ": applicable)\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("): no: no commit of the range applies the fix; applicable there\n"),
+            std::string::npos)
+      << text.out;
   RunResult r = test::run_sm120check({"log", "--rev", "nope..HEAD", repo.patch_file(), repo.dir()});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err.rfind("sm120check: error: unknown revision 'nope'", 0), 0u) << r.err;
+}
+
+TEST(GitLog, AppliedAtTheOldestCommit) {
+  Repo repo;
+  std::vector<std::string> ids = history(repo, 12, 3, 8);
+  repo.diff(ids[1], ids[2], " -- a.txt");
+  // From commit 5 on (the fix in, its revert to come): applied at the oldest, then reverted.
+  json doc = run_json(
+      {"log", "--format", "json", "--rev", ids[3] + "..HEAD", repo.patch_file(), repo.dir()}, 1);
+  EXPECT_EQ(doc["commits"], 8);
+  EXPECT_EQ(doc["applied_at_oldest"], true);
+  EXPECT_EQ(doc["oldest"]["commit"], ids[4]);
+  EXPECT_EQ(doc["first_ever_applied"]["commit"], ids[4]);
+  EXPECT_EQ(doc["first_applied"], nullptr);
+  EXPECT_EQ(events_of(doc),
+            (std::vector<std::string>{"reverted " + ids[7] + " applied -> applicable"}));
+  // Commits 5 to 7: applied throughout.
+  json kept = run_json(
+      {"log", "--format", "json", "--rev", ids[3] + ".." + ids[6], repo.patch_file(), repo.dir()},
+      0);
+  EXPECT_EQ(kept["applied_at_oldest"], true);
+  EXPECT_EQ(kept["monotone"], true);
+  EXPECT_EQ(kept["first_applied"]["commit"], ids[4]);
+  EXPECT_EQ(kept["events"], json::array());
+  RunResult text =
+      test::run_sm120check({"log", "--rev", ids[3] + ".." + ids[6], repo.patch_file(), repo.dir()});
+  EXPECT_NE(text.out.find("applied since the oldest commit of the range: " + ids[4].substr(0, 12)),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("events:"), std::string::npos) << text.out;
+}
+
+// A series of two patches on two files: verified per file patch (one verification per state
+// of each file), the statuses combined, the changes named by patch.
+TEST(GitLog, SeriesOfTwoPatches) {
+  Repo repo;
+  repo.write("a.txt", lines(1, 30));
+  repo.write("b.txt", lines(1, 20, "b"));
+  std::vector<std::string> ids{repo.commit("base")};
+  repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  ids.push_back(repo.commit("fix a"));
+  repo.write("other.txt", "x\n");
+  ids.push_back(repo.commit("other"));
+  repo.write("b.txt", lines(1, 9, "b") + "b 10 fixed\n" + lines(11, 20, "b"));
+  ids.push_back(repo.commit("fix b"));
+  TempDir series;
+  test::write_file(series / "1.patch", repo.git("diff --full-index " + ids[0] + " " + ids[1]));
+  test::write_file(series / "2.patch", repo.git("diff --full-index " + ids[2] + " " + ids[3]));
+  json doc = run_json({"log", "--format", "json", series.path().string(), repo.dir()}, 0);
+  EXPECT_EQ(doc["first_applied"]["commit"], ids[3]);
+  EXPECT_EQ(doc["evaluated"], 3);  // base, fix a, fix b
+  EXPECT_EQ(doc["verified"], 4);   // two states of each file
+  EXPECT_EQ(events_of(doc),
+            (std::vector<std::string>{"applied " + ids[3] + " partial -> applied"}));
+  const json& change = doc["events"][0]["changes"][0];
+  EXPECT_EQ(change["patch"], 2);
+  EXPECT_EQ(change["path"], "b.txt");
+  RunResult text = test::run_sm120check({"log", series.path().string(), repo.dir()});
+  EXPECT_NE(text.out.find("      patch 2: b.txt: applicable -> applied; hunk 1: applicable -> "
+                          "applied\n"),
+            std::string::npos)
+      << text.out;
+}
+
+// Many distinct states of a.txt (its first line changes at every other commit, not with the
+// fix): verified on worker threads, the document is the same as on one thread.
+TEST(GitLog, ThreadsGiveTheSameAnswer) {
+  Repo repo;
+  std::vector<std::string> ids;
+  for (int i = 1; i <= 40; ++i) {
+    std::string line15 = (i >= 7 && i < 20) || i >= 31 ? "line 15 fixed\n" : "line 15\n";
+    std::string top = "top " + std::to_string(i - i % 2) + "\n";
+    repo.write("a.txt", top + lines(2, 14) + line15 + lines(16, 30));
+    ids.push_back(repo.commit("commit " + std::to_string(i)));
+  }
+  repo.diff(ids[5], ids[6], " -- a.txt");
+  json one = run_json({"log", "--format", "json", "-j", "1", repo.patch_file(), repo.dir()}, 2);
+  json four = run_json({"log", "--format", "json", "-j", "4", repo.patch_file(), repo.dir()}, 2);
+  EXPECT_EQ(one, four);
+  // States: the first commit, every even one (a new top line), and the fix and re-fix.
+  EXPECT_EQ(four["verified"], 23);
+  EXPECT_EQ(four["evaluated"], 23);
+  EXPECT_EQ(events_of(four),
+            (std::vector<std::string>{"applied " + ids[6] + " applicable -> applied",
+                                      "reverted " + ids[19] + " applied -> applicable",
+                                      "reapplied " + ids[30] + " applicable -> applied"}));
+}
+
+/// The keys of a JSON object, in order.
+std::vector<std::string> keys(const nlohmann::ordered_json& o) {
+  std::vector<std::string> out;
+  for (auto it = o.begin(); it != o.end(); ++it) out.push_back(it.key());
+  return out;
+}
+
+TEST(GitLog, JsonShape) {
+  Repo repo;
+  std::vector<std::string> ids = history(repo, 6, 2, 4);
+  repo.diff(ids[0], ids[1], " -- a.txt");
+  RunResult r = test::run_sm120check(
+      {"log", "--format", "json", "--in", "main", repo.patch_file(), repo.dir()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(r.out);
+  using V = std::vector<std::string>;
+  EXPECT_EQ(keys(doc), (V{"schema", "tool", "target", "range", "commits", "evaluated", "verified",
+                          "tip", "oldest", "monotone", "applied_at_oldest", "first_applied",
+                          "first_ever_applied", "events", "in", "exit_code"}));
+  const V commit{"commit", "short", "subject", "date", "status"};
+  EXPECT_EQ(keys(doc["tip"]), commit);
+  EXPECT_EQ(keys(doc["oldest"]), commit);
+  EXPECT_EQ(keys(doc["first_ever_applied"]), commit);
+  EXPECT_EQ(doc["tip"]["short"], ids[5].substr(0, 12));
+  ASSERT_EQ(doc["events"].size(), 2u);
+  EXPECT_EQ(keys(doc["events"][0]), (V{"kind", "commit", "short", "subject", "date",
+                                       "status_before", "status_after", "changes"}));
+  EXPECT_EQ(keys(doc["events"][0]["changes"][0]), (V{"patch", "path", "hunk", "before", "after"}));
+  EXPECT_EQ(doc["events"][0]["changes"][0]["hunk"], nullptr);  // the file's own status
+  EXPECT_EQ(doc["events"][0]["changes"][1]["hunk"], 1);
+  // "YYYY-MM-DD HH:MM:SS +ZZZZ"
+  EXPECT_EQ(doc["events"][1]["date"].get<std::string>().size(), 25u);
+  ASSERT_EQ(doc["in"].size(), 1u);
+  EXPECT_EQ(keys(doc["in"][0]), (V{"ref", "commit", "applied", "status", "contains", "fix_commit",
+                                   "reverted_by", "reason"}));
+  EXPECT_EQ(keys(doc["in"][0]["reverted_by"]), (V{"commit", "short", "subject", "date", "kind"}));
+}
+
+/// path_history against `git ls-tree` at every commit: files, directories, absent paths, a
+/// path under a file, mode changes, a file deleted and added back with the same content.
+TEST(GitLog, PathHistoryMatchesLsTree) {
+  Repo repo;
+  std::vector<std::string> commits;
+  repo.write("d/e/f.txt", "one\n");
+  repo.write("d/e/g.txt", "g\n");
+  commits.push_back(repo.commit("add"));
+  repo.write("d/e/g.txt", "g2\n");  // a sibling changes: f.txt's subtree changes, f.txt not
+  commits.push_back(repo.commit("sibling"));
+  repo.write("top.txt", "t\n");  // only the root changes
+  commits.push_back(repo.commit("root only"));
+  repo.write("d/e/f.txt", "two\n");
+  commits.push_back(repo.commit("modify"));
+  std::filesystem::remove(repo.path("d/e/f.txt"));
+  commits.push_back(repo.commit("delete"));
+  repo.write("d/e/f.txt", "two\n");
+  commits.push_back(repo.commit("add back"));
+  std::filesystem::permissions(repo.path("d/e/f.txt"), std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+  commits.push_back(repo.commit("mode"));
+  commits.push_back(repo.commit("empty"));
+  std::filesystem::remove_all(repo.path("d"));
+  repo.write("d", "now a file\n");
+  commits.push_back(repo.commit("directory replaced by a file"));
+  const std::vector<std::string> paths{"d/e/f.txt", "d/e",         "d",
+                                       "missing/x", "d/e/f.txt/x", "top.txt"};
+  std::unique_ptr<GitRepository> g = GitRepository::open(repo.dir());
+  std::vector<std::vector<PathChange>> history = g->path_history(commits, paths);
+  ASSERT_EQ(history.size(), paths.size());
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    std::string previous;
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < commits.size(); ++i) {
+      // "MODE TYPE OID\tPATH" -> "OID:MODE" (mode without leading zeros, as libgit2 gives it).
+      std::string ls = repo.git("ls-tree " + commits[i] + " -- " + paths[k]);
+      std::string want = "-";
+      std::size_t tab = ls.find('\t');
+      if (tab != std::string::npos &&
+          ls.compare(tab + 1, std::string::npos, paths[k] + "\n") == 0) {
+        std::string mode = ls.substr(0, ls.find(' '));
+        mode.erase(0, mode.find_first_not_of('0'));
+        want = ls.substr(tab - 40, 40) + ":" + mode;
+      }
+      if (i == 0 || want != previous) {
+        ASSERT_LT(next, history[k].size()) << paths[k] << " at " << i;
+        EXPECT_EQ(history[k][next].commit, i) << paths[k];
+        EXPECT_EQ(history[k][next].entry, want) << paths[k] << " at " << i;
+        ++next;
+      }
+      previous = want;
+    }
+    EXPECT_EQ(next, history[k].size()) << paths[k];
+  }
+  EXPECT_EQ(history[0].size(), 6u);  // add, modify, delete, add back, mode, gone with d/
+  EXPECT_EQ(g->state_key(commits[4], {"d/e/f.txt", "top.txt"}),
+            "-;" + history[5].back().entry + ";");
 }
 
 /// libgit2's own apply on a revision tree: where it applies, sm120check says applicable.

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sm120check/patch.hpp"
@@ -27,6 +28,12 @@ struct RepositoryFacts {
   /// Paths (relative to root) touched by the patches that have uncommitted changes (modified,
   /// staged, untracked or deleted): their work-tree content, not HEAD's, decides the answer.
   std::vector<std::string> dirty;
+};
+
+/// Where one path's tree entry changes along a list of commits (GitRepository::path_history).
+struct PathChange {
+  std::size_t commit = 0;  ///< index into the commit list: the entry holds from this commit on.
+  std::string entry;       ///< "OID:MODE" (40 hex, octal mode), or "-" when the path is absent.
 };
 
 /// Short commit information, for `log`.
@@ -67,11 +74,22 @@ class GitRepository {
   /// True when `commit` is `of` or one of its ancestors.
   virtual bool contains(const std::string& of, const std::string& commit) const = 0;
   virtual CommitInfo commit_info(const std::string& commit_id) const = 0;
-  /// A key naming the state of `paths` (relative to root) in `commit_id`: object id and mode of
-  /// each, or "-" when absent. Equal keys mean equal verification results (used by `log`).
+  /// A key naming the state of `paths` (relative to root) in `commit_id`: each path's entry as
+  /// in PathChange, ";"-terminated. Equal keys mean equal verification results.
   virtual std::string state_key(const std::string& commit_id,
                                 const std::vector<std::string>& paths) const = 0;
+  /// For each of `paths` (relative to root), the indexes of `commits` at which its tree entry
+  /// differs from the one in the commit before in the list (index 0 always), with the entry.
+  /// Tree look-ups only, no blob is read; a subtree whose id equals the previous commit's is not
+  /// descended into, so consecutive commits of one history cost little more than their root
+  /// trees. Throws Error for a commit that cannot be read.
+  virtual std::vector<std::vector<PathChange>> path_history(
+      const std::vector<std::string>& commits, const std::vector<std::string>& paths) const = 0;
 };
+
+/// Whether the loaded libgit2 was built thread-safe (GIT_FEATURE_THREADS): then repository
+/// objects opened separately may be used from different threads at once. Loads libgit2.
+bool git_supports_threads();
 
 /// The repository paths (prefix + stripped, normalised patch path) each file of `report`
 /// touches, both sides; for dirty checks and state keys.
@@ -91,6 +109,9 @@ struct LogOptions {
   std::string range = "HEAD";        ///< "TIP" or "A..B".
   std::vector<std::string> in_refs;  ///< refs asked about with --in.
   VerifyOptions verify;
+  /// Threads verifying distinct file states (each with its own repository object); 0 = one
+  /// per CPU, at most 16. Few states are verified on the calling thread.
+  unsigned threads = 0;
 };
 
 /// One commit's answer in a `log` run.
@@ -99,35 +120,106 @@ struct LogCommit {
   Status status = Status::kError;
 };
 
-/// Whether the fixing commit is in a ref (`--in`).
+/// What a commit of the walked history did to the fix (LogEvent::kind).
+enum class LogEventKind {
+  kApplied,    ///< not applied -> applied, the first time in the range.
+  kReapplied,  ///< not applied -> applied after an earlier kReverted or kRewritten.
+  /// applied -> applicable or partial: the pre-image is back in some or all files (a revert).
+  kReverted,
+  /// applied -> conflict, unknown or error: neither image matches any more (the fix's lines
+  /// were reworked, moved away, or reverted together with other changes).
+  kRewritten,
+  /// After the first kApplied: the touched files changed and the verdict details changed
+  /// (log_verdict_details()) while the status stayed applied, or the status changed between
+  /// two not-applied statuses (e.g. applicable -> conflict after a revert).
+  kChanged,
+};
+
+/// "applied", "reapplied", "reverted", "rewritten", "changed".
+std::string_view to_string(LogEventKind kind);
+
+/// One item of a file patch's verdict that `log` compares between two states of its files.
+struct LogVerdictDetail {
+  std::size_t patch = 1;  ///< 1-based index of the patch in the run.
+  std::string path;       ///< the file's path as examined (after stripping).
+  std::size_t hunk = 0;   ///< 1-based hunk index; 0 for the file itself.
+  /// "applied", "conflict", ... (Status or HunkStatus); hunks add " (fuzz F[, both images])".
+  std::string verdict;
+};
+
+/// A verdict detail that differs between two commits.
+struct LogVerdictChange {
+  LogVerdictDetail at;  ///< where, and the verdict after.
+  std::string before;   ///< the verdict before.
+};
+
+/// One step of a fix's history: a first-parent commit and what it did.
+struct LogEvent {
+  LogEventKind kind = LogEventKind::kChanged;
+  CommitInfo info;
+  Status before = Status::kError;  ///< status at the commit before it (first parent).
+  Status after = Status::kError;   ///< status at the commit.
+  /// The verdict details that differ from the commit before, in patch, file and hunk order.
+  std::vector<LogVerdictChange> changes;
+};
+
+/// The answer for one `--in REF`: is the fix in REF, and why.
 struct LogRefAnswer {
   std::string ref;
   std::string commit;              ///< the ref's commit.
-  bool contains = false;           ///< the fixing commit is the ref's commit or an ancestor of it.
-  Status status = Status::kError;  ///< the patches' status at the ref itself.
+  Status status = Status::kError;  ///< the patches' status at the ref itself: the answer.
+  /// LogResult::first_applied is the ref's commit or an ancestor of it.
+  bool contains = false;
+  /// The newest kApplied or kReapplied event of the range that the ref contains.
+  std::optional<LogEvent> fix_commit;
+  /// The newest kReverted or kRewritten event after fix_commit that the ref contains.
+  std::optional<LogEvent> reverted_by;
+  bool applied() const { return status == Status::kApplied; }
 };
 
-/// Result of `log`: which commit brought the fix in.
+/// Result of `log`: the fix's history along the first-parent commits of a range.
 struct LogResult {
-  std::string root;                ///< repository root.
-  std::string range;               ///< as given.
-  std::size_t commits = 0;         ///< first-parent commits in the range.
-  std::size_t verified = 0;        ///< distinct file states verified (the rest were cache hits).
-  std::size_t evaluated = 0;       ///< commits whose status was looked at.
-  LogCommit tip;                   ///< the newest commit of the range.
-  bool monotone = true;            ///< no sampled commit contradicts the bisection.
+  std::string root;         ///< repository root.
+  std::string range;        ///< as given.
+  std::size_t commits = 0;  ///< first-parent commits in the range.
+  /// Distinct states of a file patch's paths that were verified (per file patch; the rest
+  /// were cache hits).
+  std::size_t verified = 0;
+  /// Commits at which a status was taken: the oldest, each commit where the touched paths'
+  /// entries change, and --in refs outside the range; every other commit has its parent's.
+  std::size_t evaluated = 0;
+  LogCommit tip;     ///< the newest commit of the range.
+  LogCommit oldest;  ///< the oldest commit of the range.
+  /// Exact: the patches are applied at no commit, or at every commit from one commit on to the
+  /// tip and at none before it. False after a kReverted or kRewritten event.
+  bool monotone = true;
   bool applied_at_oldest = false;  ///< already applied at the oldest commit of the range.
-  std::optional<LogCommit> first_applied;  ///< first commit from which it stays applied.
+  /// The commit from which the patches stay applied to the tip (the newest kApplied or
+  /// kReapplied event, or the oldest commit); std::nullopt when not applied at the tip.
+  std::optional<LogCommit> first_applied;
+  /// The first commit of the range at which the patches are applied (the first kApplied
+  /// event, or the oldest commit); std::nullopt when never applied in the range.
+  std::optional<LogCommit> first_ever_applied;
+  /// What happened from the first applied commit on, oldest first (nothing before it).
+  std::vector<LogEvent> events;
   std::vector<LogRefAnswer> in;
-  /// 0 found (monotone); 1 not applied at the tip (applicable); 2 not monotone, or the tip is
-  /// partial, conflict or unknown; 3 error at the tip.
+  /// 0 applied at the tip, monotone; 1 not applied at the tip (applicable there); 2 applied at
+  /// the tip but not monotone, or the tip is partial, conflict or unknown; 3 error at the tip.
   int exit_code() const;
 };
 
-/// Walks the first-parent history of `options.range` in the repository holding `target` and
-/// finds the first commit from which `patches` stay applied: bisection when the statuses are
-/// monotone, checked by sampling; an exact backward scan when a sample contradicts it. Throws
-/// Error for an unknown revision or a target outside any repository.
+/// The details of one file patch's result that `log` compares: the file's status, then each
+/// hunk's status, fuzz and both_images. Line numbers and offsets are left out (lines inserted
+/// above a fix move it without changing it). The one place to extend when hunk verdicts gain
+/// detail (e.g. a match kind).
+/// `patch` is stored in each detail.
+std::vector<LogVerdictDetail> log_verdict_details(const FileReport& file, std::size_t patch);
+
+/// Walks the first-parent history of `options.range` in the repository holding `target`: the
+/// patches' status at every commit, exact, from the commits where the entries of the touched
+/// paths change (GitRepository::path_history), each distinct state of a file patch's paths
+/// verified once. Throws Error for an unknown revision, an empty range or a target outside any
+/// repository.
 LogResult find_fixing_commit(const std::vector<Patch>& patches, const std::string& target,
                              const LogOptions& options);
 

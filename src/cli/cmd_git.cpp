@@ -13,10 +13,10 @@ namespace {
 
 constexpr const char* kLogExitCodesHelp =
     "Exit codes:\n"
-    "  0  found the commit from which the patches stay applied (history monotone)\n"
+    "  0  applied at the tip, and from the commit that brought it in on (history monotone)\n"
     "  1  not applied at the tip (applicable there)\n"
-    "  2  applied at the tip but not monotone (reverted and re-applied), or the tip is\n"
-    "     partial, conflict or unknown\n"
+    "  2  applied at the tip but not monotone (reverted or rewritten, then applied again), or\n"
+    "     the tip is partial, conflict or unknown\n"
     "  3  could not verify (bad patch, unknown revision, not a git repository, usage error)\n";
 
 std::vector<unsigned> strips_of(const VerifyReport& report) {
@@ -87,9 +87,10 @@ int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<
 CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "log",
-      "Walk TARGET's first-parent git history and report the commit from which the patches "
-      "stay applied (the commit that brought the fix in), and whether it is in given refs. "
-      "Reads revisions through libgit2; never checks out.");
+      "Walk TARGET's first-parent git history and explain the fix's history: the commit that "
+      "brought it in, and the later commits that reverted it, re-applied it or changed its "
+      "lines (exact: every commit where the touched files change is looked at), and whether it "
+      "is in given refs. Reads revisions through libgit2; never checks out.");
   cmd->add_option("PATCH", options.patches, "Patch file, directory of patches, or - for stdin")
       ->required()
       ->type_name("");
@@ -107,7 +108,8 @@ CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
                   "default HEAD")
       ->type_name("RANGE");
   cmd->add_option("--in", options.in_refs,
-                  "Also say whether the fixing commit is in REF (tag or branch); repeatable")
+                  "Also say whether the fix is in REF (tag or branch): its status there, and "
+                  "the fix and revert commits REF contains; repeatable")
       ->type_name("REF")
       ->allow_extra_args(false);
   cmd->add_option("-p,--strip", options.strip, "Strip level (detected at the tip when omitted)")
@@ -117,6 +119,9 @@ CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
   cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
                 "Compare lines with white space folded");
   add_strict_option(*cmd, options.strict);
+  cmd->add_option("-j,--threads", options.threads,
+                  "Threads verifying the distinct file states (default: one per CPU)")
+      ->type_name("N");
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(kLogExitCodesHelp);
   return cmd;
@@ -131,6 +136,7 @@ int run_log(const LogCommandOptions& options) {
   log_options.verify.match.fuzz = options.fuzz;
   log_options.verify.match.ignore_whitespace = options.ignore_whitespace;
   log_options.verify.match.drift = !options.strict;
+  log_options.threads = options.threads;
   LogResult result = find_fixing_commit(patches, options.target, log_options);
   if (options.format == OutputFormat::kJson) {
     write_stdout(dump(log_to_json(result, options.target)));

@@ -101,7 +101,8 @@ struct LogCommandOptions {
   std::optional<unsigned> strip;
   unsigned fuzz = 0;
   bool ignore_whitespace = false;
-  bool strict = false;  ///< --strict: exact images only (no drift search).
+  bool strict = false;   ///< --strict: exact images only (no drift search).
+  unsigned threads = 0;  ///< -j: threads verifying file states; 0 = one per CPU.
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
 };

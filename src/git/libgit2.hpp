@@ -15,6 +15,8 @@ namespace sm120check::git {
 // Every libgit2 function sm120check calls. Add a function here to use it.
 #define SM120CHECK_LIBGIT2_FUNCTIONS(X) \
   X(git_libgit2_init)                   \
+  X(git_libgit2_opts)                   \
+  X(git_libgit2_features)               \
   X(git_error_last)                     \
   X(git_odb_hash)                       \
   X(git_oid_tostr)                      \
@@ -40,10 +42,15 @@ namespace sm120check::git {
   X(git_commit_lookup)                  \
   X(git_commit_free)                    \
   X(git_commit_tree)                    \
+  X(git_commit_tree_id)                 \
+  X(git_commit_parentcount)             \
+  X(git_commit_parent_id)               \
   X(git_commit_summary)                 \
   X(git_commit_time)                    \
   X(git_commit_time_offset)             \
+  X(git_tree_lookup)                    \
   X(git_tree_free)                      \
+  X(git_tree_entry_byname)              \
   X(git_tree_entry_bypath)              \
   X(git_tree_entry_free)                \
   X(git_tree_entry_filemode)            \

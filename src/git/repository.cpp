@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "libgit2.hpp"
 #include "sm120check/error.hpp"
@@ -56,6 +59,9 @@ std::string without_trailing_slash(std::string path) {
 struct Shared {
   Owned<git_repository> repo;
   std::map<std::string, std::shared_ptr<const std::string>> blobs;
+  /// Root tree ids of the commits first_parent_commits() walked, by commit id: path_history()
+  /// then reads no commit again (commit objects with long messages cost more than trees).
+  std::unordered_map<std::string, git_oid> root_trees;
   std::size_t blob_bytes = 0;
   static constexpr std::size_t kMaxBlobBytes = std::size_t{256} << 20;
 
@@ -278,25 +284,44 @@ class Repository final : public GitRepository {
   }
 
   std::vector<std::string> first_parent_commits(const std::string& range) const override {
-    git_revwalk* raw = nullptr;
-    if (lib().git_revwalk_new(&raw, repo()) != 0)
-      throw Error(std::string("cannot walk history: ") + git::last_error_message("libgit2"));
-    Owned<git_revwalk> walk(raw);
     std::size_t dots = range.find("..");
     if (range.find("...") != std::string::npos)
       throw Error(fmt::format("range '{}': use A..B (A...B is not supported)", range));
     std::string tip = dots == std::string::npos ? range : range.substr(dots + 2);
     if (tip.empty()) tip = "HEAD";
     git_oid tip_oid = parse_oid(resolve_commit(tip));
+    std::vector<std::string> newest_first;
+    if (dots == std::string::npos) {
+      // The first-parent chain, read commit by commit (one read each, root trees kept). It
+      // ends at a root commit, or at a parent missing from the object database (the boundary
+      // of a shallow clone), as the revision walk below does.
+      git_oid oid = tip_oid;
+      while (true) {
+        git_commit* raw = nullptr;
+        if (lib().git_commit_lookup(&raw, repo(), &oid) != 0) {
+          if (newest_first.empty())
+            throw Error(fmt::format("cannot read commit {}: {}", oid_hex(&oid),
+                                    git::last_error_message("libgit2 error")));
+          break;
+        }
+        Owned<git_commit> c(raw);
+        newest_first.push_back(oid_hex(&oid));
+        shared_->root_trees[newest_first.back()] = *lib().git_commit_tree_id(c.get());
+        if (lib().git_commit_parentcount(c.get()) == 0) break;
+        oid = *lib().git_commit_parent_id(c.get(), 0);
+      }
+      return {newest_first.rbegin(), newest_first.rend()};
+    }
+    git_revwalk* raw = nullptr;
+    if (lib().git_revwalk_new(&raw, repo()) != 0)
+      throw Error(std::string("cannot walk history: ") + git::last_error_message("libgit2"));
+    Owned<git_revwalk> walk(raw);
     lib().git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL);
     lib().git_revwalk_simplify_first_parent(walk.get());
     lib().git_revwalk_push(walk.get(), &tip_oid);
-    if (dots != std::string::npos) {
-      std::string base = range.substr(0, dots);
-      git_oid base_oid = parse_oid(resolve_commit(base.empty() ? "HEAD" : base));
-      lib().git_revwalk_hide(walk.get(), &base_oid);
-    }
-    std::vector<std::string> newest_first;
+    std::string base = range.substr(0, dots);
+    git_oid base_oid = parse_oid(resolve_commit(base.empty() ? "HEAD" : base));
+    lib().git_revwalk_hide(walk.get(), &base_oid);
     git_oid oid;
     while (lib().git_revwalk_next(&oid, walk.get()) == 0) newest_first.push_back(oid_hex(&oid));
     return {newest_first.rbegin(), newest_first.rend()};
@@ -321,19 +346,88 @@ class Repository final : public GitRepository {
 
   std::string state_key(const std::string& commit_id,
                         const std::vector<std::string>& paths) const override {
-    Owned<git_tree> t = commit_tree(commit_id);
     std::string key;
-    for (const std::string& path : paths) {
-      git_tree_entry* raw = nullptr;
-      if (lib().git_tree_entry_bypath(&raw, t.get(), without_trailing_slash(path).c_str()) != 0) {
-        key += "-;";
-        continue;
-      }
-      Owned<git_tree_entry> te(raw);
-      key += fmt::format("{}:{:o};", oid_hex(lib().git_tree_entry_id(te.get())),
-                         static_cast<unsigned>(lib().git_tree_entry_filemode(te.get())));
-    }
+    for (const std::vector<PathChange>& changes : path_history({commit_id}, paths))
+      key += changes.front().entry + ";";
     return key;
+  }
+
+  std::vector<std::vector<PathChange>> path_history(
+      const std::vector<std::string>& commits,
+      const std::vector<std::string>& paths) const override {
+    /// One path's descent in the previous commit: the tree ids it went through, top first
+    /// (the last one is where its entry was looked up, or found missing), and the entry.
+    struct Descent {
+      std::vector<std::string> parts;
+      std::vector<git_oid> trees;
+      std::string entry;
+    };
+    std::vector<Descent> descents(paths.size());
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      const std::string path = without_trailing_slash(paths[k]);
+      for (std::size_t from = 0; from <= path.size();) {
+        std::size_t slash = std::min(path.find('/', from), path.size());
+        if (slash > from) descents[k].parts.push_back(path.substr(from, slash - from));
+        from = slash + 1;
+      }
+    }
+    auto same = [](const git_oid& a, const git_oid& b) {
+      return std::memcmp(a.id, b.id, GIT_OID_RAWSZ) == 0;
+    };
+    std::vector<std::vector<PathChange>> out(paths.size());
+    std::vector<std::pair<git_oid, Owned<git_tree>>> loaded;  // this commit's trees
+    for (std::size_t i = 0; i < commits.size(); ++i) {
+      git_oid root;
+      auto known = shared_->root_trees.find(commits[i]);
+      if (known != shared_->root_trees.end())
+        root = known->second;
+      else
+        root = *lib().git_commit_tree_id(commit(commits[i]).get());
+      loaded.clear();
+      auto tree = [&](const git_oid& id) -> const git_tree* {
+        for (const auto& [oid, t] : loaded)
+          if (same(oid, id)) return t.get();
+        git_tree* raw = nullptr;
+        if (lib().git_tree_lookup(&raw, repo(), &id) != 0)
+          throw Error(fmt::format("cannot read a tree of commit {}: {}", commits[i],
+                                  git::last_error_message("libgit2 error")));
+        loaded.emplace_back(id, Owned<git_tree>(raw));
+        return raw;
+      };
+      for (std::size_t k = 0; k < paths.size(); ++k) {
+        Descent& d = descents[k];
+        std::vector<git_oid> trees;
+        std::string entry = "-";
+        git_oid at = root;
+        bool unchanged = false;
+        for (std::size_t level = 0; level < d.parts.size(); ++level) {
+          if (i > 0 && level < d.trees.size() && same(d.trees[level], at)) {
+            // The same subtree as in the previous commit: the rest of the descent is too.
+            trees.insert(trees.end(), d.trees.begin() + static_cast<std::ptrdiff_t>(level),
+                         d.trees.end());
+            unchanged = true;
+            break;
+          }
+          trees.push_back(at);
+          const git_tree_entry* e = lib().git_tree_entry_byname(tree(at), d.parts[level].c_str());
+          if (e == nullptr) break;
+          git_filemode_t mode = lib().git_tree_entry_filemode(e);
+          if (level + 1 == d.parts.size()) {
+            entry = fmt::format("{}:{:o}", oid_hex(lib().git_tree_entry_id(e)),
+                                static_cast<unsigned>(mode));
+          } else if (mode == GIT_FILEMODE_TREE) {
+            at = *lib().git_tree_entry_id(e);
+            continue;
+          }
+          break;
+        }
+        d.trees = std::move(trees);
+        if (unchanged || (i > 0 && entry == d.entry)) continue;
+        d.entry = entry;
+        out[k].push_back({i, std::move(entry)});
+      }
+    }
+    return out;
   }
 
  private:
@@ -365,6 +459,8 @@ std::unique_ptr<GitRepository> GitRepository::open(const std::string& path) {
   shared->repo.reset(raw);
   return std::make_unique<Repository>(std::move(shared));
 }
+
+bool git_supports_threads() { return (lib().git_libgit2_features() & GIT_FEATURE_THREADS) != 0; }
 
 std::vector<std::string> touched_paths(const std::vector<Patch>& patches,
                                        const std::vector<unsigned>& strips,

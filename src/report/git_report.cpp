@@ -48,12 +48,114 @@ std::string format_time(std::int64_t time, int offset_minutes) {
   return fmt::format("{} {}{:02}{:02}", buf, offset_minutes < 0 ? '-' : '+', off / 60, off % 60);
 }
 
-json commit_to_json(const LogCommit& c) {
+/// "commit", "short", "subject", "date" of a commit.
+json info_to_json(const CommitInfo& c) {
   json out = json::object();
-  out["commit"] = c.info.id;
-  out["subject"] = sanitize_utf8(c.info.subject);
-  out["date"] = format_time(c.info.time, c.info.offset_minutes);
+  out["commit"] = c.id;
+  out["short"] = short_id(c.id);
+  out["subject"] = sanitize_utf8(c.subject);
+  out["date"] = format_time(c.time, c.offset_minutes);
+  return out;
+}
+
+json commit_to_json(const LogCommit& c) {
+  json out = info_to_json(c.info);
   out["status"] = std::string(to_string(c.status));
+  return out;
+}
+
+/// "ID DATE SUBJECT" for people.
+std::string describe(const CommitInfo& c) {
+  return short_id(c.id) + " " + format_time(c.time, c.offset_minutes) + " " +
+         escape_for_terminal(c.subject);
+}
+
+/// "1-5, 7, 9": sorted 1-based indexes with runs joined.
+std::string index_ranges(const std::vector<std::size_t>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(v[i]);
+    if (j > i) out += "-" + std::to_string(v[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+/// An event's changes for people, one line per file: "PATH: B -> A; hunks 1-3: B -> A", the
+/// hunks grouped by their change. None when every change is the event's own status change.
+std::vector<std::string> change_lines(const LogEvent& e, bool series) {
+  const std::string before(to_string(e.before)), after(to_string(e.after));
+  if (std::all_of(e.changes.begin(), e.changes.end(), [&](const LogVerdictChange& c) {
+        return c.before == before && c.at.verdict == after;
+      }))
+    return {};
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < e.changes.size();) {
+    std::size_t j = i;  // [i, j): one file
+    while (j < e.changes.size() && e.changes[j].at.patch == e.changes[i].at.patch &&
+           e.changes[j].at.path == e.changes[i].at.path)
+      ++j;
+    std::string line = (series ? fmt::format("patch {}: ", e.changes[i].at.patch) : "") +
+                       escape_for_terminal(e.changes[i].at.path) + ":";
+    std::string sep = " ";
+    std::vector<bool> done(j - i, false);
+    for (std::size_t k = i; k < j; ++k) {
+      if (done[k - i]) continue;
+      const LogVerdictChange& c = e.changes[k];
+      std::vector<std::size_t> hunks;
+      for (std::size_t m = k; m < j; ++m) {
+        const LogVerdictChange& o = e.changes[m];
+        if (!done[m - i] && (o.at.hunk == 0) == (c.at.hunk == 0) && o.before == c.before &&
+            o.at.verdict == c.at.verdict) {
+          done[m - i] = true;
+          if (o.at.hunk > 0) hunks.push_back(o.at.hunk);
+        }
+      }
+      std::string what =
+          hunks.empty() ? ""
+                        : (hunks.size() == 1 ? "hunk " : "hunks ") + index_ranges(hunks) + ": ";
+      line += sep + what + c.before + " -> " + c.at.verdict;
+      sep = "; ";
+    }
+    lines.push_back(std::move(line));
+    i = j;
+  }
+  return lines;
+}
+
+/// "the revert ID" or "the rewrite ID" (an event that took the fix out).
+std::string removal(const LogEvent& e) {
+  return (e.kind == LogEventKind::kReverted ? "the revert " : "the rewrite ") + short_id(e.info.id);
+}
+
+/// Why the fix is or is not in a ref, one clause (JSON "reason", text after "yes: "/"no: ").
+std::string ref_reason(const LogRefAnswer& a, const LogResult& r) {
+  const std::string_view status = to_string(a.status);
+  if (a.applied()) {
+    if (a.reverted_by) return "applied there, although it contains " + removal(*a.reverted_by);
+    if (a.fix_commit) return "contains the fix commit " + short_id(a.fix_commit->info.id);
+    if (r.applied_at_oldest) return "applied there (the fix predates the range)";
+    return "applied there, but it contains none of the range's fix commits (cherry-picked?)";
+  }
+  if (a.fix_commit && a.reverted_by)
+    return fmt::format("contains the fix commit {} but also {}; {} there",
+                       short_id(a.fix_commit->info.id), removal(*a.reverted_by), status);
+  if (a.reverted_by) return fmt::format("contains {}; {} there", removal(*a.reverted_by), status);
+  if (a.fix_commit)
+    return fmt::format("contains the fix commit {}, but the patches are {} there",
+                       short_id(a.fix_commit->info.id), status);
+  if (!r.first_ever_applied)
+    return fmt::format("no commit of the range applies the fix; {} there", status);
+  return fmt::format("does not contain the fix commit; {} there", status);
+}
+
+/// An event a ref contains: its commit and kind.
+json ref_event_to_json(const std::optional<LogEvent>& e) {
+  if (!e) return nullptr;
+  json out = info_to_json(e->info);
+  out["kind"] = std::string(to_string(e->kind));
   return out;
 }
 
@@ -209,16 +311,44 @@ json log_to_json(const LogResult& r, const std::string& target) {
   doc["evaluated"] = r.evaluated;
   doc["verified"] = r.verified;
   doc["tip"] = commit_to_json(r.tip);
+  doc["oldest"] = commit_to_json(r.oldest);
   doc["monotone"] = r.monotone;
   doc["applied_at_oldest"] = r.applied_at_oldest;
   doc["first_applied"] = r.first_applied ? commit_to_json(*r.first_applied) : json(nullptr);
+  doc["first_ever_applied"] =
+      r.first_ever_applied ? commit_to_json(*r.first_ever_applied) : json(nullptr);
+  json events = json::array();
+  for (const LogEvent& e : r.events) {
+    json one = json::object();
+    one["kind"] = std::string(to_string(e.kind));
+    one.update(info_to_json(e.info));
+    one["status_before"] = std::string(to_string(e.before));
+    one["status_after"] = std::string(to_string(e.after));
+    json changes = json::array();
+    for (const LogVerdictChange& c : e.changes) {
+      json change = json::object();
+      change["patch"] = c.at.patch;
+      change["path"] = sanitize_utf8(c.at.path);
+      change["hunk"] = c.at.hunk == 0 ? json(nullptr) : json(c.at.hunk);
+      change["before"] = c.before;
+      change["after"] = c.at.verdict;
+      changes.push_back(std::move(change));
+    }
+    one["changes"] = std::move(changes);
+    events.push_back(std::move(one));
+  }
+  doc["events"] = std::move(events);
   json in = json::array();
   for (const LogRefAnswer& a : r.in) {
     json one = json::object();
     one["ref"] = sanitize_utf8(a.ref);
     one["commit"] = a.commit;
-    one["contains"] = a.contains;
+    one["applied"] = a.applied();
     one["status"] = std::string(to_string(a.status));
+    one["contains"] = a.contains;
+    one["fix_commit"] = ref_event_to_json(a.fix_commit);
+    one["reverted_by"] = ref_event_to_json(a.reverted_by);
+    one["reason"] = sanitize_utf8(ref_reason(a, r));
     in.push_back(std::move(one));
   }
   doc["in"] = std::move(in);
@@ -227,29 +357,59 @@ json log_to_json(const LogResult& r, const std::string& target) {
 }
 
 void render_log_text(std::ostream& out, const LogResult& r, const std::string& target, bool color) {
+  auto status = [&](Status s) { return paint(to_string(s), s, color); };
   out << "target: " << escape_for_terminal(target) << " (repository " << escape_for_terminal(r.root)
       << ")\n";
   out << "range: " << escape_for_terminal(r.range) << ": " << r.commits << " first-parent commits, "
-      << r.evaluated << " looked at, " << r.verified << " distinct file states verified\n";
-  out << "tip: " << short_id(r.tip.info.id) << " "
-      << paint(to_string(r.tip.status), r.tip.status, color) << "\n";
-  if (r.first_applied) {
-    const LogCommit& c = *r.first_applied;
-    out << (r.applied_at_oldest ? "applied since the oldest commit of the range: "
-                                : "fix brought in by: ")
-        << short_id(c.info.id) << " " << format_time(c.info.time, c.info.offset_minutes) << " "
-        << escape_for_terminal(c.info.subject) << "\n";
-    out << (r.monotone ? "history: monotone (bisection; samples agree)\n"
-                       : "history: NOT monotone (applied, then not, then applied again: a fix "
-                         "reverted and re-applied); the commit above is where it stays applied "
-                         "(exact scan)\n");
+      << r.evaluated << " evaluated (where the touched files change), " << r.verified
+      << " file states verified\n";
+  out << "tip: " << short_id(r.tip.info.id) << " " << status(r.tip.status) << "\n";
+  if (!r.first_ever_applied) {
+    out << "never applied in the range (oldest commit " << short_id(r.oldest.info.id) << ": "
+        << status(r.oldest.status) << ")\n";
+  } else if (r.first_applied) {
+    out << (r.applied_at_oldest && r.first_applied->info.id == r.oldest.info.id
+                ? "applied since the oldest commit of the range: "
+                : "fix brought in by: ")
+        << describe(r.first_applied->info) << "\n";
+    if (r.first_ever_applied->info.id != r.first_applied->info.id)
+      out << "first applied by: " << describe(r.first_ever_applied->info) << "\n";
   } else {
-    out << "fix not applied at the tip\n";
+    out << "first applied by: " << describe(r.first_ever_applied->info) << "\n";
+    const LogEvent* last = nullptr;
+    for (const LogEvent& e : r.events)
+      if (e.kind == LogEventKind::kReverted || e.kind == LogEventKind::kRewritten) last = &e;
+    if (last != nullptr)
+      out << "not applied at the tip: " << to_string(last->kind) << " by " << describe(last->info)
+          << "\n";
+  }
+  if (r.first_ever_applied)
+    out << (r.monotone ? "history: monotone (applied from one commit on, never before; exact)\n"
+                       : "history: NOT monotone (applied, then not: reverted or rewritten; the "
+                         "events below say when)\n");
+  if (!r.events.empty()) {
+    constexpr std::size_t kHead = 5, kTail = 15;
+    bool series = false;
+    for (const LogEvent& e : r.events)
+      for (const LogVerdictChange& c : e.changes) series = series || c.at.patch > 1;
+    out << "events:\n";
+    for (std::size_t i = 0; i < r.events.size(); ++i) {
+      if (r.events.size() > kHead + kTail && i == kHead) {
+        out << "  ... " << r.events.size() - kHead - kTail
+            << " more events (all of them in --format json)\n";
+        i = r.events.size() - kTail;
+      }
+      const LogEvent& e = r.events[i];
+      out << "  " << short_id(e.info.id) << " " << format_time(e.info.time, e.info.offset_minutes)
+          << " " << pad(std::string(to_string(e.kind)), 9) << " " << status(e.before) << " -> "
+          << status(e.after) << "  " << escape_for_terminal(e.info.subject) << "\n";
+      for (const std::string& line : change_lines(e, series)) out << "      " << line << "\n";
+    }
   }
   for (const LogRefAnswer& a : r.in)
     out << "in " << escape_for_terminal(a.ref) << " (" << short_id(a.commit)
-        << "): " << (a.contains ? "yes" : "no") << ", status there "
-        << paint(to_string(a.status), a.status, color) << "\n";
+        << "): " << (a.applied() ? "yes" : "no") << ": " << escape_for_terminal(ref_reason(a, r))
+        << "\n";
   out << "-> exit " << r.exit_code() << "\n";
 }
 
