@@ -261,8 +261,9 @@ std::vector<LogVerdictDetail> log_verdict_details(const FileReport& file, std::s
   std::vector<LogVerdictDetail> out{{patch, path, 0, std::string(to_string(file.status))}};
   for (const HunkReport& h : file.hunks) {
     std::string verdict(to_string(h.match.status));
-    // Extend here: a hunk's match kind, once matches carry one.
-    if (h.match.status != HunkStatus::kConflict && (h.match.fuzz > 0 || h.match.both_images))
+    if (h.match.kind == MatchKind::kDrifted)
+      verdict += " (drifted)";
+    else if (h.match.kind != MatchKind::kNone && (h.match.fuzz > 0 || h.match.both_images))
       verdict +=
           fmt::format(" (fuzz {}{})", h.match.fuzz, h.match.both_images ? ", both images" : "");
     out.push_back({patch, path, h.index, std::move(verdict)});

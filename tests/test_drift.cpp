@@ -1,0 +1,360 @@
+// Tests of presence under drift and of the anchors (match.hpp, src/match/drift.cpp): suites
+// Drift* (one per presence rule) and FalseApplied* (each false `applied` found in review, with
+// the fix that stops it). Hunks come from the real parser, files are inline.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sm120check/match.hpp"
+#include "sm120check/patch.hpp"
+
+namespace sm120check {
+namespace {
+
+/// Matches the hunks of the one file patch in `diff` against `file`.
+std::vector<HunkMatch> run(const std::string& file, std::string_view hunks,
+                           MatchOptions options = {}) {
+  const std::string diff = "--- a/f.py\n+++ b/f.py\n" + std::string(hunks);
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const FileText text(file);
+  return match_hunks(text, patches.at(0).files.at(0).hunks, options);
+}
+
+// The fix: an SM120 branch with smaller tiles (three context lines each side).
+constexpr std::string_view kFix =
+    "@@ -1,7 +1,9 @@\n"
+    " import torch\n"
+    " \n"
+    " def _get_block_sizes(dtype):\n"
+    "-    if CUDA_CAPABILITY[0] >= 9:\n"
+    "+    if CUDA_CAPABILITY[0] == 12:\n"
+    "+        BLOCK_M, BLOCK_N = 64, 32\n"
+    "+    elif CUDA_CAPABILITY[0] >= 9:\n"
+    "         BLOCK_M, BLOCK_N = 128, 64\n"
+    "     else:\n"
+    "         BLOCK_M, BLOCK_N = 64, 64\n";
+
+constexpr std::string_view kFixedBranch =
+    "    if CUDA_CAPABILITY[0] == 12:\n"
+    "        BLOCK_M, BLOCK_N = 64, 32\n"
+    "    elif CUDA_CAPABILITY[0] >= 9:\n";
+
+constexpr std::string_view kOldBranch = "    if CUDA_CAPABILITY[0] >= 9:\n";
+
+/// A later version of the file: an import and a parameter added, the Hopper tiles retuned, a
+/// header of 40 lines above; `branch` in the middle.
+std::string later(std::string_view branch) {
+  std::string file;
+  for (int i = 0; i < 40; ++i) file += "# header line " + std::to_string(i) + "\n";
+  file += "import torch\nimport triton\n\ndef _get_block_sizes(dtype, head_dim):\n";
+  file += branch;
+  file += "        BLOCK_M, BLOCK_N = 128, 128\n    else:\n        BLOCK_M, BLOCK_N = 64, 64\n";
+  file += "    num_warps = 4\n    return BLOCK_M, BLOCK_N, num_warps\n";
+  return file;
+}
+
+// --- Drift: one test per presence rule ---------------------------------------------------------
+
+TEST(Drift, ChangeFoundWhereTheContextPointsIsPresent) {
+  const HunkMatch m = run(later(kFixedBranch), kFix)[0];
+  EXPECT_EQ(m.status, HunkStatus::kApplied);
+  EXPECT_EQ(m.kind, MatchKind::kDrifted);
+  EXPECT_EQ(m.presence, Presence::kPresent);
+  EXPECT_EQ(m.presence_reason, "drifted");
+  EXPECT_EQ(m.line, 45u);  // the first line of the changed block
+  EXPECT_EQ(m.offset, 41);
+  // "import torch", the blank line, "else:" and the 64, 64 line stand; the def and the 128, 64
+  // line do not.
+  EXPECT_EQ(m.context_agree, 4u);
+  EXPECT_EQ(m.context_lines, 6u);
+}
+
+TEST(Drift, StrictKeepsExactImages) {
+  const HunkMatch m = run(later(kFixedBranch), kFix, {.drift = false})[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.kind, MatchKind::kNone);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "strict");
+}
+
+TEST(Drift, RemovedLinesStandingWhereTheFixBelongsIsAbsent) {
+  // The mirror case: the old branch where the fix belongs, the new one nowhere. Never a clean
+  // `applicable` either (the context moved: git apply would refuse).
+  const HunkMatch m = run(later(kOldBranch), kFix)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kAbsent);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+  EXPECT_EQ(m.places, std::vector<std::size_t>{45});
+}
+
+TEST(Drift, ChangeNowhereIsAbsent) {
+  const HunkMatch m = run(later("    if use_small_tiles(dtype):\n"), kFix)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kAbsent);
+  EXPECT_EQ(m.presence_reason, "not-found");
+}
+
+TEST(Drift, SomeAddedLinesThereButNotAsTheBlockIsUnknown) {
+  // A later commit inserted a line inside the added block: its lines stand, the block does not.
+  const std::string branch =
+      "    if CUDA_CAPABILITY[0] == 12:\n"
+      "        num_stages = 1\n"
+      "        BLOCK_M, BLOCK_N = 64, 32\n"
+      "    elif CUDA_CAPABILITY[0] >= 9:\n";
+  const HunkMatch m = run(later(branch), kFix)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "changed-lines-differ");
+}
+
+TEST(Drift, TrivialLinesProveNothing) {
+  // The hunk adds "pass" and a blank line; the context moved on.
+  constexpr std::string_view hunk =
+      "@@ -10,6 +10,8 @@\n"
+      " def launch(grid):\n"
+      "     if grid is None:\n"
+      "         return\n"
+      "+\n"
+      "+    pass\n"
+      "     run(grid)\n"
+      "     sync()\n"
+      "     log()\n";
+  const std::string file =
+      "def launch(grid, stream):\n    if grid is None:\n        raise ValueError\n\n    pass\n"
+      "    run(grid, stream)\n    sync()\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "trivial-lines");
+}
+
+TEST(Drift, BlockInSeveralPlacesEquallyIsUnknownWithThePlaces) {
+  // Two copies of the function, both fixed, neither keeping more of the context than the
+  // other: which one the hunk meant cannot be told.
+  const std::string copy = "def _get_block_sizes(dtype, head_dim):\n" + std::string(kFixedBranch) +
+                           "        BLOCK_M, BLOCK_N = 128, 128\n    else:\n"
+                           "        BLOCK_M, BLOCK_N = 64, 64\n\n";
+  const std::string file = "\n" + copy + copy;
+  const HunkMatch m = run(file, kFix)[0];
+  EXPECT_EQ(m.status, HunkStatus::kUnknown);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "ambiguous");
+  EXPECT_EQ(m.places, (std::vector<std::size_t>{3, 11}));
+}
+
+TEST(Drift, OldAndNewCodeBothStandingIsUnknown) {
+  // One copy fixed, another (as close to the hunk's context) not: both stand.
+  const std::string tail =
+      "        BLOCK_M, BLOCK_N = 128, 128\n    else:\n        BLOCK_M, BLOCK_N = 64, 64\n\n";
+  const std::string file = "\ndef _get_block_sizes(dtype, d):\n" + std::string(kFixedBranch) +
+                           tail + "def _get_block_sizes(dtype, d):\n" + std::string(kOldBranch) +
+                           tail;
+  const HunkMatch m = run(file, kFix)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+  EXPECT_EQ(m.places, (std::vector<std::size_t>{3, 11}));
+}
+
+TEST(Drift, ChangeOnlyAwayFromItsContextIsFoundElsewhere) {
+  // A short added line (not strong enough to stand alone) copied into an unrelated function.
+  constexpr std::string_view hunk =
+      "@@ -3,6 +3,7 @@\n"
+      " def prefill(q, k):\n"
+      "     scale = q.shape[-1] ** -0.5\n"
+      "     out = attention(q, k)\n"
+      "+    out = out.float()\n"
+      "     return out\n"
+      " \n"
+      " def decode(q):\n";
+  const std::string file =
+      "def other(x):\n    y = x * 2\n    out = out.float()\n    return y\n\n"
+      "def prefill(q, k, v):\n    scale = q.size(-1) ** -0.5\n    o = attn(q, k, v)\n"
+      "    return o\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "found-elsewhere");
+  EXPECT_EQ(m.places, std::vector<std::size_t>{3});
+}
+
+TEST(Drift, DeletionWhoseContextMeetsIsPresent) {
+  constexpr std::string_view hunk =
+      "@@ -4,7 +4,6 @@\n"
+      " def tiles(cc):\n"
+      "     if cc >= 9:\n"
+      "         return 128\n"
+      "-    assert cc != 12, 'SM120 unsupported'\n"
+      "     return 64\n"
+      " \n"
+      " def stages(cc):\n";
+  // Later: the function gained a parameter; the assert is gone and its neighbours meet.
+  const std::string fixed =
+      "def tiles(cc, dtype):\n    if cc >= 9:\n        return 128\n    return 64\n\n"
+      "def stages(cc, dtype):\n";
+  const HunkMatch m = run(fixed, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kApplied);
+  EXPECT_EQ(m.kind, MatchKind::kDrifted);
+  EXPECT_EQ(m.line, 4u);  // where the removed line was
+  // Still there: absent.
+  const std::string unfixed =
+      "def tiles(cc, dtype):\n    if cc >= 9:\n        return 128\n"
+      "    assert cc != 12, 'SM120 unsupported'\n    return 64\n\ndef stages(cc, dtype):\n";
+  const HunkMatch a = run(unfixed, hunk)[0];
+  EXPECT_EQ(a.presence, Presence::kAbsent);
+  EXPECT_EQ(a.presence_reason, "removed-lines-present");
+  // Gone, but something else stands between its neighbours: cannot tell.
+  const std::string changed =
+      "def tiles(cc, dtype):\n    if cc >= 9:\n        return 128\n"
+      "    check_supported(cc)\n    return 64\n\ndef stages(cc, dtype):\n";
+  const HunkMatch u = run(changed, hunk)[0];
+  EXPECT_EQ(u.presence, Presence::kUnknown);
+  EXPECT_EQ(u.presence_reason, "context-differs");
+}
+
+TEST(Drift, BlockInsideAnotherHunksMatchIsNotThisHunks) {
+  // Hunk 2 adds the same line as hunk 1; only hunk 1's place holds it (exactly matched), and
+  // the second place is gone: hunk 2 must not take hunk 1's line.
+  constexpr std::string_view hunks =
+      "@@ -1,6 +1,7 @@\n"
+      " def a(x):\n"
+      "     y = x + 1\n"
+      "     z = y * 2\n"
+      "+    torch.cuda.synchronize()\n"
+      "     return z\n"
+      " \n"
+      " \n"
+      "@@ -20,6 +21,7 @@\n"
+      " def b(x):\n"
+      "     y = x - 1\n"
+      "     z = y * 3\n"
+      "+    torch.cuda.synchronize()\n"
+      "     return z\n"
+      " \n"
+      " \n";
+  std::string file =
+      "def a(x):\n    y = x + 1\n    z = y * 2\n    torch.cuda.synchronize()\n    return z\n\n\n";
+  for (int i = 0; i < 13; ++i) file += "# filler " + std::to_string(i) + "\n";
+  file += "def b(x, w):\n    y = x - w\n    z = y * 3\n    return z\n\n\n";
+  const std::vector<HunkMatch> m = run(file, hunks);
+  EXPECT_EQ(m[0].kind, MatchKind::kExact);
+  EXPECT_NE(m[1].presence, Presence::kPresent);
+}
+
+TEST(Drift, SameFixInSeveralCopiesIsToldApartByHunkOrder) {
+  // Three kernels get the same guard; later their signatures all changed the same way, so each
+  // guard fits all three places equally: hunk order pairs them. With one guard gone, nothing is
+  // decided that way.
+  std::string hunks;
+  std::string fixed, one_gone;
+  for (int k = 0; k < 3; ++k) {
+    const std::string n = std::to_string(k);
+    const std::string at = std::to_string(1 + 10 * k);
+    const std::string at2 = std::to_string(1 + 11 * k);
+    hunks += "@@ -" + at + ",6 +" + at2 + ",7 @@\n def kernel" + n + "(x, out):\n     i = pid()\n" +
+             "     n = x.numel()\n+    guard = DeviceGuard(x.device)\n     load(x)\n" +
+             "     compute()\n     store(out)\n";
+    const std::string body =
+        "def kernel" + n + "(x, out, stream):\n    i = pid(stream)\n" + "    n = x.size()\n";
+    const std::string rest = "    load(x)\n    compute(stream)\n    store(out)\n    done()\n";
+    fixed += body + "    guard = DeviceGuard(x.device)\n" + rest;
+    one_gone += body + (k == 1 ? std::string() : "    guard = DeviceGuard(x.device)\n") + rest;
+  }
+  const std::vector<HunkMatch> m = run(fixed, hunks);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].line, 4u);
+  EXPECT_EQ(m[1].line, 12u);
+  EXPECT_EQ(m[2].line, 20u);
+  for (const HunkMatch& h : m) EXPECT_EQ(h.kind, MatchKind::kDrifted);
+  for (const HunkMatch& h : run(one_gone, hunks)) EXPECT_NE(h.presence, Presence::kPresent);
+}
+
+TEST(Drift, ChangeGroupsSeparatedLaterAreFoundOneByOne) {
+  // Two change groups in one hunk; later, lines were inserted between them.
+  constexpr std::string_view hunk =
+      "@@ -1,8 +1,8 @@\n"
+      " def configure(cc):\n"
+      "-    stages = 3\n"
+      "+    stages = 1 if cc == 12 else 3\n"
+      "     warps = 4\n"
+      "     block = 128\n"
+      "-    smem = 232448\n"
+      "+    smem = 101376 if cc == 12 else 232448\n"
+      "     return stages, warps\n"
+      " \n"
+      " def other():\n";
+  const std::string file =
+      "def configure(cc):\n    stages = 1 if cc == 12 else 3\n    warps = 4\n"
+      "    extra = compute_extra(cc)\n    block = 128\n"
+      "    smem = 101376 if cc == 12 else 232448\n    return stages, warps\n\ndef other():\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kApplied);
+  EXPECT_EQ(m.kind, MatchKind::kDrifted);
+  EXPECT_EQ(m.line, 2u);
+}
+
+TEST(Drift, SectionTellsApartPlacesOtherwiseEqual) {
+  // Two kernels with the same surroundings: the hunk header's section names the second.
+  constexpr std::string_view hunk =
+      "@@ -12,6 +12,7 @@ def bwd_kernel(\n"
+      "     i_b = pid // H\n"
+      "     i_h = pid % H\n"
+      " \n"
+      "+    offset = i_v.to(tl.int64) * B * T\n"
+      "     if IS_VARLEN:\n"
+      "         bos = load(cu_seqlens)\n"
+      "     else:\n";
+  const std::string body =
+      "    i_b = pid // H\n    i_h = pid % H\n\n    offset = i_v.to(tl.int64) * B * T\n"
+      "    if IS_VARLEN:\n        bos = load(cu)\n    else:\n        bos = 0\n";
+  // Both kernels have the line, with the same surroundings: the section decides.
+  const std::string file =
+      "def fwd_kernel(\n    q,\n):\n" + body + "\n\ndef bwd_kernel(\n    q,\n):\n" + body;
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.kind, MatchKind::kDrifted);
+  EXPECT_EQ(m.line, 20u);
+}
+
+// --- FalseApplied: every false `applied` of the review, now refused ----------------------------
+
+TEST(FalseApplied, DeletionAtTheEndWithoutTrailingContext) {
+  constexpr std::string_view hunk = "@@ -1,4 +1,3 @@\n a\n b\n c\n-DISABLE_SM120 = True\n";
+  // git apply and GNU patch refuse both ways; the post-image "a b c" is not at the end.
+  const HunkMatch m = run("a\nb\nc\nDISABLE_SM120 = False\n", hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.diagnostic, "not-at-end-of-file");
+  EXPECT_NE(m.presence, Presence::kPresent);
+  // Without a final newline.
+  constexpr std::string_view no_newline =
+      "@@ -1,4 +1,3 @@\n a\n b\n c\n-DISABLE_SM120 = True\n\\ No newline at end of file\n";
+  EXPECT_EQ(run("a\nb\nc\nDISABLE_SM120 = False", no_newline)[0].status, HunkStatus::kConflict);
+  // The real thing still works: applied when it is gone, applicable when it is there.
+  EXPECT_EQ(run("a\nb\nc\n", hunk)[0].status, HunkStatus::kApplied);
+  EXPECT_EQ(run("a\nb\nc\nDISABLE_SM120 = True\n", hunk)[0].status, HunkStatus::kApplicable);
+}
+
+TEST(FalseApplied, DeletedFirstLineWithoutLeadingContext) {
+  constexpr std::string_view hunk = "@@ -1,4 +1,3 @@\n-DISABLE_SM120 = True\n a\n b\n c\n";
+  const HunkMatch m = run("DISABLE_SM120 = False\na\nb\nc\n", hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.diagnostic, "not-at-start-of-file");
+  EXPECT_NE(m.presence, Presence::kPresent);
+  EXPECT_EQ(run("a\nb\nc\n", hunk)[0].status, HunkStatus::kApplied);
+}
+
+TEST(FalseApplied, ZeroContextHunkAtWhateverBraceIsNearest) {
+  constexpr std::string_view hunk = "@@ -5,0 +6 @@\n+}\n";
+  // Line 6 is not "}" but lines 4 and 8 are: not applied, unknown, with the places.
+  const std::string file = "a\nb\nc\n}\nd\ne\nf\n}\ng\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kUnknown);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "zero-context-elsewhere");
+  // At its line it is applied.
+  EXPECT_EQ(run("a\nb\nc\nd\ne\n}\nf\n", hunk)[0].status, HunkStatus::kApplied);
+}
+
+}  // namespace
+}  // namespace sm120check
