@@ -328,6 +328,66 @@ TEST(Relocate, EqualCandidatesGiveUnknownWithTheList) {
             "'python/pkg/sub/file.py' does not exist; mapped by --map python/pkg=b/pkg");
 }
 
+// The decode kernel fix of an installed SGLang: the patch names the source tree's path.
+constexpr const char* kDecodePatch =
+    "diff --git a/python/sglang/srt/triton_ops/decode.py b/python/sglang/srt/triton_ops/decode.py\n"
+    "--- a/python/sglang/srt/triton_ops/decode.py\n"
+    "+++ b/python/sglang/srt/triton_ops/decode.py\n"
+    "@@ -2,3 +2,5 @@\n"
+    " \n"
+    " def decode_stages(cap):\n"
+    "+    if cap[0] == 12:\n"
+    "+        return 1  # SM120: one pipeline stage fits 99 KiB\n"
+    "     return num_stages_for(cap)\n";
+constexpr const char* kDecodePre =
+    "import triton\n\ndef decode_stages(cap):\n    return num_stages_for(cap)\n";
+constexpr const char* kDecodePost =
+    "import triton\n\ndef decode_stages(cap):\n    if cap[0] == 12:\n"
+    "        return 1  # SM120: one pipeline stage fits 99 KiB\n"
+    "    return num_stages_for(cap)\n";
+
+json verify_patch_json(const std::string& patch, const std::string& tree) {
+  TempDir p;
+  write_file(p / "fix.patch", patch);
+  RunResult r = run_sm120check({"verify", "--format", "json", "--no-gpu", p / "fix.patch", tree});
+  EXPECT_TRUE(r.exit_code >= 0 && r.exit_code <= 2) << r.err;
+  return json::parse(r.out);
+}
+
+TEST(FalseAppliedRelocate, LongerSharedPathOutranksAFixedCopyElsewhere) {
+  // site-packages: the installed sglang copy is unfixed; another package vendors a fixed copy
+  // (same file name, shorter shared path). The answer is about sglang's copy, and says that
+  // the other would answer otherwise.
+  TempDir t;
+  const std::string sp = "venv/lib/python3.12/site-packages/";
+  write_file(t / (sp + "sglang/srt/triton_ops/decode.py"), kDecodePre);
+  write_file(t / (sp + "otherfork/triton_ops/decode.py"), kDecodePost);
+  json f = verify_patch_json(kDecodePatch, t / "venv")["patches"][0]["files"][0];
+  EXPECT_EQ(f["target_path"], "lib/python3.12/site-packages/sglang/srt/triton_ops/decode.py");
+  EXPECT_EQ(f["status"], "applicable");
+  EXPECT_EQ(f["presence"], "absent");
+  EXPECT_EQ(f["relocation"],
+            "'python/sglang/srt/triton_ops/decode.py' does not exist; found at "
+            "'lib/python3.12/site-packages/sglang/srt/triton_ops/decode.py': same path suffix "
+            "'sglang/srt/triton_ops/decode.py', 1/1 hunk found (1 other candidate rank lower); "
+            "'lib/python3.12/site-packages/otherfork/triton_ops/decode.py' would give applied "
+            "(present)");
+}
+
+TEST(FalseAppliedRelocate, FixedCodeQuotedInADocumentIsNotTheFile) {
+  // The patched file is missing; a document quotes the fixed code in a fenced block. A file of
+  // another extension found by content only is no candidate: the fix is absent, not applied.
+  TempDir t;
+  write_file(t / "tree/docs/NOTES.md",
+             std::string("# Notes\n\n```python\n") + kDecodePost + "```\n");
+  json doc = verify_patch_json(kDecodePatch, t / "tree");
+  json f = doc["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "conflict");
+  EXPECT_EQ(f["relocated"], false);
+  EXPECT_EQ(f["presence"], "absent");
+  EXPECT_EQ(doc["exit_code"], 2);
+}
+
 TEST(Relocate, NoRelocateAndNothingFound) {
   TempDir t;
   write_file(t / "tree/pkg/sub/other.py", "nothing here\n");

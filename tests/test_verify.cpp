@@ -558,5 +558,68 @@ TEST(VerifySeries, PatchRefinedByALaterPatchIsSuperseded) {
   EXPECT_EQ(o.patches[1].status, Status::kConflict);
 }
 
+// --- False applied: index lines ---------------------------------------------------------------
+
+/// A git patch of cfg.py whose one hunk replaces "mode = 1" (not in the file below) and whose
+/// index line carries `ids`.
+std::string cfg_patch(const std::string& ids) {
+  return "diff --git a/cfg.py b/cfg.py\nindex " + ids +
+         " 100644\n--- a/cfg.py\n+++ b/cfg.py\n@@ -1,3 +1,3 @@\n a = 1\n-mode = 1\n+mode = 2\n"
+         " b = 2\n";
+}
+
+TEST(FalseAppliedVerify, ShortBlobIdNeverDecides) {
+  // One hex digit that happens to equal the file's id's first digit: once enough for
+  // `applied`. Ids need 7 digits; the hunk conflicts, so the file does.
+  std::string content = "a = 1\nmode = 3\nb = 2\n";
+  while (git_blob_id(content)[0] == '0') content += "\n";  // "0" alone means "no file"
+  MemoryTree tree;
+  tree.file("cfg.py", content);
+  const std::string id = git_blob_id(content);
+  PatchReport r = run(tree, cfg_patch("1234567.." + id.substr(0, 1)));
+  EXPECT_EQ(r.status, Status::kConflict);
+  EXPECT_NE(r.presence, Presence::kPresent);
+  EXPECT_EQ(r.files[0].reason, "index line ids shorter than 7 hex digits: not used");
+}
+
+TEST(FalseAppliedVerify, StaleIndexLineNeverOverrulesConflictingHunks) {
+  // A hand-edited patch whose index line still names the file's blob as the post-image: the
+  // hunks conflict, so they decide, and the reason says so.
+  const std::string content = "a = 1\nmode = 3\nb = 2\n";
+  MemoryTree tree;
+  tree.file("cfg.py", content);
+  PatchReport r = run(tree, cfg_patch("1234567.." + git_blob_id(content)));
+  EXPECT_EQ(r.status, Status::kConflict);
+  EXPECT_EQ(r.files[0].reason,
+            "blob id matches the post-image, but hunk 1 is conflict: the hunks decide (the patch "
+            "text or its index line was changed)");
+}
+
+TEST(VerifyPresence, FilesAndPatchesCombineTheirHunks) {
+  EXPECT_EQ(combine_presence({}), Presence::kPresent);
+  EXPECT_EQ(combine_presence({Presence::kPresent, Presence::kPresent}), Presence::kPresent);
+  EXPECT_EQ(combine_presence({Presence::kAbsent, Presence::kAbsent}), Presence::kAbsent);
+  EXPECT_EQ(combine_presence({Presence::kPresent, Presence::kAbsent}), Presence::kPartial);
+  EXPECT_EQ(combine_presence({Presence::kPartial, Presence::kPresent}), Presence::kPartial);
+  EXPECT_EQ(combine_presence({Presence::kPresent, Presence::kUnknown}), Presence::kUnknown);
+
+  // A patch over two files, one present and one absent: partial, whatever the statuses.
+  MemoryTree tree;
+  tree.file("python/pkg/attn.py", kAttnPost);
+  tree.file("cfg.py", "a = 1\nmode = 1\nb = 2\n");
+  Patch two = parse_one(kAttnPatch);
+  two.files.push_back(parse_one(cfg_patch("1234567..89abcde")).files.at(0));
+  PatchReport r = verify_patch(two, tree, {});
+  EXPECT_EQ(r.status, Status::kPartial);
+  EXPECT_EQ(r.presence, Presence::kPartial);
+  EXPECT_EQ(r.files[0].presence, Presence::kPresent);
+  EXPECT_EQ(r.files[1].presence, Presence::kAbsent);
+
+  // A missing file: the fix is absent. A file that cannot be decided: unknown.
+  MemoryTree empty;
+  empty.file("other.py", "x\n");
+  EXPECT_EQ(run(empty, kAttnPatch, {}).presence, Presence::kAbsent);
+}
+
 }  // namespace
 }  // namespace sm120check

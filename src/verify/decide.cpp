@@ -131,13 +131,13 @@ Status binary_by_blob(const FilePatch& fp, const std::string& content, FileRepor
 /// disagreement, reported in the reason, and the hunks decide. Ids shorter than
 /// kMinBlobIdDigits are not used. std::nullopt when the ids do not decide.
 std::optional<Status> text_by_blob(const FilePatch& fp, std::string_view content, FileReport& fr) {
-  if (!usable_blob(fp.new_blob) && !usable_blob(fp.old_blob)) {
-    if ((!fp.new_blob.empty() && !all_zero(fp.new_blob)) ||
-        (!fp.old_blob.empty() && !all_zero(fp.old_blob)))
-      append_reason(
-          fr, fmt::format("index line ids shorter than {} hex digits: not used", kMinBlobIdDigits));
-    return std::nullopt;
-  }
+  auto short_id = [](std::string_view id) {
+    return !id.empty() && !all_zero(id) && !usable_blob(id);
+  };
+  if (short_id(fp.old_blob) || short_id(fp.new_blob))
+    append_reason(
+        fr, fmt::format("index line ids shorter than {} hex digits: not used", kMinBlobIdDigits));
+  if (!usable_blob(fp.new_blob) && !usable_blob(fp.old_blob)) return std::nullopt;
   const std::string id = git_blob_id(content);
   const bool post = usable_blob(fp.new_blob) && blob_matches(id, fp.new_blob);
   const bool pre = !post && usable_blob(fp.old_blob) && blob_matches(id, fp.old_blob);

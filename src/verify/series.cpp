@@ -26,7 +26,7 @@ std::string undo_applied(const std::string& content, const std::vector<Hunk>& hu
   std::string out = content;
   for (std::size_t k = hunks.size(); k-- > 0;) {  // last first: earlier offsets stay valid
     const HunkMatch& m = matches[k];
-    if (m.status != HunkStatus::kApplied || m.fuzz != 0 || m.line == 0) continue;
+    if (m.status != HunkStatus::kApplied || m.kind != MatchKind::kExact || m.line == 0) continue;
     const std::vector<Hunk> one{hunks[k]};
     const std::string post = whole_image(one, Image::kPost);
     const std::size_t post_lines = hunks[k].lines.size() - hunks[k].removed();
