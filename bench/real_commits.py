@@ -12,6 +12,9 @@ and expects
   1. parent tree  -> patch `applicable`, exit code 1
   2. commit tree  -> patch `applied`,    exit code 0
   3. both trees again after 7 unrelated lines are inserted at the top of every touched file
+     (at its end instead where a hunk without leading context starts at line 1, which git
+     apply and sm120check pin to the file's start; not at all where a hunk is pinned to both
+     ends or has no context)
                   -> the same statuses, every hunk offset 7 more than in 1./2.
   4. (commits touching 2+ files) the commit tree with one file put back to its parent version
                   -> `partial` (a `conflict` is reported separately, not as OK)
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,19 +76,72 @@ def pick_commits(repo: Repo, args) -> list[dict]:
 # Trees and tools
 
 
-def shift_tree(src: str, dst: str, paths: list[str]) -> None:
+HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")
+
+
+def hunk_edges(diff: bytes) -> dict[str, list[tuple[int, int, int]]]:
+    """Per path (new side of `git diff-tree -p`), each hunk's (old start, leading context,
+    trailing context), in order."""
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    path, body = None, None
+
+    def close():
+        if path is None or body is None:
+            return
+        kinds = [k for k in body if k in b" +-"]
+        changed = [i for i, k in enumerate(kinds) if k != ord(" ")]
+        lead = changed[0] if changed else len(kinds)
+        trail = len(kinds) - 1 - changed[-1] if changed else 0
+        out[path][-1] = (out[path][-1][0], lead, trail)
+
+    for line in diff.split(b"\n"):
+        if line.startswith(b"diff --git "):
+            close()
+            body = None
+            path = None
+        elif line.startswith(b"+++ "):
+            name = line[4:].decode("utf-8", "surrogateescape")
+            path = name[2:] if name.startswith("b/") else name
+            out.setdefault(path, [])
+        elif path is not None and (m := HUNK_HEADER.match(line)):
+            close()
+            out[path].append((int(m.group(1)), 0, 0))
+            body = []
+        elif body is not None and line[:1] in (b" ", b"+", b"-"):
+            body.append(line[0])
+    close()
+    return out
+
+
+def shift_plan(edges: dict[str, list[tuple[int, int, int]]]) -> dict[str, str]:
+    """Where the unrelated lines go per file: "top" (every hunk's offset grows by SHIFT), "end"
+    for a file with a hunk anchored at its start (no leading context, line 1: git apply and
+    sm120check pin it there), "none" when a hunk is anchored at both ends or has no context."""
+    plan = {}
+    for path, hunks in edges.items():
+        start = any(lead == 0 and old <= 1 for old, lead, _ in hunks)
+        end = any(trail == 0 for _, _, trail in hunks)
+        zero = any(lead == 0 and trail == 0 for _, lead, trail in hunks)
+        plan[path] = "none" if zero or (start and end) else "end" if start else "top"
+    return plan
+
+
+def shift_tree(src: str, dst: str, paths: list[str], plan: dict[str, str]) -> None:
     shutil.copytree(src, dst, symlinks=True)
     for p in paths:
         full = os.path.join(dst, p)
-        if not os.path.isfile(full):
+        where = plan.get(p, "top")
+        if not os.path.isfile(full) or where == "none":
             continue
         with open(full, "rb") as f:
             data = f.read()
         eol = b"\r\n" if data.split(b"\n", 1)[0].endswith(b"\r") else b"\n"
         extra = b"".join(b"unrelated line %d inserted by real_commits.py" % k + eol
                          for k in range(1, SHIFT + 1))
+        if where == "end" and data and not data.endswith(b"\n"):
+            continue  # appending would change the last line: leave the file as it is
         with open(full, "wb") as f:
-            f.write(extra + data)
+            f.write(extra + data if where == "top" else data + extra)
 
 
 def hunk_field(h: dict, name: str):
@@ -172,8 +229,13 @@ def check_commit(repo: Repo, info: dict, binary: str, work: str, timeout: float)
     pblobs = repo.blobs(info["parent"], files)
     write_tree(trees["parent"], pblobs)
     write_tree(trees["commit"], repo.blobs(c, files))
-    shift_tree(trees["parent"], os.path.join(work, "parent+7"), files)
-    shift_tree(trees["commit"], os.path.join(work, "commit+7"), files)
+    edges = hunk_edges(repo.run(["diff-tree", "-p", "--no-commit-id", c]).stdout)
+    plan = shift_plan(edges)
+    deltas = [SHIFT if plan.get(path) == "top" else 0
+              for path in edges for _ in edges[path]]
+    rec["shift_plan"] = {p: w for p, w in plan.items() if w != "top"}
+    shift_tree(trees["parent"], os.path.join(work, "parent+7"), files, plan)
+    shift_tree(trees["commit"], os.path.join(work, "commit+7"), files, plan)
     trees["parent+7"] = os.path.join(work, "parent+7")
     trees["commit+7"] = os.path.join(work, "commit+7")
     if len(files) > 1:
@@ -193,10 +255,11 @@ def check_commit(repo: Repo, info: dict, binary: str, work: str, timeout: float)
             base = rec["checks"][name[:-2]]["sm120check"]["offsets"]
             if None in base or None in sm["offsets"]:
                 chk["offsets_note"] = "offsets missing in JSON"
-            elif sm["offsets"] != [o + SHIFT for o in base]:
+            elif len(deltas) != len(base) or sm["offsets"] != [o + d for o, d in
+                                                                 zip(base, deltas)]:
                 chk["ok"] = False
-                chk["offsets_note"] = f"offsets {sm['offsets']}, expected base+{SHIFT} " \
-                                      f"= {[o + SHIFT for o in base]}"
+                chk["offsets_note"] = f"offsets {sm['offsets']}, expected " \
+                                      f"{[o + d for o, d in zip(base, deltas)]}"
         if sm["status"] not in FITS[g["verdict"]]:
             note = ""
             if name.endswith("+7") and ":1;" in g["reason"]:
