@@ -356,5 +356,39 @@ TEST(FalseApplied, ZeroContextHunkAtWhateverBraceIsNearest) {
   EXPECT_EQ(run("a\nb\nc\nd\ne\n}\nf\n", hunk)[0].status, HunkStatus::kApplied);
 }
 
+TEST(FalseApplied, BlockCopiedFromAnotherFunctionIsNotTheFix) {
+  // The fix gives decode_config the SM120 branch prefill_config already has. In a later tree
+  // without the fix (decode_config retuned around where it belongs), the only copy of the
+  // block is prefill's: the fix is not present there.
+  constexpr std::string_view hunk =
+      "@@ -8,6 +8,10 @@ def decode_config(cc):\n"
+      "     BLOCK = 64\n"
+      "     warps = 4\n"
+      "     stages = 2\n"
+      "+    if cc[0] == 12:\n"
+      "+        BLOCK = 32\n"
+      "+        warps = 2\n"
+      "+        stages = 1\n"
+      "     return BLOCK, warps, stages\n"
+      " \n"
+      " \n";
+  const std::string file =
+      "def prefill_config(cc):\n    BLOCK = 128\n    warps = 8\n    stages = 3\n"
+      "    if cc[0] == 12:\n        BLOCK = 32\n        warps = 2\n        stages = 1\n"
+      "    return BLOCK, warps, stages\n\n\n"
+      "def decode_config(cc):\n    BLOCK = 64\n    warps = 8\n    stages = 2\n"
+      "    return BLOCK, warps, stages\n\n\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_NE(m.presence, Presence::kPresent);
+  EXPECT_NE(m.status, HunkStatus::kApplied);
+  // With the fix in, it is present where it belongs.
+  std::string fixed = file;
+  fixed.replace(fixed.rfind("    return"), 0,
+                "    if cc[0] == 12:\n        BLOCK = 32\n        warps = 2\n        stages = 1\n");
+  const HunkMatch f = run(fixed, hunk)[0];
+  EXPECT_EQ(f.presence, Presence::kPresent);
+  EXPECT_EQ(f.line, 16u);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -297,7 +297,12 @@ TEST(MatchHunks, IdenticalPreImagesMatchTwoDifferentPlaces) {
   EXPECT_MATCH(r[1], kApplicable, 30, 0);
 
   r = match(two_blocks(true), patch);
-  // Hunk 1's pre-image is also found, in the second block: both images, the nearer wins.
+  // Identical hunks, and the file holds one post-image and one pre-image: hunk order pairs them.
+  EXPECT_MATCH(r[0], kApplied, 10, 0);
+  EXPECT_MATCH(r[1], kApplicable, 31, 1);
+  // Without that (exact images only), hunk 1's pre-image is also found, in the second block:
+  // both images, the nearer wins.
+  r = match(two_blocks(true), patch, {.drift = false});
   EXPECT_MATCH(r[0], kApplied, 10, 0, 0, true);
   EXPECT_MATCH(r[1], kApplicable, 31, 1);
 }

@@ -24,6 +24,8 @@ constexpr std::size_t kMaxContextConsidered = 32;
 /// Letters and digits in its informative lines that make a block strong enough to stand alone
 /// (found once in the file, with no context around it).
 constexpr std::size_t kStrongAlnum = 24;
+/// Occurrences of a block's rarest line tried one by one; beyond, a window index is used.
+constexpr std::size_t kScanLimit = 256;
 /// Informative lines that make a block found once outweigh where its context meets.
 constexpr std::size_t kVeryStrongLines = 3;
 
@@ -47,7 +49,7 @@ struct Score {
 };
 
 /// Lines scanned upwards from a placement for its section's header line.
-constexpr std::size_t kSectionScan = 4096;
+constexpr std::size_t kSectionScan = 1024;
 
 /// `s` without leading and trailing white space.
 std::string_view trim_space(std::string_view s) {
@@ -90,6 +92,33 @@ class Drift {
       context_informative_ = context_informative_ || informative_line(images.post[j]->text);
     for (std::size_t j = post_.size() - trail_; j < post_.size(); ++j)
       context_informative_ = context_informative_ || informative_line(images.post[j]->text);
+  }
+
+  /// See find_other_side().
+  std::optional<std::size_t> other_side(bool applied) {
+    if (!images_.changes || n_ == 0) return std::nullopt;
+    bool more = false;
+    std::vector<Candidate> cands;
+    if (!applied) {
+      if (a_count_ == 0 || !informative_block(images_.post, lead_, a_count_)) return std::nullopt;
+      cands = candidates(post_, lead_, a_count_, more);
+    } else if (r_count_ > 0) {
+      if (!informative_block(images_.pre, lead_, r_count_)) return std::nullopt;
+      cands = candidates(pre_, lead_, r_count_, more);
+    } else {
+      cands = joins(more);
+    }
+    std::optional<std::size_t> best;
+    std::int64_t best_distance = 0;
+    for (const Candidate& c : cands) {
+      if (c.score.info == 0) continue;
+      const std::int64_t d = std::abs(static_cast<std::int64_t>(c.pos) - query_.expected);
+      if (!best || d < best_distance) {
+        best = c.pos;
+        best_distance = d;
+      }
+    }
+    return best;
   }
 
   DriftResult run() {
@@ -139,8 +168,10 @@ class Drift {
       std::optional<Candidate> old_here =
           best_old(apart_from(old_code, c.pos, c.pos + a_count_), images_.pre, lead_, r_count_);
       // Where a pure addition's context meets is weak evidence: code inserted between moves a
-      // block away from its old neighbours. A large block found once stands against it.
-      if (r_count_ == 0 && found.size() == 1 && very_strong_block(post, lead_, a_count_))
+      // block away from its old neighbours. A large block found once, under the hunk's own
+      // section line, stands against it (a copy of the block in another function does not).
+      if (r_count_ == 0 && found.size() == 1 && c.score.section &&
+          very_strong_block(post, lead_, a_count_))
         old_here.reset();
       if (old_here && !(old_here->score < c.score)) {
         // The old code stands somewhere at least as convincingly: both are there.
@@ -422,9 +453,20 @@ class Drift {
       }
     }
     const u64 target = img.window(first, count, true, cache_.pow);
-    for (const std::size_t* e = rarest.first; e != rarest.second; ++e) {
-      if (*e < anchor) continue;
-      const std::size_t pos = *e - anchor;
+    // Few occurrences of the rarest line: try each. Many (a block of common lines): the index
+    // of the file's windows of this length gives the positions whose hash is the block's, so
+    // the cost stays O(log n) per hunk plus the places found.
+    Range starts = rarest;
+    std::size_t shift = anchor;
+    if (static_cast<std::size_t>(rarest.second - rarest.first) > kScanLimit) {
+      WindowIndex& wi = fs.window_index(count);
+      if (!wi.built) fs.build_window_index(wi, count);
+      starts = fs.windows_with(wi, count, target);
+      shift = 0;
+    }
+    for (const std::size_t* e = starts.first; e != starts.second; ++e) {
+      if (*e < shift) continue;
+      const std::size_t pos = *e - shift;
       if (pos + count > n_ || fs.window(pos, count) != target) continue;
       if (!image_at(file_, mode_, img, first, count, pos, true)) continue;
       if (claimed(pos, pos + count)) continue;
@@ -463,10 +505,27 @@ class Drift {
       return out;
     }
     FileSide fs(file_, cache_, mode_);
-    const Range r = fs.occurrences(post_.window(lead_ - 1, 1, true, cache_.pow));
-    for (const std::size_t* e = r.first; e != r.second; ++e) {
+    const u64 last_leading = post_.window(lead_ - 1, 1, true, cache_.pow);
+    const Range r = fs.occurrences(last_leading);
+    if (static_cast<std::size_t>(r.second - r.first) <= kScanLimit || n_ < 2) {
+      for (const std::size_t* e = r.first; e != r.second; ++e) {
+        const std::size_t i = *e + 1;
+        if (i >= n_ || !image_at(file_, mode_, post_, post_n - trail_, 1, i, true)) continue;
+        if (!take(i)) break;
+      }
+      return out;
+    }
+    // A common line (blank, "}"): the two-line windows with both lines' hash.
+    const u64 pair = mod_add(mod_mul(last_leading, keys().base),
+                             post_.window(post_n - trail_, 1, true, cache_.pow));
+    WindowIndex& wi = fs.window_index(2);
+    if (!wi.built) fs.build_window_index(wi, 2);
+    const Range pairs = fs.windows_with(wi, 2, pair);
+    for (const std::size_t* e = pairs.first; e != pairs.second; ++e) {
       const std::size_t i = *e + 1;
-      if (i >= n_ || !image_at(file_, mode_, post_, post_n - trail_, 1, i, true)) continue;
+      if (!image_at(file_, mode_, post_, lead_ - 1, 1, *e, true) ||
+          !image_at(file_, mode_, post_, post_n - trail_, 1, i, true))
+        continue;
       if (!take(i)) break;
     }
     return out;
@@ -578,6 +637,13 @@ DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
                        const HunkImages& images, const DriftQuery& query) {
   Drift drift(file, cache, mode, images, query);
   return drift.run();
+}
+
+std::optional<std::size_t> find_other_side(const FileText& file, MatchCache& cache, TextMode mode,
+                                           const HunkImages& images, const DriftQuery& query,
+                                           bool applied) {
+  Drift drift(file, cache, mode, images, query);
+  return drift.other_side(applied);
 }
 
 }  // namespace sm120check::detail

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -149,11 +150,16 @@ class Matcher {
     std::vector<HunkMatch> out;
     out.reserve(hunks.size());
     std::vector<std::optional<Span>> spans(hunks.size());  // file lines each found hunk holds
+    std::vector<std::int64_t> running(hunks.size());       // the offset each hunk started from
     std::size_t lo = 0;                                    // first line the next hunk may use
     std::int64_t offset = 0;                               // offset of the last matched hunk
+    const std::vector<std::optional<Place>> by_order =
+        options_.drift ? identical_hunks(hunks) : std::vector<std::optional<Place>>(hunks.size());
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       images_.build(hunks[k]);
-      HunkMatch m = match_one(hunks[k], lo, offset);
+      running[k] = offset;
+      HunkMatch m = by_order[k] && by_order[k]->pos >= lo ? at_place(hunks[k], *by_order[k])
+                                                          : match_one(hunks[k], lo, offset);
       if (found(m)) {
         offset = m.offset;
         lo = match_end_;
@@ -161,7 +167,10 @@ class Matcher {
       }
       out.push_back(std::move(m));
     }
-    if (options_.drift) drift_pass(hunks, out, spans);
+    if (options_.drift) {
+      drift_pass(hunks, out, spans);
+      recheck_far_matches(hunks, out, spans, running);
+    }
     for (HunkMatch& m : out) {
       switch (m.status) {
         case HunkStatus::kApplied:
@@ -186,6 +195,95 @@ class Matcher {
 
  private:
   using Span = std::pair<std::size_t, std::size_t>;
+
+  /// A place an image stands at: 0-based first line, and which image.
+  struct Place {
+    std::size_t pos = 0;
+    bool post = false;
+  };
+
+  /// Hunks of one file patch with the same lines can only be told apart by their order (a
+  /// change repeated in several copies of a function, or a reformatting): when the file holds
+  /// exactly as many places of their images (the post-image, or the pre-image away from every
+  /// post-image place) as there are such hunks, the k-th of them gets the k-th place. Nearest-
+  /// first search would instead slide a hunk onto its neighbour's copy when its own place holds
+  /// the other image. std::nullopt for the other hunks.
+  std::vector<std::optional<Place>> identical_hunks(const std::vector<Hunk>& hunks) {
+    std::vector<std::optional<Place>> out(hunks.size());
+    std::map<std::vector<std::pair<char, std::string_view>>, std::vector<std::size_t>> groups;
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      std::vector<std::pair<char, std::string_view>> key;
+      for (const HunkLine& l : hunks[k].lines) key.emplace_back(static_cast<char>(l.kind), l.text);
+      groups[std::move(key)].push_back(k);
+    }
+    for (const auto& [key, members] : groups) {
+      if (members.size() < 2) continue;
+      images_.build(hunks[members.front()]);
+      if (anchor_of(hunks[members.front()]) != Anchor::kNone) continue;
+      pre_text_.build(images_.pre, base_mode_);
+      post_text_.build(images_.post, base_mode_);
+      const std::size_t limit = 2 * members.size() + 2;
+      const std::vector<std::size_t> posts = all_places(post_text_, limit);
+      std::vector<Place> places;
+      for (const std::size_t p : posts) places.push_back({p, true});
+      for (const std::size_t p : all_places(pre_text_, limit)) {
+        const bool inside = std::any_of(posts.begin(), posts.end(), [&](std::size_t q) {
+          return p < q + post_text_.size() && q < p + pre_text_.size();
+        });
+        if (!inside) places.push_back({p, false});
+      }
+      if (places.size() != members.size()) continue;
+      std::sort(places.begin(), places.end(),
+                [](const Place& a, const Place& b) { return a.pos < b.pos; });
+      for (std::size_t i = 0; i < members.size(); ++i) out[members[i]] = places[i];
+    }
+    return out;
+  }
+
+  /// Every start where `img` (built) matches, in order; stops after `limit` of them.
+  std::vector<std::size_t> all_places(ImageText& img, std::size_t limit) {
+    std::vector<std::size_t> out;
+    if (img.size() == 0 || img.size() > n_) return out;
+    FileSide fs(file_, cache_, base_mode_);
+    Range rarest{nullptr, nullptr};
+    std::size_t anchor = 0;
+    for (std::size_t k = 0; k < img.size(); ++k) {
+      const Range r = fs.occurrences(img.window(k, 1, true, cache_.pow));
+      if (r.first == r.second) return out;
+      if (rarest.first == nullptr || r.second - r.first < rarest.second - rarest.first) {
+        rarest = r;
+        anchor = k;
+      }
+    }
+    const u64 target = img.window(0, img.size(), true, cache_.pow);
+    if (static_cast<std::size_t>(rarest.second - rarest.first) > 4 * limit + 64) {
+      WindowIndex& wi = fs.window_index(img.size());
+      if (!wi.built) fs.build_window_index(wi, img.size());
+      rarest = fs.windows_with(wi, img.size(), target);
+      anchor = 0;
+    }
+    for (const std::size_t* e = rarest.first; e != rarest.second && out.size() < limit; ++e) {
+      if (*e < anchor) continue;
+      const std::size_t pos = *e - anchor;
+      if (pos + img.size() > n_ || fs.window(pos, img.size()) != target) continue;
+      if (image_at(file_, base_mode_, img, 0, img.size(), pos, true)) out.push_back(pos);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  /// The match of the current hunk (images_ built) at `place`.
+  HunkMatch at_place(const Hunk& hunk, const Place& place) {
+    HunkMatch m;
+    m.status = place.post ? HunkStatus::kApplied : HunkStatus::kApplicable;
+    m.kind = MatchKind::kExact;
+    m.line = place.pos + 1;
+    m.offset = static_cast<std::int64_t>(place.pos) -
+               header_base(place.post ? hunk.new_start : hunk.old_start, false);
+    match_begin_ = place.pos;
+    match_end_ = place.pos + (place.post ? images_.post.size() : images_.pre.size());
+    return m;
+  }
 
   static bool found(const HunkMatch& m) {
     return m.status == HunkStatus::kApplied || m.status == HunkStatus::kApplicable;
@@ -224,7 +322,8 @@ class Matcher {
         for (DriftResult* d : {&*drift[k], &*drift[j]}) {
           d->presence = Presence::kUnknown;
           d->why = "ambiguous";
-          d->places = {a.pos, b.pos};
+          d->places = a.pos == b.pos ? std::vector<std::size_t>{a.pos}
+                                     : std::vector<std::size_t>{a.pos, b.pos};
         }
       }
     }
@@ -256,6 +355,43 @@ class Matcher {
         const DriftResult d = drift_one(hunks, group[g], out, spans, places[g]);
         if (d.presence == Presence::kPresent) record(hunks[group[g]], group[g], d, out, spans);
       }
+    }
+  }
+
+  /// An image found away from where its hunk belongs is only as good as what stands nearer:
+  /// when the other side (the old code for an applied hunk, the changed block for an applicable
+  /// one) stands nearer the expected line, with some of the hunk's context around it, both do
+  /// and the file cannot tell which is the hunk's: unknown ("removed-lines-present").
+  void recheck_far_matches(const std::vector<Hunk>& hunks, std::vector<HunkMatch>& out,
+                           const std::vector<std::optional<Span>>& spans,
+                           const std::vector<std::int64_t>& running) {
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      HunkMatch& m = out[k];
+      if (m.kind != MatchKind::kExact && m.kind != MatchKind::kFuzz) continue;
+      const std::int64_t distance = std::abs(m.offset - running[k]);
+      if (distance == 0 || !spans[k]) continue;
+      images_.build(hunks[k]);
+      if (images_.leading == 0 && images_.trailing == 0) continue;
+      const bool applied = m.status == HunkStatus::kApplied;
+      // Every hunk's match is claimed, this one's too (its edges hold the shadow of a join).
+      std::vector<Span> claimed;
+      for (std::size_t j = 0; j < hunks.size(); ++j)
+        if (spans[j] && spans[j]->first < spans[j]->second) claimed.push_back(*spans[j]);
+      std::sort(claimed.begin(), claimed.end());
+      DriftQuery q;
+      q.order_hi = n_;
+      q.claimed = &claimed;
+      q.expected = block_base(hunks[k]) + running[k];
+      const std::optional<std::size_t> other =
+          find_other_side(file_, cache_, base_mode_, images_, q, applied);
+      if (!other || std::abs(static_cast<std::int64_t>(*other) - q.expected) >= distance) continue;
+      HunkMatch both;
+      both.status = HunkStatus::kUnknown;
+      both.presence = Presence::kUnknown;
+      both.presence_reason = "removed-lines-present";
+      both.places = applied ? std::vector<std::size_t>{m.line, *other + 1}
+                            : std::vector<std::size_t>{*other + 1, m.line};
+      m = std::move(both);
     }
   }
 

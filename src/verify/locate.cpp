@@ -77,12 +77,21 @@ constexpr std::size_t kMaxCandidates = 32;
 /// Other candidates named in the relocation text when they would give another answer.
 constexpr std::size_t kMaxOtherVerdicts = 3;
 
-/// The extension of the last component of `path` (".py"), or "" when it has none.
+/// The extension of the last component of `path` (".py"), or "" when it has none; for the
+/// extensions of one language, the family's name (a file renamed from .cu to .cuh, or .cc to
+/// .cpp, is still the same kind of file).
 std::string_view extension_of(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   const std::string_view name = slash == path.npos ? path : path.substr(slash + 1);
   const std::size_t dot = name.rfind('.');
-  return dot == name.npos || dot == 0 ? std::string_view() : name.substr(dot);
+  const std::string_view ext = dot == name.npos || dot == 0 ? std::string_view() : name.substr(dot);
+  static constexpr std::array<std::string_view, 15> kCFamily = {
+      ".c",   ".cc", ".cpp", ".cxx", ".c++", ".h",   ".hh", ".hpp",
+      ".hxx", ".cu", ".cuh", ".inl", ".ipp", ".tcc", ".inc"};
+  static constexpr std::array<std::string_view, 4> kPython = {".py", ".pyi", ".pyx", ".pxd"};
+  if (std::find(kCFamily.begin(), kCFamily.end(), ext) != kCFamily.end()) return "C/C++/CUDA";
+  if (std::find(kPython.begin(), kPython.end(), ext) != kPython.end()) return "Python";
+  return ext;
 }
 
 /// Number of trailing path components `a` and `b` share ("x/pkg/f.py", "pkg/f.py" -> 2).
