@@ -161,9 +161,9 @@ TEST(Markers, ABestCandidateInThePreImageGivesWayToTheNewLine) {
 }
 
 TEST(Markers, CandidatesBeyondOneAutomatonAreAllLookedUp) {
-  // 120,000 candidates of about 44 bytes: more than the 4 MiB put into one automaton, so the
+  // 80,000 candidates of about 42 bytes: more than the 2 MiB put into one automaton, so the
   // pre-image is scanned once per part; a candidate missed in any part would be taken here.
-  std::vector<Patch> patches = parse_patches(reindent_patch(120000), "p.patch");
+  std::vector<Patch> patches = parse_patches(reindent_patch(80000), "p.patch");
   std::vector<Marker> m = extract_markers(patches[0], 1);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].text, "the new line");

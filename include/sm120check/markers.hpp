@@ -39,7 +39,7 @@ int marker_score(std::string_view marker);
 /// paths recorded in Marker::file.
 /// Time and memory are linear in the patch's size: the candidates of a file patch are looked up
 /// in its pre-image all at once (an Aho-Corasick automaton; one pass over the pre-image per
-/// 4 MiB of candidates), duplicates through hash sets.
+/// 2 MiB of candidates), duplicates through hash sets.
 std::vector<Marker> extract_markers(const Patch& patch, unsigned strip = 1);
 
 /// Fixed-string markers of the pre-image of a file patch (its context and removed lines,

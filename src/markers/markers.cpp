@@ -97,8 +97,8 @@ namespace {
 /// Which of a set of strings occur in a set of lines: an Aho-Corasick automaton over the
 /// strings, built in time linear in their total size, then one pass over each line (time linear
 /// in the line, whatever the number of strings). Strings are never empty; a match never spans
-/// two lines. Children are sorted edge arrays (the root's a 256-entry table): about 20 bytes per
-/// trie node.
+/// two lines. Children are sorted edge arrays (the root's a 256-entry table): 23 bytes per trie
+/// node, at most one per byte of the strings.
 class MultiFind {
  public:
   explicit MultiFind(const std::vector<std::string_view>& patterns) {
@@ -107,16 +107,13 @@ class MultiFind {
     std::sort(order.begin(), order.end(),
               [&](std::uint32_t a, std::uint32_t b) { return patterns[a] < patterns[b]; });
     // Insertion in sorted order: a pattern shares its longest common prefix with the previous
-    // one, and each node's children are created in increasing byte order.
-    struct Edge {
-      std::uint32_t parent, child;
-      unsigned char byte;
-    };
-    std::vector<Edge> edges;
+    // one, and each node's children are created in increasing byte order. Node n > 0 is made by
+    // the edge from parent[n - 1] labelled label[n - 1].
+    std::vector<std::uint32_t> parent;
+    std::vector<unsigned char> label;
     std::vector<std::uint32_t> path;  // nodes of the previous pattern, by depth - 1
     std::string_view previous;
     terminal_of_.resize(patterns.size());
-    std::uint32_t nodes = 1;  // node 0 is the root
     for (std::uint32_t i : order) {
       std::string_view p = patterns[i];
       std::size_t common = 0;
@@ -124,24 +121,30 @@ class MultiFind {
         ++common;
       path.resize(common);
       for (std::size_t d = common; d < p.size(); ++d) {
-        std::uint32_t parent = d == 0 ? 0 : path[d - 1];
-        edges.push_back({parent, nodes, static_cast<unsigned char>(p[d])});
-        path.push_back(nodes++);
+        parent.push_back(d == 0 ? 0 : path[d - 1]);
+        label.push_back(static_cast<unsigned char>(p[d]));
+        path.push_back(static_cast<std::uint32_t>(parent.size()));
       }
       terminal_of_[i] = p.empty() ? 0 : path[p.size() - 1];
       previous = p;
     }
+    const auto nodes = static_cast<std::uint32_t>(parent.size() + 1);  // node 0 is the root
+    // Edges grouped by parent (counting sort, stable: each node's edges stay in byte order).
     first_.assign(nodes + 1, 0);
-    for (const Edge& e : edges) ++first_[e.parent + 1];
+    for (std::uint32_t from : parent) ++first_[from + 1];
     for (std::uint32_t n = 0; n < nodes; ++n) first_[n + 1] += first_[n];
-    byte_.resize(edges.size());
-    child_.resize(edges.size());
-    std::vector<std::uint32_t> fill(first_.begin(), first_.end() - 1);
-    for (const Edge& e : edges) {  // stable: each node's edges stay in byte order
-      byte_[fill[e.parent]] = e.byte;
-      child_[fill[e.parent]++] = e.child;
-      if (e.parent == 0) root_[e.byte] = e.child;
+    byte_.resize(parent.size());
+    child_.resize(parent.size());
+    for (std::uint32_t n = 1; n < nodes; ++n) {
+      std::uint32_t at = first_[parent[n - 1]]++;
+      byte_[at] = label[n - 1];
+      child_[at] = n;
+      if (parent[n - 1] == 0) root_[label[n - 1]] = n;
     }
+    for (std::uint32_t n = nodes; n > 0; --n) first_[n] = first_[n - 1];  // back to starts
+    first_[0] = 0;
+    std::vector<std::uint32_t>().swap(parent);
+    std::vector<unsigned char>().swap(label);
     terminal_.assign(nodes, 0);
     for (std::uint32_t t : terminal_of_) terminal_[t] = t != 0;
     seen_.assign(nodes, 0);
@@ -216,8 +219,8 @@ class MultiFind {
 };
 
 /// Most candidate bytes put into one automaton; more are looked up in further passes over the
-/// lines, which bounds the automaton's memory (about 20 bytes per byte of candidates).
-constexpr std::size_t kMaxAutomatonBytes = 4u << 20;
+/// lines, which bounds the automaton's memory (at most 23 bytes per byte: 46 MiB).
+constexpr std::size_t kMaxAutomatonBytes = 2u << 20;
 
 /// For each of `patterns` (none empty, none holding "\n"): whether it occurs in one of `lines`.
 /// Time: O(pattern bytes + line bytes x (1 + pattern bytes / kMaxAutomatonBytes)).
