@@ -37,9 +37,11 @@ int marker_score(std::string_view marker);
 /// a context or removed line of any hunk of the same file patch: then finding it proves
 /// nothing) and any fixed string already taken (trailers included). `strip` is applied to the
 /// paths recorded in Marker::file.
-/// Time and memory are linear in the patch's size: the candidates of a file patch are looked up
-/// in its pre-image all at once (an Aho-Corasick automaton; one pass over the pre-image per
-/// 2 MiB of candidates), duplicates through hash sets.
+/// Cost: the candidates of a file patch are looked up in its pre-image all at once, with an
+/// Aho-Corasick automaton (one pass over the pre-image per 2 MiB of candidates, at most 46 MiB
+/// of automaton): first the best 8 of every hunk, then, only when some hunk needs more, all the
+/// rest; duplicates through hash sets. Time is linear in the patch's size while no file patch
+/// has more than 2 MiB of candidates to look up; memory is linear.
 std::vector<Marker> extract_markers(const Patch& patch, unsigned strip = 1);
 
 /// Fixed-string markers of the pre-image of a file patch (its context and removed lines,

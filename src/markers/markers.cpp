@@ -392,7 +392,7 @@ std::vector<Marker> extract_markers(const Patch& patch, unsigned strip) {
       for (const HunkLine& l : h.lines)
         if (l.kind != LineKind::kAdded) pre_image.push_back(l.text);
     // The best few candidates of every hunk first; all of them only when some hunk needs more
-    // (most of its best are in the pre-image or taken). Two passes over the pre-image at most.
+    // (most of its best are in the pre-image or taken). Two rounds of lookups at most.
     std::vector<std::size_t> known(hunks.size(), 0);
     look_up(hunks, known, kFirstLookup, pre_image);
     auto chosen = choose(hunks, known, taken);
