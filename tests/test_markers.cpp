@@ -1,5 +1,11 @@
-// Marker extraction: which added lines tell something, trailers, pre-image filtering.
+// Marker extraction: which added lines tell something, trailers, pre-image filtering, and the
+// linear extraction checked against a plain (quadratic) reference on random patches.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "sm120check/markers.hpp"
 #include "sm120check/patch.hpp"
@@ -83,6 +89,188 @@ TEST(Markers, ContextMarkersComeFromThePreImage) {
   EXPECT_EQ(m[1].text, "def pick_tiles(cap):");
   EXPECT_EQ(m[2].text, "return block_m, 64");
   EXPECT_EQ(m[0].origin, Marker::Origin::kContext);
+}
+
+TEST(Markers, ContextMarkersSkipDuplicatesAcrossHunks) {
+  std::vector<Patch> patches = parse_patches(
+      "--- a/f.py\n+++ b/f.py\n"
+      "@@ -1,2 +1,2 @@\n shared_context_line(1)\n-old_line_one(1)\n+x\n"
+      "@@ -9,2 +9,2 @@\n shared_context_line(1)\n-old_line_two(2)\n+y\n",
+      "p.patch");
+  std::vector<Marker> m = context_markers(patches[0].files[0]);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].text, "shared_context_line(1)");
+  EXPECT_EQ(m[1].text, "old_line_one(1)");
+  EXPECT_EQ(m[2].text, "old_line_two(2)");
+}
+
+TEST(Markers, PreImageIsTheWholeFilePatchNotOtherFiles) {
+  // `moved_helper(cap)` is in the pre-image of hunk 2 of the same file: skipped in hunk 1.
+  // `from_other_file(cap)` is only in another file's pre-image: kept.
+  std::vector<Patch> patches = parse_patches(
+      "--- a/f.py\n+++ b/f.py\n"
+      "@@ -1,1 +1,3 @@\n ctx_one = 1\n+moved_helper(cap)\n+from_other_file(cap)\n"
+      "@@ -20,2 +22,1 @@\n ctx_two = 2\n-    y = moved_helper(cap) + 1\n"
+      "--- a/g.py\n+++ b/g.py\n"
+      "@@ -1,1 +1,1 @@\n-z = from_other_file(cap)\n+zz = brand_new_line(cap)\n",
+      "p.patch");
+  std::vector<Marker> m = extract_markers(patches[0], 1);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].text, "from_other_file(cap)");
+  EXPECT_EQ(m[0].file, "f.py");
+  EXPECT_EQ(m[1].text, "zz = brand_new_line(cap)");
+  EXPECT_EQ(m[1].file, "g.py");
+}
+
+TEST(Markers, ATakenMarkerIsNotTakenAgainAndTheNextCandidateIsUsed) {
+  std::vector<Patch> patches = parse_patches(
+      "Subject: x\n\nMarker: CUDA_CAPABILITY[0] == 12\n---\n"
+      "--- a/f.py\n+++ b/f.py\n"
+      "@@ -1,1 +1,3 @@\n a\n+if CUDA_CAPABILITY[0] == 12:\n+    tiles_for_sm120 = 1\n"
+      "@@ -9,1 +11,3 @@\n b\n+    tiles_for_sm120 = 1\n+    stages_for_sm120 = 2\n",
+      "p.patch");
+  std::vector<Marker> m = extract_markers(patches[0], 1);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].origin, Marker::Origin::kTrailer);
+  EXPECT_EQ(m[1].text, "tiles_for_sm120 = 1");   // the condition is the trailer's text
+  EXPECT_EQ(m[2].text, "stages_for_sm120 = 2");  // hunk 2's best was taken by hunk 1
+}
+
+/// A hunk of `moved` re-indented lines (each also in the pre-image) and one new line that ranks
+/// below them all.
+std::string reindent_patch(std::size_t moved) {
+  std::string removed, added;
+  for (std::size_t i = 0; i < moved; ++i) {
+    std::string line = "value_" + std::to_string(1000000 + i) + " = compute_the_value(" +
+                       std::to_string(i) + ", 12)";
+    removed += "-" + line + "\n";
+    added += "+    " + line + "\n";
+  }
+  std::string header =
+      "@@ -1," + std::to_string(moved) + " +1," + std::to_string(moved + 1) + " @@\n";
+  return "--- a/f.py\n+++ b/f.py\n" + header + removed + added + "+the new line\n";
+}
+
+TEST(Markers, ABestCandidateInThePreImageGivesWayToTheNewLine) {
+  // 20 candidates ahead of the new line are all in the pre-image: more than the first lookup
+  // takes, so the second pass over all of the hunk's candidates decides.
+  std::vector<Patch> patches = parse_patches(reindent_patch(20), "p.patch");
+  std::vector<Marker> m = extract_markers(patches[0], 1);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].text, "the new line");
+}
+
+TEST(Markers, CandidatesBeyondOneAutomatonAreAllLookedUp) {
+  // 80,000 candidates of about 42 bytes: more than the 2 MiB put into one automaton, so the
+  // pre-image is scanned once per part; a candidate missed in any part would be taken here.
+  std::vector<Patch> patches = parse_patches(reindent_patch(80000), "p.patch");
+  std::vector<Marker> m = extract_markers(patches[0], 1);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].text, "the new line");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference: extraction as first written (each candidate compared with every pre-image
+// line and every marker taken), quadratic but plain. extract_markers must agree with it.
+
+std::vector<Marker> reference_markers(const Patch& patch, unsigned strip) {
+  Patch message_only;  // the trailers, taken as extract_markers() takes them
+  message_only.message = patch.message;
+  std::vector<Marker> out = extract_markers(message_only, strip);
+  for (const FilePatch& fp : patch.files) {
+    std::vector<std::string> pre;
+    for (const Hunk& h : fp.hunks)
+      for (const HunkLine& l : h.lines)
+        if (l.kind != LineKind::kAdded) pre.push_back(l.text);
+    const std::string& path = fp.new_path == "/dev/null" ? fp.old_path : fp.new_path;
+    std::string file = strip_path(path, strip).value_or(path);
+    for (const Hunk& h : fp.hunks) {
+      std::vector<std::pair<int, std::string>> found;
+      for (const HunkLine& l : h.lines) {
+        if (l.kind != LineKind::kAdded) continue;
+        std::string m = marker_of_line(l.text);
+        if (m.empty()) continue;
+        if (std::any_of(pre.begin(), pre.end(),
+                        [&](const std::string& p) { return p.find(m) != std::string::npos; }))
+          continue;
+        if (std::any_of(found.begin(), found.end(), [&](const auto& e) { return e.second == m; }))
+          continue;
+        found.emplace_back(marker_score(m), m);
+      }
+      std::stable_sort(found.begin(), found.end(),
+                       [](const auto& a, const auto& b) { return a.first > b.first; });
+      std::size_t taken = 0;
+      for (auto& [score, text] : found) {
+        if (taken == kMaxMarkersPerHunk) break;
+        if (std::any_of(out.begin(), out.end(),
+                        [&](const Marker& m) { return !m.regex && m.text == text; }))
+          continue;
+        out.push_back({text, false, Marker::Origin::kHunk, file});
+        ++taken;
+      }
+    }
+  }
+  return out;
+}
+
+/// A random line from a small vocabulary, so that lines repeat, contain one another and share
+/// prefixes and suffixes (the cases an automaton's failure links must get right), some of them
+/// UTF-8 (bytes that compare differently as signed and unsigned char).
+std::string random_line(std::mt19937& rng) {
+  // Words separated by '|'; the last two are UTF-8 (bytes above 0x7F).
+  static const std::vector<std::string> kWords = [] {
+    std::string all =
+        "cap|cap[0]|== 12|block_m|block_m_sm120|# tiles|tiles|if |x = |m_sm1|sm120|120|block|"
+        "(a, b)|return|  |_m|12|\xC3\xA9t\xC3\xA9|\xE5\x85\xB1\xE4\xBA\xAB";
+    std::vector<std::string> words;
+    for (std::size_t at = 0, bar; at <= all.size(); at = bar + 1) {
+      bar = std::min(all.find('|', at), all.size());
+      words.push_back(all.substr(at, bar - at));
+    }
+    return words;
+  }();
+  std::string line;
+  std::size_t words = 1 + rng() % 5;
+  for (std::size_t i = 0; i < words; ++i) line += kWords[rng() % kWords.size()];
+  return line;
+}
+
+TEST(Markers, AgreeWithThePlainReferenceOnRandomPatches) {
+  std::mt19937 rng(120);
+  for (int round = 0; round < 400; ++round) {
+    std::string text = "Subject: r\n\n";
+    if (rng() % 3 == 0) text += "Marker: " + random_line(rng) + "\n";
+    text += "---\n";
+    std::size_t files = 1 + rng() % 3;
+    for (std::size_t f = 0; f < files; ++f) {
+      text += "--- a/f" + std::to_string(f) + ".py\n+++ b/f" + std::to_string(f) + ".py\n";
+      std::size_t hunks = 1 + rng() % 4;
+      for (std::size_t h = 0; h < hunks; ++h) {
+        std::vector<std::pair<char, std::string>> body;
+        std::size_t lines = 1 + rng() % 24;
+        std::size_t old_lines = 0, new_lines = 0;
+        for (std::size_t i = 0; i < lines; ++i) {
+          char kind = " -++"[rng() % 4];
+          body.emplace_back(kind, random_line(rng));
+          old_lines += kind != '+';
+          new_lines += kind != '-';
+        }
+        text += "@@ -" + std::to_string(1 + 100 * h) + "," + std::to_string(old_lines) + " +" +
+                std::to_string(1 + 100 * h) + "," + std::to_string(new_lines) + " @@\n";
+        for (const auto& [kind, line] : body) text += kind + line + "\n";
+      }
+    }
+    std::vector<Patch> patches = parse_patches(text, "r.patch");
+    ASSERT_EQ(patches.size(), 1u) << text;
+    std::vector<Marker> got = extract_markers(patches[0], 1);
+    std::vector<Marker> want = reference_markers(patches[0], 1);
+    ASSERT_EQ(got.size(), want.size()) << text;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].text, want[i].text) << "marker " << i << " of\n" << text;
+      EXPECT_EQ(got[i].origin, want[i].origin);
+      EXPECT_EQ(got[i].file, want[i].file);
+    }
+  }
 }
 
 }  // namespace

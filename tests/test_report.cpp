@@ -1,6 +1,7 @@
 // Tests of the text and JSON rendering (src/report): suites Report*.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -172,6 +173,44 @@ std::vector<Patch> sample_patches() {
   f3.patch_line = 25;
   p.files.push_back(f3);
   return {p};
+}
+
+/// The evidence of a marker: `hits` as (path, line, text), `total` all of them found.
+MarkerHits make_evidence(std::string text, bool regex, Marker::Origin origin,
+                         std::vector<SearchHit> hits, std::size_t total) {
+  MarkerHits m;
+  m.marker = {std::move(text), regex, origin, origin == Marker::Origin::kHunk ? "pkg/attn.py" : ""};
+  m.hits = std::move(hits);
+  m.total = total;
+  return m;
+}
+
+/// One applied patch of one file with evidence: two markers found (one of them on two lines,
+/// one line holding both), one trailer regex and one hunk marker found nowhere.
+VerifyReport evidence_report() {
+  VerifyReport report;
+  report.target = "tree";
+  PatchReport p;
+  p.source = "fix.patch";
+  p.status = Status::kPartial;
+  FileReport f;
+  f.old_path = "a/pkg/attn.py";
+  f.new_path = "b/pkg/attn.py";
+  f.target_path = "pkg/attn.py";
+  f.change = ChangeKind::kModify;
+  f.status = Status::kPartial;
+  p.files.push_back(f);
+  p.evidence.push_back(make_evidence("CAP[0] == 12", false, Marker::Origin::kHunk,
+                                     {{"pkg/attn.py", 4, "    if CAP[0] == 12:  # SM120 tiles"},
+                                      {"pkg/attn.py", 30, "assert CAP[0] == 12"}},
+                                     2));
+  p.evidence.push_back(make_evidence("SM120 tiles", false, Marker::Origin::kHunk,
+                                     {{"pkg/attn.py", 4, "    if CAP[0] == 12:  # SM120 tiles"}},
+                                     1));
+  p.evidence.push_back(make_evidence("sm_?120", true, Marker::Origin::kTrailer, {}, 0));
+  p.evidence.push_back(make_evidence("num_stages = 1", false, Marker::Origin::kHunk, {}, 0));
+  report.patches.push_back(p);
+  return report;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -354,6 +393,29 @@ TEST(ReportJson, NullsForMissingValues) {
   EXPECT_EQ(doc["summary"]["error"], 1);
   EXPECT_EQ(doc["summary"]["applied"], 1);
   EXPECT_EQ(doc["exit_code"], 3);
+}
+
+TEST(ReportJson, EvidenceIsAnArrayPerPatch) {
+  const json doc = json::parse(verify_to_json(evidence_report()).dump(2));
+  const json& e = doc["patches"][0]["evidence"];
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[0], json::parse(R"({"text": "CAP[0] == 12", "regex": false, "origin": "hunk",
+      "file": "pkg/attn.py", "hits": [
+        {"path": "pkg/attn.py", "line": 4, "text": "    if CAP[0] == 12:  # SM120 tiles"},
+        {"path": "pkg/attn.py", "line": 30, "text": "assert CAP[0] == 12"}],
+      "hit_count": 2})"));
+  EXPECT_EQ(e[2], json::parse(R"({"text": "sm_?120", "regex": true, "origin": "trailer",
+      "file": null, "hits": [], "hit_count": 0})"));
+  // Keys in the documented order; "evidence" comes after "files".
+  std::vector<std::string> keys;
+  const nlohmann::ordered_json ordered = verify_to_json(evidence_report());
+  for (const auto& [key, value] : ordered["patches"][0].items()) keys.push_back(key);
+  auto at = std::find(keys.begin(), keys.end(), "evidence");
+  ASSERT_NE(at, keys.end());
+  EXPECT_EQ(*(at - 1), "files");
+  // A patch without evidence has an empty array, never null.
+  EXPECT_EQ(json::parse(verify_to_json(sample_report()).dump())["patches"][0]["evidence"],
+            json::array());
 }
 
 TEST(ReportJson, ExitCodesFollowStatuses) {
@@ -597,6 +659,68 @@ TEST(ReportText, VerifyErrorAndDiagnostics) {
       "summary: 2 patches: 1 conflict, 1 error  -> exit 3",
   };
   EXPECT_EQ(split_lines(verify_text(report, false)), expected);
+}
+
+TEST(ReportText, EvidenceListsLinesThenMarkersNotFound) {
+  const std::vector<std::string> expected = {
+      "target: tree",
+      "",
+      "patch 1/1: fix.patch  [partial]",
+      "  strip level: 1 (given)",
+      "  M pkg/attn.py       partial",
+      "  evidence:",
+      "    pkg/attn.py:4:     if CAP[0] == 12:  # SM120 tiles",
+      "    pkg/attn.py:30: assert CAP[0] == 12",
+      "    not in pkg/attn.py: regex \"sm_?120\", \"num_stages = 1\"",
+      "",
+      "summary: 1 patch: 1 partial  -> exit 2",
+  };
+  EXPECT_EQ(split_lines(verify_text(evidence_report(), false)), expected);
+}
+
+TEST(ReportText, EvidenceIsCappedAndTheRestCounted) {
+  VerifyReport report = evidence_report();
+  PatchReport& p = report.patches[0];
+  std::vector<SearchHit> hits;
+  for (std::size_t line = 1; line <= 14; ++line)
+    hits.push_back({"pkg/attn.py", 100 + line, "x = tile(" + std::to_string(line) + ")"});
+  // 14 lines kept of 20 found: 10 shown, 4 kept but not shown and 6 not kept are counted.
+  p.evidence = {make_evidence("tile(", false, Marker::Origin::kHunk, hits, 20)};
+  const std::vector<std::string> lines = split_lines(verify_text(report, false));
+  auto at = std::find(lines.begin(), lines.end(), "  evidence:");
+  ASSERT_NE(at, lines.end());
+  ASSERT_GT(lines.end() - at, 12);
+  EXPECT_EQ(at[1], "    pkg/attn.py:101: x = tile(1)");
+  EXPECT_EQ(at[10], "    pkg/attn.py:110: x = tile(10)");
+  EXPECT_EQ(at[11], "    ... 10 more hits");
+  EXPECT_EQ(at[12], "");  // every marker was found: no "not in" line
+}
+
+TEST(ReportText, EvidenceNamesFewFilesAndCountsMany) {
+  VerifyReport report = evidence_report();
+  PatchReport& p = report.patches[0];
+  for (std::size_t missing = 0; missing < 7; ++missing)
+    p.evidence.push_back(
+        make_evidence("gone_" + std::to_string(missing), false, Marker::Origin::kHunk, {}, 0));
+  FileReport second = p.files[0];
+  second.target_path = "pkg/\x1b[2Jdecode.py";
+  p.files.push_back(second);
+  p.files.push_back(p.files[0]);  // the same path twice is named once
+  std::string text = verify_text(report, false);
+  EXPECT_NE(text.find("    not in pkg/attn.py, pkg/\\x1b[2Jdecode.py: regex \"sm_?120\", "
+                      "\"num_stages = 1\", \"gone_0\", \"gone_1\", \"gone_2\" and 4 more\n"),
+            std::string::npos)
+      << text;
+  for (const char* path : {"pkg/c.py", "pkg/d.py"}) {
+    p.files.push_back(p.files[0]);
+    p.files.back().target_path = path;
+  }
+  text = verify_text(report, false);
+  EXPECT_NE(text.find("    not in the 4 verified files: regex"), std::string::npos) << text;
+}
+
+TEST(ReportText, NoEvidenceBlockWithoutEvidence) {
+  EXPECT_EQ(verify_text(sample_report(), false).find("evidence"), std::string::npos);
 }
 
 TEST(ReportText, VerifyEmptyReport) {

@@ -1,11 +1,12 @@
-// Tree search (search_text, search_tree) and, end to end, `sm120check grep`, `verify --markers`
-// and relocation of files that are not at the patch's path.
+// Tree search (search_text, search_tree), in-memory search (MarkerSearcher) and, end to end,
+// `sm120check grep`, `verify --markers` and relocation of files that are not at the patch's path.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sm120check/error.hpp"
@@ -170,6 +171,102 @@ TEST(Search, GitignoreOnlyWhenAsked) {
 TEST(Search, MissingRootThrows) {
   TempDir dir;
   EXPECT_THROW(search_tree(dir / "nope", {fixed("x")}), Error);
+}
+
+// --- MarkerSearcher, search_content: files already in memory ---------------------------------
+
+/// Files whose hits exercise what a line is: CRLF, no final newline, a long line, several hits
+/// and several markers on one line, empty content.
+const std::vector<std::pair<std::string, std::string>> kContentFiles = {
+    {"pkg/a.py", "x\nif CAP == 12:  # sm_120\r\nCAP == 12 or CAP == 12\nlast CAP == 12"},
+    {"pkg/b.py", "sm120 here\n\n\nCAP == 12\n"},
+    {"c.py", "long " + std::string(1000, 'c') + " CAP == 12\n"},
+    {"empty.py", ""},
+    {"z/n.py", "\n\nsm_120\n"},
+};
+
+const std::vector<Marker> kContentMarkers = {fixed("CAP == 12"), regex("sm_?120"), fixed("absent"),
+                                             regex("^$")};
+
+void expect_same_hits(const std::vector<MarkerHits>& got, const std::vector<MarkerHits>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].marker.text, want[i].marker.text);
+    EXPECT_EQ(got[i].total, want[i].total) << got[i].marker.text;
+    ASSERT_EQ(got[i].hits.size(), want[i].hits.size()) << got[i].marker.text;
+    for (std::size_t k = 0; k < got[i].hits.size(); ++k) {
+      EXPECT_EQ(got[i].hits[k].path, want[i].hits[k].path);
+      EXPECT_EQ(got[i].hits[k].line, want[i].hits[k].line) << want[i].hits[k].path;
+      EXPECT_EQ(got[i].hits[k].text, want[i].hits[k].text);
+    }
+  }
+}
+
+TEST(Search, ContentGivesWhatTheTreeWalkGivesForTheSameFiles) {
+  TempDir dir;
+  for (const auto& [path, content] : kContentFiles) write_file(dir / ("t/" + path), content);
+  MarkerSearcher searcher(kContentMarkers);
+  for (std::size_t max : {0u, 1u, 2u, 3u}) {
+    SearchOptions o;
+    o.threads = 1;
+    o.max_hits_per_marker = max;
+    SearchResult walked = search_tree(dir / "t", kContentMarkers, o);
+    ASSERT_EQ(walked.markers[0].total, 5u);  // the comparison has something to compare
+    std::vector<MarkerHits> added;
+    for (auto it = kContentFiles.rbegin(); it != kContentFiles.rend(); ++it)  // any order
+      searcher.add(added, it->first, it->second, max);
+    expect_same_hits(added, walked.markers);
+  }
+}
+
+TEST(Search, ContentOfOneFileInLineOrder) {
+  std::vector<MarkerHits> h = search_content(kContentMarkers, "pkg/a.py", kContentFiles[0].second);
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[0].marker.text, "CAP == 12");
+  ASSERT_EQ(h[0].hits.size(), 3u);  // a line holding the marker twice is one hit
+  EXPECT_EQ(h[0].hits[0].path, "pkg/a.py");
+  EXPECT_EQ(h[0].hits[0].line, 2u);
+  EXPECT_EQ(h[0].hits[0].text, "if CAP == 12:  # sm_120");  // without the "\r"
+  EXPECT_EQ(h[0].hits[2].line, 4u);
+  EXPECT_EQ(h[0].hits[2].text, "last CAP == 12");  // no final newline
+  EXPECT_EQ(h[1].total, 1u);
+  EXPECT_EQ(h[2].total, 0u);
+  EXPECT_TRUE(h[2].hits.empty());
+  std::vector<MarkerHits> capped =
+      search_content(kContentMarkers, "pkg/a.py", kContentFiles[0].second, 1);
+  EXPECT_EQ(capped[0].hits.size(), 1u);
+  EXPECT_EQ(capped[0].total, 3u);
+}
+
+TEST(Search, ContentThatLooksBinaryIsSkippedAsTheWalkSkipsIt) {
+  std::string content("CAP == 12\n\0tail\n", 16);
+  std::vector<MarkerHits> h = search_content({fixed("CAP == 12")}, "bin.dat", content);
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].total, 0u);
+  // A NUL after the first 8000 bytes does not make it binary (as for search_tree()).
+  std::string late = "CAP == 12\n" + std::string(8000, 'x') + std::string(1, '\0');
+  EXPECT_EQ(search_content({fixed("CAP == 12")}, "t.py", late)[0].total, 1u);
+}
+
+TEST(Search, ContentSearcherErrors) {
+  EXPECT_THROW(MarkerSearcher({regex("(unclosed")}), Error);
+  EXPECT_THROW(search_content({regex("(unclosed")}, "a.py", "x"), Error);
+  MarkerSearcher two({fixed("a"), fixed("b")});
+  std::vector<MarkerHits> one = search_content({fixed("a")}, "a.py", "a\n");
+  EXPECT_THROW(two.add(one, "b.py", "b\n"), Error);  // hits of another marker set
+}
+
+TEST(Search, ContentSearcherIsSharedByThreads) {
+  MarkerSearcher searcher(kContentMarkers);
+  std::vector<MarkerHits> want = searcher.search("pkg/a.py", kContentFiles[0].second);
+  std::vector<std::vector<MarkerHits>> got(4);
+  std::vector<std::thread> threads;
+  for (auto& g : got)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 200; ++i) g = searcher.search("pkg/a.py", kContentFiles[0].second);
+    });
+  for (std::thread& t : threads) t.join();
+  for (const auto& g : got) expect_same_hits(g, want);
 }
 
 // --- sm120check grep ----------------------------------------------------------------------------

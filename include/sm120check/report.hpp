@@ -23,14 +23,17 @@ inline constexpr const char* kShowSchema = "sm120check.show/1";
 inline constexpr const char* kGpuSchema = "sm120check.gpu/1";
 
 /// Writes the human report of a verify run: one block per patch, a line per file and per hunk
-/// (line found, offset, fuzz), and a summary line. ANSI colour only when `color` is true.
+/// (line found, offset, fuzz), the patch's evidence when it has some ("evidence:", then up to
+/// 10 "path:line: text" lines of the verified files holding its markers and one "not in FILES:"
+/// line naming the markers found in none of them), the marker search when it ran, and a summary
+/// line. ANSI colour only when `color` is true.
 void render_verify_text(std::ostream& out, const VerifyReport& report, bool color);
 
 /// The "sm120check.verify/1" document (keys in the documented order).
 nlohmann::ordered_json verify_to_json(const VerifyReport& report);
 
-/// The "markers" array of a search (docs/json.md): per marker its text, kind, origin, hits
-/// ({"path", "line", "text"}) and hit_count.
+/// The "markers" array of a search, and the "evidence" array of a patch (docs/json.md): per
+/// marker its text, regex, origin, file, hits ({"path", "line", "text"}) and hit_count.
 nlohmann::ordered_json markers_to_json(const std::vector<MarkerHits>& markers);
 
 /// The "search" object: files and bytes searched, and what was skipped (docs/json.md).

@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sm120check {
@@ -76,6 +78,51 @@ struct SearchResult {
 /// expression does not compile (naming the pattern and the offset).
 SearchResult search_tree(const std::string& root, const std::vector<Marker>& markers,
                          const SearchOptions& options = {});
+
+/// Markers compiled once, to search file contents already in memory without a tree walk (a
+/// caller that holds the files, such as verification's file cache): fixed strings with the SIMD
+/// searcher of search_tree(), regular expressions with PCRE2 (JIT-compiled where supported). The
+/// same lines, line numbers and line text as search_tree() reports for that file. search() and
+/// add() may be called from several threads at once.
+class MarkerSearcher {
+ public:
+  /// Compiles `markers`. Throws Error when a regular expression does not compile (naming the
+  /// pattern and the offset).
+  explicit MarkerSearcher(std::vector<Marker> markers);
+  ~MarkerSearcher();
+  MarkerSearcher(MarkerSearcher&&) noexcept;
+  MarkerSearcher& operator=(MarkerSearcher&&) noexcept;
+
+  /// The markers, in the order given.
+  const std::vector<Marker>& markers() const { return markers_; }
+
+  /// The hits of every marker in `content`, the text of the file at `path` (relative to the
+  /// tree, "/"-separated; copied into each hit): one MarkerHits per marker, in order, hits in
+  /// line order, at most `max_hits_per_marker` kept (0 = all), `total` exact. Content that
+  /// search_tree() skips as binary (a NUL byte in the first 8000 bytes) has no hits. Unlike
+  /// search_tree(), no size limit applies: the caller has read the content already.
+  std::vector<MarkerHits> search(std::string_view path, std::string_view content,
+                                 std::size_t max_hits_per_marker = 0) const;
+
+  /// Adds the hits in `content` (the file at `path`, as for search()) to `into`, which is
+  /// empty or holds one MarkerHits per marker from earlier calls: hits stay sorted by path,
+  /// then line, at most `max_hits_per_marker` kept (0 = all), totals summed. Searching several
+  /// files this way gives what search_tree() gives for them.
+  void add(std::vector<MarkerHits>& into, std::string_view path, std::string_view content,
+           std::size_t max_hits_per_marker = 0) const;
+
+ private:
+  struct Compiled;
+  std::vector<Marker> markers_;
+  std::vector<std::unique_ptr<Compiled>> compiled_;
+};
+
+/// The hits of `markers` in one file's `content` at `path`: MarkerSearcher(markers).search().
+/// Compiles the markers on every call; to search several files, keep a MarkerSearcher.
+/// Throws Error for a regular expression that does not compile.
+std::vector<MarkerHits> search_content(const std::vector<Marker>& markers, std::string_view path,
+                                       std::string_view content,
+                                       std::size_t max_hits_per_marker = 0);
 
 /// Every line of `content` that holds `marker`, with 1-based line numbers, `path` copied into
 /// each hit (for tests and small inputs). Throws Error for a regular expression that does not

@@ -96,6 +96,12 @@ struct PatchReport {
   /// The marker search, when it ran: hits per marker (search->markers) and what the walk
   /// skipped; `files` is empty.
   std::optional<SearchResult> search;
+  /// Hits of the patch's markers in the files verified for it (the target paths of its file
+  /// reports), found without a tree walk (MarkerSearcher over the contents read to verify
+  /// them): one entry per marker, hits sorted by path, then line. A marker with no hit there
+  /// has an entry with total 0. Empty when the patch has no markers or none of those files
+  /// could be read.
+  std::vector<MarkerHits> evidence;
   ArchTargets arch;              ///< architectures the patch targets (see assess_arch()).
   std::optional<bool> relevant;  ///< arch_relevant(arch, gpu); null when unknown.
 };

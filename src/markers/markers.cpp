@@ -4,7 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace sm120check {
 namespace {
@@ -70,8 +75,9 @@ std::size_t trailing_comment(std::string_view s) {
   return s.npos;
 }
 
-/// How much a marker tells: long identifiers, numbers and comparisons are rare in other code.
-int score(std::string_view marker) {
+}  // namespace
+
+int marker_score(std::string_view marker) {
   int longest = 0, run = 0, bonus = 0;
   for (char c : marker) {
     run = is_word(c) ? run + 1 : 0;
@@ -86,35 +92,220 @@ int score(std::string_view marker) {
          static_cast<int>(std::min<std::size_t>(marker.size(), 60) / 10);
 }
 
-/// Up to kMaxMarkersPerHunk markers of `lines` (those of `kinds`), most distinctive first, none
-/// occurring in `pre_image` (when given) and none already in `out`.
-void pick(const std::vector<HunkLine>& lines, bool added, const std::vector<std::string>* pre_image,
-          Marker::Origin origin, const std::string& file, std::vector<Marker>& out) {
-  std::vector<std::pair<int, std::string>> found;
-  for (const HunkLine& l : lines) {
+namespace {
+
+/// Which of a set of strings occur in a set of lines: an Aho-Corasick automaton over the
+/// strings, built in time linear in their total size, then one pass over each line (time linear
+/// in the line, whatever the number of strings). Strings are never empty; a match never spans
+/// two lines. Children are sorted edge arrays (the root's a 256-entry table): 23 bytes per trie
+/// node, at most one per byte of the strings.
+class MultiFind {
+ public:
+  explicit MultiFind(const std::vector<std::string_view>& patterns) {
+    std::vector<std::uint32_t> order(patterns.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return patterns[a] < patterns[b]; });
+    // Insertion in sorted order: a pattern shares its longest common prefix with the previous
+    // one, and each node's children are created in increasing byte order. Node n > 0 is made by
+    // the edge from parent[n - 1] labelled label[n - 1].
+    std::vector<std::uint32_t> parent;
+    std::vector<unsigned char> label;
+    std::vector<std::uint32_t> path;  // nodes of the previous pattern, by depth - 1
+    std::string_view previous;
+    terminal_of_.resize(patterns.size());
+    for (std::uint32_t i : order) {
+      std::string_view p = patterns[i];
+      std::size_t common = 0;
+      while (common < p.size() && common < previous.size() && p[common] == previous[common])
+        ++common;
+      path.resize(common);
+      for (std::size_t d = common; d < p.size(); ++d) {
+        parent.push_back(d == 0 ? 0 : path[d - 1]);
+        label.push_back(static_cast<unsigned char>(p[d]));
+        path.push_back(static_cast<std::uint32_t>(parent.size()));
+      }
+      terminal_of_[i] = p.empty() ? 0 : path[p.size() - 1];
+      previous = p;
+    }
+    const auto nodes = static_cast<std::uint32_t>(parent.size() + 1);  // node 0 is the root
+    // Edges grouped by parent (counting sort, stable: each node's edges stay in byte order).
+    first_.assign(nodes + 1, 0);
+    for (std::uint32_t from : parent) ++first_[from + 1];
+    for (std::uint32_t n = 0; n < nodes; ++n) first_[n + 1] += first_[n];
+    byte_.resize(parent.size());
+    child_.resize(parent.size());
+    for (std::uint32_t n = 1; n < nodes; ++n) {
+      std::uint32_t at = first_[parent[n - 1]]++;
+      byte_[at] = label[n - 1];
+      child_[at] = n;
+      if (parent[n - 1] == 0) root_[label[n - 1]] = n;
+    }
+    for (std::uint32_t n = nodes; n > 0; --n) first_[n] = first_[n - 1];  // back to starts
+    first_[0] = 0;
+    std::vector<std::uint32_t>().swap(parent);
+    std::vector<unsigned char>().swap(label);
+    terminal_.assign(nodes, 0);
+    for (std::uint32_t t : terminal_of_) terminal_[t] = t != 0;
+    seen_.assign(nodes, 0);
+    // Failure links (longest proper suffix that is a trie node) and dictionary links (nearest
+    // terminal node among those suffixes), breadth first.
+    fail_.assign(nodes, 0);
+    dict_.assign(nodes, 0);
+    std::vector<std::uint32_t> queue;
+    queue.reserve(nodes);
+    queue.push_back(0);
+    for (std::size_t q = 0; q < queue.size(); ++q) {
+      std::uint32_t u = queue[q];
+      for (std::uint32_t e = first_[u]; e < first_[u + 1]; ++e) {
+        std::uint32_t v = child_[e];
+        queue.push_back(v);
+        if (u == 0) continue;  // fail = dict = root
+        std::uint32_t f = fail_[u];
+        std::uint32_t g = next(f, byte_[e]);
+        while (g == 0 && f != 0) {
+          f = fail_[f];
+          g = next(f, byte_[e]);
+        }
+        fail_[v] = g;
+        dict_[v] = terminal_[g] != 0 ? g : dict_[g];
+      }
+    }
+  }
+
+  /// Marks the patterns that occur in `line`.
+  void scan(std::string_view line) {
+    std::uint32_t s = 0;
+    for (char ch : line) {
+      auto c = static_cast<unsigned char>(ch);
+      std::uint32_t g = next(s, c);
+      while (g == 0 && s != 0) {
+        s = fail_[s];
+        g = next(s, c);
+      }
+      s = g;
+      // Every terminal node on the dictionary chain of `s` occurs here; a chain is marked
+      // once, so the marking costs one step per node over the whole scan.
+      for (std::uint32_t t = terminal_[s] != 0 ? s : dict_[s]; t != 0 && seen_[t] == 0;
+           t = dict_[t])
+        seen_[t] = 1;
+    }
+  }
+
+  /// Whether patterns[i] occurred in a line scanned so far.
+  bool found(std::size_t i) const { return seen_[terminal_of_[i]] != 0; }
+
+ private:
+  /// The child of `node` by byte `c`, or 0 (the root) when there is none.
+  std::uint32_t next(std::uint32_t node, unsigned char c) const {
+    if (node == 0) return root_[c];
+    const unsigned char* b = byte_.data();
+    std::uint32_t lo = first_[node], hi = first_[node + 1];
+    while (lo < hi) {
+      std::uint32_t mid = lo + (hi - lo) / 2;
+      if (b[mid] < c)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo < first_[node + 1] && b[lo] == c ? child_[lo] : 0;
+  }
+
+  std::array<std::uint32_t, 256> root_{};
+  std::vector<std::uint32_t> first_;  // edges of node n: [first_[n], first_[n + 1])
+  std::vector<unsigned char> byte_;
+  std::vector<std::uint32_t> child_, fail_, dict_, terminal_of_;
+  std::vector<unsigned char> terminal_, seen_;
+};
+
+/// Most candidate bytes put into one automaton; more are looked up in further passes over the
+/// lines, which bounds the automaton's memory (at most 23 bytes per byte: 46 MiB).
+constexpr std::size_t kMaxAutomatonBytes = 2u << 20;
+
+/// For each of `patterns` (none empty, none holding "\n"): whether it occurs in one of `lines`.
+/// Time: O(pattern bytes + line bytes x (1 + pattern bytes / kMaxAutomatonBytes)).
+std::vector<bool> occur_in_lines(const std::vector<std::string_view>& patterns,
+                                 const std::vector<std::string_view>& lines) {
+  std::vector<bool> found(patterns.size(), false);
+  std::size_t begin = 0;
+  while (begin < patterns.size()) {
+    std::size_t end = begin, bytes = 0;
+    while (end < patterns.size() &&
+           (end == begin || bytes + patterns[end].size() <= kMaxAutomatonBytes))
+      bytes += patterns[end++].size();
+    std::vector<std::string_view> batch(patterns.begin() + static_cast<std::ptrdiff_t>(begin),
+                                        patterns.begin() + static_cast<std::ptrdiff_t>(end));
+    MultiFind finder(batch);
+    for (std::string_view line : lines) finder.scan(line);
+    for (std::size_t i = begin; i < end; ++i) found[i] = finder.found(i - begin);
+    begin = end;
+  }
+  return found;
+}
+
+/// A possible marker of one hunk line, with its score (see marker_score()).
+struct Candidate {
+  std::string text;
+  int score = 0;
+  bool in_pre_image = false;
+};
+
+/// The distinct markers of the lines of `hunk` that are added (`added`) or not, most
+/// distinctive first (equal scores in line order).
+std::vector<Candidate> candidates_of(const Hunk& hunk, bool added) {
+  std::vector<Candidate> found;
+  std::unordered_set<std::string> seen;
+  for (const HunkLine& l : hunk.lines) {
     bool wanted = added ? l.kind == LineKind::kAdded : l.kind != LineKind::kAdded;
     if (!wanted) continue;
     std::string m = marker_of_line(l.text);
-    if (m.empty()) continue;
-    if (pre_image != nullptr &&
-        std::any_of(pre_image->begin(), pre_image->end(),
-                    [&](const std::string& p) { return p.find(m) != std::string::npos; }))
-      continue;
-    auto same = [&](const auto& e) { return e.second == m; };
-    if (std::any_of(found.begin(), found.end(), same)) continue;
-    found.emplace_back(score(m), std::move(m));
+    if (m.empty() || !seen.insert(m).second) continue;
+    int s = marker_score(m);
+    found.push_back({std::move(m), s, false});
   }
   std::stable_sort(found.begin(), found.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::size_t taken = 0;
-  for (auto& [s, text] : found) {
-    if (taken == kMaxMarkersPerHunk) break;
-    bool dup = std::any_of(out.begin(), out.end(),
-                           [&](const Marker& m) { return !m.regex && m.text == text; });
-    if (dup) continue;
-    out.push_back({std::move(text), false, origin, file});
-    ++taken;
+                   [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+  return found;
+}
+
+/// Candidates looked up in the pre-image before any other: enough for most hunks, whose best
+/// few candidates are new. Hunks that need more get all of theirs looked up in a second pass.
+constexpr std::size_t kFirstLookup = 8;
+
+/// Looks up candidates [known[h], limit) of each hunk's `hunks[h]` in `pre_image` (all at once)
+/// and sets their in_pre_image; advances known[h].
+void look_up(std::vector<std::vector<Candidate>>& hunks, std::vector<std::size_t>& known,
+             std::size_t limit, const std::vector<std::string_view>& pre_image) {
+  std::vector<std::string_view> patterns;
+  std::unordered_map<std::string_view, std::size_t> index;  // distinct texts
+  for (std::size_t h = 0; h < hunks.size(); ++h)
+    for (std::size_t i = known[h]; i < std::min(limit, hunks[h].size()); ++i)
+      if (index.emplace(hunks[h][i].text, patterns.size()).second)
+        patterns.push_back(hunks[h][i].text);
+  if (patterns.empty()) return;
+  std::vector<bool> found = occur_in_lines(patterns, pre_image);
+  for (std::size_t h = 0; h < hunks.size(); ++h)
+    for (; known[h] < std::min(limit, hunks[h].size()); ++known[h])
+      hunks[h][known[h]].in_pre_image = found[index.at(hunks[h][known[h]].text)];
+}
+
+/// Per hunk, the positions in `hunks[h]` of the markers it gives: up to kMaxMarkersPerHunk
+/// candidates in order, skipping those in the pre-image, those in `taken` and those chosen
+/// before. std::nullopt when a hunk would need a candidate past its first known[h].
+std::optional<std::vector<std::vector<std::size_t>>> choose(
+    const std::vector<std::vector<Candidate>>& hunks, const std::vector<std::size_t>& known,
+    const std::unordered_set<std::string>& taken) {
+  std::vector<std::vector<std::size_t>> chosen(hunks.size());
+  std::unordered_set<std::string_view> mine;
+  for (std::size_t h = 0; h < hunks.size(); ++h) {
+    for (std::size_t i = 0; i < hunks[h].size() && chosen[h].size() < kMaxMarkersPerHunk; ++i) {
+      if (i >= known[h]) return std::nullopt;
+      const Candidate& c = hunks[h][i];
+      if (c.in_pre_image || taken.count(c.text) != 0 || !mine.insert(c.text).second) continue;
+      chosen[h].push_back(i);
+    }
   }
+  return chosen;
 }
 
 std::string file_of(const FilePatch& fp, unsigned strip) {
@@ -189,22 +380,49 @@ std::vector<Marker> extract_markers(const Patch& patch, unsigned strip) {
     else if (auto f = trailer_value(line, kMarkerTrailer); f && !f->empty())
       out.push_back({std::string(*f), false, Marker::Origin::kTrailer, {}});
   }
+  std::unordered_set<std::string> taken;
+  for (const Marker& m : out)
+    if (!m.regex) taken.insert(m.text);
   for (const FilePatch& fp : patch.files) {
-    std::vector<std::string> pre;
+    std::vector<std::vector<Candidate>> hunks;
+    hunks.reserve(fp.hunks.size());
+    for (const Hunk& h : fp.hunks) hunks.push_back(candidates_of(h, true));
+    std::vector<std::string_view> pre_image;
     for (const Hunk& h : fp.hunks)
       for (const HunkLine& l : h.lines)
-        if (l.kind != LineKind::kAdded) pre.push_back(l.text);
+        if (l.kind != LineKind::kAdded) pre_image.push_back(l.text);
+    // The best few candidates of every hunk first; all of them only when some hunk needs more
+    // (most of its best are in the pre-image or taken). Two rounds of lookups at most.
+    std::vector<std::size_t> known(hunks.size(), 0);
+    look_up(hunks, known, kFirstLookup, pre_image);
+    auto chosen = choose(hunks, known, taken);
+    if (!chosen) {
+      look_up(hunks, known, std::numeric_limits<std::size_t>::max(), pre_image);
+      chosen = choose(hunks, known, taken);
+    }
     std::string file = file_of(fp, strip);
-    for (const Hunk& h : fp.hunks) pick(h.lines, true, &pre, Marker::Origin::kHunk, file, out);
+    for (std::size_t h = 0; h < hunks.size(); ++h)
+      for (std::size_t i : (*chosen)[h]) {
+        taken.insert(hunks[h][i].text);
+        out.push_back({std::move(hunks[h][i].text), false, Marker::Origin::kHunk, file});
+      }
   }
   return out;
 }
 
 std::vector<Marker> context_markers(const FilePatch& file) {
   std::vector<Marker> out;
+  std::vector<std::vector<Candidate>> hunks;
+  std::vector<std::size_t> known;
+  for (const Hunk& h : file.hunks) {
+    hunks.push_back(candidates_of(h, false));
+    known.push_back(hunks.back().size());  // nothing to look up: no pre-image filter
+  }
   std::string name = file_of(file, 0);
-  for (const Hunk& h : file.hunks)
-    pick(h.lines, false, nullptr, Marker::Origin::kContext, name, out);
+  auto chosen = choose(hunks, known, {});
+  for (std::size_t h = 0; h < hunks.size(); ++h)
+    for (std::size_t i : (*chosen)[h])
+      out.push_back({std::move(hunks[h][i].text), false, Marker::Origin::kContext, name});
   return out;
 }
 

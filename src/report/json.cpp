@@ -118,6 +118,7 @@ json patch_report_to_json(const PatchReport& patch) {
   json files = json::array();
   for (const FileReport& f : patch.files) files.push_back(file_to_json(f));
   out["files"] = std::move(files);
+  out["evidence"] = markers_to_json(patch.evidence);
   out["markers"] = patch.search ? markers_to_json(patch.search->markers) : json(nullptr);
   out["search"] = patch.search ? search_to_json(*patch.search) : json(nullptr);
   return out;

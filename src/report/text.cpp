@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sm120check/report.hpp"
 
@@ -339,6 +340,75 @@ std::string mode_text(const FilePatch& file) {
   return {};
 }
 
+/// The hits of `markers`, each line once (a line holding several markers), sorted by path, then
+/// line.
+std::vector<const SearchHit*> distinct_lines(const std::vector<MarkerHits>& markers) {
+  std::vector<const SearchHit*> all;
+  for (const MarkerHits& m : markers)
+    for (const SearchHit& h : m.hits) all.push_back(&h);
+  std::sort(all.begin(), all.end(), [](const SearchHit* a, const SearchHit* b) {
+    return a->path != b->path ? a->path < b->path : a->line < b->line;
+  });
+  all.erase(std::unique(all.begin(), all.end(),
+                        [](const SearchHit* a, const SearchHit* b) {
+                          return a->path == b->path && a->line == b->line;
+                        }),
+            all.end());
+  return all;
+}
+
+/// "path:line: text", escaped.
+std::string hit_line(const SearchHit& h) {
+  return fmt::format("{}:{}: {}", escape_for_terminal(h.path), h.line, escape_for_terminal(h.text));
+}
+
+/// Lines of evidence shown per patch; the rest are counted ("... N more hits").
+constexpr std::size_t kMaxEvidenceLines = 10;
+/// Markers named on the "not in" line; the rest are counted.
+constexpr std::size_t kMaxMissingNamed = 5;
+/// Files named on the "not in" line; more are counted ("the 4 verified files").
+constexpr std::size_t kMaxFilesNamed = 3;
+
+/// `"text"`, or `regex "text"`, escaped.
+std::string marker_name(const Marker& m) {
+  return fmt::format("{}\"{}\"", m.regex ? "regex " : "", escape_for_terminal(m.text));
+}
+
+/// The "evidence:" block of a patch: the lines of the verified files holding its markers
+/// (kMaxEvidenceLines at most), then one line naming the markers found in none of them.
+void render_evidence(std::ostream& out, const PatchReport& p) {
+  out << "  evidence:\n";
+  std::vector<const SearchHit*> lines = distinct_lines(p.evidence);
+  std::size_t shown = std::min(lines.size(), kMaxEvidenceLines);
+  for (std::size_t i = 0; i < shown; ++i) out << "    " << hit_line(*lines[i]) << "\n";
+  std::size_t more = lines.size() - shown;
+  for (const MarkerHits& m : p.evidence) more += m.total - std::min(m.total, m.hits.size());
+  if (more != 0) out << fmt::format("    ... {} more hit{}\n", more, more == 1 ? "" : "s");
+
+  std::vector<const Marker*> missing;
+  for (const MarkerHits& m : p.evidence)
+    if (m.total == 0) missing.push_back(&m.marker);
+  if (missing.empty()) return;
+  std::vector<std::string> files;
+  for (const FileReport& f : p.files)
+    if (f.target_path && std::find(files.begin(), files.end(), *f.target_path) == files.end())
+      files.push_back(*f.target_path);
+  std::string where;
+  if (files.empty() || files.size() > kMaxFilesNamed) {
+    where =
+        files.empty() ? "the verified files" : fmt::format("the {} verified files", files.size());
+  } else {
+    for (const std::string& f : files)
+      where += (where.empty() ? "" : ", ") + escape_for_terminal(f);
+  }
+  std::string names;
+  for (std::size_t i = 0; i < missing.size() && i < kMaxMissingNamed; ++i)
+    names += (i == 0 ? "" : ", ") + marker_name(*missing[i]);
+  if (missing.size() > kMaxMissingNamed)
+    names += fmt::format(" and {} more", missing.size() - kMaxMissingNamed);
+  out << "    not in " << where << ": " << names << "\n";
+}
+
 }  // namespace
 
 std::string sanitize_utf8(std::string_view text) {
@@ -447,6 +517,7 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
         out << pad_to(left, hunk_column + 2) << hunk_verdict(h.match, color) << "\n";
       }
     }
+    if (!p.evidence.empty()) render_evidence(out, p);
     if (p.search) {
       out << "  markers:\n";
       for (const MarkerHits& m : p.search->markers) {
@@ -465,19 +536,7 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
 
 void render_hits_text(std::ostream& out, const std::vector<MarkerHits>& markers,
                       std::string_view indent) {
-  std::vector<const SearchHit*> all;
-  for (const MarkerHits& m : markers)
-    for (const SearchHit& h : m.hits) all.push_back(&h);
-  std::sort(all.begin(), all.end(), [](const SearchHit* a, const SearchHit* b) {
-    return a->path != b->path ? a->path < b->path : a->line < b->line;
-  });
-  const SearchHit* last = nullptr;
-  for (const SearchHit* h : all) {
-    if (last != nullptr && last->path == h->path && last->line == h->line) continue;
-    last = h;
-    out << indent << escape_for_terminal(h->path) << ":" << h->line << ": "
-        << escape_for_terminal(h->text) << "\n";
-  }
+  for (const SearchHit* h : distinct_lines(markers)) out << indent << hit_line(*h) << "\n";
 }
 
 std::string search_skipped_text(const SearchResult& r) {

@@ -1,9 +1,10 @@
 // Tree search for markers (see search.hpp): a pool of threads takes directories from a shared
 // queue, lists them with readdir(3) (d_type, no stat for most entries), reads each regular file
 // with read(2) into a per-thread buffer and runs every marker over it. Fixed strings are found
-// by comparing two of the marker's rarest bytes 16 positions at a time (SSE2; memchr(3) on the
-// rarest byte elsewhere) and a memcmp at each candidate; regular expressions
-// with PCRE2 (JIT-compiled when the platform supports it). Symlinks are never followed.
+// by comparing two of the marker's rarest bytes 32 (AVX2) or 16 (SSE2) positions at a time
+// (memchr(3) on the rarest byte on other processors) and a memcmp at each candidate; regular
+// expressions with PCRE2 (JIT-compiled when the platform supports it). Symlinks are never
+// followed. MarkerSearcher runs the same compiled markers over contents already in memory.
 #include "sm120check/search.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -96,9 +97,9 @@ std::size_t count_newlines(const char* p, std::size_t n) {
 #endif
 
 /// A compiled marker: a fixed string with its rarest byte, or a PCRE2 pattern.
-class Compiled {
+class CompiledMarker {
  public:
-  explicit Compiled(const Marker& m) : text_(m.text), regex_(m.regex) {
+  explicit CompiledMarker(const Marker& m) : text_(m.text), regex_(m.regex) {
     if (!regex_) {
       auto rank = [&](std::size_t i) { return commonness(static_cast<unsigned char>(text_[i])); };
       for (std::size_t i = 0; i < text_.size(); ++i)
@@ -125,9 +126,9 @@ class Compiled {
     }
     pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);  // falls back to the interpreter on failure
   }
-  Compiled(const Compiled&) = delete;
-  Compiled& operator=(const Compiled&) = delete;
-  ~Compiled() {
+  CompiledMarker(const CompiledMarker&) = delete;
+  CompiledMarker& operator=(const CompiledMarker&) = delete;
+  ~CompiledMarker() {
     if (code_ != nullptr) pcre2_code_free(code_);
   }
 
@@ -201,7 +202,7 @@ class Compiled {
 
 /// Runs one compiled marker over `content`; calls `emit(line, text)` once per matching line.
 template <typename Emit>
-void scan(const Compiled& c, std::string_view content, pcre2_match_data* md, Emit&& emit) {
+void scan(const CompiledMarker& c, std::string_view content, pcre2_match_data* md, Emit&& emit) {
   if (c.regex()) {
     // Line by line, like grep: an expression never matches across a line end (`\s`, `[^x]`),
     // and a line PCRE2 gives up on (match limit) costs only that line.
@@ -255,7 +256,7 @@ class Walker {
  public:
   Walker(std::string root, const std::vector<Marker>& markers, const SearchOptions& options)
       : root_(std::move(root)), options_(options) {
-    for (const Marker& m : markers) compiled_.push_back(std::make_unique<Compiled>(m));
+    for (const Marker& m : markers) compiled_.push_back(std::make_unique<CompiledMarker>(m));
     if (options_.gitignore) open_repository();
   }
   ~Walker() = default;
@@ -486,7 +487,7 @@ class Walker {
 
   std::string root_;
   SearchOptions options_;
-  std::vector<std::unique_ptr<Compiled>> compiled_;
+  std::vector<std::unique_ptr<CompiledMarker>> compiled_;
   std::string repo_path_, git_prefix_;
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -513,9 +514,71 @@ SearchResult search_tree(const std::string& root, const std::vector<Marker>& mar
   return walker.run(markers);
 }
 
+struct MarkerSearcher::Compiled : CompiledMarker {
+  using CompiledMarker::CompiledMarker;
+};
+
+MarkerSearcher::MarkerSearcher(std::vector<Marker> markers) : markers_(std::move(markers)) {
+  for (const Marker& m : markers_) compiled_.push_back(std::make_unique<Compiled>(m));
+}
+MarkerSearcher::~MarkerSearcher() = default;
+MarkerSearcher::MarkerSearcher(MarkerSearcher&&) noexcept = default;
+MarkerSearcher& MarkerSearcher::operator=(MarkerSearcher&&) noexcept = default;
+
+std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::string_view content,
+                                               std::size_t max_hits_per_marker) const {
+  std::vector<MarkerHits> out;
+  out.reserve(markers_.size());
+  for (const Marker& m : markers_) out.push_back({m, {}, 0});
+  // As search_tree() does for a file: binary content is skipped, not searched.
+  if (std::memchr(content.data(), 0, std::min(content.size(), kBinaryProbe)) != nullptr) return out;
+  const std::string where(path);
+  for (std::size_t i = 0; i < compiled_.size(); ++i) {
+    const CompiledMarker& c = *compiled_[i];
+    std::unique_ptr<pcre2_match_data, Frees> md(
+        c.regex() ? pcre2_match_data_create_from_pattern(c.code(), nullptr) : nullptr);
+    MarkerHits& mh = out[i];
+    scan(c, content, md.get(), [&](std::size_t line, std::string_view text) {
+      ++mh.total;
+      if (max_hits_per_marker == 0 || mh.hits.size() < max_hits_per_marker)
+        mh.hits.push_back({where, line, std::string(text)});
+    });
+  }
+  return out;
+}
+
+void MarkerSearcher::add(std::vector<MarkerHits>& into, std::string_view path,
+                         std::string_view content, std::size_t max_hits_per_marker) const {
+  std::vector<MarkerHits> found = search(path, content, max_hits_per_marker);
+  if (into.empty()) {
+    into = std::move(found);
+    return;
+  }
+  if (into.size() != found.size())
+    throw Error(fmt::format("marker hits of {} markers given to a searcher of {}", into.size(),
+                            found.size()));
+  auto before = [](const SearchHit& a, const SearchHit& b) {
+    return a.path != b.path ? a.path < b.path : a.line < b.line;
+  };
+  for (std::size_t i = 0; i < into.size(); ++i) {
+    std::vector<SearchHit>& hits = into[i].hits;
+    auto middle = static_cast<std::ptrdiff_t>(hits.size());
+    std::move(found[i].hits.begin(), found[i].hits.end(), std::back_inserter(hits));
+    std::inplace_merge(hits.begin(), hits.begin() + middle, hits.end(), before);
+    if (max_hits_per_marker != 0 && hits.size() > max_hits_per_marker)
+      hits.resize(max_hits_per_marker);
+    into[i].total += found[i].total;
+  }
+}
+
+std::vector<MarkerHits> search_content(const std::vector<Marker>& markers, std::string_view path,
+                                       std::string_view content, std::size_t max_hits_per_marker) {
+  return MarkerSearcher(markers).search(path, content, max_hits_per_marker);
+}
+
 std::vector<SearchHit> search_text(std::string_view content, const Marker& marker,
                                    const std::string& path) {
-  Compiled c(marker);
+  CompiledMarker c(marker);
   std::unique_ptr<pcre2_match_data, Frees> md(
       c.regex() ? pcre2_match_data_create_from_pattern(c.code(), nullptr) : nullptr);
   std::vector<SearchHit> hits;
