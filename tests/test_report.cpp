@@ -193,6 +193,7 @@ VerifyReport evidence_report() {
   PatchReport p;
   p.source = "fix.patch";
   p.status = Status::kPartial;
+  p.presence = Presence::kPartial;
   FileReport f;
   f.old_path = "a/pkg/attn.py";
   f.new_path = "b/pkg/attn.py";
@@ -667,6 +668,7 @@ TEST(ReportText, EvidenceListsLinesThenMarkersNotFound) {
       "",
       "patch 1/1: fix.patch  [partial]",
       "  strip level: 1 (given)",
+      "  fix: partial",
       "  M pkg/attn.py       partial",
       "  evidence:",
       "    pkg/attn.py:4:     if CAP[0] == 12:  # SM120 tiles",

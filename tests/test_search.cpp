@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -483,6 +484,27 @@ TEST(FalseAppliedRelocate, FixedCodeQuotedInADocumentIsNotTheFile) {
   EXPECT_EQ(f["relocated"], false);
   EXPECT_EQ(f["presence"], "absent");
   EXPECT_EQ(doc["exit_code"], 2);
+}
+
+TEST(Evidence, MarkersOfTheVerifiedFilesByDefault) {
+  // No flag: the patch's markers are looked for in the file verified for it (not the tree).
+  TempDir t;
+  const std::string sp = "venv/lib/python3.12/site-packages/";
+  write_file(t / (sp + "sglang/srt/triton_ops/decode.py"), kDecodePost);
+  write_file(t / "venv/other/copy.py", kDecodePost);  // not verified: not searched
+  json p = verify_patch_json(kDecodePatch, t / "venv")["patches"][0];
+  EXPECT_TRUE(p["markers"].is_null());  // the whole-tree search stays behind --markers
+  ASSERT_FALSE(p["evidence"].empty());
+  std::set<std::string> paths;
+  std::size_t hits = 0;
+  for (const json& m : p["evidence"])
+    for (const json& h : m["hits"]) {
+      paths.insert(h["path"].get<std::string>());
+      ++hits;
+    }
+  EXPECT_EQ(paths,
+            std::set<std::string>{"lib/python3.12/site-packages/sglang/srt/triton_ops/decode.py"});
+  EXPECT_GE(hits, 2u);
 }
 
 TEST(Relocate, NoRelocateAndNothingFound) {

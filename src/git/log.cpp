@@ -202,6 +202,7 @@ class Walker {
     const Slot& slot = slots_[f];
     VerifyOptions o = options_;
     o.strip = strips_[slot.patch];
+    o.evidence = false;  // log reports no hits
     PatchReport r = verify_patch(slot.one, tree, o);
     FileState fs;
     fs.status = r.files.empty() ? r.status : r.files.front().status;

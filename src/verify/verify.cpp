@@ -130,12 +130,42 @@ void attach_search(std::vector<PatchReport*> reports, const std::vector<std::vec
   }
 }
 
+/// Hits kept per marker in a patch's evidence (the total is exact).
+constexpr std::size_t kMaxEvidenceHits = 20;
+
+/// Hits of the patch's markers in the files verified for it (each file once, as it was read
+/// for the verdict): the evidence a person would grep for. A regular expression that does not
+/// compile leaves the patch without evidence (the marker search reports it, when asked).
+void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
+  if (!ctx.options.evidence || r.status == Status::kError) return;
+  std::vector<Marker> markers = ctx.options.markers;
+  for (Marker& m : extract_markers(patch, r.strip)) markers.push_back(std::move(m));
+  if (markers.empty()) return;
+  try {
+    const MarkerSearcher searcher(std::move(markers));
+    std::vector<std::string> seen;
+    for (const FileReport& f : r.files) {
+      if (!f.target_path || f.status == Status::kError) continue;
+      const std::string& path = *f.target_path;
+      if (std::find(seen.begin(), seen.end(), path) != seen.end()) continue;
+      seen.push_back(path);
+      const Entry entry = ctx.tree.stat(path);
+      if (entry.type != Entry::Type::kFile) continue;
+      const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
+      searcher.add(r.evidence, path, text.content(), kMaxEvidenceHits);
+    }
+  } catch (const Error&) {
+    r.evidence.clear();
+  }
+}
+
 }  // namespace
 
 PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options) {
   FileCache cache;
   Context ctx{tree, options, cache};
   PatchReport r = verify_patch_in(patch, ctx);
+  attach_evidence(patch, r, ctx);
   attach_search({&r}, {patch_markers(patch, r.strip, options)}, options);
   return r;
 }
@@ -153,6 +183,8 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
     sets.push_back(patch_markers(p, report.patches.back().strip, options));
   }
   resolve_superseded(patches, report, ctx);
+  for (std::size_t i = 0; i < patches.size(); ++i)
+    attach_evidence(patches[i], report.patches[i], ctx);
   std::vector<PatchReport*> ptrs;
   for (PatchReport& r : report.patches) ptrs.push_back(&r);
   attach_search(ptrs, sets, options);
