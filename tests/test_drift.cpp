@@ -317,6 +317,46 @@ TEST(Drift, SectionTellsApartPlacesOtherwiseEqual) {
   EXPECT_EQ(m.line, 20u);
 }
 
+TEST(Drift, FarImageMatchWithTheOtherSideNearerIsUnknown) {
+  // Two tests share their lines; the fix changes the first. Where the first still has the old
+  // call, the second (fixed) copy matches the post-image exactly, but far away: the old code
+  // stands where the hunk belongs, so which copy the hunk means cannot be told.
+  auto body = [](const std::string& call, const std::string& init = "    err = ''\n") {
+    return "    s = make_state()\n    p = Parser(s)\n" + init + call +
+           "    assert err == ''\n    del p\n    del s\n";
+  };
+  const std::string old_call = "    ok = p.parse_old(text)\n";
+  const std::string new_call = "    ok = p.parse(text, strict=True)\n";
+  constexpr std::string_view hunk =
+      "@@ -2,7 +2,7 @@ def test_one():\n"
+      "     s = make_state()\n     p = Parser(s)\n     err = ''\n"
+      "-    ok = p.parse_old(text)\n"
+      "+    ok = p.parse(text, strict=True)\n"
+      "     assert err == ''\n     del p\n     del s\n";
+  std::string filler;
+  for (int i = 0; i < 30; ++i) filler += "# filler " + std::to_string(i) + "\n";
+  // test_one's context moved on a little (no image matches there).
+  const std::string file = "def test_one():\n" + body(old_call, "    err = None\n") + filler +
+                           "def test_two():\n" + body(new_call);
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kUnknown);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+  EXPECT_EQ(m.places, (std::vector<std::size_t>{40, 5}));
+  // Exact images only: the nearest post-image wins, as git apply -R would find it.
+  EXPECT_EQ(run(file, hunk, {.drift = false})[0].status, HunkStatus::kApplied);
+  // Where test_one's context is intact, its pre-image matches where it belongs: applicable.
+  EXPECT_EQ(
+      run("def test_one():\n" + body(old_call) + filler + "def test_two():\n" + body(new_call),
+          hunk)[0]
+          .status,
+      HunkStatus::kApplicable);
+  // A match within the hunk's length of its place stands (lines inserted above).
+  const std::string shifted = filler.substr(0, 70) + "def test_one():\n" + body(new_call);
+  const HunkMatch s = run(shifted, hunk)[0];
+  EXPECT_EQ(s.status, HunkStatus::kApplied);
+  EXPECT_EQ(s.kind, MatchKind::kExact);
+}
+
 // --- FalseApplied: every false `applied` of the review, now refused ----------------------------
 
 TEST(FalseApplied, DeletionAtTheEndWithoutTrailingContext) {

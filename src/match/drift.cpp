@@ -95,8 +95,9 @@ class Drift {
   }
 
   /// See find_other_side().
-  std::optional<std::size_t> other_side(bool applied) {
+  std::optional<std::size_t> other_side(bool applied, std::size_t own) {
     if (!images_.changes || n_ == 0) return std::nullopt;
+    const Score floor = scored(own, own + (applied ? a_count_ : r_count_)).score;
     bool more = false;
     std::vector<Candidate> cands;
     if (!applied) {
@@ -111,7 +112,10 @@ class Drift {
     std::optional<std::size_t> best;
     std::int64_t best_distance = 0;
     for (const Candidate& c : cands) {
-      if (c.score.info == 0) continue;
+      // At least half of what the match holds (a neighbour sharing a line or two of context is
+      // no rival: files are full of places where "}" meets a blank line).
+      if (c.score.info == 0 || 2 * c.score.info < floor.info || 2 * c.score.total < floor.total)
+        continue;
       const std::int64_t d = std::abs(static_cast<std::int64_t>(c.pos) - query_.expected);
       if (!best || d < best_distance) {
         best = c.pos;
@@ -232,6 +236,9 @@ class Drift {
       r.places = places_of({*old_best});
       return r;
     }
+    // Over kMaxDriftCandidates places where the context meets: the ones not looked at could
+    // hold it as well.
+    if (joins_more && !best.empty()) return ambiguous(r, best, "ambiguous");
     if (best.size() > 1) return ambiguous(r, best, "ambiguous");
     if (best.size() == 1 && removed.empty()) {
       r.presence = Presence::kPresent;
@@ -641,9 +648,9 @@ DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
 
 std::optional<std::size_t> find_other_side(const FileText& file, MatchCache& cache, TextMode mode,
                                            const HunkImages& images, const DriftQuery& query,
-                                           bool applied) {
+                                           bool applied, std::size_t own) {
   Drift drift(file, cache, mode, images, query);
-  return drift.other_side(applied);
+  return drift.other_side(applied, own);
 }
 
 }  // namespace sm120check::detail

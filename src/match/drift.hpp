@@ -58,12 +58,13 @@ DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
 
 /// Where the other side of an image match stands: for a hunk whose post-image matched
 /// (applied), the old code (its removed block, or where a pure addition's context meets); for
-/// one whose pre-image matched (applicable), its changed block. Only placements with at least one
-/// informative context line of the hunk around them count; the one nearest `query.expected`.
-/// std::nullopt when there is none.
+/// one whose pre-image matched (applicable), its changed block. `own` is the 0-based line of the
+/// match's own changed (applied) or removed (applicable) block: only placements with at least
+/// half as much of the hunk's context around them as the match has count, the one nearest
+/// `query.expected`. std::nullopt when there is none.
 std::optional<std::size_t> find_other_side(const FileText& file, MatchCache& cache, TextMode mode,
                                            const HunkImages& images, const DriftQuery& query,
-                                           bool applied);
+                                           bool applied, std::size_t own);
 
 /// Most placements of one block the drift search examines; a block found more often is
 /// ambiguous.

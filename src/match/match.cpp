@@ -358,7 +358,8 @@ class Matcher {
     }
   }
 
-  /// An image found away from where its hunk belongs is only as good as what stands nearer:
+  /// An image found away from where its hunk belongs (farther than the hunk is long) is only as
+  /// good as what stands nearer:
   /// when the other side (the old code for an applied hunk, the changed block for an applicable
   /// one) stands nearer the expected line, with some of the hunk's context around it, both do
   /// and the file cannot tell which is the hunk's: unknown ("removed-lines-present").
@@ -368,8 +369,9 @@ class Matcher {
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       HunkMatch& m = out[k];
       if (m.kind != MatchKind::kExact && m.kind != MatchKind::kFuzz) continue;
+      // Within the hunk's own length of where it belongs, the place itself is the evidence.
       const std::int64_t distance = std::abs(m.offset - running[k]);
-      if (distance == 0 || !spans[k]) continue;
+      if (distance <= static_cast<std::int64_t>(hunks[k].lines.size()) || !spans[k]) continue;
       images_.build(hunks[k]);
       if (images_.leading == 0 && images_.trailing == 0) continue;
       const bool applied = m.status == HunkStatus::kApplied;
@@ -382,8 +384,9 @@ class Matcher {
       q.order_hi = n_;
       q.claimed = &claimed;
       q.expected = block_base(hunks[k]) + running[k];
+      const std::size_t own = m.line - 1 + images_.leading;
       const std::optional<std::size_t> other =
-          find_other_side(file_, cache_, base_mode_, images_, q, applied);
+          find_other_side(file_, cache_, base_mode_, images_, q, applied, own);
       if (!other || std::abs(static_cast<std::int64_t>(*other) - q.expected) >= distance) continue;
       HunkMatch both;
       both.status = HunkStatus::kUnknown;
