@@ -18,7 +18,7 @@ inline constexpr const char* kLogSchema = "sm120check.log/1";
 /// The "repository" value: an object, or null when the target is not in a repository.
 nlohmann::ordered_json repository_to_json(const std::optional<RepositoryFacts>& facts);
 
-/// The "sm120check.verify/1" document of a `--rev` run: the top-level fields are those of the
+/// The "sm120check.verify/2" document of a `--rev` run: the top-level fields are those of the
 /// worst revision (the first with the highest exit code), target.path is `target`, and
 /// "revisions" lists every revision. `revisions` must not be empty.
 nlohmann::ordered_json revisions_to_json(const std::vector<RevisionReport>& revisions,

@@ -144,6 +144,7 @@ struct HunkMatch {
   /// there: unknown), "ambiguous" (the change fits several places equally well),
   /// "found-elsewhere" (the change's lines stand only where none of its context does),
   /// "changed-lines-differ" (some of the added lines are there, not as the hunk's block),
+  /// "whitespace-differs" (its added lines stand only with other white space),
   /// "context-differs" (a deletion whose surroundings no longer meet), "trivial-lines" (blank
   /// or trivial lines only: they prove nothing), "zero-context-elsewhere" / "zero-context-gone"
   /// (a hunk without context not at its expected line), "strict" (--strict: no drift search).

@@ -449,10 +449,28 @@ std::optional<std::string> find_git_work_tree(const std::string& path) {
   }
 }
 
+namespace {
+
+/// True when `path` is itself a git directory (as git's is_git_directory(): a HEAD file and
+/// objects/ and refs/ folders), e.g. a bare mirror without a `config` file, which libgit2 would
+/// otherwise take for a folder inside the work tree of the repository above it.
+bool is_git_directory(const std::string& path) {
+  struct stat st;
+  auto is = [&](const char* name, bool dir) {
+    return ::stat((path + "/" + name).c_str(), &st) == 0 &&
+           (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+  };
+  return is("HEAD", false) && is("objects", true) && is("refs", true);
+}
+
+}  // namespace
+
 std::unique_ptr<GitRepository> GitRepository::open(const std::string& path) {
   const git::Libgit2& l = lib();
   git_repository* raw = nullptr;
-  if (l.git_repository_open_ext(&raw, path.c_str(), 0, nullptr) != 0)
+  const unsigned flags =
+      is_git_directory(path) ? GIT_REPOSITORY_OPEN_BARE | GIT_REPOSITORY_OPEN_NO_SEARCH : 0u;
+  if (l.git_repository_open_ext(&raw, path.c_str(), flags, nullptr) != 0)
     throw Error(path, 0,
                 fmt::format("not in a git repository ({})", git::last_error_message("not found")));
   auto shared = std::make_shared<Shared>();

@@ -159,7 +159,9 @@ class Drift {
     const std::optional<Candidate> old_best = best_old(old_code, images_.pre, lead_, r_count_);
 
     std::vector<Candidate> eligible;
-    const bool strong = strong_block(post, lead_, a_count_);
+    // A block with none of its context around it counts only when it is large (three
+    // informative lines or more) and found once.
+    const bool strong = very_strong_block(post, lead_, a_count_);
     for (const Candidate& c : found)
       if (c.score.info > 0 || !context_informative_ || (found.size() == 1 && strong))
         eligible.push_back(c);
@@ -200,8 +202,13 @@ class Drift {
       return r;
     }
     if (!found.empty()) return ambiguous(r, found, "found-elsewhere");
-    if (any_line_found(post, lead_, a_count_)) {
+    if (any_line_found(post, lead_, a_count_, mode_)) {
       r.why = "changed-lines-differ";
+      return r;
+    }
+    if (mode_ != TextMode::kFoldWs && any_line_found(post, lead_, a_count_, TextMode::kFoldWs)) {
+      // The lines stand with other white space (a reformatting): not absent, unknown.
+      r.why = "whitespace-differs";
       return r;
     }
     r.presence = Presence::kAbsent;
@@ -423,13 +430,16 @@ class Drift {
     return informative >= kVeryStrongLines;
   }
 
-  /// True when some informative line of the block stands anywhere in the file.
+  /// True when some informative line of the block stands anywhere in the file, compared in
+  /// `mode`.
   bool any_line_found(const std::vector<const HunkLine*>& lines, std::size_t first,
-                      std::size_t count) {
-    FileSide fs(file_, cache_, mode_);
+                      std::size_t count, TextMode mode) {
+    FileSide fs(file_, cache_, mode);
+    ImageText img;
+    img.build(lines, mode);
     for (std::size_t j = first; j < first + count; ++j) {
       if (!informative_line(lines[j]->text)) continue;
-      const Range r = fs.occurrences(post_.window(j, 1, true, cache_.pow));
+      const Range r = fs.occurrences(img.window(j, 1, true, cache_.pow));
       if (r.first != r.second) return true;
     }
     return false;

@@ -36,7 +36,7 @@ struct DriftResult {
   Presence presence = Presence::kUnknown;
   /// Stable code saying why (HunkMatch::diagnostic): "" for kPresent, else e.g. "not-found",
   /// "removed-lines-present", "ambiguous", "trivial-lines", "found-elsewhere",
-  /// "changed-lines-differ", "context-differs".
+  /// "changed-lines-differ", "whitespace-differs", "context-differs".
   std::string why;
   /// kPresent: 0-based first line of the changed block; for a pure deletion, the line where the
   /// removed lines were (the first trailing context line).

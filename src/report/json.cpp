@@ -1,4 +1,4 @@
-// JSON rendering of `verify` and `show` results: the "sm120check.verify/1" and
+// JSON rendering of `verify` and `show` results: the "sm120check.verify/2" and
 // "sm120check.show/1" documents described in docs/json.md. Every string taken from a patch or a
 // tree goes through sanitize_utf8() so that nlohmann::json::dump() never throws on it.
 #include <fmt/format.h>

@@ -232,7 +232,11 @@ std::string presence_words(const HunkMatch& m) {
     return m.presence == Presence::kAbsent ? "the code it replaces stands where it belongs" + at
                                            : "both the old and the new code stand" + at;
   if (code == "ambiguous")
-    return fmt::format("the change fits {} places equally{}", m.places.size(), at);
+    return m.places.size() == 1
+               ? "another hunk's change was found at the same place" + at
+               : fmt::format("the change fits {} places equally{}", m.places.size(), at);
+  if (code == "whitespace-differs")
+    return "its added lines stand with other white space (try --ignore-whitespace)";
   if (code == "found-elsewhere") return "its lines stand only away from its context" + at;
   if (code == "changed-lines-differ")
     return "some of its added lines are there, not as the hunk has them";
