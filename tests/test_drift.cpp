@@ -338,10 +338,19 @@ TEST(Drift, FarImageMatchWithTheOtherSideNearerIsUnknown) {
   // test_one's context moved on a little (no image matches there).
   const std::string file = "def test_one():\n" + body(old_call, "    err = None\n") + filler +
                            "def test_two():\n" + body(new_call);
+  // The hunk's section names test_one: the copy under test_two is found elsewhere.
   const HunkMatch m = run(file, hunk)[0];
-  EXPECT_EQ(m.status, HunkStatus::kUnknown);
-  EXPECT_EQ(m.presence_reason, "removed-lines-present");
-  EXPECT_EQ(m.places, (std::vector<std::size_t>{40, 5}));
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "found-elsewhere");
+  EXPECT_EQ(m.places, (std::vector<std::size_t>{40}));
+  // Without a section, the old code standing nearer says the same.
+  std::string plain(hunk);
+  plain.replace(plain.find(" def test_one():"), 16, "");
+  const HunkMatch n = run(file, plain)[0];
+  EXPECT_EQ(n.status, HunkStatus::kUnknown);
+  EXPECT_EQ(n.presence_reason, "removed-lines-present");
+  EXPECT_EQ(n.places, (std::vector<std::size_t>{40, 5}));
   // Exact images only: the nearest post-image wins, as git apply -R would find it.
   EXPECT_EQ(run(file, hunk, {.drift = false})[0].status, HunkStatus::kApplied);
   // Where test_one's context is intact, its pre-image matches where it belongs: applicable.
@@ -428,6 +437,120 @@ TEST(FalseApplied, BlockCopiedFromAnotherFunctionIsNotTheFix) {
   const HunkMatch f = run(fixed, hunk)[0];
   EXPECT_EQ(f.presence, Presence::kPresent);
   EXPECT_EQ(f.line, 16u);
+}
+
+// --- HostileReview: false presents found by a hostile review, each refused -------------------
+
+TEST(HostileReview, DeletionsWithContextBetweenThemAreNotPresentWhileTheLinesStand) {
+  constexpr std::string_view hunk =
+      "@@ -1,9 +1,7 @@\n import os\n import sys\n import torch\n"
+      "-from vendor.unsafe import patch_sm120_shared_memory\n"
+      " from kernels.attention import decode_attention\n"
+      "-patch_sm120_shared_memory(decode_attention)\n"
+      " from kernels.moe import fused_moe\n import triton\n import numpy\n";
+  const std::string file =
+      "import os\nimport sys\nimport torch\nfrom vendor.unsafe import patch_sm120_shared_memory\n"
+      "from kernels.attention import "
+      "decode_attention\npatch_sm120_shared_memory(decode_attention)\n"
+      "from kernels.moe import fused_moe\nimport triton\nimport numpy as np\n";
+  EXPECT_NE(run(file, hunk)[0].presence, Presence::kPresent);
+}
+
+/// Two kernels; `a_fixed` and `b_fixed` say which holds the SM120 branch; kernel_b's stages are
+/// `b_stages` when unfixed; `between` helper functions separate them.
+std::string kernels(bool a_fixed, bool b_fixed, const std::string& b_stages, int between) {
+  const std::string fixed =
+      "    if CUDA_CAPABILITY[0] == 12:\n        num_stages = 1\n    else:\n        num_stages = "
+      "2\n";
+  std::string out = "import triton\n\n\ndef kernel_a(x):\n    BLOCK = 128\n    num_warps = 8\n";
+  out += a_fixed ? fixed : "    num_stages = 2\n";
+  out += "    return launch(x, BLOCK, num_warps, num_stages)\n";
+  for (int i = 0; i < between; ++i)
+    out +=
+        "\n\ndef helper_" + std::to_string(i) + "(y):\n    return y + " + std::to_string(i) + "\n";
+  out += "\n\ndef kernel_b(x):\n    BLOCK = 128\n    num_warps = 8\n";
+  out += b_fixed ? fixed : "    num_stages = " + b_stages + "\n";
+  out += "    return launch(x, BLOCK, num_warps, num_stages)\n";
+  return out;
+}
+
+constexpr std::string_view kKernelB =
+    "@@ -12,4 +12,7 @@ def kernel_b(x):\n     BLOCK = 128\n     num_warps = 8\n"
+    "-    num_stages = 2\n+    if CUDA_CAPABILITY[0] == 12:\n+        num_stages = 1\n+    else:\n"
+    "+        num_stages = 2\n     return launch(x, BLOCK, num_warps, num_stages)\n";
+
+TEST(HostileReview, TheHunksSectionDecidesBetweenImagesInTwoFunctions) {
+  // kernel_a has the fix, kernel_b (the hunk's) does not: the nearer post-image is kernel_a's.
+  const HunkMatch m = run(kernels(true, false, "2", 12), kKernelB)[0];
+  EXPECT_EQ(m.status, HunkStatus::kApplicable);
+  EXPECT_EQ(m.presence, Presence::kAbsent);
+  EXPECT_EQ(run(kernels(false, true, "2", 12), kKernelB)[0].status, HunkStatus::kApplied);
+}
+
+TEST(HostileReview, AFixInASiblingFunctionIsNotThisHunksFix) {
+  // kernel_b retuned (stages 3) without the fix; only kernel_a has the block.
+  for (const int between : {0, 12}) {
+    const HunkMatch m = run(kernels(true, false, "3", between), kKernelB)[0];
+    EXPECT_NE(m.presence, Presence::kPresent) << between;
+    EXPECT_NE(m.status, HunkStatus::kApplied) << between;
+  }
+  // Fixed and retuned around it (drifted), it is present.
+  std::string fixed = kernels(false, true, "2", 0);
+  fixed.replace(fixed.rfind("    num_warps = 8"), 17, "    num_warps = 4");
+  EXPECT_EQ(run(fixed, kKernelB)[0].presence, Presence::kPresent);
+}
+
+TEST(HostileReview, MergedHunkGroupsFoundInDifferentFunctionsAreNotPresent) {
+  // One hunk fixes kernel_a and kernel_b; kernel_a and kernel_c have the fix, kernel_b not.
+  constexpr std::string_view hunk =
+      "@@ -4,14 +4,20 @@ import triton\n def kernel_a(x):\n     BLOCK = 128\n     num_warps = 8\n"
+      "-    num_stages = 2\n+    if CUDA_CAPABILITY[0] == 12:\n+        num_stages = 1\n+    "
+      "else:\n"
+      "+        num_stages = 2\n     return launch(x, BLOCK, num_warps, num_stages)\n \n \n"
+      " def kernel_b(x):\n     BLOCK = 128\n     num_warps = 8\n-    num_stages = 2\n"
+      "+    if CUDA_CAPABILITY[0] == 12:\n+        num_stages = 1\n+    else:\n+        num_stages "
+      "= 2\n"
+      "     return launch(x, BLOCK, num_warps, num_stages)\n \n \n";
+  std::string file = kernels(true, false, "3", 0);
+  for (int i = 0; i < 30; ++i) file += "\n\ndef filler_" + std::to_string(i) + "():\n    pass\n";
+  file +=
+      "\n\ndef kernel_c(x):\n    BLOCK = 128\n    num_warps = 8\n"
+      "    if CUDA_CAPABILITY[0] == 12:\n        num_stages = 1\n    else:\n"
+      "        num_stages = 2\n    return launch(x, BLOCK, num_warps, num_stages)\n\n\n";
+  EXPECT_NE(run(file, hunk)[0].presence, Presence::kPresent);
+}
+
+TEST(HostileReview, ADeletedMethodStillStandingWithAnotherLineIsNotDeleted) {
+  constexpr std::string_view hunk =
+      "@@ -4,11 +4,6 @@ class Node(Base):\n         self.overlap = args.overlap\n         return\n "
+      "\n"
+      "-    def init_custom(self):\n-        super().init_custom()\n"
+      "-        self.reduce_tensor = torch.tensor([0], device=\"cuda\")\n-        return\n-\n"
+      "     def prefill(self, reqs):\n         self._init_reqs(reqs)\n         return\n";
+  const std::string file =
+      "class Node(Base):\n    def __init__(self, q):\n        super().__init__(q)\n"
+      "        self.overlap = args.overlap\n        return\n\n    def init_custom(self):\n"
+      "        super().init_custom()\n        self.reduce_tensor = torch.tensor([0], "
+      "device=\"cuda\")\n"
+      "        self.model.forward(**warmup())\n        return\n\n    def prefill(self, reqs):\n"
+      "        self._init_reqs(reqs)\n        return\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_NE(m.presence, Presence::kPresent);
+  EXPECT_NE(m.status, HunkStatus::kApplied);
+}
+
+TEST(HostileReview, ABlockCopiedFromTheTryBranchIsNotTheExceptBranchFix) {
+  constexpr std::string_view hunk =
+      "@@ -10,4 +10,7 @@ def run_kernel(x, cfg):\n     except RuntimeError as e:\n"
+      "         log.warning(\"launch failed: %s\", e)\n         out = fallback(x)\n"
+      "+        torch.cuda.synchronize()\n+        stats.record(cfg.name, out.shape)\n"
+      "+        log.debug(\"launched %s\", cfg.name)\n     return out\n";
+  const std::string file =
+      "import torch\n\n\ndef run_kernel(x, cfg):\n    try:\n        out = launch(x, cfg)\n"
+      "        torch.cuda.synchronize()\n        stats.record(cfg.name, out.shape)\n"
+      "        log.debug(\"launched %s\", cfg.name)\n    except RuntimeError as e:\n"
+      "        log.warning(\"launch failed (%s)\", e)\n        out = fallback(x)\n    return out\n";
+  EXPECT_NE(run(file, hunk)[0].presence, Presence::kPresent);
 }
 
 }  // namespace

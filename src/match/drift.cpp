@@ -40,16 +40,18 @@ struct Score {
   std::size_t info = 0;
   bool section = false;  ///< the nearest header line above is the hunk's section
   std::size_t total = 0;
+  /// Under the hunk's section first (the function the hunk names is where it belongs), then
+  /// informative context lines, then all context lines.
   friend bool operator<(const Score& a, const Score& b) {
-    if (a.info != b.info) return a.info < b.info;
     if (a.section != b.section) return b.section;
+    if (a.info != b.info) return a.info < b.info;
     return a.total < b.total;
   }
   friend bool operator==(const Score&, const Score&) = default;
 };
 
 /// Lines scanned upwards from a placement for its section's header line.
-constexpr std::size_t kSectionScan = 1024;
+constexpr std::size_t kSectionScan = std::size_t{1} << 20;
 
 /// `s` without leading and trailing white space.
 std::string_view trim_space(std::string_view s) {
@@ -66,8 +68,43 @@ std::string_view first_word(std::string_view s) {
   return s.substr(0, i);
 }
 
+}  // namespace
+
+bool under_section(const FileText& file, std::string_view section_text, std::size_t pos,
+                   std::size_t leading) {
+  return nearest_header_is(file, section_text, pos) ||
+         (leading > 0 && nearest_header_is(file, section_text, pos + leading));
+}
+
+bool nearest_header_is(const FileText& file, std::string_view section_text, std::size_t pos) {
+  const std::string_view section = trim_space(section_text);
+  const std::string_view word = first_word(section);
+  if (word.empty()) return false;
+  const std::size_t stop = pos > kSectionScan ? pos - kSectionScan : 0;
+  for (std::size_t i = std::min(pos, file.size()); i-- > stop;) {
+    const std::string_view line = trim_space(file.line(i));
+    if (line.substr(0, word.size()) != word) continue;
+    if (line.size() > word.size() && line[word.size()] != ' ' && line[word.size()] != '\t' &&
+        line[word.size()] != '(')
+      continue;
+    return line.substr(0, section.size()) == section;
+  }
+  return false;
+}
+
+bool section_in_file(const FileText& file, std::string_view section_text) {
+  const std::string_view section = trim_space(section_text);
+  if (section.empty()) return false;
+  for (std::size_t i = 0; i < file.size(); ++i)
+    if (trim_space(file.line(i)).substr(0, section.size()) == section) return true;
+  return false;
+}
+
+namespace {
+
 struct Candidate {
   std::size_t pos = 0;
+  std::size_t end = 0;  ///< one past the placement's last line (== pos for a join)
   Score score;
   bool in_order = false;
 };
@@ -88,6 +125,10 @@ class Drift {
     pre_.build(images.pre, mode);
     a_count_ = post_.size() - lead_ - trail_;
     r_count_ = pre_.size() - lead_ - trail_;
+    for (const HunkLine* l = images.begin; l != images.end; ++l) {
+      added_ += l->kind == LineKind::kAdded ? 1u : 0u;
+      removed_ += l->kind == LineKind::kRemoved ? 1u : 0u;
+    }
     for (std::size_t j = 0; j < lead_; ++j)
       context_informative_ = context_informative_ || informative_line(images.post[j]->text);
     for (std::size_t j = post_.size() - trail_; j < post_.size(); ++j)
@@ -113,9 +154,11 @@ class Drift {
     std::int64_t best_distance = 0;
     for (const Candidate& c : cands) {
       // At least half of what the match holds (a neighbour sharing a line or two of context is
-      // no rival: files are full of places where "}" meets a blank line).
+      // no rival: files are full of places where "}" meets a blank line), and under the hunk's
+      // section when the match is.
       if (c.score.info == 0 || 2 * c.score.info < floor.info || 2 * c.score.total < floor.total)
         continue;
+      if (floor.section && !c.score.section) continue;
       const std::int64_t d = std::abs(static_cast<std::int64_t>(c.pos) - query_.expected);
       if (!best || d < best_distance) {
         best = c.pos;
@@ -133,7 +176,7 @@ class Drift {
       r.presence = images_.changes ? Presence::kAbsent : Presence::kUnknown;
       return r;
     }
-    return a_count_ == 0 ? deletion(r) : addition(r);
+    return added_ == 0 ? deletion(r) : addition(r);
   }
 
  private:
@@ -153,6 +196,9 @@ class Drift {
     if (r_count_ > 0) {
       if (informative_block(images_.pre, lead_, r_count_))
         old_code = candidates(pre_, lead_, r_count_, pre_more);
+      // Where the hunk's context stands around something else (the removed lines changed
+      // since): the place the change belongs, without it.
+      for (const Candidate& s : slots(pre_more)) old_code.push_back(s);
     } else {
       old_code = joins(pre_more);
     }
@@ -171,14 +217,8 @@ class Drift {
       const Candidate& c = best.front();
       // Old code right at the block's edges is the block's own shadow (a block that starts or
       // ends with the line its context ends or starts with), not old code.
-      std::optional<Candidate> old_here =
-          best_old(apart_from(old_code, c.pos, c.pos + a_count_), images_.pre, lead_, r_count_);
-      // Where a pure addition's context meets is weak evidence: code inserted between moves a
-      // block away from its old neighbours. A large block found once, under the hunk's own
-      // section line, stands against it (a copy of the block in another function does not).
-      if (r_count_ == 0 && found.size() == 1 && c.score.section &&
-          very_strong_block(post, lead_, a_count_))
-        old_here.reset();
+      const std::optional<Candidate> old_here =
+          best_old(apart_from(old_code, c.pos, c.end), images_.pre, lead_, r_count_);
       if (old_here && !(old_here->score < c.score)) {
         // The old code stands somewhere at least as convincingly: both are there.
         std::vector<Candidate> both{c, *old_here};
@@ -247,6 +287,11 @@ class Drift {
     // hold it as well.
     if (joins_more && !best.empty()) return ambiguous(r, best, "ambiguous");
     if (best.size() > 1) return ambiguous(r, best, "ambiguous");
+    if (best.size() == 1 && removed.empty() && removed_line_near(best.front().pos)) {
+      // The block is gone as a block, but its lines stand by the place: changed, not deleted.
+      std::vector<Candidate> here{best.front()};
+      return ambiguous(r, here, "removed-lines-present");
+    }
     if (best.size() == 1 && removed.empty()) {
       r.presence = Presence::kPresent;
       r.pos = best.front().pos;
@@ -260,17 +305,12 @@ class Drift {
     return r;
   }
 
-  /// `cands` without those within [begin, end] (a join at `end` included).
-  std::vector<Candidate> apart_from(const std::vector<Candidate>& cands, std::size_t begin,
-                                    std::size_t end) const {
+  /// `cands` without those touching [begin, end] (a join at either edge included).
+  static std::vector<Candidate> apart_from(const std::vector<Candidate>& cands, std::size_t begin,
+                                           std::size_t end) {
     std::vector<Candidate> out;
-    const std::size_t length = r_count_;
-    for (const Candidate& c : cands) {
-      const std::size_t c_end = c.pos + length;
-      const bool touches =
-          length == 0 ? (c.pos >= begin && c.pos <= end) : (c.pos < end && begin < c_end);
-      if (!touches) out.push_back(c);
-    }
+    for (const Candidate& c : cands)
+      if (c.end < begin || end < c.pos) out.push_back(c);
     return out;
   }
 
@@ -321,10 +361,16 @@ class Drift {
       r.why = "trivial-lines";
       return r;
     }
+    // All present, in order, and each near the one before (no farther than the hunk's lines
+    // between them, plus slack): groups found in different functions are not this hunk.
     bool all_present = true;
     std::size_t at = 0;
-    for (const DriftResult& p : parts) {
-      all_present = all_present && p.presence == Presence::kPresent && p.pos >= at;
+    const std::size_t reach =
+        static_cast<std::size_t>(images_.end - images_.begin) + 10 * kDriftSlack;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const DriftResult& p = parts[i];
+      all_present = all_present && p.presence == Presence::kPresent && p.pos >= at &&
+                    (i == 0 || p.pos - at <= reach);
       at = p.pos + p.count;
     }
     if (!all_present) {
@@ -403,10 +449,12 @@ class Drift {
     return lines;
   }
 
+  /// True when a changed line (added or removed, not context between them) of the block is
+  /// informative.
   bool informative_block(const std::vector<const HunkLine*>& lines, std::size_t first,
                          std::size_t count) const {
     for (std::size_t j = first; j < first + count; ++j)
-      if (informative_line(lines[j]->text)) return true;
+      if (lines[j]->kind != LineKind::kContext && informative_line(lines[j]->text)) return true;
     return false;
   }
 
@@ -414,7 +462,7 @@ class Drift {
                     std::size_t count) const {
     std::size_t informative = 0, chars = 0;
     for (std::size_t j = first; j < first + count; ++j) {
-      if (!informative_line(lines[j]->text)) continue;
+      if (lines[j]->kind == LineKind::kContext || !informative_line(lines[j]->text)) continue;
       ++informative;
       chars += alnum_count(lines[j]->text);
     }
@@ -426,7 +474,7 @@ class Drift {
                          std::size_t count) const {
     std::size_t informative = 0;
     for (std::size_t j = first; j < first + count; ++j)
-      if (informative_line(lines[j]->text)) ++informative;
+      if (lines[j]->kind != LineKind::kContext && informative_line(lines[j]->text)) ++informative;
     return informative >= kVeryStrongLines;
   }
 
@@ -497,6 +545,51 @@ class Drift {
     return out;
   }
 
+  /// True when an informative removed line stands within the removed block's length (plus
+  /// kDriftSlack each side) of `pos`.
+  bool removed_line_near(std::size_t pos) {
+    FileSide fs(file_, cache_, mode_);
+    const std::size_t reach = r_count_ + 2 * kDriftSlack;
+    const std::size_t from = pos > reach ? pos - reach : 0;
+    const std::size_t to = pos + reach;
+    for (std::size_t j = lead_; j < lead_ + r_count_; ++j) {
+      if (images_.pre[j]->kind != LineKind::kRemoved || !informative_line(images_.pre[j]->text))
+        continue;
+      const Range r = fs.occurrences(pre_.window(j, 1, true, cache_.pow));
+      const std::size_t* at = std::lower_bound(r.first, r.second, from);
+      if (at != r.second && *at <= to) return true;
+    }
+    return false;
+  }
+
+  /// Places where the leading context's last line is followed, within the removed block's
+  /// length plus 2 x kDriftSlack lines, by the trailing context's first line: where a
+  /// replacement belongs when what stands there is neither its old nor its new code. Scored
+  /// by the context around the gap.
+  std::vector<Candidate> slots(bool& more) {
+    std::vector<Candidate> out;
+    if (lead_ == 0 || trail_ == 0 || n_ < 2) return out;
+    const std::size_t post_n = post_.size();
+    const std::size_t gap = r_count_ + 2 * kDriftSlack;
+    FileSide fs(file_, cache_, mode_);
+    const Range r = fs.occurrences(post_.window(lead_ - 1, 1, true, cache_.pow));
+    if (static_cast<std::size_t>(r.second - r.first) > kScanLimit) return out;  // too common
+    for (const std::size_t* e = r.first; e != r.second; ++e) {
+      const std::size_t s = *e + 1;
+      for (std::size_t g = 1; g <= gap && s + g < n_; ++g) {
+        if (!image_at(file_, mode_, post_, post_n - trail_, 1, s + g, true)) continue;
+        if (claimed(s, s + g)) break;
+        if (out.size() == kMaxDriftCandidates) {
+          more = true;
+          return out;
+        }
+        out.push_back(scored(s, s + g));
+        break;
+      }
+    }
+    return out;
+  }
+
   /// Places where the leading context's last line is directly followed by the trailing
   /// context's first line (or the file's edge, for a hunk anchored there): where a pure
   /// addition's block would go, or where a pure deletion's removed block was.
@@ -552,6 +645,7 @@ class Drift {
   Candidate scored(std::size_t begin, std::size_t end) const {
     Candidate c;
     c.pos = begin;
+    c.end = end;
     c.in_order = begin >= query_.order_lo && end <= query_.order_hi;
     const std::size_t post_n = post_.size();
     // Leading context, nearest lines first: image lines [lead_ - l, lead_) against the file
@@ -562,27 +656,9 @@ class Drift {
     const std::size_t t = std::min(trail_, kMaxContextConsidered);
     const std::size_t t_to = std::min(n_, end + t + kDriftSlack);
     add(c.score, lcs(post_n - trail_, t, end, t_to));
-    c.score.section = in_section(begin);
+    c.score.section =
+        under_section(file_, images_.section, begin >= lead_ ? begin - lead_ : 0, lead_);
     return c;
-  }
-
-  /// True when the hunk names a section (the text after its header's "@@", a function or
-  /// class line) and the nearest line above `pos` that starts with the section's first word
-  /// starts with the whole section (a diff tool may cut the section short).
-  bool in_section(std::size_t pos) const {
-    const std::string_view section = trim_space(images_.section);
-    const std::string_view word = first_word(section);
-    if (word.empty()) return false;
-    const std::size_t stop = pos > kSectionScan ? pos - kSectionScan : 0;
-    for (std::size_t i = pos; i-- > stop;) {
-      const std::string_view line = trim_space(file_.line(i));
-      if (line.substr(0, word.size()) != word) continue;
-      if (line.size() > word.size() && line[word.size()] != ' ' && line[word.size()] != '\t' &&
-          line[word.size()] != '(')
-        continue;
-      return line.substr(0, section.size()) == section;
-    }
-    return false;
   }
 
   static void add(Score& into, const Score& s) {
@@ -623,6 +699,7 @@ class Drift {
   const std::size_t lead_, trail_;
   ImageText post_, pre_;
   std::size_t a_count_ = 0, r_count_ = 0;
+  std::size_t added_ = 0, removed_ = 0;  ///< '+' and '-' lines of the hunk
   bool context_informative_ = false;
 };
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,20 @@ DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
 std::optional<std::size_t> find_other_side(const FileText& file, MatchCache& cache, TextMode mode,
                                            const HunkImages& images, const DriftQuery& query,
                                            bool applied, std::size_t own);
+
+/// True when the nearest line above `pos` (0-based) that starts with the first word of
+/// `section` (a hunk header's text after "@@": a function or class line) starts with the whole
+/// of it. False without a section.
+bool nearest_header_is(const FileText& file, std::string_view section, std::size_t pos);
+
+/// Whether a hunk placed at `pos` (its first line, 0-based) is under its section: the nearest
+/// header above its first line (where git looks), or above the end of its `leading` context
+/// (for a section line that is the hunk's own first context line).
+bool under_section(const FileText& file, std::string_view section, std::size_t pos,
+                   std::size_t leading);
+
+/// True when some line of `file` starts with `section` (trimmed); false without a section.
+bool section_in_file(const FileText& file, std::string_view section);
 
 /// Most placements of one block the drift search examines; a block found more often is
 /// ambiguous.

@@ -168,7 +168,17 @@ class Matcher {
       out.push_back(std::move(m));
     }
     if (options_.drift) {
+      const std::vector<std::size_t> elsewhere = outside_section(hunks, out, spans, running);
       drift_pass(hunks, out, spans);
+      for (std::size_t k = 0; k < hunks.size(); ++k) {
+        if (elsewhere[k] == 0 || out[k].status == HunkStatus::kApplied) continue;
+        HunkMatch m;  // the drift search found nothing better: the image stands elsewhere
+        m.status = HunkStatus::kConflict;
+        m.presence = Presence::kUnknown;
+        m.presence_reason = "found-elsewhere";
+        m.places = {elsewhere[k]};
+        out[k] = std::move(m);
+      }
       recheck_far_matches(hunks, out, spans, running);
     }
     for (HunkMatch& m : out) {
@@ -358,8 +368,33 @@ class Matcher {
     }
   }
 
-  /// An image found away from where its hunk belongs (farther than the hunk is long) is only as
-  /// good as what stands nearer:
+  /// An image found away from where its header puts it, under another function than the one
+  /// the hunk names (which the file has), is not where the hunk belongs: the match is dropped
+  /// (its span freed) so that the drift search looks for the change under the right function.
+  /// Returns, per hunk, the 1-based line of such a dropped match (0 for the others).
+  std::vector<std::size_t> outside_section(const std::vector<Hunk>& hunks,
+                                           std::vector<HunkMatch>& out,
+                                           std::vector<std::optional<Span>>& spans,
+                                           const std::vector<std::int64_t>& running) {
+    std::vector<std::size_t> dropped(hunks.size(), 0);
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      HunkMatch& m = out[k];
+      if (m.kind != MatchKind::kExact && m.kind != MatchKind::kFuzz) continue;
+      if (m.offset == running[k] || hunks[k].section.empty()) continue;
+      images_.build(hunks[k]);
+      if (images_.leading == 0 && images_.trailing == 0) continue;
+      if (under_section(file_, images_.section, m.line - 1, images_.leading) ||
+          !section_in_file(file_, images_.section))
+        continue;
+      dropped[k] = m.line;
+      m = HunkMatch{};
+      spans[k].reset();
+    }
+    return dropped;
+  }
+
+  /// An image found farther from where its hunk belongs than the hunk is long is only as good
+  /// as what stands nearer:
   /// when the other side (the old code for an applied hunk, the changed block for an applicable
   /// one) stands nearer the expected line, with some of the hunk's context around it, both do
   /// and the file cannot tell which is the hunk's: unknown ("removed-lines-present").
@@ -369,12 +404,13 @@ class Matcher {
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       HunkMatch& m = out[k];
       if (m.kind != MatchKind::kExact && m.kind != MatchKind::kFuzz) continue;
-      // Within the hunk's own length of where it belongs, the place itself is the evidence.
       const std::int64_t distance = std::abs(m.offset - running[k]);
-      if (distance <= static_cast<std::int64_t>(hunks[k].lines.size()) || !spans[k]) continue;
+      if (distance == 0 || !spans[k]) continue;
       images_.build(hunks[k]);
       if (images_.leading == 0 && images_.trailing == 0) continue;
       const bool applied = m.status == HunkStatus::kApplied;
+      // Within the hunk's own length of where it belongs, the place itself is the evidence.
+      if (distance <= static_cast<std::int64_t>(hunks[k].lines.size())) continue;
       // Every hunk's match is claimed, this one's too (its edges hold the shadow of a join).
       std::vector<Span> claimed;
       for (std::size_t j = 0; j < hunks.size(); ++j)
@@ -805,6 +841,14 @@ class Matcher {
       // insertion's pre-image sits inside its post-image, a pure deletion's the other way).
       if (pre.pos >= post.pos && pre_end <= post_end) return true;
       if (post.pos >= pre.pos && post_end <= pre_end) return false;
+      // The hunk's section (the function line git found above it) names one of the two places.
+      if (!images_.section.empty()) {
+        const bool pre_in = under_section(file_, images_.section, pre.pos > top ? pre.pos - top : 0,
+                                          images_.leading);
+        const bool post_in = under_section(file_, images_.section,
+                                           post.pos > top ? post.pos - top : 0, images_.leading);
+        if (pre_in != post_in) return post_in;
+      }
       const std::int64_t pre_dist = std::abs(static_cast<std::int64_t>(pre.pos) -
                                              (pre_expected + static_cast<std::int64_t>(top)));
       const std::int64_t post_dist = std::abs(static_cast<std::int64_t>(post.pos) -
