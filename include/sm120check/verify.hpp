@@ -52,8 +52,8 @@ struct VerifyOptions {
   /// also runs, without this, for patches with "Marker:" trailers and when `markers` is set.
   bool search_markers = false;
   /// Find each patch's markers (its trailers, --marker/--marker-regex, and those of its added
-  /// lines) in the files verified for it, without a tree walk (PatchReport::evidence). `log`
-  /// turns it off: it reports no hits.
+  /// lines; 64 at most, the first hunks' first) in the files verified for it, without a tree
+  /// walk (PatchReport::evidence). `log` turns it off: it reports no hits.
   bool evidence = true;
   std::vector<Marker> markers;  ///< --marker / --marker-regex, searched for every patch.
   SearchOptions search;         ///< walk limits; max_hits_per_marker applies to reports.

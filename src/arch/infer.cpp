@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
+#include <unordered_map>
 
 #include "scan.hpp"
 #include "sm120check/arch.hpp"
@@ -80,7 +82,9 @@ struct ScannedLine {
   std::string_view text;
   std::uint32_t number = 0;  ///< post-image line (context, added) or pre-image line (removed)
   LineScan scan;
-  bool cancelled = false;  ///< a rewritten line with unchanged targets and residue
+  bool cancelled = false;   ///< a rewritten line with unchanged targets and residue
+  bool reindented = false;  ///< a changed line whose code the hunk's other side has, indented
+                            ///< otherwise (moved into or out of a scope)
   bool code_targets() const { return !cancelled && !scan.arch.code.empty(); }
   bool untargeted_code() const {
     return !cancelled && scan.has_code && !scan.import && scan.arch.code.empty();
@@ -165,13 +169,30 @@ bool unchanged_code_follows(const std::vector<ScannedLine>& lines, std::size_t i
   return false;
 }
 
-/// A removed and an added line with the same code but another indentation: moved into or out
-/// of a scope.
-bool reindented(const ScannedLine& a, const ScannedLine& b) {
-  if (!a.scan.has_code || !b.scan.has_code || trim(a.text) != trim(b.text)) return false;
-  const std::size_t ia = a.text.find_first_not_of(" \t");
-  const std::size_t ib = b.text.find_first_not_of(" \t");
-  return a.text.substr(0, ia) != b.text.substr(0, ib);
+/// Sets ScannedLine::reindented: per side, the changed lines' code (trimmed) and the
+/// indentation it was first seen with, then each changed line looked up on the other side.
+void mark_reindented(std::vector<ScannedLine>& lines) {
+  struct Seen {
+    std::string_view indent;
+    bool several = false;  ///< seen with more than one indentation
+  };
+  std::array<std::unordered_map<std::string_view, Seen>, 2> sides;  // removed, added
+  auto indent_of = [](std::string_view text) {
+    return text.substr(0, std::min(text.find_first_not_of(" \t"), text.size()));
+  };
+  for (const ScannedLine& l : lines) {
+    if (l.kind == LineKind::kContext || !l.scan.has_code) continue;
+    auto& side = sides[l.kind == LineKind::kAdded ? 1 : 0];
+    const auto [it, fresh] = side.try_emplace(trim(l.text), Seen{indent_of(l.text), false});
+    if (!fresh && it->second.indent != indent_of(l.text)) it->second.several = true;
+  }
+  for (ScannedLine& l : lines) {
+    if (l.kind == LineKind::kContext || !l.scan.has_code) continue;
+    const auto& other = sides[l.kind == LineKind::kAdded ? 0 : 1];
+    const auto it = other.find(trim(l.text));
+    l.reindented =
+        it != other.end() && (it->second.several || it->second.indent != indent_of(l.text));
+  }
 }
 
 /// An early-exit guard at `k` ("if cc[0] != 12: return", or a guard head whose next line on
@@ -204,6 +225,8 @@ bool guard_before_new_code(const std::vector<ScannedLine>& lines, std::size_t k,
 /// One change block [begin, end) of a hunk: what its condition lines concern, and doubts.
 void assess_block(const std::vector<ScannedLine>& lines, std::size_t begin, std::size_t end,
                   bool runtime, Concern& concern) {
+  // Moved into or out of a scope: its other half may lie in another block of the hunk
+  // (ScannedLine::reindented, found once per hunk).
   std::vector<std::size_t> removed;
   std::vector<std::size_t> added;
   const ScannedLine* untargeted_removed = nullptr;
@@ -217,10 +240,7 @@ void assess_block(const std::vector<ScannedLine>& lines, std::size_t begin, std:
       const ScannedLine*& first = is_removed ? untargeted_removed : untargeted_added;
       if (!first) first = &l;
     }
-    // Moved into or out of a scope: its other half may lie in another block of the hunk.
-    if (l.kind != LineKind::kContext && !moved)
-      for (const ScannedLine& m : lines)
-        if (m.kind != LineKind::kContext && m.kind != l.kind && reindented(m, l)) moved = true;
+    if (l.reindented) moved = true;
   }
   const auto united = [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
     ArchTargets u;
@@ -357,26 +377,37 @@ void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
     }
     // A removed and an added line with the same code (a comment changed) change no code; a
     // rewritten line with the same targets and the same residue ("if" -> "elif") is no change
-    // of what it concerns.
+    // of what it concerns. Removed lines are indexed by code, so this is linear in the hunk.
+    std::unordered_map<std::string_view, std::vector<std::size_t>> removed_by_code;
+    std::vector<std::size_t> removed_targeted;
+    for (std::size_t k = lines.size(); k-- > 0;) {  // reversed: pop_back() gives the first
+      if (lines[k].kind != LineKind::kRemoved) continue;
+      removed_by_code[lines[k].scan.code].push_back(k);
+    }
     for (ScannedLine& a : lines) {
       if (a.kind != LineKind::kAdded || !a.scan.has_code) continue;
-      for (ScannedLine& r : lines) {
-        if (r.kind != LineKind::kRemoved || r.cancelled || r.scan.code != a.scan.code) continue;
-        r.cancelled = a.cancelled = true;
-        break;
-      }
+      auto it = removed_by_code.find(a.scan.code);
+      if (it == removed_by_code.end() || it->second.empty()) continue;
+      lines[it->second.back()].cancelled = a.cancelled = true;
+      it->second.pop_back();
     }
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      if (lines[k].kind == LineKind::kRemoved && !lines[k].cancelled && !lines[k].scan.import &&
+          !lines[k].scan.arch.code.empty())
+        removed_targeted.push_back(k);
     for (ScannedLine& a : lines) {
       if (a.cancelled) continue;
       if (a.kind != LineKind::kAdded || a.scan.arch.code.empty() || a.scan.import) continue;
-      for (ScannedLine& r : lines) {
-        if (r.kind != LineKind::kRemoved || r.cancelled || r.scan.import ||
-            r.scan.arch.code.ranges != a.scan.arch.code.ranges || r.scan.residue != a.scan.residue)
+      for (const std::size_t k : removed_targeted) {
+        ScannedLine& r = lines[k];
+        if (r.cancelled || r.scan.arch.code.ranges != a.scan.arch.code.ranges ||
+            r.scan.residue != a.scan.residue)
           continue;
         r.cancelled = a.cancelled = true;
         break;
       }
     }
+    mark_reindented(lines);
     bool hunk_targets = false;
     const ScannedLine* first_code = nullptr;
     for (const ScannedLine& l : lines) {

@@ -493,10 +493,21 @@ class Drift {
     return false;
   }
 
+  /// True when [begin, end) overlaps a span another hunk holds. The spans are sorted and
+  /// disjoint: the ones starting before `end` are looked at from the last, while they end
+  /// after `begin` (O(log hunks)).
   bool claimed(std::size_t begin, std::size_t end) const {
     if (query_.claimed == nullptr) return false;
-    for (const auto& [b, e] : *query_.claimed)  // few spans: one per hunk
-      if (begin < e && b < end) return true;
+    const auto& spans = *query_.claimed;
+    auto it = std::lower_bound(
+        spans.begin(), spans.end(), end,
+        [](const std::pair<std::size_t, std::size_t>& s, std::size_t e) { return s.first < e; });
+    while (it != spans.begin()) {
+      --it;
+      if (it->second <= begin) break;
+      if (query_.own && *it == *query_.own) continue;
+      return true;
+    }
     return false;
   }
 
@@ -523,7 +534,8 @@ class Drift {
     // the cost stays O(log n) per hunk plus the places found.
     Range starts = rarest;
     std::size_t shift = anchor;
-    if (static_cast<std::size_t>(rarest.second - rarest.first) > kScanLimit) {
+    if (static_cast<std::size_t>(rarest.second - rarest.first) > kScanLimit &&
+        (fs.window_index(count).built || fs.may_build_index())) {
       WindowIndex& wi = fs.window_index(count);
       if (!wi.built) fs.build_window_index(wi, count);
       starts = fs.windows_with(wi, count, target);
@@ -617,7 +629,8 @@ class Drift {
     FileSide fs(file_, cache_, mode_);
     const u64 last_leading = post_.window(lead_ - 1, 1, true, cache_.pow);
     const Range r = fs.occurrences(last_leading);
-    if (static_cast<std::size_t>(r.second - r.first) <= kScanLimit || n_ < 2) {
+    if (static_cast<std::size_t>(r.second - r.first) <= kScanLimit || n_ < 2 ||
+        (!fs.window_index(2).built && !fs.may_build_index())) {
       for (const std::size_t* e = r.first; e != r.second; ++e) {
         const std::size_t i = *e + 1;
         if (i >= n_ || !image_at(file_, mode_, post_, post_n - trail_, 1, i, true)) continue;

@@ -27,6 +27,8 @@ struct DriftQuery {
   /// Spans [begin, end) of file lines other hunks of the file matched (sorted, disjoint): a
   /// block found inside one belongs to that hunk.
   const std::vector<std::pair<std::size_t, std::size_t>>* claimed = nullptr;
+  /// This hunk's own span among `claimed`, when it has one: not held against it.
+  std::optional<std::pair<std::size_t, std::size_t>> own;
   /// When set, only the placement of the changed block starting at this 0-based line is
   /// considered (the matcher's choice among ambiguous places by hunk order).
   std::optional<std::size_t> only_at;

@@ -249,11 +249,14 @@ struct MatchCache {
   std::array<bool, kTextModeCount> rep_known{};
   std::uint64_t clock = 0;
   std::size_t built_windows = 0;
+  std::size_t index_builds = 0;  ///< window indexes built for this file, evicted ones included
 };
 
 /// Window indexes kept per file at most (each one 8 bytes per file line); the least recently
 /// used one is dropped beyond that.
 constexpr std::size_t kMaxWindowIndexes = 4;
+/// Window indexes built per file at most (see FileSide::may_build_index()).
+constexpr std::size_t kMaxIndexBuilds = 16;
 
 // --- File side ---------------------------------------------------------------------------------
 
@@ -325,7 +328,13 @@ class FileSide {
   }
 
   /// Builds `wi`, the index of the windows of length `len` (1 <= len <= size()).
+  /// False once kMaxIndexBuilds indexes were built for the file: past that, many distinct
+  /// image lengths would rebuild (and evict) them in turn, O(n log n) each; scanning a line's
+  /// occurrences (O(1) a candidate) is then cheaper.
+  bool may_build_index() const { return cache_.index_builds < kMaxIndexBuilds; }
+
   void build_window_index(WindowIndex& wi, std::size_t len) {
+    ++cache_.index_builds;
     if (cache_.built_windows >= kMaxWindowIndexes) evict_one();
     const std::size_t count = n_ - len + 1;
     std::vector<std::pair<u64, std::size_t>> tmp(count);

@@ -206,6 +206,43 @@ class Matcher {
  private:
   using Span = std::pair<std::size_t, std::size_t>;
 
+  /// Per hunk, what the drift search needs of the others, computed once per pass in O(hunks):
+  /// the offset of the nearest found hunk before it (else after it, else 0), the lines
+  /// between the found hunks around it [lo, hi), its own span, and every found hunk's span
+  /// (sorted).
+  struct Neighbours {
+    std::vector<std::int64_t> offset;
+    std::vector<std::size_t> lo, hi;
+    std::vector<std::optional<Span>> own;
+    std::vector<Span> claimed;
+
+    Neighbours(const std::vector<std::optional<Span>>& spans, const std::vector<HunkMatch>& out,
+               std::size_t n)
+        : offset(spans.size(), 0), lo(spans.size(), 0), hi(spans.size(), n), own(spans) {
+      std::optional<std::size_t> last;
+      std::vector<bool> before(spans.size(), false);
+      for (std::size_t k = 0; k < spans.size(); ++k) {
+        if (last) {
+          offset[k] = out[*last].offset;
+          lo[k] = spans[*last]->second;
+          before[k] = true;
+        }
+        if (spans[k]) last = k;
+      }
+      std::optional<std::size_t> next;
+      for (std::size_t k = spans.size(); k-- > 0;) {
+        if (next) {
+          if (!before[k]) offset[k] = out[*next].offset;
+          hi[k] = std::max(spans[*next]->first, lo[k]);
+        }
+        if (spans[k]) next = k;
+      }
+      for (const std::optional<Span>& s : spans)
+        if (s && s->first < s->second) claimed.push_back(*s);
+      std::sort(claimed.begin(), claimed.end());
+    }
+  };
+
   /// A place an image stands at: 0-based first line, and which image.
   struct Place {
     std::size_t pos = 0;
@@ -266,7 +303,8 @@ class Matcher {
       }
     }
     const u64 target = img.window(0, img.size(), true, cache_.pow);
-    if (static_cast<std::size_t>(rarest.second - rarest.first) > 4 * limit + 64) {
+    if (static_cast<std::size_t>(rarest.second - rarest.first) > 4 * limit + 64 &&
+        (fs.window_index(img.size()).built || fs.may_build_index())) {
       WindowIndex& wi = fs.window_index(img.size());
       if (!wi.built) fs.build_window_index(wi, img.size());
       rarest = fs.windows_with(wi, img.size(), target);
@@ -314,47 +352,56 @@ class Matcher {
                   std::vector<std::optional<Span>>& spans) {
     // Each hunk on its own, against the spans exact and fuzz matches hold.
     std::vector<std::optional<DriftResult>> drift(hunks.size());
+    const Neighbours around(spans, out, n_);
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       if (out[k].status != HunkStatus::kConflict) continue;
       images_.build(hunks[k]);
       if (images_.leading == 0 && images_.trailing == 0) continue;  // decided by match_one
-      drift[k] = drift_one(hunks, k, out, spans, std::nullopt);
+      drift[k] = drift_one(hunks[k], k, around, std::nullopt);
     }
-    // Two hunks whose changes were found at the same place: neither is decided by it.
-    for (std::size_t k = 0; k < hunks.size(); ++k) {
-      if (!drift[k] || drift[k]->presence != Presence::kPresent) continue;
-      for (std::size_t j = k + 1; j < hunks.size(); ++j) {
-        if (!drift[j] || drift[j]->presence != Presence::kPresent) continue;
-        const DriftResult& a = *drift[k];
-        const DriftResult& b = *drift[j];
-        const bool overlap = a.pos == b.pos || (a.pos < b.pos + b.count && b.pos < a.pos + a.count);
-        if (!overlap) continue;
-        for (DriftResult* d : {&*drift[k], &*drift[j]}) {
-          d->presence = Presence::kUnknown;
-          d->why = "ambiguous";
-          d->places = a.pos == b.pos ? std::vector<std::size_t>{a.pos}
-                                     : std::vector<std::size_t>{a.pos, b.pos};
-        }
+    // Two hunks whose changes were found at the same place: neither is decided by it (a sweep
+    // over the places in line order).
+    std::vector<std::size_t> present;
+    for (std::size_t k = 0; k < hunks.size(); ++k)
+      if (drift[k] && drift[k]->presence == Presence::kPresent) present.push_back(k);
+    std::sort(present.begin(), present.end(),
+              [&](std::size_t a, std::size_t b) { return drift[a]->pos < drift[b]->pos; });
+    std::vector<bool> collided(hunks.size(), false);
+    std::vector<std::size_t> partner(hunks.size(), 0);
+    std::size_t reach_end = 0, reach_k = 0;
+    for (std::size_t i = 0; i < present.size(); ++i) {
+      const DriftResult& d = *drift[present[i]];
+      if (i > 0 && (d.pos < reach_end || d.pos == drift[reach_k]->pos)) {
+        collided[present[i]] = collided[reach_k] = true;
+        partner[present[i]] = reach_k;
+        partner[reach_k] = present[i];
       }
+      if (i == 0 || d.pos + d.count > reach_end) {
+        reach_end = d.pos + d.count;
+        reach_k = present[i];
+      }
+    }
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      if (!collided[k]) continue;
+      const std::size_t a = drift[k]->pos, b = drift[partner[k]]->pos;
+      DriftResult& d = *drift[k];
+      d.presence = Presence::kUnknown;
+      d.why = "ambiguous";
+      d.places = a == b ? std::vector<std::size_t>{a}
+                        : std::vector<std::size_t>{std::min(a, b), std::max(a, b)};
     }
     for (std::size_t k = 0; k < hunks.size(); ++k)
       if (drift[k]) record(hunks[k], k, *drift[k], out, spans);
     // Hunks that add the same block, each ambiguous among the same places, as many as they
     // are: hunk order tells which is which (a fix repeated in several copies of a function).
-    std::vector<bool> done(hunks.size(), false);
-    for (std::size_t k = 0; k < hunks.size(); ++k) {
-      if (done[k] || !drift[k] || drift[k]->why != "ambiguous") continue;
-      const std::string block = changed_block(hunks[k]);
-      std::vector<std::size_t> group{k};
-      for (std::size_t j = k + 1; j < hunks.size(); ++j)
-        if (!done[j] && drift[j] && drift[j]->why == "ambiguous" &&
-            changed_block(hunks[j]) == block)
-          group.push_back(j);
-      std::vector<std::size_t> places = drift[k]->places;
+    std::map<std::string, std::vector<std::size_t>> by_block;
+    for (std::size_t k = 0; k < hunks.size(); ++k)
+      if (drift[k] && drift[k]->why == "ambiguous") by_block[changed_block(hunks[k])].push_back(k);
+    for (const auto& [block, group] : by_block) {
+      std::vector<std::size_t> places = drift[group.front()]->places;
       std::sort(places.begin(), places.end());
       bool same = group.size() == places.size() && group.size() > 1;
       for (const std::size_t j : group) {
-        done[j] = true;
         std::vector<std::size_t> other = drift[j]->places;
         std::sort(other.begin(), other.end());
         same = same && other == places;
@@ -362,7 +409,8 @@ class Matcher {
       if (!same) continue;
       for (std::size_t g = 0; g < group.size(); ++g) {
         images_.build(hunks[group[g]]);
-        const DriftResult d = drift_one(hunks, group[g], out, spans, places[g]);
+        const Neighbours now(spans, out, n_);
+        const DriftResult d = drift_one(hunks[group[g]], group[g], now, places[g]);
         if (d.presence == Presence::kPresent) record(hunks[group[g]], group[g], d, out, spans);
       }
     }
@@ -401,6 +449,7 @@ class Matcher {
   void recheck_far_matches(const std::vector<Hunk>& hunks, std::vector<HunkMatch>& out,
                            const std::vector<std::optional<Span>>& spans,
                            const std::vector<std::int64_t>& running) {
+    const Neighbours around(spans, out, n_);
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       HunkMatch& m = out[k];
       if (m.kind != MatchKind::kExact && m.kind != MatchKind::kFuzz) continue;
@@ -412,13 +461,9 @@ class Matcher {
       // Within the hunk's own length of where it belongs, the place itself is the evidence.
       if (distance <= static_cast<std::int64_t>(hunks[k].lines.size())) continue;
       // Every hunk's match is claimed, this one's too (its edges hold the shadow of a join).
-      std::vector<Span> claimed;
-      for (std::size_t j = 0; j < hunks.size(); ++j)
-        if (spans[j] && spans[j]->first < spans[j]->second) claimed.push_back(*spans[j]);
-      std::sort(claimed.begin(), claimed.end());
       DriftQuery q;
       q.order_hi = n_;
-      q.claimed = &claimed;
+      q.claimed = &around.claimed;
       q.expected = block_base(hunks[k]) + running[k];
       const std::size_t own = m.line - 1 + images_.leading;
       const std::optional<std::size_t> other =
@@ -449,36 +494,17 @@ class Matcher {
   }
 
   /// The drift search for hunk k (images_ built for it), with the offset of the nearest found
-  /// hunk and the spans the others hold. With `only_at`, only that placement of the changed
-  /// block is considered.
-  DriftResult drift_one(const std::vector<Hunk>& hunks, std::size_t k,
-                        const std::vector<HunkMatch>& out,
-                        const std::vector<std::optional<Span>>& spans,
+  /// hunk and the spans the others hold (`around`, see Neighbours). With `only_at`, only that
+  /// placement of the changed block is considered.
+  DriftResult drift_one(const Hunk& hunk, std::size_t k, const Neighbours& around,
                         std::optional<std::size_t> only_at) {
-    std::int64_t offset = 0;
     DriftQuery q;
-    q.order_hi = n_;
+    q.order_lo = around.lo[k];
+    q.order_hi = around.hi[k];
     q.only_at = only_at;
-    bool before = false;
-    for (std::size_t j = k; j-- > 0;)
-      if (spans[j]) {
-        offset = out[j].offset;
-        q.order_lo = spans[j]->second;
-        before = true;
-        break;
-      }
-    for (std::size_t j = k + 1; j < hunks.size(); ++j)
-      if (spans[j]) {
-        if (!before) offset = out[j].offset;
-        q.order_hi = std::max(spans[j]->first, q.order_lo);
-        break;
-      }
-    std::vector<Span> claimed;
-    for (std::size_t j = 0; j < hunks.size(); ++j)
-      if (j != k && spans[j] && spans[j]->first < spans[j]->second) claimed.push_back(*spans[j]);
-    std::sort(claimed.begin(), claimed.end());
-    q.claimed = &claimed;
-    q.expected = block_base(hunks[k]) + offset;
+    q.claimed = &around.claimed;
+    q.own = around.own[k];
+    q.expected = block_base(hunk) + around.offset[k];
     return find_drift(file_, cache_, base_mode_, images_, q);
   }
 
@@ -608,7 +634,8 @@ class Matcher {
         }
       }
       const auto candidates = static_cast<std::uint64_t>(range.second - range.first);
-      if (wi.scanned + candidates <= 4 * static_cast<std::uint64_t>(n_) + 64) {
+      if (wi.scanned + candidates <= 4 * static_cast<std::uint64_t>(n_) + 64 ||
+          !fs.may_build_index()) {
         const auto a64 = static_cast<std::int64_t>(anchor);
         auto start_of = [a64](std::size_t line) { return static_cast<std::int64_t>(line) - a64; };
         const std::optional<std::size_t> r =

@@ -132,6 +132,9 @@ void attach_search(std::vector<PatchReport*> reports, const std::vector<std::vec
 
 /// Hits kept per marker in a patch's evidence (the total is exact).
 constexpr std::size_t kMaxEvidenceHits = 20;
+/// Markers looked for as a patch's evidence at most (trailers and options first, then those
+/// of the first hunks): each is a pass over the verified files.
+constexpr std::size_t kMaxEvidenceMarkers = 64;
 
 /// Hits of the patch's markers in the files verified for it (each file once, as it was read
 /// for the verdict): the evidence a person would grep for. A regular expression that does not
@@ -139,7 +142,10 @@ constexpr std::size_t kMaxEvidenceHits = 20;
 void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   if (!ctx.options.evidence || r.status == Status::kError) return;
   std::vector<Marker> markers = ctx.options.markers;
-  for (Marker& m : extract_markers(patch, r.strip)) markers.push_back(std::move(m));
+  for (Marker& m : extract_markers(patch, r.strip)) {
+    if (markers.size() >= kMaxEvidenceMarkers) break;  // each one reads the verified files
+    markers.push_back(std::move(m));
+  }
   if (markers.empty()) return;
   try {
     const MarkerSearcher searcher(std::move(markers));
