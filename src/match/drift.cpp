@@ -61,13 +61,6 @@ std::string_view trim_space(std::string_view s) {
   return s;
 }
 
-/// The first word of `s` (up to white space or an opening parenthesis).
-std::string_view first_word(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '(') ++i;
-  return s.substr(0, i);
-}
-
 }  // namespace
 
 bool under_section(const FileText& file, std::string_view section_text, std::size_t pos,
@@ -78,16 +71,26 @@ bool under_section(const FileText& file, std::string_view section_text, std::siz
 
 bool nearest_header_is(const FileText& file, std::string_view section_text, std::size_t pos) {
   const std::string_view section = trim_space(section_text);
-  const std::string_view word = first_word(section);
-  if (word.empty()) return false;
+  if (section.empty()) return false;
+  auto starts = [](std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; };
+  const bool python_def =
+      starts(section, "def ") || starts(section, "class ") || starts(section, "async def ");
+  // A header line, as git finds one: a line starting with a letter, "_" or "$" (its default
+  // function-name rule); for a Python def or class section, also any def or class line.
+  auto header = [&](std::string_view line) {
+    if (!line.empty()) {
+      const auto c = static_cast<unsigned char>(line.front());
+      if (std::isalpha(c) != 0 || c == '_' || c == '$') return true;
+    }
+    if (!python_def) return false;
+    const std::string_view s = trim_space(line);
+    return starts(s, "def ") || starts(s, "class ") || starts(s, "async def ");
+  };
   const std::size_t stop = pos > kSectionScan ? pos - kSectionScan : 0;
   for (std::size_t i = std::min(pos, file.size()); i-- > stop;) {
-    const std::string_view line = trim_space(file.line(i));
-    if (line.substr(0, word.size()) != word) continue;
-    if (line.size() > word.size() && line[word.size()] != ' ' && line[word.size()] != '\t' &&
-        line[word.size()] != '(')
-      continue;
-    return line.substr(0, section.size()) == section;
+    const std::string_view line = file.line(i);
+    if (starts(trim_space(line), section)) return true;
+    if (header(line)) return false;
   }
   return false;
 }

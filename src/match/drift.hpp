@@ -69,9 +69,10 @@ std::optional<std::size_t> find_other_side(const FileText& file, MatchCache& cac
                                            const HunkImages& images, const DriftQuery& query,
                                            bool applied, std::size_t own);
 
-/// True when the nearest line above `pos` (0-based) that starts with the first word of
-/// `section` (a hunk header's text after "@@": a function or class line) starts with the whole
-/// of it. False without a section.
+/// True when the nearest header line above `pos` (0-based) starts with `section` (a hunk
+/// header's text after "@@": the function or class line git found above the hunk). Header
+/// lines as git's default rule has them (starting with a letter, "_" or "$"), and for a Python
+/// def or class section also every def and class line. False without a section.
 bool nearest_header_is(const FileText& file, std::string_view section, std::size_t pos);
 
 /// Whether a hunk placed at `pos` (its first line, 0-based) is under its section: the nearest
