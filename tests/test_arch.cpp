@@ -555,6 +555,21 @@ TEST(ArchConcern, DoubtMeansUnknown) {
   EXPECT_EQ(relevant_to(t, kSm120), false);
 }
 
+TEST(ArchConcern, NegatedTestsAreNeverSkipped) {
+  // Hostile review: "if not is_sm100_family():" runs on SM120 exactly; read as sm_10x it was
+  // skipped for 12.0. A negated architecture test is unsure: kept.
+  for (const char* line : {"+    if not is_sm100_family():\n", "+    if (!is_sm100_family()) {\n",
+                           "+    if not (CUDA_CAPABILITY[0] == 10):\n"}) {
+    const ArchTargets t = infer("moe.py", std::string(line) + "+        BLOCK = 64\n");
+    EXPECT_EQ(t.confidence, ArchConfidence::kUnsure) << line;
+    EXPECT_NE(relevant_to(t, kSm120), false) << line;
+  }
+  // "!=" is no negation of the test: confident as before.
+  const ArchTargets ne =
+      infer("moe.py", "+    if CUDA_CAPABILITY[0] != 12:\n+        BLOCK = 64\n");
+  EXPECT_EQ(ne.confidence, ArchConfidence::kConfident);
+}
+
 TEST(ArchConcern, UntargetedRuntimeHunksAreUnsure) {
   constexpr std::string_view kPatch = R"(--- a/python/moe/dispatch.py
 +++ b/python/moe/dispatch.py

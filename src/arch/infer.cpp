@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <string>
 #include <unordered_map>
 
@@ -165,6 +166,20 @@ bool unchanged_code_follows(const std::vector<ScannedLine>& lines, std::size_t i
     if (l.kind != LineKind::kContext) return false;
     if (l.scan.closes) return false;
     if (l.scan.has_code) return true;
+  }
+  return false;
+}
+
+/// True when `code` negates something: a "not" word, or a "!" that is not "!=".
+bool negated(std::string_view code) {
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '!' && (i + 1 >= code.size() || code[i + 1] != '=')) return true;
+    if (code.compare(i, 3, "not") == 0 &&
+        (i == 0 ||
+         !(std::isalnum(static_cast<unsigned char>(code[i - 1])) != 0 || code[i - 1] == '_')) &&
+        (i + 3 >= code.size() ||
+         !(std::isalnum(static_cast<unsigned char>(code[i + 3])) != 0 || code[i + 3] == '_')))
+      return true;
   }
   return false;
 }
@@ -418,6 +433,10 @@ void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
       if (!l.cancelled && !arch.unsolved.empty())
         concern.doubt(fmt::format("{}: capability test not solved: {}", concern.where(l),
                                   evidence_text(arch.unsolved)));
+      // "if not is_sm100_family():" runs where its target is not: the code concerns the
+      // complement, which the line rules do not compute for every form. Doubt, never a skip.
+      if (!l.cancelled && !arch.code.empty() && negated(l.scan.code))
+        concern.doubt(l, "negated architecture test");
       // In a file of unknown kind (prose syntax) every non-blank line is content.
       const bool content = syntax == LineSyntax::kProse ? !trim(l.text).empty() : l.scan.has_code;
       if (!first_code && content && !l.scan.import && !l.cancelled) first_code = &l;
