@@ -174,6 +174,15 @@ struct HunkMatch {
   std::size_t closest_agree = 0;       ///< image lines equal to the file's there
   std::size_t closest_lines = 0;       ///< lines in that image
   std::size_t closest_differs_at = 0;  ///< 1-based file line of the first difference there
+  /// For an exact or fuzz match (kApplied or kApplicable): the file lines the matched image's
+  /// compared lines occupy, 0-based and half-open [image_begin, image_end) (empty for an empty
+  /// image: the line it is inserted before), and the edge context lines fuzz dropped from the
+  /// top and bottom of that image. The apply engine (apply_hunks()) writes there. All 0 for
+  /// other matches (drifted, conflict, unknown).
+  std::size_t image_begin = 0;
+  std::size_t image_end = 0;
+  std::uint32_t dropped_top = 0;
+  std::uint32_t dropped_bottom = 0;
 };
 
 /// Matches the hunks of one file patch, in order, against `file`.

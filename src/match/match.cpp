@@ -164,6 +164,10 @@ class Matcher {
         offset = m.offset;
         lo = match_end_;
         spans[k] = Span{match_begin_, match_end_};
+        m.image_begin = match_begin_;
+        m.image_end = match_end_;
+        m.dropped_top = static_cast<std::uint32_t>(match_top_);
+        m.dropped_bottom = static_cast<std::uint32_t>(match_bottom_);
       }
       out.push_back(std::move(m));
     }
@@ -330,6 +334,7 @@ class Matcher {
                header_base(place.post ? hunk.new_start : hunk.old_start, false);
     match_begin_ = place.pos;
     match_end_ = place.pos + (place.post ? images_.post.size() : images_.pre.size());
+    match_top_ = match_bottom_ = 0;
     return m;
   }
 
@@ -724,6 +729,9 @@ class Matcher {
       m.fuzz = static_cast<unsigned>(f);
       match_begin_ = found.pos;
       match_end_ = found.pos + found.count;
+      // An empty image drops nothing: it has no context to drop.
+      match_top_ = (applied ? post_empty : pre_empty) ? 0 : top;
+      match_bottom_ = (applied ? post_empty : pre_empty) ? 0 : bottom;
       return m;
     }
     m.diagnostic = diagnose(pre_base + offset, post_base + offset, lo, anchor);
@@ -771,6 +779,7 @@ class Matcher {
       m.offset = expected - base;
       match_begin_ = static_cast<std::size_t>(expected);
       match_end_ = match_begin_ + (applied ? post_text_.size() : pre_text_.size());
+      match_top_ = match_bottom_ = 0;
       return m;
     }
     // Not where it belongs. Where else do its lines stand?
@@ -793,6 +802,7 @@ class Matcher {
       m.line = clamp_line(pre_expected, std::min(lo, n_), n_) + 1;
       m.offset = static_cast<std::int64_t>(m.line) - 1 - header_base(hunk.old_start, true);
       match_begin_ = match_end_ = m.line - 1;
+      match_top_ = match_bottom_ = 0;
       return m;
     }
     if (post_empty) {  // a pure deletion whose lines are nowhere: deleted, or changed?
@@ -954,6 +964,8 @@ class Matcher {
   ImageText pre_text_, post_text_, exact_pre_, exact_post_;
   std::size_t match_begin_ = 0;  // first line of the last successful match's compared lines
   std::size_t match_end_ = 0;    // first line after them
+  std::size_t match_top_ = 0;    // edge context lines fuzz dropped above them
+  std::size_t match_bottom_ = 0;  // and below them
 };
 
 }  // namespace

@@ -1,0 +1,83 @@
+// The apply engine: hunks written at the matcher's placements, forward and reverse.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sm120check/apply.hpp"
+#include "sm120check/match.hpp"
+#include "sm120check/patch.hpp"
+
+namespace sm120check {
+namespace {
+
+std::vector<Hunk> hunks_of(const std::string& diff) {
+  std::vector<Patch> patches = parse_patches(diff, "t.patch");
+  return patches.at(0).files.at(0).hunks;
+}
+
+HunkApply run(const std::string& content, const std::string& diff, Direction direction,
+              unsigned fuzz = 0) {
+  FileText file(content);
+  const std::vector<Hunk> hunks = hunks_of(diff);
+  MatchOptions options;
+  options.fuzz = fuzz;
+  return apply_hunks(file, hunks, match_hunks(file, hunks, options), direction);
+}
+
+const std::string kDiff =
+    "--- a/f\n+++ b/f\n"
+    "@@ -2,3 +2,3 @@\n b\n-c\n+C\n d\n"
+    "@@ -7,2 +7,3 @@\n g\n h\n+i\n";
+
+TEST(Apply, ForwardAndReverseAreInverse) {
+  const std::string before = "a\nb\nc\nd\ne\nf\ng\nh\n";
+  const std::string after = "a\nb\nC\nd\ne\nf\ng\nh\ni\n";
+  HunkApply fwd = run(before, kDiff, Direction::kForward);
+  EXPECT_EQ(fwd.content, after);
+  EXPECT_EQ(fwd.written, (std::vector<std::size_t>{0, 1}));
+  EXPECT_TRUE(fwd.failed.empty());
+  HunkApply rev = run(after, kDiff, Direction::kReverse);
+  EXPECT_EQ(rev.content, before);
+  // Twice is once: everything is already there.
+  HunkApply again = run(after, kDiff, Direction::kForward);
+  EXPECT_EQ(again.content, after);
+  EXPECT_TRUE(again.written.empty());
+  EXPECT_EQ(again.already, (std::vector<std::size_t>{0, 1}));
+}
+
+TEST(Apply, OnlyTheMissingHunkIsWritten) {
+  const std::string half = "a\nb\nC\nd\ne\nf\ng\nh\n";
+  HunkApply fwd = run(half, kDiff, Direction::kForward);
+  EXPECT_EQ(fwd.content, "a\nb\nC\nd\ne\nf\ng\nh\ni\n");
+  EXPECT_EQ(fwd.written, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(fwd.already, (std::vector<std::size_t>{0}));
+}
+
+TEST(Apply, NoNewlineAtEndOfFile) {
+  const std::string diff =
+      "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n";
+  EXPECT_EQ(run("a\nb", diff, Direction::kForward).content, "a\nb\n");
+  EXPECT_EQ(run("a\nb\n", diff, Direction::kReverse).content, "a\nb");
+}
+
+TEST(Apply, FuzzKeepsTheFilesEdgeLines) {
+  const std::string diff = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n X\n-b\n+B\n Y\n";
+  HunkApply fwd = run("x\nb\ny\n", diff, Direction::kForward, 1);
+  EXPECT_EQ(fwd.content, "x\nB\ny\n");
+  EXPECT_TRUE(fwd.failed.empty());
+}
+
+TEST(Apply, ConflictIsReportedAndNotWritten) {
+  HunkApply fwd = run("a\nb\nZ\nd\ne\nf\ng\nh\n", kDiff, Direction::kForward);
+  EXPECT_EQ(fwd.failed, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(fwd.written, (std::vector<std::size_t>{1}));
+}
+
+TEST(Apply, CrlfLinesStayByteExact) {
+  const std::string diff = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+B\r\n";
+  EXPECT_EQ(run("a\r\nb\r\n", diff, Direction::kForward).content, "a\r\nB\r\n");
+}
+
+}  // namespace
+}  // namespace sm120check
