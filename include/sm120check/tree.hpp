@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +52,41 @@ class Tree {
 /// directory or cannot be read.
 std::unique_ptr<Tree> open_disk_tree(const std::string& root,
                                      std::uint64_t max_file_size = Tree::kDefaultMaxFileSize);
+
+/// A tree seen through changes kept in memory: files written or removed over a base tree that
+/// is never touched. What the series passes of `verify` and the plans of `apply` work on.
+/// A path written here reads back as written; a removed one is missing; everything else is
+/// the base's. A directory exists when the base has it or a written file lies below it.
+class OverlayTree final : public Tree {
+ public:
+  explicit OverlayTree(const Tree& base) : base_(base) {}
+
+  std::string name() const override { return base_.name(); }
+  Entry stat(const std::string& path) const override;
+  std::string read(const std::string& path) const override;
+  std::string read_link(const std::string& path) const override;
+  std::uint64_t max_file_size() const override { return base_.max_file_size(); }
+
+  /// Writes `content` at `path`: a regular file (executable or not) or, with `symlink`, a
+  /// symlink whose target is `content`.
+  void write(const std::string& path, std::string content, bool executable = false,
+             bool symlink = false);
+  /// Removes `path` (it then reads as missing).
+  void remove(const std::string& path);
+  /// Paths written or removed, sorted; each with its content (std::nullopt when removed).
+  struct Node {
+    std::optional<std::string> content;
+    bool executable = false;
+    bool symlink = false;
+  };
+  const std::map<std::string, Node>& changes() const { return nodes_; }
+  /// The base tree.
+  const Tree& base() const { return base_; }
+
+ private:
+  const Tree& base_;
+  std::map<std::string, Node> nodes_;
+};
 
 /// Git's blob id of `content` ("blob <size>\0<content>" hashed with SHA-1, the same id as
 /// libgit2's git_odb_hash, computed without loading libgit2), as 40 lower-case hex digits.

@@ -55,6 +55,12 @@ struct VerifyOptions {
   /// lines; 64 at most, the first hunks' first) in the files verified for it, without a tree
   /// walk (PatchReport::evidence). `log` turns it off: it reports no hits.
   bool evidence = true;
+  /// Judge the run's patches as an ordered series (default): a file patch that shares a file
+  /// with another file patch of the run (a later patch, or a repeated section of the same
+  /// patch) is judged in the tree as the series leaves it: the later ones that are applied
+  /// taken out first, the earlier ones that are not applied put in first, in memory (see
+  /// verify()). False (`--independent`) judges each patch alone against the tree.
+  bool series = true;
   std::vector<Marker> markers;  ///< --marker / --marker-regex, searched for every patch.
   SearchOptions search;         ///< walk limits; max_hits_per_marker applies to reports.
 };
@@ -106,6 +112,10 @@ struct PatchReport {
   /// has an entry with total 0. Empty when the patch has no markers or none of those files
   /// could be read.
   std::vector<MarkerHits> evidence;
+  /// Earlier patches of the run (0-based indices into VerifyReport::patches) this patch's
+  /// verdict needs: it is applicable only once they, not applied in the tree, are applied
+  /// (series judgement, see verify()). Empty when it stands alone.
+  std::vector<std::size_t> depends_on;
   ArchTargets arch;              ///< architectures the patch targets (see assess_arch()).
   std::optional<bool> relevant;  ///< arch_relevant(arch, gpu); null when unknown.
 };
@@ -142,7 +152,15 @@ unsigned detect_strip(const Patch& patch, const Tree& tree);
 /// status kError with a reason), and never writes.
 PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options);
 
-/// Verifies every patch in order.
+/// Verifies every patch in order. With options.series, the patches are a series: file
+/// patches that share a file with another file patch of the run are judged again, in memory,
+/// as the series leaves the tree. Going from the last to the first, each is judged in the tree
+/// with the later ones that were applied (or partly applied) there taken out; then from the
+/// first to the last, each not applied is judged in the tree with everything before it put
+/// in. So on state k of a linear series, patches 1..k are applied and k+1..n applicable; a
+/// patch left out or applied out of order is judged right too. Where the series verdict
+/// differs from the tree's alone, it replaces it, the file's reason says why, and
+/// PatchReport::depends_on names the patches an applicable one needs.
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options);
 

@@ -104,6 +104,9 @@ json patch_report_to_json(const PatchReport& patch) {
   out["error"] = str_or_null(patch.error);
   out["strip"] = patch.strip;
   out["strip_detected"] = patch.strip_detected;
+  json needs = json::array();
+  for (std::size_t i : patch.depends_on) needs.push_back(i + 1);
+  out["depends_on"] = std::move(needs);
   json arch = json::object();
   json targets = json::array();
   for (const std::string& name : patch.arch.names()) targets.push_back(name);

@@ -296,8 +296,6 @@ std::string hunk_verdict(const HunkMatch& m, bool color) {
       text += "; presence unknown: " + why;
     return text;
   }
-  if (m.diagnostic == "superseded")
-    return text + " (superseded: a later patch of this run changes these lines)";
   if (m.kind == MatchKind::kDrifted) {
     text += fmt::format(" at line {}", m.line);
     if (m.context_agree < m.context_lines)
@@ -481,6 +479,13 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
           << "\n";
       out << "  fix: " << paint(to_string(p.presence), presence_color(p.presence), color)
           << presence_detail(p) << "\n";
+      if (!p.depends_on.empty()) {
+        std::string needs;
+        for (std::size_t d : p.depends_on)
+          needs += fmt::format("{}{}", needs.empty() ? "" : ", ", d + 1);
+        out << "  series: applicable once patch" << (p.depends_on.size() == 1 ? " " : "es ")
+            << needs << (p.depends_on.size() == 1 ? " is" : " are") << " applied\n";
+      }
     }
     if (!p.arch.empty()) {
       std::string targets;

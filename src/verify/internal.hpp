@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sm120check/apply.hpp"
 #include "sm120check/verify.hpp"
 
 namespace sm120check::detail {
@@ -71,6 +72,17 @@ class FileCache {
     return *files_.emplace(key, std::move(text)).first->second;
   }
 
+  /// Forgets what was read at `path` (its content and, for a symlink, its target): the tree
+  /// changed there.
+  void erase(const std::string& path) {
+    for (const std::string& key : {path, path + " -> link"}) {
+      auto it = files_.find(key);
+      if (it == files_.end()) continue;
+      bytes_ -= it->second->content().size();
+      files_.erase(it);
+    }
+  }
+
  private:
   std::map<std::string, std::unique_ptr<FileText>> files_;
   std::size_t bytes_ = 0;
@@ -82,6 +94,12 @@ struct Context {
   const VerifyOptions& options;
   FileCache& cache;
 };
+
+// verify.cpp: one file patch, start to end.
+
+/// Resolves the file patch's paths at `strip` and decides it against ctx.tree (relocating a
+/// missing file when ctx.options.relocate); never throws for problems of the file.
+FileReport verify_file(const FilePatch& fp, Context& ctx, unsigned strip);
 
 // decide.cpp: one file patch against what the tree holds.
 
@@ -105,8 +123,45 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
 
 // series.cpp: the patches of one run together.
 
-/// A series verified against its final tree: hunks a later patch of the run changed again are
-/// `applied`, marked "superseded" (see series.cpp).
-void resolve_superseded(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx);
+/// One file patch's way through the series passes (see series.cpp).
+struct SeriesUnit {
+  std::size_t patch = 0, file = 0;  ///< indices into the run's patches and the patch's files
+  FileReport back;     ///< judged with the later applied ones taken out
+  bool undone = false;  ///< taken out in the backward pass (it was applied or partly)
+  std::string undo_error;  ///< why it could not be taken out, when it was applied
+  FileReport verdict;  ///< the series verdict
+  bool from_back = false;  ///< the verdict is `back` (it was applied there)
+  std::string redo_error;  ///< why it could not be put in in the forward pass
+  /// The patch of the nearest earlier file patch on its files that the tree did not have and
+  /// the forward pass put in before judging it (per file; other patches only).
+  std::vector<std::size_t> needs;
+  /// The patch of the nearest later file patch on its files taken out before judging it.
+  std::vector<std::size_t> without;
+};
+
+/// The passes over a run: per file patch (those sharing a file with another, or every one
+/// with `every_unit`), and the overlay: `before` is what it held after the backward pass (the
+/// tree without the series); `tree` holds the tree after the forward pass (with it).
+struct SeriesResult {
+  std::vector<SeriesUnit> units;
+  std::map<std::string, OverlayTree::Node> before;
+  std::unique_ptr<OverlayTree> tree;
+};
+
+/// Runs the backward and forward passes (see series.cpp) over the run's file patches that
+/// `report` (from verify_patch_in over `base`) did not find in error.
+SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
+                        const Tree& base, const VerifyOptions& options, bool every_unit);
+
+/// Writes file patch `fp` (paths at `strip`) into `tree` in `direction`, only what is missing
+/// (apply_hunks()); adds, deletes, renames, copies and modes included. Returns "" when done,
+/// else why it cannot be (nothing written then).
+std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
+                        Direction direction, const MatchOptions& options);
+
+/// Judges the file patches of `report` that share a file with another file patch of the run
+/// as a series (see series.cpp and verify()): their verdicts are replaced where the series
+/// gives another one, with the reason and the patches it depends on.
+void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx);
 
 }  // namespace sm120check::detail

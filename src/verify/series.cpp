@@ -1,117 +1,273 @@
-// The patches of one run as a series: a hunk that a later patch of the run changed again.
+// The patches of one run as an ordered series (see verify() in verify.hpp), and the plan of
+// `apply`: both walk the run's file patches back and forth over an in-memory OverlayTree.
+//
+// Backward pass, last file patch first: each is judged in the tree with the later ones that
+// were applied there taken out; an applied (or partly applied) one is then taken out too. The
+// overlay ends as the tree before the series (what `apply --reverse` writes). Forward pass,
+// first to last: a file patch applied in the backward pass keeps that verdict and is put back;
+// any other is judged in the overlay as the series leaves it and, if applicable, put in. The
+// overlay ends as the tree after the series (what `apply` writes). Each file patch is judged
+// at most twice and written at most twice: linear in the run.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <map>
-#include <memory>
+#include <set>
 
 #include "internal.hpp"
+#include "sm120check/apply.hpp"
 #include "sm120check/error.hpp"
-#include "sm120check/markers.hpp"
 
 namespace sm120check::detail {
 namespace {
 
-/// `content` with the exactly matched (fuzz 0) applied hunks of `hunks` undone: each post-image
-/// replaced by its pre-image. Used to see a file as it was before a later patch of the run.
-std::string undo_applied(const std::string& content, const std::vector<Hunk>& hunks,
-                         const MatchOptions& options) {
-  FileText text(content);
-  std::vector<HunkMatch> matches = match_hunks(text, hunks, options);
-  std::vector<std::size_t> starts{0};  // byte offset of each line, plus the end
-  for (std::size_t i = 0; i < content.size(); ++i)
-    if (content[i] == '\n') starts.push_back(i + 1);
-  if (starts.back() != content.size()) starts.push_back(content.size());
-  std::string out = content;
-  for (std::size_t k = hunks.size(); k-- > 0;) {  // last first: earlier offsets stay valid
-    const HunkMatch& m = matches[k];
-    if (m.status != HunkStatus::kApplied || m.kind != MatchKind::kExact || m.line == 0) continue;
-    const std::vector<Hunk> one{hunks[k]};
-    const std::string post = whole_image(one, Image::kPost);
-    const std::size_t post_lines = hunks[k].lines.size() - hunks[k].removed();
-    const std::size_t first = m.line - 1, last = first + post_lines;
-    if (post_lines == 0 || last >= starts.size()) continue;
-    const std::size_t from = starts[first], to = starts[last];
-    if (out.compare(from, to - from, post) != 0) continue;  // folded white space: leave it
-    out.replace(from, to - from, whole_image(one, Image::kPre));
+/// One file patch of the run, as the passes see it.
+struct Unit {
+  std::size_t patch = 0;  ///< index into the run's patches
+  std::size_t file = 0;   ///< index into that patch's files
+  /// The file patch, with a relocated file's paths replaced by where it was found.
+  FilePatch fp;
+  unsigned strip = 1;
+  std::vector<std::string> paths;  ///< tree paths it reads or writes
+};
+
+bool status_in(Status s, std::initializer_list<Status> set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+/// The run's file patches that can be judged again (no error), with their paths.
+std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport& report) {
+  std::vector<Unit> out;
+  for (std::size_t i = 0; i < report.patches.size(); ++i) {
+    const PatchReport& pr = report.patches[i];
+    if (!pr.error.empty()) continue;
+    for (std::size_t f = 0; f < pr.files.size() && f < patches[i].files.size(); ++f) {
+      const FileReport& fr = pr.files[f];
+      if (fr.status == Status::kError) continue;
+      Unit u{i, f, patches[i].files[f], pr.strip, {}};
+      if (fr.relocated && fr.target_path) {
+        u.fp.old_path = u.fp.new_path = *fr.target_path;
+        u.strip = 0;
+      }
+      for (const std::string* p : {&u.fp.old_path, &u.fp.new_path}) {
+        const Resolved r = resolve(*p, u.strip);
+        if (r.path && std::find(u.paths.begin(), u.paths.end(), *r.path) == u.paths.end())
+          u.paths.push_back(*r.path);
+      }
+      out.push_back(std::move(u));
+    }
   }
   return out;
 }
 
+std::string describe(const VerifyReport& report, std::size_t patch) {
+  const PatchReport& p = report.patches[patch];
+  return p.subject ? fmt::format("patch {} ({})", patch + 1, *p.subject)
+                   : fmt::format("patch {}", patch + 1);
+}
+
 }  // namespace
 
-/// A series verified against its final tree: a patch whose lines a later patch of the same run
-/// changed again conflicts there, although its fix is in. For each conflicting hunk, the later
-/// patches' applied hunks on that file are undone (last patch first); a hunk whose post-image
-/// then matches is `applied`, marked "superseded" (diagnostic) with the later patch named.
-void resolve_superseded(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx) {
-  for (std::size_t i = 0; i + 1 < report.patches.size(); ++i) {
+std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
+                        Direction direction, const MatchOptions& options) {
+  const Resolved old_side = resolve(fp.old_path, strip);
+  const Resolved new_side = resolve(fp.new_path, strip);
+  if (!old_side.error.empty()) return old_side.error;
+  if (!new_side.error.empty()) return new_side.error;
+  const bool forward = direction == Direction::kForward;
+  const std::optional<std::string>& from = forward ? old_side.path : new_side.path;
+  const std::optional<std::string>& to = forward ? new_side.path : old_side.path;
+  const std::optional<std::uint32_t>& mode_to = forward ? fp.new_mode : fp.old_mode;
+  const bool link_to = is_symlink_mode(mode_to);
+  auto put = [&](const std::string& path, std::string content, bool executable, bool link) {
+    tree.write(path, std::move(content), executable, link);
+    cache.erase(path);
+  };
+  auto drop = [&](const std::string& path) {
+    tree.remove(path);
+    cache.erase(path);
+  };
+  if (!from && !to) return "both sides are /dev/null";
+  if (!from) {  // the file comes into being: an add, or a delete taken out
+    const std::string content = whole_image(fp.hunks, forward ? Image::kPost : Image::kPre);
+    const Entry e = tree.stat(*to);
+    if (e.type != Entry::Type::kMissing) {
+      const bool same = e.type == (link_to ? Entry::Type::kSymlink : Entry::Type::kFile) &&
+                        (link_to ? tree.read_link(*to) : tree.read(*to)) == content;
+      return same ? "" : fmt::format("'{}' already exists", *to);
+    }
+    if (fp.binary) return fmt::format("'{}': a binary file's content is not in the patch", *to);
+    put(*to, content, is_executable_mode(mode_to), link_to);
+    return "";
+  }
+  if (!to) {  // the file goes: a delete, or an add taken out
+    if (tree.stat(*from).type != Entry::Type::kMissing) drop(*from);
+    return "";
+  }
+  const bool move = (fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy) &&
+                    *from != *to;
+  if (move && fp.change == ChangeKind::kCopy && !forward) {  // a copy taken out: its copy goes
+    if (tree.stat(*from).type != Entry::Type::kMissing) drop(*from);
+    return "";
+  }
+  // Where the content is read: the destination when the move is made already.
+  const bool moved = move && tree.stat(*to).type != Entry::Type::kMissing;
+  const std::string& source = moved ? *to : *from;
+  const Entry entry = tree.stat(source);
+  if (entry.type == Entry::Type::kMissing) return fmt::format("'{}' does not exist", source);
+  const bool link_from = entry.type == Entry::Type::kSymlink;
+  if (!link_from && entry.type != Entry::Type::kFile)
+    return fmt::format("'{}' is not a regular file", source);
+  std::string content = link_from ? tree.read_link(source) : tree.read(source);
+  if (fp.binary) {
+    const std::string& want = forward ? fp.new_blob : fp.old_blob;
+    if (want.size() < 7 || git_blob_id(content).compare(0, want.size(), want) != 0)
+      return fmt::format("'{}': a binary change cannot be applied from the patch", source);
+  } else if (!fp.hunks.empty()) {
+    FileText text(std::move(content));
+    const std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, options);
+    HunkApply done = apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
+    if (!done.failed.empty()) {
+      const HunkMatch& m = matches[done.failed.front()];
+      return fmt::format("'{}': hunk {} is {}{}", source, done.failed.front() + 1,
+                         to_string(m.status),
+                         m.kind == MatchKind::kDrifted ? " (drifted: not taken out mechanically)"
+                                                       : "");
+    }
+    content = std::move(done.content);
+  }
+  const bool executable =
+      mode_to && !link_to ? is_executable_mode(mode_to) : (!link_from && entry.executable);
+  const bool link = mode_to ? link_to : link_from;
+  put(*to, std::move(content), executable, link);
+  if (move && fp.change == ChangeKind::kRename && *to != source) drop(source);
+  return "";
+}
+
+SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
+                        const Tree& base, const VerifyOptions& options, bool every_unit) {
+  SeriesResult out;
+  std::vector<Unit> all = units_of(patches, report);
+  // Which units share a path with another one (only those need the passes to judge).
+  std::map<std::string, std::size_t> users;
+  for (const Unit& u : all)
+    for (const std::string& p : u.paths) ++users[p];
+  std::vector<Unit> units;
+  for (Unit& u : all) {
+    const bool shared = std::any_of(u.paths.begin(), u.paths.end(),
+                                    [&](const std::string& p) { return users[p] > 1; });
+    if (shared || every_unit) units.push_back(std::move(u));
+  }
+  out.tree = std::make_unique<OverlayTree>(base);
+  if (units.empty()) return out;
+  OverlayTree& tree = *out.tree;
+  FileCache cache;
+  VerifyOptions local = options;
+  local.relocate = false;  // relocated files carry their paths (units_of)
+  Context ctx{tree, local, cache};
+  const std::size_t n = units.size();
+  out.units.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    out.units[k].patch = units[k].patch;
+    out.units[k].file = units[k].file;
+  }
+  // Backward: later applied ones taken out first. `taken` holds, per path, the patch of the
+  // nearest later file patch taken out (the one a verdict is judged without).
+  std::map<std::string, std::size_t> taken, missing;
+  auto nearest = [](const std::map<std::string, std::size_t>& by_path, const Unit& u,
+                    std::vector<std::size_t>& into) {
+    for (const std::string& p : u.paths)
+      if (auto it = by_path.find(p); it != by_path.end() && it->second != u.patch &&
+                                     std::find(into.begin(), into.end(), it->second) == into.end())
+        into.push_back(it->second);
+  };
+  for (std::size_t k = n; k-- > 0;) {
+    SeriesUnit& su = out.units[k];
+    su.back = verify_file(units[k].fp, ctx, units[k].strip);
+    nearest(taken, units[k], su.without);
+    if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
+      su.undo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
+                                  local.match);
+      su.undone = su.undo_error.empty();
+      if (su.undone)
+        for (const std::string& p : units[k].paths) taken[p] = units[k].patch;
+    }
+  }
+  out.before = tree.changes();
+  // Forward: each judged with everything before it put in. `missing` holds, per path, the
+  // patch of the nearest earlier file patch put in that the tree did not have.
+  for (std::size_t k = 0; k < n; ++k) {
+    SeriesUnit& su = out.units[k];
+    if (su.undone || su.back.status == Status::kApplied) {
+      su.verdict = su.back;
+      su.from_back = true;
+    } else {
+      su.verdict = verify_file(units[k].fp, ctx, units[k].strip);
+      nearest(missing, units[k], su.needs);
+      su.without.clear();
+    }
+    const bool put_in = su.undone || status_in(su.verdict.status,
+                                               {Status::kApplicable, Status::kPartial});
+    if (put_in)
+      su.redo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kForward,
+                                  local.match);
+    if (!su.from_back && put_in && su.redo_error.empty())
+      for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
+  }
+  return out;
+}
+
+void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx) {
+  if (report.patches.size() < 2 &&
+      (report.patches.empty() || report.patches[0].files.size() < 2))
+    return;
+  const SeriesResult series = run_series(patches, report, ctx.tree, ctx.options, false);
+  std::set<std::size_t> changed;
+  for (const SeriesUnit& su : series.units) {
+    FileReport& fr = report.patches[su.patch].files[su.file];
+    if (su.verdict.status == fr.status) continue;
+    const bool relocated = fr.relocated;
+    const std::string relocation = fr.relocation;
+    const std::vector<std::string> candidates = fr.candidates;
+    fr = su.verdict;
+    fr.relocated = relocated;
+    fr.relocation = relocation;
+    fr.candidates = candidates;
+    std::vector<std::string> names;
+    if (su.from_back) {
+      for (std::size_t p : su.without) names.push_back(describe(report, p));
+      append_reason(fr, names.empty()
+                            ? std::string("judged as the series leaves the tree")
+                            : fmt::format("{} once {} {} taken out (it changes these lines "
+                                          "again)",
+                                          to_string(fr.status), fmt::join(names, ", "),
+                                          names.size() == 1 ? "is" : "are"));
+    } else {
+      for (std::size_t p : su.needs) names.push_back(describe(report, p));
+      if (!names.empty())
+        append_reason(fr, fmt::format("{} once {} {} applied", to_string(fr.status),
+                                      fmt::join(names, ", "), names.size() == 1 ? "is" : "are"));
+      else
+        append_reason(fr, fmt::format("{} after the earlier sections of this patch for the file",
+                                      to_string(fr.status)));
+      PatchReport& pr = report.patches[su.patch];
+      for (std::size_t p : su.needs)
+        if (std::find(pr.depends_on.begin(), pr.depends_on.end(), p) == pr.depends_on.end())
+          pr.depends_on.push_back(p);
+    }
+    changed.insert(su.patch);
+  }
+  for (std::size_t i : changed) {
     PatchReport& pr = report.patches[i];
-    bool changed = false;
-    for (std::size_t f = 0; f < pr.files.size(); ++f) {
-      FileReport& fr = pr.files[f];
-      if (fr.change != ChangeKind::kModify || !fr.target_path || fr.status != Status::kConflict)
-        continue;
-      // Later patches of the run with applied hunks on the same file, in order.
-      std::vector<std::pair<std::size_t, std::size_t>> later;
-      for (std::size_t j = i + 1; j < report.patches.size(); ++j)
-        for (std::size_t g = 0; g < report.patches[j].files.size(); ++g) {
-          const FileReport& other = report.patches[j].files[g];
-          if (other.target_path == fr.target_path &&
-              std::any_of(other.hunks.begin(), other.hunks.end(), [](const HunkReport& h) {
-                return h.match.status == HunkStatus::kApplied;
-              }))
-            later.emplace_back(j, g);
-        }
-      if (later.empty()) continue;
-      std::string content;
-      try {
-        content = ctx.cache.get(*fr.target_path, [&] { return ctx.tree.read(*fr.target_path); })
-                      .content();
-      } catch (const Error&) {
-        continue;
-      }
-      for (auto it = later.rbegin(); it != later.rend(); ++it)
-        content =
-            undo_applied(content, patches[it->first].files[it->second].hunks, ctx.options.match);
-      FileText before(std::move(content));
-      const std::vector<HunkMatch> again =
-          match_hunks(before, patches[i].files[f].hunks, ctx.options.match);
-      std::vector<Status> statuses;
-      std::size_t superseded = 0;
-      for (std::size_t h = 0; h < fr.hunks.size() && h < again.size(); ++h) {
-        HunkMatch& m = fr.hunks[h].match;
-        if (m.status == HunkStatus::kConflict && again[h].status == HunkStatus::kApplied) {
-          m = HunkMatch{};
-          m.status = HunkStatus::kApplied;
-          m.kind = MatchKind::kExact;
-          m.presence = Presence::kPresent;
-          m.presence_reason = "superseded";
-          m.diagnostic = "superseded";
-          ++superseded;
-        }
-        statuses.push_back(from_hunk(m.status));
-      }
-      if (superseded == 0) continue;
-      const PatchReport& by = report.patches[later.front().first];
-      append_reason(fr, fmt::format("{} hunk{} superseded: patch {}{} changes these lines again",
-                                    superseded, superseded == 1 ? "" : "s", later.front().first + 1,
-                                    by.subject ? " (" + *by.subject + ")" : std::string()));
-      fr.status = combine(statuses);
-      fr.presence = file_presence(fr);
-      changed = true;
+    std::sort(pr.depends_on.begin(), pr.depends_on.end());
+    std::vector<Status> statuses;
+    std::vector<Presence> presences;
+    for (const FileReport& fr : pr.files) {
+      statuses.push_back(fr.status);
+      presences.push_back(fr.presence);
     }
-    if (changed) {
-      std::vector<Status> statuses;
-      std::vector<Presence> presences;
-      for (const FileReport& fr : pr.files) {
-        statuses.push_back(fr.status);
-        presences.push_back(fr.presence);
-      }
-      pr.status = combine(statuses);
-      pr.presence = combine_presence(presences);
-    }
+    pr.status = combine(statuses);
+    pr.presence = combine_presence(presences);
   }
 }
 

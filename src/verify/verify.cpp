@@ -14,11 +14,8 @@
 #include "sm120check/markers.hpp"
 
 namespace sm120check {
-namespace {
 
-using namespace detail;
-
-FileReport verify_file(const FilePatch& fp, Context& ctx, unsigned strip) {
+FileReport detail::verify_file(const FilePatch& fp, Context& ctx, unsigned strip) {
   const Tree& tree = ctx.tree;
   FileReport fr;
   fr.old_path = fp.old_path;
@@ -71,6 +68,10 @@ FileReport verify_file(const FilePatch& fp, Context& ctx, unsigned strip) {
   fr.presence = file_presence(fr);
   return fr;
 }
+
+namespace {
+
+using namespace detail;
 
 PatchReport verify_patch_in(const Patch& patch, Context& ctx) {
   const Tree& tree = ctx.tree;
@@ -188,7 +189,7 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
     report.patches.push_back(verify_patch_in(p, ctx));
     sets.push_back(patch_markers(p, report.patches.back().strip, options));
   }
-  resolve_superseded(patches, report, ctx);
+  if (options.series) judge_series(patches, report, ctx);
   for (std::size_t i = 0; i < patches.size(); ++i)
     attach_evidence(patches[i], report.patches[i], ctx);
   std::vector<PatchReport*> ptrs;

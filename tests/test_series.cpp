@@ -1,0 +1,235 @@
+// A run's patches as an ordered series: every state of a linear series, patches applied out of
+// order or left out, repeated sections for one file, and dependencies named.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sm120check/patch.hpp"
+#include "sm120check/tree.hpp"
+#include "sm120check/verify.hpp"
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+using Lines = std::vector<std::string>;
+
+std::string join(const Lines& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+/// A unified diff of `a` -> `b` for `path` (git form, 3 lines of context), from a longest
+/// common subsequence: enough for the small files of these tests.
+std::string make_diff(const std::string& path, const Lines& a, const Lines& b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> lcs(n + 1, std::vector<std::size_t>(m + 1, 0));
+  for (std::size_t i = n; i-- > 0;)
+    for (std::size_t j = m; j-- > 0;)
+      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  struct Op {
+    char kind;
+    std::string text;
+    std::size_t ai, bi;  // lines before it on each side
+  };
+  std::vector<Op> ops;
+  std::size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] == b[j]) {
+      ops.push_back({' ', a[i], i, j});
+      ++i, ++j;
+    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      ops.push_back({'+', b[j], i, j});
+      ++j;
+    } else {
+      ops.push_back({'-', a[i], i, j});
+      ++i;
+    }
+  }
+  std::string out = "diff --git a/" + path + " b/" + path + "\n--- a/" + path + "\n+++ b/" +
+                    path + "\n";
+  constexpr std::size_t kContext = 3;
+  std::size_t k = 0;
+  while (k < ops.size()) {
+    while (k < ops.size() && ops[k].kind == ' ') ++k;
+    if (k == ops.size()) break;
+    std::size_t begin = k >= kContext ? k - kContext : 0, end = k;
+    // Extend over changes closer than 2 * context lines apart.
+    while (end < ops.size()) {
+      std::size_t run = end;
+      while (run < ops.size() && ops[run].kind != ' ') ++run;
+      std::size_t same = run;
+      while (same < ops.size() && ops[same].kind == ' ' && same - run < 2 * kContext) ++same;
+      if (same < ops.size() && ops[same].kind != ' ') {
+        end = same;
+        continue;
+      }
+      end = std::min(run + kContext, ops.size());
+      break;
+    }
+    std::size_t old_len = 0, new_len = 0;
+    for (std::size_t x = begin; x < end; ++x) {
+      if (ops[x].kind != '+') ++old_len;
+      if (ops[x].kind != '-') ++new_len;
+    }
+    const std::size_t old_start = old_len ? ops[begin].ai + 1 : ops[begin].ai;
+    const std::size_t new_start = new_len ? ops[begin].bi + 1 : ops[begin].bi;
+    out += "@@ -" + std::to_string(old_start) + "," + std::to_string(old_len) + " +" +
+           std::to_string(new_start) + "," + std::to_string(new_len) + " @@\n";
+    for (std::size_t x = begin; x < end; ++x) out += std::string(1, ops[x].kind) + ops[x].text + "\n";
+    k = end;
+  }
+  return out;
+}
+
+/// State k of a linear series of 8 fixes to k.py: fix j retunes `tile` (j-1 -> j: each needs
+/// the one before) and, for odd j, adds a call far below (independent of the others).
+Lines state(std::size_t k) {
+  Lines lines;
+  for (int i = 1; i <= 40; ++i) {
+    if (i == 5) lines.push_back("tile = " + std::to_string(k));
+    else lines.push_back("line " + std::to_string(i));
+    for (std::size_t j = 1; j <= k; j += 2)
+      if (i == static_cast<int>(18 + 2 * j)) lines.push_back("feature_" + std::to_string(j) + "()");
+  }
+  return lines;
+}
+
+std::vector<Patch> linear_series() {
+  std::vector<Patch> out;
+  for (std::size_t j = 1; j <= 8; ++j) {
+    std::string text = "Subject: [PATCH " + std::to_string(j) + "/8] fix " + std::to_string(j) +
+                       "\n\n---\n" + make_diff("k.py", state(j - 1), state(j));
+    std::vector<Patch> one = parse_patches(text, "000" + std::to_string(j) + ".patch");
+    out.push_back(std::move(one.at(0)));
+  }
+  return out;
+}
+
+/// An empty directory seen through an overlay holding `files`.
+struct Fixture {
+  test::TempDir dir;
+  std::unique_ptr<Tree> disk = open_disk_tree(dir.path().string());
+  OverlayTree tree{*disk};
+};
+
+TEST(Series, EveryStateOfALinearSeries) {
+  const std::vector<Patch> series = linear_series();
+  for (std::size_t k = 0; k <= 8; ++k) {
+    Fixture f;
+    f.tree.write("k.py", join(state(k)));
+    VerifyReport r = verify(series, f.tree, {});
+    ASSERT_EQ(r.patches.size(), 8u);
+    for (std::size_t j = 1; j <= 8; ++j) {
+      const PatchReport& p = r.patches[j - 1];
+      EXPECT_EQ(p.status, j <= k ? Status::kApplied : Status::kApplicable)
+          << "state " << k << ", patch " << j << ": " << p.files[0].reason;
+      EXPECT_EQ(p.presence, j <= k ? Presence::kPresent : Presence::kAbsent);
+      // A fix after the next one needs the ones before it, not in the tree.
+      if (j > k + 1) {
+        EXPECT_EQ(p.depends_on, (std::vector<std::size_t>{j - 2})) << "state " << k << " patch " << j;
+      } else {
+        EXPECT_TRUE(p.depends_on.empty()) << "state " << k << " patch " << j;
+      }
+    }
+    EXPECT_EQ(r.exit_code(), k == 8 ? 0 : 1) << "state " << k;
+  }
+}
+
+TEST(Series, DependencyIsNamedInTheReason) {
+  const std::vector<Patch> series = linear_series();
+  Fixture f;
+  f.tree.write("k.py", join(state(2)));
+  VerifyReport r = verify(series, f.tree, {});
+  EXPECT_NE(r.patches[4].files[0].reason.find("applicable once patch 4 (fix 4) is applied"),
+            std::string::npos)
+      << r.patches[4].files[0].reason;
+}
+
+TEST(Series, IndependentJudgementKeepsTheOldBehaviour) {
+  const std::vector<Patch> series = linear_series();
+  Fixture f;
+  f.tree.write("k.py", join(state(8)));
+  VerifyOptions alone;
+  alone.series = false;
+  VerifyReport r = verify(series, f.tree, alone);
+  EXPECT_EQ(r.patches[7].status, Status::kApplied);
+  EXPECT_NE(r.patches[0].status, Status::kApplied);  // its tile line was retuned since
+}
+
+/// Three fixes to separate places of one file.
+Lines independent_state(bool a, bool b, bool c) {
+  Lines lines;
+  for (int i = 1; i <= 40; ++i) lines.push_back("line " + std::to_string(i));
+  if (a) lines[2] = "fixed_a = True";
+  if (b) lines[17] = "fixed_b = True";
+  if (c) lines[32] = "fixed_c = True";
+  return lines;
+}
+
+std::vector<Patch> independent_series() {
+  std::vector<Patch> out;
+  const Lines none = independent_state(false, false, false);
+  const Lines one[3] = {independent_state(true, false, false),
+                        independent_state(false, true, false),
+                        independent_state(false, false, true)};
+  for (int j = 0; j < 3; ++j) {
+    std::vector<Patch> p = parse_patches(make_diff("k.py", none, one[j]), "p" + std::to_string(j));
+    out.push_back(std::move(p.at(0)));
+  }
+  return out;
+}
+
+TEST(Series, OutOfOrderAndGaps) {
+  const std::vector<Patch> series = independent_series();
+  for (int mask = 0; mask < 8; ++mask) {
+    const bool in[3] = {(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0};
+    Fixture f;
+    f.tree.write("k.py", join(independent_state(in[0], in[1], in[2])));
+    VerifyReport r = verify(series, f.tree, {});
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_EQ(r.patches[j].status, in[j] ? Status::kApplied : Status::kApplicable)
+          << "mask " << mask << " patch " << j + 1;
+      EXPECT_TRUE(r.patches[j].depends_on.empty());
+    }
+  }
+}
+
+TEST(Series, RepeatedSectionsForOneFileApplyInOrder) {
+  const Lines a = {"x = 1", "y = 1", "z = 1", "w = 1", "v = 1"};
+  Lines b = a, c = a;
+  b[2] = "z = 2";
+  c[2] = "z = 3";
+  const std::string text = make_diff("k.py", a, b) + make_diff("k.py", b, c);
+  const std::vector<Patch> patch = parse_patches(text, "two-sections.patch");
+  ASSERT_EQ(patch.size(), 1u);
+  ASSERT_EQ(patch[0].files.size(), 2u);
+  struct Case {
+    const Lines* tree;
+    Status status;
+  } cases[] = {{&a, Status::kApplicable}, {&b, Status::kPartial}, {&c, Status::kApplied}};
+  for (const Case& tc : cases) {
+    Fixture f;
+    f.tree.write("k.py", join(*tc.tree));
+    VerifyReport r = verify(patch, f.tree, {});
+    EXPECT_EQ(r.patches[0].status, tc.status) << r.patches[0].files[0].reason << " | "
+                                              << r.patches[0].files[1].reason;
+  }
+}
+
+TEST(Series, AConflictStaysAConflict) {
+  const std::vector<Patch> series = linear_series();
+  Fixture f;
+  Lines other = state(3);
+  other[4] = "tile = 99";  // retuned some other way
+  f.tree.write("k.py", join(other));
+  VerifyReport r = verify(series, f.tree, {});
+  for (const PatchReport& p : r.patches) EXPECT_NE(p.status, Status::kApplied);
+  EXPECT_EQ(r.exit_code(), 2);
+}
+
+}  // namespace
+}  // namespace sm120check
