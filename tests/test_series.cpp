@@ -2,6 +2,7 @@
 // order or left out, repeated sections for one file, and dependencies named.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -229,6 +230,112 @@ TEST(Series, AConflictStaysAConflict) {
   VerifyReport r = verify(series, f.tree, {});
   for (const PatchReport& p : r.patches) EXPECT_NE(p.status, Status::kApplied);
   EXPECT_EQ(r.exit_code(), 2);
+}
+
+/// `tree` with `plan`'s changes made (in memory).
+void put(OverlayTree& tree, const ApplyPlan& plan) {
+  for (const FileChange& c : plan.changes) {
+    if (c.kind == FileChange::Kind::kDelete) tree.remove(c.path);
+    else tree.write(c.path, c.content, c.mode && *c.mode == kModeExecutable);
+  }
+}
+
+TEST(ApplyPlan, EveryStateForwardGivesTheLastStateAndReverseTheFirst) {
+  const std::vector<Patch> series = linear_series();
+  for (std::size_t k = 0; k <= 8; ++k) {
+    Fixture f;
+    f.tree.write("k.py", join(state(k)));
+    const ApplyPlan fwd = plan_apply(series, f.tree, {}, Direction::kForward);
+    EXPECT_TRUE(fwd.blockers.empty()) << "state " << k << ": " << fwd.blockers.front();
+    if (k == 8) {
+      EXPECT_TRUE(fwd.changes.empty());
+    } else {
+      ASSERT_EQ(fwd.changes.size(), 1u) << "state " << k;
+      EXPECT_EQ(fwd.changes[0].content, join(state(8))) << "state " << k;
+      EXPECT_FALSE(fwd.changes[0].mode.has_value());
+    }
+    const ApplyPlan rev = plan_apply(series, f.tree, {}, Direction::kReverse);
+    EXPECT_TRUE(rev.blockers.empty()) << "state " << k;
+    if (k == 0) {
+      EXPECT_TRUE(rev.changes.empty());
+    } else {
+      ASSERT_EQ(rev.changes.size(), 1u) << "state " << k;
+      EXPECT_EQ(rev.changes[0].content, join(state(0))) << "state " << k;
+    }
+    // Twice is once.
+    Fixture g;
+    g.tree.write("k.py", join(state(k)));
+    put(g.tree, fwd);
+    const ApplyPlan again = plan_apply(series, g.tree, {}, Direction::kForward);
+    EXPECT_TRUE(again.changes.empty())
+        << "state " << k << ": " << again.changes.front().path << " "
+        << (again.changes.front().content == join(state(8))) << " "
+        << again.changes.front().mode.value_or(0);
+  }
+}
+
+TEST(ApplyPlan, AGapIsFilledWithoutTouchingWhatIsIn) {
+  const std::vector<Patch> series = independent_series();
+  Fixture f;
+  f.tree.write("k.py", join(independent_state(true, false, true)));
+  const ApplyPlan plan = plan_apply(series, f.tree, {}, Direction::kForward);
+  ASSERT_TRUE(plan.blockers.empty());
+  ASSERT_EQ(plan.changes.size(), 1u);
+  EXPECT_EQ(plan.changes[0].content, join(independent_state(true, true, true)));
+}
+
+TEST(ApplyPlan, AConflictBlocksEverything) {
+  const std::vector<Patch> series = linear_series();
+  Fixture f;
+  Lines other = state(3);
+  other[4] = "tile = 99";
+  f.tree.write("k.py", join(other));
+  const ApplyPlan plan = plan_apply(series, f.tree, {}, Direction::kForward);
+  EXPECT_FALSE(plan.blockers.empty());
+  EXPECT_NE(plan.blockers.front().find("k.py"), std::string::npos) << plan.blockers.front();
+}
+
+TEST(ApplyPlan, AddsDeletesRenamesAndModes) {
+  const char* patch =
+      "diff --git a/new.py b/new.py\nnew file mode 100755\n--- /dev/null\n+++ b/new.py\n"
+      "@@ -0,0 +1,2 @@\n+#!/usr/bin/env python3\n+print(1)\n"
+      "diff --git a/old.py b/old.py\ndeleted file mode 100644\n--- a/old.py\n+++ /dev/null\n"
+      "@@ -1 +0,0 @@\n-gone\n"
+      "diff --git a/a.py b/b.py\nsimilarity index 80%\nrename from a.py\nrename to b.py\n"
+      "--- a/a.py\n+++ b/b.py\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n"
+      "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
+  const std::vector<Patch> patches = parse_patches(patch, "mixed.patch");
+  Fixture f;
+  f.tree.write("old.py", "gone\n");
+  f.tree.write("a.py", "x\ny\nz\n");
+  f.tree.write("run.sh", "echo hi\n");
+  const ApplyPlan plan = plan_apply(patches, f.tree, {}, Direction::kForward);
+  ASSERT_TRUE(plan.blockers.empty()) << plan.blockers.front();
+  std::map<std::string, const FileChange*> by;
+  for (const FileChange& c : plan.changes) by[c.path] = &c;
+  ASSERT_EQ(by.size(), 5u);
+  EXPECT_EQ(by["new.py"]->content, "#!/usr/bin/env python3\nprint(1)\n");
+  EXPECT_EQ(by["new.py"]->mode, kModeExecutable);
+  EXPECT_EQ(by["old.py"]->kind, FileChange::Kind::kDelete);
+  EXPECT_EQ(by["a.py"]->kind, FileChange::Kind::kDelete);
+  EXPECT_EQ(by["b.py"]->content, "x\nY\nz\n");
+  EXPECT_EQ(by["run.sh"]->content, "echo hi\n");
+  EXPECT_EQ(by["run.sh"]->mode, kModeExecutable);
+  // And back out again, from the result.
+  Fixture g;
+  g.tree.write("new.py", "#!/usr/bin/env python3\nprint(1)\n", true);
+  g.tree.write("b.py", "x\nY\nz\n");
+  g.tree.write("run.sh", "echo hi\n", true);
+  const ApplyPlan rev = plan_apply(patches, g.tree, {}, Direction::kReverse);
+  ASSERT_TRUE(rev.blockers.empty()) << rev.blockers.front();
+  std::map<std::string, const FileChange*> back;
+  for (const FileChange& c : rev.changes) back[c.path] = &c;
+  ASSERT_EQ(back.size(), 5u);
+  EXPECT_EQ(back["new.py"]->kind, FileChange::Kind::kDelete);
+  EXPECT_EQ(back["old.py"]->content, "gone\n");
+  EXPECT_EQ(back["a.py"]->content, "x\ny\nz\n");
+  EXPECT_EQ(back["b.py"]->kind, FileChange::Kind::kDelete);
+  EXPECT_EQ(back["run.sh"]->mode, kModeRegular);
 }
 
 }  // namespace

@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "sm120check/apply.hpp"
 #include "sm120check/arch.hpp"
 #include "sm120check/gpu.hpp"
 #include "sm120check/match.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/search.hpp"
 #include "sm120check/tree.hpp"
+#include "sm120check/write.hpp"
 
 namespace sm120check {
 
@@ -163,6 +165,30 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
 /// PatchReport::depends_on names the patches an applicable one needs.
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options);
+
+/// What `sm120check apply` would do to a tree: the series judged there, and the files that
+/// putting in what is missing (kForward) or taking the series out (kReverse) would write.
+struct ApplyPlan {
+  Direction direction = Direction::kForward;
+  VerifyReport report;  ///< the series judged in the tree as it is (verify())
+  /// Files to write or delete, sorted by path; empty when nothing is missing (forward) or
+  /// nothing of the series is in the tree (reverse).
+  std::vector<FileChange> changes;
+  /// Why nothing may be written, one line each ("patch 2 (subject): k.py: conflict: ..."):
+  /// a patch or file in error, a file patch that conflicts or cannot be decided (forward), or
+  /// one that is in the tree but cannot be taken out (reverse; a drifted hunk). Empty when
+  /// `changes` may be written.
+  std::vector<std::string> blockers;
+};
+
+/// Plans `apply` (see ApplyPlan): runs verify() and then the series passes over every file
+/// patch of the run (not only those that share a file). Forward, the tree after the forward
+/// pass; reverse, the tree after the backward pass (last patch first). Only what is missing
+/// is written: applied hunks and patches are left alone, so planning again on the result
+/// gives no changes. Never writes; never throws for problems of one patch or file (they are
+/// blockers).
+ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
+                     const VerifyOptions& options, Direction direction);
 
 /// Sets report.gpu to `gpu` and, per patch, `arch` (infer_arch_targets() at the patch's strip
 /// level) and `relevant` (arch_relevant()). With `only_relevant`, each patch whose relevant is

@@ -272,3 +272,78 @@ void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Conte
 }
 
 }  // namespace sm120check::detail
+
+namespace sm120check {
+
+ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
+                     const VerifyOptions& options, Direction direction) {
+  using namespace detail;
+  ApplyPlan plan;
+  plan.direction = direction;
+  plan.report = verify(patches, tree, options);
+  const VerifyReport& report = plan.report;
+  auto where = [&](std::size_t i, const FileReport* f) {
+    const std::string name = describe(report, i);
+    if (!f) return name;
+    const std::string& path = f->target_path ? *f->target_path
+                              : f->new_path != "/dev/null" ? f->new_path
+                                                           : f->old_path;
+    return fmt::format("{}: {}", name, path);
+  };
+  for (std::size_t i = 0; i < report.patches.size(); ++i) {
+    const PatchReport& pr = report.patches[i];
+    if (!pr.error.empty()) plan.blockers.push_back(fmt::format("{}: {}", where(i, nullptr), pr.error));
+    for (const FileReport& f : pr.files)
+      if (f.status == Status::kError)
+        plan.blockers.push_back(fmt::format("{}: error: {}", where(i, &f), f.reason));
+  }
+  const SeriesResult series = run_series(patches, report, tree, options, true);
+  const bool forward = direction == Direction::kForward;
+  for (const SeriesUnit& su : series.units) {
+    // Reverse, a file patch the series says is not in the tree (applicable once the ones
+    // before it are in) has nothing to take out, whatever it reads in the backward pass.
+    const FileReport& f =
+        forward || su.verdict.status == Status::kApplicable ? su.verdict : su.back;
+    const std::string at = where(su.patch, &report.patches[su.patch].files[su.file]);
+    if (f.status == Status::kConflict || f.status == Status::kUnknown ||
+        f.status == Status::kError) {
+      plan.blockers.push_back(fmt::format("{}: {}{}", at, to_string(f.status),
+                                          f.reason.empty() ? "" : ": " + f.reason));
+    } else if (forward && !su.redo_error.empty()) {
+      plan.blockers.push_back(fmt::format("{}: cannot be applied: {}", at, su.redo_error));
+    } else if (!forward && !su.undo_error.empty()) {
+      plan.blockers.push_back(fmt::format("{}: cannot be taken out: {}", at, su.undo_error));
+    }
+  }
+  const std::map<std::string, OverlayTree::Node>& nodes =
+      forward ? series.tree->changes() : series.before;
+  for (const auto& [path, node] : nodes) {
+    const Entry base = tree.stat(path);
+    FileChange c;
+    c.path = path;
+    if (!node.content) {
+      if (base.type == Entry::Type::kMissing) continue;
+      c.kind = FileChange::Kind::kDelete;
+      plan.changes.push_back(std::move(c));
+      continue;
+    }
+    const std::uint32_t mode = node.symlink      ? kModeSymlink
+                               : node.executable ? kModeExecutable
+                                                 : kModeRegular;
+    if (base.type == Entry::Type::kFile && !node.symlink && base.executable == node.executable &&
+        tree.read(path) == *node.content)
+      continue;
+    if (base.type == Entry::Type::kSymlink && node.symlink && tree.read_link(path) == *node.content)
+      continue;
+    c.kind = FileChange::Kind::kWrite;
+    c.content = *node.content;
+    const bool same_mode = (base.type == Entry::Type::kFile && !node.symlink &&
+                            base.executable == node.executable) ||
+                           (base.type == Entry::Type::kSymlink && node.symlink);
+    if (!same_mode) c.mode = mode;
+    plan.changes.push_back(std::move(c));
+  }
+  return plan;
+}
+
+}  // namespace sm120check
