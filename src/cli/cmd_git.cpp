@@ -63,6 +63,7 @@ int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<
   verify_options.match.fuzz = options.fuzz;
   verify_options.match.ignore_whitespace = options.ignore_whitespace;
   verify_options.match.drift = !options.strict;
+  verify_options.series = !options.independent;
   std::vector<RevisionReport> revisions;
   for (std::size_t i = 0; i < commits.size(); ++i) {
     std::unique_ptr<Tree> tree =

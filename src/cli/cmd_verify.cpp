@@ -81,6 +81,10 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
                 "Compare lines with runs of white space folded and trailing white space ignored");
   add_strict_option(*cmd, options.strict);
+  cmd->add_flag("--independent", options.independent,
+                "Judge each patch alone against TARGET; by default the patches are an ordered "
+                "series, each judged in the tree as the series leaves it (later applied patches "
+                "taken out, earlier missing ones put in, in memory)");
   cmd->add_flag("--markers", options.markers,
                 "Search TARGET for each patch's markers (distinctive added lines) and report the "
                 "lines found");
@@ -162,6 +166,7 @@ int run_verify(const VerifyCommandOptions& options) {
   verify_options.match.drift = !options.strict;
   verify_options.search_root = options.target;
   verify_options.relocate = !options.no_relocate;
+  verify_options.series = !options.independent;
   verify_options.search_markers = options.markers;
   verify_options.search.max_hits_per_marker = 20;
   for (const std::string& t : options.marker_texts)

@@ -22,6 +22,7 @@ struct VerifyCommandOptions {
   unsigned fuzz = 0;
   bool ignore_whitespace = false;
   bool strict = false;            ///< --strict: exact images only (no drift search).
+  bool independent = false;       ///< --independent: judge each patch alone, not as a series.
   std::optional<std::string> cc;  ///< --cc: assume this GPU instead of probing.
   bool no_gpu = false;            ///< --no-gpu: do not probe (GPU source "none").
   bool only_relevant = false;     ///< --only-relevant: skip patches for other architectures.
@@ -35,6 +36,41 @@ struct VerifyCommandOptions {
   std::vector<std::string> maps;            ///< --map OLD=NEW.
   bool no_relocate = false;
 };
+
+/// Options of `sm120check apply [options] PATCH... TARGET`.
+struct ApplyCommandOptions {
+  std::vector<std::string> patches;  ///< files, directories, or "-" for standard input.
+  std::string target;                ///< the directory written.
+  std::optional<unsigned> strip;
+  unsigned fuzz = 0;
+  bool ignore_whitespace = false;
+  bool strict = false;
+  bool dry_run = false;   ///< --dry-run: print a unified diff of the result, write nothing.
+  bool reverse = false;   ///< --reverse: take the series out.
+  bool backup = false;    ///< --backup: keep FILE.orig.
+  std::vector<std::string> maps;
+  bool no_relocate = false;
+  std::vector<std::string> revs;  ///< --rev: refused (apply writes a work tree).
+  OutputFormat format = OutputFormat::kText;
+  ColorMode color = ColorMode::kAuto;
+};
+
+/// Exit codes of `sm120check apply`, its help footer.
+inline constexpr const char* kApplyExitCodesHelp =
+    "Exit codes:\n"
+    "  0  nothing left to do: every patch is applied now (with --reverse: none is in);\n"
+    "     with --dry-run: nothing would change\n"
+    "  1  --dry-run only: files would change (the diff shows how)\n"
+    "  2  nothing written: a patch conflicts or cannot be decided (the report says which)\n"
+    "  3  error: bad patch, missing target, usage error, a patch or file with status error,\n"
+    "     or a write that failed (the message names the file)\n";
+
+/// Adds the `apply` subcommand to `app`. Returns the subcommand.
+CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options);
+
+/// Runs `apply`; returns its exit code (kApplyExitCodesHelp). Throws Error for input it cannot
+/// process and for a failed write.
+int run_apply(const ApplyCommandOptions& options);
 
 /// Adds the `verify` subcommand to `app`, parsing into `options`. Returns the subcommand.
 CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options);

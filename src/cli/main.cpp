@@ -19,11 +19,13 @@ int main(int argc, char** argv) {
   GrepCommandOptions grep_options;
   GpuCommandOptions gpu_options;
   LogCommandOptions log_options;
+  ApplyCommandOptions apply_options;
   CLI::App* verify_cmd = setup_verify(app, verify_options);
   CLI::App* show_cmd = setup_show(app, show_options);
   CLI::App* grep_cmd = setup_grep(app, grep_options);
   CLI::App* gpu_cmd = setup_gpu(app, gpu_options);
   CLI::App* log_cmd = setup_log(app, log_options);
+  CLI::App* apply_cmd = setup_apply(app, apply_options);
   try {
     app.parse(argc, argv);
     if (verify_cmd->parsed()) return run_verify(verify_options);
@@ -31,8 +33,9 @@ int main(int argc, char** argv) {
     if (grep_cmd->parsed()) return run_grep(grep_options);
     if (gpu_cmd->parsed()) return run_gpu(gpu_options);
     if (log_cmd->parsed()) return run_log(log_options);
+    if (apply_cmd->parsed()) return run_apply(apply_options);
     std::cerr << app.help()
-              << "\nsm120check: error: no command given (use verify, show, grep, gpu or log)\n";
+              << "\nsm120check: error: no command given (use verify, apply, show, grep, gpu or log)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
     // One line, escaped: the message may quote what was typed.
@@ -43,6 +46,7 @@ int main(int argc, char** argv) {
                   : grep_cmd->parsed() ? "grep "
                   : gpu_cmd->parsed()  ? "gpu "
                   : log_cmd->parsed()  ? "log "
+                  : apply_cmd->parsed() ? "apply "
                                        : "")
               << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {

@@ -1,0 +1,238 @@
+// `sm120check apply [options] PATCH... TARGET` (see commands.hpp): plan_apply(), then
+// write_changes() unless --dry-run or something blocks.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "inputs.hpp"
+#include "sm120check/diff.hpp"
+#include "sm120check/error.hpp"
+#include "sm120check/patch.hpp"
+#include "sm120check/tree.hpp"
+#include "sm120check/verify.hpp"
+#include "sm120check/write.hpp"
+
+namespace sm120check::cli {
+namespace {
+
+/// Shows TARGET as required in the help although CLI11 sees it as optional.
+class ApplyFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_usage(const CLI::Option* opt) const override {
+    if (opt->get_name() == "TARGET") return "TARGET";
+    return CLI::Formatter::make_option_usage(opt);
+  }
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    if (opt->get_name() == "TARGET") return " " + get_label("REQUIRED");
+    return CLI::Formatter::make_option_opts(opt);
+  }
+};
+
+/// What apply does with one patch, from its series verdict.
+std::string_view action(const PatchReport& p, Direction direction, bool dry_run) {
+  const bool forward = direction == Direction::kForward;
+  switch (p.status) {
+    case Status::kApplied:
+      return forward ? "already applied" : dry_run ? "would take out" : "taken out";
+    case Status::kApplicable:
+      return forward ? (dry_run ? "would apply" : "applied") : "not in the tree";
+    case Status::kPartial:
+      return forward ? (dry_run ? "would complete" : "completed")
+                     : dry_run ? "would take out" : "taken out";
+    case Status::kConflict:
+    case Status::kUnknown:
+      return "cannot be decided";
+    case Status::kError:
+      return "error";
+    case Status::kSkipped:
+      return "skipped";
+  }
+  return "";
+}
+
+/// The unified diff (git form, modes included) of every change, against the tree as it is.
+std::string diff_of(const ApplyPlan& plan, const Tree& tree) {
+  std::string out;
+  for (const FileChange& c : plan.changes) {
+    const Entry e = tree.stat(c.path);
+    std::string before;
+    std::optional<std::uint32_t> old_mode;
+    if (e.type == Entry::Type::kFile) {
+      before = tree.read(c.path);
+      old_mode = e.executable ? kModeExecutable : kModeRegular;
+    } else if (e.type == Entry::Type::kSymlink) {
+      before = tree.read_link(c.path);
+      old_mode = kModeSymlink;
+    }
+    const bool exists = e.type != Entry::Type::kMissing;
+    const bool gone = c.kind == FileChange::Kind::kDelete;
+    out += unified_diff(exists ? std::string_view(c.path) : kDevNull,
+                        gone ? kDevNull : std::string_view(c.path), before,
+                        gone ? std::string_view() : std::string_view(c.content), 3, old_mode,
+                        gone ? old_mode : c.mode ? c.mode : old_mode);
+  }
+  return out;
+}
+
+}  // namespace
+
+CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "apply",
+      "Apply what is missing of PATCH... (an ordered series) to TARGET: applied hunks and "
+      "patches are left alone, so a second run changes nothing. All or nothing: if any patch "
+      "conflicts, nothing is written. Each file is replaced atomically.");
+  cmd->add_option("PATCH", options.patches,
+                  "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
+                  "standard input")
+      ->required()
+      ->type_name("");
+  cmd->add_option("TARGET", options.target, "Directory to write (a work tree or plain tree)")
+      ->type_name("");
+  cmd->parse_complete_callback([&options] {
+    if (options.patches.size() < 2) throw CLI::RequiredError("TARGET");
+    options.target = std::move(options.patches.back());
+    options.patches.pop_back();
+  });
+  cmd->add_flag("--dry-run", options.dry_run,
+                "Write nothing; print the unified diff of what would change");
+  cmd->add_flag("-R,--reverse", options.reverse,
+                "Take the series out (last patch first) instead of putting it in");
+  cmd->add_flag("--backup", options.backup, "Keep each changed or deleted file as FILE.orig");
+  cmd->add_option("-p,--strip", options.strip,
+                  "Remove N leading path components from patch paths (like patch -pN); "
+                  "detected per patch when omitted")
+      ->type_name("N");
+  cmd->add_option("--fuzz", options.fuzz,
+                  "Allow up to N context lines at each edge of a hunk to mismatch (default 0)")
+      ->type_name("N");
+  cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
+                "Compare lines with runs of white space folded and trailing white space ignored");
+  add_strict_option(*cmd, options.strict);
+  cmd->add_option("--map", options.maps,
+                  "Where a patch path starting with OLD does not exist, try NEW instead")
+      ->type_name("OLD=NEW")
+      ->allow_extra_args(false);
+  cmd->add_flag("--no-relocate", options.no_relocate,
+                "Treat a missing file as missing instead of looking for it elsewhere in TARGET");
+  cmd->add_option("--rev", options.revs, "Refused: apply writes a work tree, not a revision")
+      ->type_name("REV")
+      ->allow_extra_args(false);
+  add_output_options(*cmd, options.format, options.color);
+  cmd->footer(kApplyExitCodesHelp);
+  cmd->formatter(std::make_shared<ApplyFormatter>());
+  return cmd;
+}
+
+int run_apply(const ApplyCommandOptions& options) {
+  if (!options.revs.empty())
+    throw Error(
+        "apply: --rev is refused: a revision cannot be written; check it out and apply to the "
+        "work tree (verify --rev reads revisions)");
+  std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
+  std::unique_ptr<Tree> tree = open_disk_tree(options.target);
+  std::vector<Patch> patches = parse_inputs(inputs);
+  VerifyOptions verify_options;
+  verify_options.strip = options.strip;
+  verify_options.match.fuzz = options.fuzz;
+  verify_options.match.ignore_whitespace = options.ignore_whitespace;
+  verify_options.match.drift = !options.strict;
+  verify_options.search_root = options.target;
+  verify_options.relocate = !options.no_relocate;
+  verify_options.evidence = false;
+  for (const std::string& m : options.maps) {
+    const std::size_t eq = m.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(
+          fmt::format("--map '{}': expected OLD=NEW (a path prefix, then its new value)", m));
+    verify_options.path_map.emplace_back(m.substr(0, eq), m.substr(eq + 1));
+  }
+  const Direction direction = options.reverse ? Direction::kReverse : Direction::kForward;
+  const ApplyPlan plan = plan_apply(patches, *tree, verify_options, direction);
+  report_errors(plan.report);
+  bool errors = false;
+  for (const PatchReport& p : plan.report.patches) {
+    errors = errors || p.status == Status::kError;
+    for (const FileReport& f : p.files) errors = errors || f.status == Status::kError;
+  }
+  const bool blocked = !plan.blockers.empty();
+  const std::string diff = options.dry_run && !blocked ? diff_of(plan, *tree) : std::string();
+  WriteResult written;
+  if (!options.dry_run && !blocked && !plan.changes.empty()) {
+    WriteOptions write_options;
+    write_options.backup = options.backup;
+    written = write_changes(options.target, plan.changes, write_options);
+  }
+  const int code = errors                                           ? kExitError
+                   : blocked                                        ? 2
+                   : options.dry_run && !plan.changes.empty()       ? 1
+                                                                    : 0;
+  std::string out;
+  if (options.format == OutputFormat::kJson) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = "sm120check.apply/1";
+    doc["target"] = options.target;
+    doc["direction"] = std::string(to_string(direction));
+    doc["dry_run"] = options.dry_run;
+    nlohmann::ordered_json changes = nlohmann::ordered_json::array();
+    for (const FileChange& c : plan.changes) {
+      nlohmann::ordered_json one;
+      one["path"] = c.path;
+      one["action"] = c.kind == FileChange::Kind::kDelete ? "delete" : "write";
+      one["mode"] = c.mode ? nlohmann::ordered_json(fmt::format("{:o}", *c.mode))
+                           : nlohmann::ordered_json(nullptr);
+      changes.push_back(std::move(one));
+    }
+    doc["changes"] = std::move(changes);
+    doc["blockers"] = plan.blockers;
+    doc["written"] = written.written;
+    doc["deleted"] = written.deleted;
+    doc["backups"] = written.backups;
+    doc["diff"] = options.dry_run && !blocked ? nlohmann::ordered_json(diff)
+                                              : nlohmann::ordered_json(nullptr);
+    doc["exit_code"] = code;
+    doc["verify"] = verify_to_json(plan.report);
+    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else {
+    const bool color = use_color(options.color);
+    std::ostringstream text;
+    const std::size_t n = plan.report.patches.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const PatchReport& p = plan.report.patches[i];
+      text << fmt::format("patch {}/{}: {}{}: {}\n", i + 1, n, escape_for_terminal(p.source),
+                          p.subject ? ": " + escape_for_terminal(*p.subject) : std::string(),
+                          action(p, direction, options.dry_run));
+    }
+    if (blocked) {
+      text << paint("nothing written", kRed, color) << ": " << plan.blockers.size()
+           << (plan.blockers.size() == 1 ? " problem" : " problems") << "\n";
+      for (const std::string& b : plan.blockers) text << "  " << escape_for_terminal(b) << "\n";
+    } else if (plan.changes.empty()) {
+      text << (direction == Direction::kForward ? "nothing to do: every patch is applied\n"
+                                                : "nothing to do: no patch is in the tree\n");
+    } else {
+      text << (options.dry_run ? "would change " : "changed ") << plan.changes.size()
+           << (plan.changes.size() == 1 ? " file:" : " files:") << "\n";
+      for (const FileChange& c : plan.changes)
+        text << "  " << (c.kind == FileChange::Kind::kDelete ? "delete " : "write ")
+             << escape_for_terminal(c.path)
+             << (c.mode ? fmt::format(" (mode {:o})", *c.mode) : std::string()) << "\n";
+      for (const std::string& b : written.backups)
+        text << "  backup " << escape_for_terminal(b) << "\n";
+    }
+    if (options.dry_run) {
+      // The diff is what scripts take from stdout (git apply / patch -p1 accept it); the summary
+      // goes to stderr.
+      std::cerr << text.str();
+      out = diff;
+    } else {
+      out = text.str();
+    }
+  }
+  write_stdout(out);
+  return code;
+}
+
+}  // namespace sm120check::cli
