@@ -1,5 +1,5 @@
 // The apply engine: a file's content with a file patch's hunks written in (or taken out), in
-// memory, at the places the matcher found. Writing files is the CLI's business (`apply`).
+// memory, at the places the matcher found. Writing files to disk: write.hpp.
 #pragma once
 
 #include <cstddef>

@@ -42,6 +42,7 @@ std::string_view action(const PatchReport& p, Direction direction, bool dry_run)
       return forward ? (dry_run ? "would complete" : "completed")
                      : dry_run ? "would take out" : "taken out";
     case Status::kConflict:
+      return "conflict";
     case Status::kUnknown:
       return "cannot be decided";
     case Status::kError:
@@ -196,17 +197,16 @@ int run_apply(const ApplyCommandOptions& options) {
     doc["verify"] = verify_to_json(plan.report);
     out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else {
-    const bool color = use_color(options.color);
     std::ostringstream text;
     const std::size_t n = plan.report.patches.size();
     for (std::size_t i = 0; i < n; ++i) {
       const PatchReport& p = plan.report.patches[i];
       text << fmt::format("patch {}/{}: {}{}: {}\n", i + 1, n, escape_for_terminal(p.source),
                           p.subject ? ": " + escape_for_terminal(*p.subject) : std::string(),
-                          action(p, direction, options.dry_run));
+                          action(p, direction, options.dry_run || blocked));
     }
     if (blocked) {
-      text << paint("nothing written", kRed, color) << ": " << plan.blockers.size()
+      text << "nothing written: " << plan.blockers.size()
            << (plan.blockers.size() == 1 ? " problem" : " problems") << "\n";
       for (const std::string& b : plan.blockers) text << "  " << escape_for_terminal(b) << "\n";
     } else if (plan.changes.empty()) {

@@ -74,6 +74,11 @@ namespace sm120check::git {
   X(git_revwalk_simplify_first_parent)  \
   X(git_diff_from_buffer)               \
   X(git_diff_free)                      \
+  X(git_diff_options_init)              \
+  X(git_patch_from_buffers)             \
+  X(git_patch_to_buf)                   \
+  X(git_patch_free)                     \
+  X(git_buf_dispose)                    \
   X(git_apply_to_tree)                  \
   X(git_index_free)
 

@@ -307,8 +307,22 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
     const std::string at = where(su.patch, &report.patches[su.patch].files[su.file]);
     if (f.status == Status::kConflict || f.status == Status::kUnknown ||
         f.status == Status::kError) {
+      std::string why = f.reason;
+      for (const HunkReport& h : f.hunks) {  // the hunks that stop it, with their near miss
+        const HunkMatch& m = h.match;
+        if (m.status != HunkStatus::kConflict && m.status != HunkStatus::kUnknown) continue;
+        std::string one = fmt::format("hunk {} (@@ -{},{} +{},{} @@) {}", h.index, h.old_start,
+                                      h.old_lines, h.new_start, h.new_lines, to_string(m.status));
+        if (!m.diagnostic.empty()) one += " (" + m.diagnostic + ")";
+        else if (m.closest_line != 0)
+          one += fmt::format(" (nearest: {} at line {}, {} of {} lines agree)",
+                             m.closest_image == Image::kPre ? "pre-image" : "post-image",
+                             m.closest_line, m.closest_agree, m.closest_lines);
+        if (!m.presence_reason.empty()) one += ", " + m.presence_reason;
+        why += (why.empty() ? "" : "; ") + one;
+      }
       plan.blockers.push_back(fmt::format("{}: {}{}", at, to_string(f.status),
-                                          f.reason.empty() ? "" : ": " + f.reason));
+                                          why.empty() ? "" : ": " + why));
     } else if (forward && !su.redo_error.empty()) {
       plan.blockers.push_back(fmt::format("{}: cannot be applied: {}", at, su.redo_error));
     } else if (!forward && !su.undo_error.empty()) {
