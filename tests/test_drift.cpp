@@ -555,3 +555,34 @@ TEST(HostileReview, ABlockCopiedFromTheTryBranchIsNotTheExceptBranchFix) {
 
 }  // namespace
 }  // namespace sm120check
+
+namespace sm120check {
+namespace {
+
+// Real case (lmdeploy f06cc7dc2b, its parent with 7 lines inserted at the top): a hunk in a
+// method whose section is the class line, as git's default function-name rule finds it, with
+// the method's def line above its context. Shifted by more than its length, it is still where
+// it belongs: a def line above must not hide the class section (the Python driver's rule is
+// only one of the two git may have used).
+TEST(SectionRule, ClassSectionWithAMethodBetweenIsTheSameSection) {
+  std::string file;
+  for (int i = 0; i < 12; ++i) file += "# inserted " + std::to_string(i) + "\n";
+  file += "class TurboMind:\n\n    def __init__(self):\n        self.a = 1\n";
+  file += "        self.b = 1\n        self.session_len = 2\n\n    def _process_weights(self):\n";
+  file += "        pass\n";
+  const std::string_view hunk =
+      "@@ -4,6 +4,7 @@ class TurboMind:\n"
+      "         self.a = 1\n"
+      "         self.b = 1\n"
+      "         self.session_len = 2\n"
+      "+        self.health_executor = None\n"
+      " \n"
+      "     def _process_weights(self):\n"
+      "         pass\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kApplicable) << m.presence_reason;
+  EXPECT_EQ(m.offset, 12);
+}
+
+}  // namespace
+}  // namespace sm120check

@@ -73,26 +73,28 @@ bool nearest_header_is(const FileText& file, std::string_view section_text, std:
   const std::string_view section = trim_space(section_text);
   if (section.empty()) return false;
   auto starts = [](std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; };
-  const bool python_def =
-      starts(section, "def ") || starts(section, "class ") || starts(section, "async def ");
-  // A header line, as git finds one: a line starting with a letter, "_" or "$" (its default
-  // function-name rule); for a Python def or class section, also any def or class line.
-  auto header = [&](std::string_view line) {
-    if (!line.empty()) {
-      const auto c = static_cast<unsigned char>(line.front());
-      if (std::isalpha(c) != 0 || c == '_' || c == '$') return true;
-    }
-    if (!python_def) return false;
-    const std::string_view s = trim_space(line);
+  auto def_line = [&](std::string_view s) {
     return starts(s, "def ") || starts(s, "class ") || starts(s, "async def ");
   };
-  const std::size_t stop = pos > kSectionScan ? pos - kSectionScan : 0;
-  for (std::size_t i = std::min(pos, file.size()); i-- > stop;) {
-    const std::string_view line = file.line(i);
-    if (starts(trim_space(line), section)) return true;
-    if (header(line)) return false;
-  }
-  return false;
+  // The header git would have found above `pos`: with its default function-name rule, the
+  // nearest line starting with a letter, "_" or "$"; with the Python diff driver (a
+  // `*.py diff=python` attribute), the nearest def or class line at any indentation. Which
+  // rule made the patch is not known: the section is this one's if either rule finds it.
+  auto nearest_is = [&](bool python) {
+    const std::size_t stop = pos > kSectionScan ? pos - kSectionScan : 0;
+    for (std::size_t i = std::min(pos, file.size()); i-- > stop;) {
+      const std::string_view line = file.line(i);
+      const std::string_view trimmed = trim_space(line);
+      if (starts(trimmed, section)) return true;
+      if (python ? def_line(trimmed) : !line.empty() && (std::isalpha(static_cast<unsigned char>(
+                                                              line.front())) != 0 ||
+                                                          line.front() == '_' ||
+                                                          line.front() == '$'))
+        return false;
+    }
+    return false;
+  };
+  return nearest_is(false) || (def_line(section) && nearest_is(true));
 }
 
 bool section_in_file(const FileText& file, std::string_view section_text) {
