@@ -9,6 +9,7 @@
 
 #include "sm120check/match.hpp"
 #include "sm120check/patch.hpp"
+#include "../src/match/drift.hpp"
 
 namespace sm120check {
 namespace {
@@ -582,6 +583,68 @@ TEST(SectionRule, ClassSectionWithAMethodBetweenIsTheSameSection) {
   const HunkMatch m = run(file, hunk)[0];
   EXPECT_EQ(m.status, HunkStatus::kApplicable) << m.presence_reason;
   EXPECT_EQ(m.offset, 12);
+}
+
+}  // namespace
+}  // namespace sm120check
+
+namespace sm120check {
+namespace {
+
+// Negative control found on ninja 28a7d1491367 (src/graph.cc at HEAD, the fix's line put back
+// to its old text): the fixed line was copied into a later sibling function, whose context
+// agrees better only by a `return false;`. A return of a constant is trivial, so both the old
+// and the new code stand equally well: unknown, never applied.
+constexpr std::string_view kDepsHunk =
+    "@@ -10,7 +10,7 @@ bool Loader::LoadDepFile(Edge* edge, const string& path,\n"
+    " bool Loader::LoadDepsFromLog(Edge* edge, string* err) {\n"
+    "   // NOTE: deps are only supported for single-target edges.\n"
+    "   Node* output = edge->outputs_[0];\n"
+    "-  Deps* deps = deps_log_->GetDeps(output);\n"
+    "+  Deps* deps = deps_log_ ? deps_log_->GetDeps(output) : NULL;\n"
+    "   if (!deps) {\n"
+    "     EXPLAIN(\"deps for '%s' are missing\", output->path().c_str());\n"
+    "     return false;\n";
+
+std::string deps_file(std::string_view first) {
+  std::string f;
+  for (int i = 0; i < 30; ++i) f += "// filler " + std::to_string(i) + "\n";
+  f += "std::optional<Range> Loader::LoadDepsFromLog(Edge* edge,\n"
+       "                                          string* err) {\n"
+       "  // NOTE: deps are only supported for single-target edges.\n"
+       "  Node* output = edge->outputs_[0];\n";
+  f += first;
+  f += "  if (!deps) {\n    record(output);\n    return std::nullopt;\n  }\n  return {};\n}\n\n";
+  f += "bool Loader::LoadDepsFromLogTry(const Edge* edge,\n"
+       "                                string* err) const {\n"
+       "  // NOTE: deps are only supported for single-target edges.\n"
+       "  Node* output = edge->outputs_[0];\n"
+       "  Deps* deps = deps_log_ ? deps_log_->GetDeps(output) : NULL;\n"
+       "  if (!deps) {\n    err->clear();\n    return false;\n  }\n  return true;\n}\n";
+  return f;
+}
+
+TEST(FalseAppliedControl, FixCopiedIntoASiblingWhileTheOldCodeStandsIsUnknown) {
+  const HunkMatch m = run(deps_file("  Deps* deps = deps_log_->GetDeps(output);\n"), kDepsHunk)[0];
+  EXPECT_NE(m.status, HunkStatus::kApplied);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+}
+
+TEST(FalseAppliedControl, BothCopiesFixedIsPresent) {
+  const HunkMatch m =
+      run(deps_file("  Deps* deps = deps_log_ ? deps_log_->GetDeps(output) : NULL;\n"),
+          kDepsHunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kApplied);
+  EXPECT_EQ(m.presence, Presence::kPresent);
+}
+
+TEST(InformativeLine, ReturnOfAConstantIsTrivial) {
+  EXPECT_FALSE(detail::informative_line("    return false;"));
+  EXPECT_FALSE(detail::informative_line("        return None"));
+  EXPECT_FALSE(detail::informative_line("  return -1;"));
+  EXPECT_TRUE(detail::informative_line("  return deps_log_->GetDeps(output);"));
+  EXPECT_TRUE(detail::informative_line("    return BLOCK_M, BLOCK_N"));
 }
 
 }  // namespace

@@ -222,10 +222,16 @@ class Drift {
       const Candidate& c = best.front();
       // Old code right at the block's edges is the block's own shadow (a block that starts or
       // ends with the line its context ends or starts with), not old code.
+      // Nor is a place that holds the block itself (another copy of the fix).
+      std::vector<Candidate> elsewhere = old_code;
+      for (const Candidate& f : found) elsewhere = apart_from(elsewhere, f.pos, f.end);
       const std::optional<Candidate> old_here =
-          best_old(apart_from(old_code, c.pos, c.end), images_.pre, lead_, r_count_);
-      if (old_here && !(old_here->score < c.score)) {
-        // The old code stands somewhere at least as convincingly: both are there.
+          best_old(elsewhere, images_.pre, lead_, r_count_);
+      // The old code stands somewhere at least as convincingly (trivial context lines, a
+      // `}` or a `return false;`, do not tell the two apart): both are there.
+      if (old_here && (old_here->score.section != c.score.section
+                           ? old_here->score.section
+                           : old_here->score.info >= c.score.info)) {
         std::vector<Candidate> both{c, *old_here};
         return ambiguous(r, both, "removed-lines-present");
       }
@@ -742,7 +748,17 @@ bool informative_line(std::string_view line) {
       "fi",      "done",  "then",     "do",      "default",  "None",  "True",    "False",
       "except",  "raise", "else if",  "#endif",  "#else",    "endif", "begin",   "return None",
       "nullptr", "NULL",  "return 0", "return;", "private",  "public"};
-  return std::find(kTrivial.begin(), kTrivial.end(), s) == kTrivial.end();
+  if (std::find(kTrivial.begin(), kTrivial.end(), s) != kTrivial.end()) return false;
+  // `return false;`, `return None`, `return -1;`: a return of a bare constant says no more
+  // than `return`.
+  if (s.substr(0, 7) == "return ") {
+    static constexpr std::array<std::string_view, 16> kConstants = {
+        "true", "false", "True", "False", "None",  "nullptr", "NULL", "null",
+        "nil",  "0",     "1",    "-1",    "self",  "this",    "{}",   "undefined"};
+    const std::string_view value = bare(s.substr(7));
+    if (std::find(kConstants.begin(), kConstants.end(), value) != kConstants.end()) return false;
+  }
+  return true;
 }
 
 DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
