@@ -166,6 +166,7 @@ TEST(Diff, RoundTripThroughGitApply) {
 }
 
 TEST(Diff, RoundTripThroughPatch) {
+  if (run_shell("command -v patch").exit_code != 0) GTEST_SKIP() << "GNU patch is not installed";
   for (const Case& c : text_cases()) {
     const std::string diff = diff_of(c);
     EXPECT_EQ(applied_by("patch -p1 -s -f -i \"$P\"", c, diff), c.new_content) << c.name << "\n"

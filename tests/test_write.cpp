@@ -240,7 +240,10 @@ TEST(Write, ConflictingChangesRefused) {
   EXPECT_NE(refusal(dir.path(), {write_change("file/g", "1")}).find("'file' is not a folder"),
             std::string::npos);
   fs::create_directories(dir / "folder");
-  EXPECT_NE(refusal(dir.path(), {write_change("folder", "1")}).find("is a folder"),
+  EXPECT_NE(
+      refusal(dir.path(), {write_change("folder", "1")}).find("is a folder; refusing to replace"),
+      std::string::npos);
+  EXPECT_NE(refusal(dir.path(), {delete_change("folder")}).find("is a folder; refusing to delete"),
             std::string::npos);
   EXPECT_NE(refusal(dir.path(), {write_change("m", "1", kModeGitlink)}).find("mode 160000"),
             std::string::npos);

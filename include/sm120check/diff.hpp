@@ -25,8 +25,8 @@ inline constexpr std::string_view kDevNull = "/dev/null";
 /// only where known: `new_mode` std::nullopt means unchanged; "old mode"/"new mode" when they
 /// differ ("new mode" alone when `old_mode` is unknown), else the mode ends the "index" line (ids
 /// abbreviated to 7 digits); a new or deleted file without one is 0100644. Without a mode, `git
-/// apply` keeps the file's. Contents git finds binary (a NUL, or mostly control bytes) give a
-/// "GIT binary patch" with full ids (git apply takes it; patch does not).
+/// apply` keeps the file's. Contents libgit2 finds binary (a NUL byte, or many control bytes)
+/// give a "GIT binary patch" with full ids (git apply takes it; patch does not).
 ///
 /// Returns "" when there is nothing to show (same path, content and mode). Computed by libgit2's
 /// xdiff (git_patch_from_buffers), loaded on first use: Myers' algorithm with git's cost limit,

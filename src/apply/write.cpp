@@ -376,8 +376,10 @@ void check(Folders& folders, Item& item, bool backup) {
   }
   item.exists = true;
   const bool link = S_ISLNK(st.st_mode);
-  if (S_ISDIR(st.st_mode)) throw Error(path, 0, "is a folder; refusing to replace it");
-  if (!link && !S_ISREG(st.st_mode)) throw Error(path, 0, "not a regular file; refusing it");
+  const char* refusing = write ? "refusing to replace it" : "refusing to delete it";
+  if (S_ISDIR(st.st_mode)) throw Error(path, 0, fmt::format("is a folder; {}", refusing));
+  if (!link && !S_ISREG(st.st_mode))
+    throw Error(path, 0, fmt::format("not a regular file; {}", refusing));
   if (link && write && !item.symlink)
     throw Error(path, 0, "is a symlink; refusing to write through it");
   if (write) {
