@@ -11,6 +11,7 @@ library only.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -136,8 +137,10 @@ def gnu_patch(patches: list[str], tree: str, reverse: bool = False, timeout: flo
 
 
 def has_apply(binary: str) -> bool:
+    """True when `binary apply --help` describes an apply sub-command (an unknown sub-command
+    may print the top-level help with exit 0)."""
     r = run([binary, "apply", "--help"], timeout=30)
-    return r["rc"] == 0 and b"apply" in r["out"]
+    return r["rc"] == 0 and re.search(rb"Usage: \S+ apply\b", r["out"]) is not None
 
 
 def sm_apply(binary: str, patches: list[str], tree: str, opts: list[str],
