@@ -333,7 +333,8 @@ def check_commit(repo: Repo, info: dict, args, work: str) -> dict:
                 known = " [known: git pins a hunk starting at line 1 to the file's top]"
                 rec["tools"][f"{tool}-{name}"]["known"] = True
             if smo is not None and oc != smo:
-                why = g.get("err") or "; ".join(at.compare(got, want)[:2])
+                why = ("its result is the expected tree" if oc == "ok" else
+                       g.get("err") or "; ".join(at.compare(got, want)[:2]))
                 rec["disagreements"].append(
                     f"{name}: sm120check {smo} vs {'git apply' if tool == 'git' else 'GNU patch'}"
                     f" {oc} ({why[:300]}){known}")
