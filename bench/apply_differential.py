@@ -120,9 +120,19 @@ def describe_any(repo: Repo, c: str, max_files: int, max_lines: int) -> tuple[di
 
 
 def pick_commits(repo: Repo, args) -> tuple[list[dict], collections.Counter]:
+    picked, skipped, have = [], collections.Counter(), collections.Counter()
+    if args.commits:  # named commits of the one --repo, usable or said why not
+        for name in filter(None, (n.strip() for n in args.commits.split(","))):
+            c = repo.out(["rev-parse", "--verify", name + "^{commit}"]).strip()
+            info, why = describe_any(repo, c, args.max_files, args.max_lines)
+            if info:
+                picked.append(info)
+            else:
+                print(f"skip {c[:10]}: {why}")
+                skipped[why] += 1
+        return picked, skipped
     hashes = repo.out(["log", "--first-parent", "--no-merges", "--format=%H",
                        f"-n{args.scan}", args.rev]).split()
-    picked, skipped, have = [], collections.Counter(), collections.Counter()
     for c in hashes:
         need = [k for k in KINDS if have[k] < args.per_kind]
         if len(picked) >= args.count and not need:
@@ -304,8 +314,9 @@ def check_commit(repo: Repo, info: dict, args, work: str) -> dict:
             dp = os.path.join(work, "dry.diff")
             with open(dp, "wb") as f:
                 f.write(r["out"])
-            g = at.git_apply([dp], d, timeout=t)
-            rec["dry_diff_reproduces"] = bool(g["ok"]) and at.snapshot(d) == want_new
+            d2 = fresh("dry-diff", old_files)
+            g = at.git_apply([dp], d2, timeout=t)
+            rec["dry_diff_reproduces"] = bool(g["ok"]) and at.snapshot(d2) == want_new
         d = fresh("dry-commit", new_files)
         r = at.sm_apply(args.binary, [patch], d, ["--dry-run"], t)
         judge("dry-commit", r, 0, at.snapshot(d), want_new)
@@ -385,6 +396,8 @@ def main() -> int:
     ap.add_argument("--per-kind", type=int, default=2,
                     help="at least this many commits per repository with added / deleted / "
                          "renamed files / mode changes, where the scanned history has them")
+    ap.add_argument("--commits", help="comma-separated commits of the one --repo (instead of "
+                                      "--count and --per-kind)")
     ap.add_argument("--rev", default="HEAD")
     ap.add_argument("--scan", type=int, default=3000, help="commits scanned per repository")
     ap.add_argument("--max-files", type=int, default=12)
@@ -402,7 +415,12 @@ def main() -> int:
         if not at.has_apply(args.binary):
             ap.error(f"{args.bin} has no 'apply' sub-command (pass --ground-truth-only to "
                      "check the expectations with git apply and GNU patch alone)")
+        if not at.APPLY_NO_GPU:
+            print("note: this binary's apply does not take --no-gpu (the contract lists it): "
+                  "run without it")
     repos = args.repo or [os.path.join(MIRRORS, r, "repo") for r in DEFAULT_REPOS]
+    if args.commits and len(repos) != 1:
+        ap.error("--commits needs exactly one --repo")
     root = tempfile.mkdtemp(prefix="sm120check-applydiff-")
     records, per_repo = [], {}
     try:
@@ -510,7 +528,8 @@ def main() -> int:
                 print(f"  {r['repo']} {r['commit'][:10]} {d[:500]}")
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as f:
-            json.dump({"repos": per_repo, "summary": summary, "ground_truth_only":
+            json.dump({"repos": per_repo, "summary": summary,
+                       "apply_took_no_gpu": bool(at.APPLY_NO_GPU), "ground_truth_only":
                        args.ground_truth_only, "commits": records}, f, indent=1)
         print(f"wrote {args.json_out}")
     return 0 if records and summary["all_ok"] == n else 1

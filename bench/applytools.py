@@ -136,14 +136,22 @@ def gnu_patch(patches: list[str], tree: str, reverse: bool = False, timeout: flo
     return {"ok": True}
 
 
+APPLY_NO_GPU = ["--no-gpu"]  # emptied by has_apply when `apply --help` does not list it
+
+
 def has_apply(binary: str) -> bool:
     """True when `binary apply --help` describes an apply sub-command (an unknown sub-command
-    may print the top-level help with exit 0)."""
+    may print the top-level help with exit 0). Also decides whether apply gets --no-gpu: the
+    contract lists it, a binary whose apply does not know it would refuse every run (exit 3),
+    so it is left out then and the scripts say so."""
     r = run([binary, "apply", "--help"], timeout=30)
-    return r["rc"] == 0 and re.search(rb"Usage: \S+ apply\b", r["out"]) is not None
+    ok = r["rc"] == 0 and re.search(rb"Usage: \S+ apply\b", r["out"]) is not None
+    if ok and b"--no-gpu" not in r["out"]:
+        APPLY_NO_GPU.clear()
+    return ok
 
 
 def sm_apply(binary: str, patches: list[str], tree: str, opts: list[str],
              timeout: float = 120) -> dict:
-    r = run([binary, "apply", "--no-gpu", *opts, *patches, tree], timeout=timeout)
+    r = run([binary, "apply", *APPLY_NO_GPU, *opts, *patches, tree], timeout=timeout)
     return {"rc": r["rc"], "out": r["out"], "err": tail(r["err"] or r["out"])}

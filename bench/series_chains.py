@@ -206,9 +206,11 @@ class Chain:
     def fail(self, where: str, why: str):
         self.rec["failures"].append(f"{where}: {why}")
 
-    def describe(self, got: bytes | None, want: bytes) -> str:
+    def describe(self, got: bytes | None, want: bytes, before: bytes | None = None) -> str:
         if got is None:
             return "the tree holds other files than F (or none)"
+        if before is not None and got == before:
+            return "F unchanged"
         for k, s in enumerate(self.ch["states"]):
             if got == s:
                 return f"F equals state {k}"
@@ -258,9 +260,9 @@ class Chain:
         self.done(d)
         ok = r["rc"] == 0 and got == want
         if not ok:
+            what = "F as expected" if got == want else self.describe(got, want, content)
             self.fail(where, f"{'apply --reverse' if reverse else 'apply'} exit {r['rc']}; "
-                             f"{'F as expected' if got == want else self.describe(got, want)}"
-                             f"{'; stderr: ' + r['err'] if r['err'] else ''}")
+                             f"{what}{'; stderr: ' + r['err'] if r['err'] else ''}")
         return {"ok": ok, "rc": r["rc"]}
 
     # --- ground truth
@@ -395,6 +397,9 @@ def main() -> int:
     if not args.skip_apply and not at.has_apply(args.binary):
         ap.error(f"{args.bin} has no 'apply' sub-command (pass --skip-apply to run verify and "
                  "the ground truth only)")
+    if not args.skip_apply and not at.APPLY_NO_GPU:
+        print("note: this binary's apply does not take --no-gpu (the contract lists it): "
+              "run without it")
 
     todo: list[tuple[str, Repo, dict]] = []
     if args.files:
@@ -506,7 +511,8 @@ def main() -> int:
                 print(f"  {r['repo']} {r['path']}: {d[:500]}")
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as f:
-            json.dump({"skip_apply": args.skip_apply, "totals": dict(tot), "chains": records},
+            json.dump({"apply_took_no_gpu": bool(at.APPLY_NO_GPU), "skip_apply": args.skip_apply,
+                       "totals": dict(tot), "chains": records},
                       f, indent=1)
         print(f"wrote {args.json_out}")
     return 0 if records and all(r["ok"] for r in records) else 1
