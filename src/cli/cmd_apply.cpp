@@ -121,6 +121,9 @@ CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options) {
   cmd->add_option("--rev", options.revs, "Refused: apply writes a work tree, not a revision")
       ->type_name("REV")
       ->allow_extra_args(false);
+  cmd->add_flag("--no-gpu", options.no_gpu,
+                "Accepted for symmetry with verify (scripts pass the same options to both): "
+                "apply never probes the GPU");
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(kApplyExitCodesHelp);
   cmd->formatter(std::make_shared<ApplyFormatter>());

@@ -51,6 +51,7 @@ struct ApplyCommandOptions {
   std::vector<std::string> maps;
   bool no_relocate = false;
   std::vector<std::string> revs;  ///< --rev: refused (apply writes a work tree).
+  bool no_gpu = false;            ///< --no-gpu: accepted, nothing to do (no probe in apply).
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
 };

@@ -21,11 +21,11 @@ int main(int argc, char** argv) {
   LogCommandOptions log_options;
   ApplyCommandOptions apply_options;
   CLI::App* verify_cmd = setup_verify(app, verify_options);
+  CLI::App* apply_cmd = setup_apply(app, apply_options);
   CLI::App* show_cmd = setup_show(app, show_options);
   CLI::App* grep_cmd = setup_grep(app, grep_options);
   CLI::App* gpu_cmd = setup_gpu(app, gpu_options);
   CLI::App* log_cmd = setup_log(app, log_options);
-  CLI::App* apply_cmd = setup_apply(app, apply_options);
   try {
     app.parse(argc, argv);
     if (verify_cmd->parsed()) return run_verify(verify_options);
