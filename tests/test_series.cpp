@@ -338,5 +338,41 @@ TEST(ApplyPlan, AddsDeletesRenamesAndModes) {
   EXPECT_EQ(back["run.sh"]->mode, kModeRegular);
 }
 
+// Fresh-user review: the same patch twice in a run (an mbox holding it twice, or a folder and a
+// copy). Its change is in the tree or it is not: one copy never decides for the other.
+TEST(Series, ThePatchGivenTwiceIsJudgedByTheTree) {
+  const std::vector<Patch> one = independent_series();
+  const std::vector<Patch> twice = {one[1], one[1]};
+  {
+    Fixture f;  // the fix is in
+    f.tree.write("k.py", join(independent_state(false, true, false)));
+    VerifyReport r = verify(twice, f.tree, {});
+    EXPECT_EQ(r.patches[0].status, Status::kApplied) << r.patches[0].files[0].reason;
+    EXPECT_EQ(r.patches[1].status, Status::kApplied) << r.patches[1].files[0].reason;
+    EXPECT_TRUE(plan_apply(twice, f.tree, {}, Direction::kForward).changes.empty());
+  }
+  {
+    Fixture f;  // the fix is not in: never applied, whatever the copy would do
+    f.tree.write("k.py", join(independent_state(false, false, false)));
+    VerifyReport r = verify(twice, f.tree, {});
+    EXPECT_EQ(r.patches[0].status, Status::kApplicable);
+    EXPECT_EQ(r.patches[1].status, Status::kApplicable);
+    const ApplyPlan plan = plan_apply(twice, f.tree, {}, Direction::kForward);
+    ASSERT_EQ(plan.changes.size(), 1u);
+    EXPECT_EQ(plan.changes[0].content, join(independent_state(false, true, false)));
+  }
+}
+
+// A later copy of an earlier patch, with a patch between that the tree does not have: the copy
+// reads applied only if the tree has the change.
+TEST(Series, ACopyIsNotAppliedByAnEarlierPatchPutInInMemory) {
+  const std::vector<Patch> chain = linear_series();
+  const std::vector<Patch> run = {chain[0], chain[1], chain[1]};
+  Fixture f;
+  f.tree.write("k.py", join(state(0)));
+  VerifyReport r = verify(run, f.tree, {});
+  for (const PatchReport& p : r.patches) EXPECT_NE(p.status, Status::kApplied);
+}
+
 }  // namespace
 }  // namespace sm120check

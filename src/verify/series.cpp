@@ -226,6 +226,20 @@ void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Conte
   for (const SeriesUnit& su : series.units) {
     FileReport& fr = report.patches[su.patch].files[su.file];
     if (su.verdict.status == fr.status) continue;
+    // The series explains what the tree alone cannot decide: a file patch that is applied or
+    // applicable there keeps that verdict (its change is, or is not, in the tree, whatever other
+    // patches of the run do: a patch given twice is not applied because its copy is).
+    if (fr.status == Status::kApplied || fr.status == Status::kApplicable) continue;
+    // Applied only once earlier patches of the run are put in: the change is theirs, not the
+    // tree's.
+    if (!su.from_back && (su.verdict.status == Status::kApplied ||
+                          su.verdict.status == Status::kPartial)) {
+      std::vector<std::string> names;
+      for (std::size_t p : su.needs) names.push_back(describe(report, p));
+      if (!names.empty())
+        append_reason(fr, fmt::format("its change is made by {} of this run", fmt::join(names, ", ")));
+      continue;
+    }
     const bool relocated = fr.relocated;
     const std::string relocation = fr.relocation;
     const std::vector<std::string> candidates = fr.candidates;
