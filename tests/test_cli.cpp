@@ -331,7 +331,7 @@ TEST(CliE2E, ApplicableJsonSchema) {
   Fixture fx(kModOld, kUtilOld);
   std::string patch = fx.patch("0001-mod.patch", kModPatch);
   json doc = verify_json({patch, fx.tree}, 1);
-  EXPECT_EQ(doc["schema"], "sm120check.verify/2");
+  EXPECT_EQ(doc["schema"], "sm120check.verify/3");
   EXPECT_EQ(doc["exit_code"], 1);
   EXPECT_EQ(doc["target"]["path"], fx.tree);
   EXPECT_EQ(doc["target"]["strip"], 1);
@@ -607,7 +607,7 @@ TEST(CliE2E, JsonKeysComeInDocumentedOrder) {
   RunResult r =
       run_sm120check({"verify", "--format", "json", f.patch("m.patch", kModPatch), f.tree});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"sm120check.verify/2\",\n  \"tool\": {", 0), 0u)
+  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"sm120check.verify/3\",\n  \"tool\": {", 0), 0u)
       << r.out;
 }
 

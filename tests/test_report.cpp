@@ -219,7 +219,7 @@ VerifyReport evidence_report() {
 
 TEST(ReportJson, VerifyDocumentTopLevel) {
   const json doc = verify_to_json(sample_report());
-  EXPECT_EQ(doc["schema"], "sm120check.verify/2");
+  EXPECT_EQ(doc["schema"], "sm120check.verify/3");
   EXPECT_EQ(doc["tool"]["name"], "sm120check");
   EXPECT_EQ(doc["tool"]["version"], SM120CHECK_VERSION);
   EXPECT_EQ(doc["target"]["path"], "/srv/site-packages");

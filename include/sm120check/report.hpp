@@ -18,7 +18,7 @@ namespace sm120check {
 enum class OutputFormat { kText, kJson };
 
 /// Schema names written in the "schema" field.
-inline constexpr const char* kVerifySchema = "sm120check.verify/2";
+inline constexpr const char* kVerifySchema = "sm120check.verify/3";
 inline constexpr const char* kShowSchema = "sm120check.show/1";
 inline constexpr const char* kGpuSchema = "sm120check.gpu/1";
 
@@ -29,7 +29,7 @@ inline constexpr const char* kGpuSchema = "sm120check.gpu/1";
 /// line. ANSI colour only when `color` is true.
 void render_verify_text(std::ostream& out, const VerifyReport& report, bool color);
 
-/// The "sm120check.verify/2" document (keys in the documented order).
+/// The "sm120check.verify/3" document (keys in the documented order).
 nlohmann::ordered_json verify_to_json(const VerifyReport& report);
 
 /// The "markers" array of a search, and the "evidence" array of a patch (docs/json.md): per

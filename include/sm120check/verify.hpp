@@ -128,6 +128,7 @@ using Summary = std::array<std::size_t, kStatusCount>;
 /// A whole run.
 struct VerifyReport {
   std::string target;  ///< the tree's name()
+  bool series = true;  ///< judged as a series (VerifyOptions::series)
   std::vector<PatchReport> patches;
   /// The GPU the patches were assessed for (see assess_arch()); std::nullopt when not assessed
   /// (rendered as source "none" without devices).

@@ -1,4 +1,4 @@
-// JSON rendering of `verify` and `show` results: the "sm120check.verify/2" and
+// JSON rendering of `verify` and `show` results: the "sm120check.verify/3" and
 // "sm120check.show/1" documents described in docs/json.md. Every string taken from a patch or a
 // tree goes through sanitize_utf8() so that nlohmann::json::dump() never throws on it.
 #include <fmt/format.h>
@@ -201,6 +201,7 @@ nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
   doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
   std::optional<unsigned> strip = report.common_strip();
   doc["target"] = {{"path", str(report.target)}, {"strip", strip ? json(*strip) : json(nullptr)}};
+  doc["series"] = report.series;
   doc["gpu"] = gpu_to_json(report.gpu ? *report.gpu : unprobed_gpu());
   json patches = json::array();
   for (const PatchReport& p : report.patches) patches.push_back(patch_report_to_json(p));

@@ -181,6 +181,7 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options) {
   VerifyReport report;
   report.target = tree.name();
+  report.series = options.series;
   report.patches.reserve(patches.size());
   FileCache cache;
   Context ctx{tree, options, cache};
