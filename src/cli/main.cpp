@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   app.name("sm120check");
   app.set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
   app.require_subcommand(0, 1);
-  app.footer(std::string(kExitCodesHelp) + "(gpu: see 'sm120check gpu --help')\n");
+  app.footer(std::string(kExitCodesHelp) + "(these are verify's; apply, gpu and log have their own: see 'sm120check apply --help', ...)\n");
   VerifyCommandOptions verify_options;
   ShowCommandOptions show_options;
   GrepCommandOptions grep_options;
