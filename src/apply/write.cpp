@@ -87,7 +87,9 @@ std::string temp_name(const std::string& name) {
   static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   thread_local std::mt19937_64 random(std::random_device{}() ^
                                       (static_cast<std::uint64_t>(::getpid()) << 32));
-  std::string out = "." + name.substr(0, kTempNameKept) + ".sm120check-";
+  std::string out(1, '.');  // appended piecewise: GCC 12 warns (-Wrestrict) on "." + string
+  out.append(name, 0, kTempNameKept);
+  out += ".sm120check-";
   for (int i = 0; i < 6; ++i) out += kChars[random() % (sizeof kChars - 1)];
   return out;
 }

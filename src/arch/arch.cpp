@@ -15,9 +15,9 @@ void range_names(const ArchRange& r, std::vector<std::string>& out) {
   if (r.lo <= 0 && r.hi >= kSmUnbounded) {
     out.push_back("any");
   } else if (r.hi >= kSmUnbounded) {
-    out.push_back(">=" + sm_name(r.lo));
+    out.push_back(std::string(">=").append(sm_name(r.lo)));  // GCC 12 -Wrestrict on "x" + s
   } else if (r.lo <= 0) {
-    out.push_back("<" + sm_name(r.hi));
+    out.push_back(std::string("<").append(sm_name(r.hi)));
   } else if (r.hi == r.lo + 1) {
     out.push_back(sm_name(r.lo));
   } else if (r.hi - r.lo <= 4) {

@@ -77,7 +77,10 @@ std::string index_ranges(const std::vector<std::size_t>& v) {
     std::size_t j = i;
     while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
     out += (out.empty() ? "" : ", ") + std::to_string(v[i]);
-    if (j > i) out += "-" + std::to_string(v[j]);
+    if (j > i) {  // appended piecewise: GCC 12 warns (-Wrestrict) on "-" + string
+      out += '-';
+      out += std::to_string(v[j]);
+    }
     i = j + 1;
   }
   return out;
