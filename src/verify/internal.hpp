@@ -121,6 +121,29 @@ Status verify_move(Context& ctx, const std::string& old_path, const std::string&
 /// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
 bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr);
 
+/// What the index line's blob ids say over a file's hunk matches (see text_by_blob()).
+struct BlobDecision {
+  /// The image the content's blob id equals (the post-image when both do); std::nullopt when
+  /// the ids are missing, too short, or equal neither.
+  std::optional<Image> image;
+  std::size_t open = 0;  ///< hunks left open that the id decided
+  /// The first hunk that says otherwise (its post-image, or pre-image, not found): the ids
+  /// decide nothing then.
+  std::optional<std::size_t> disagree;
+};
+
+/// The image whose `index` line blob id `content` has (the post-image when both), or
+/// std::nullopt (no usable ids, or neither).
+std::optional<Image> blob_image(const FilePatch& fp, std::string_view content);
+
+/// Settles the hunks the matcher left open by `image` (blob_image() of the file): when it is
+/// the post-image (pre-image) and no hunk says otherwise, every hunk both of whose images
+/// matched (and, for the post-image, every undecided one) is set applied (applicable). The
+/// matcher should have been given `image` as MatchOptions::prefer, so that such hunks carry
+/// that image's placement. Used by verify and by the series passes alike, so that apply
+/// writes what verify reports.
+BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<HunkMatch*>& matches);
+
 // series.cpp: the patches of one run together.
 
 /// One file patch's way through the series passes (see series.cpp).

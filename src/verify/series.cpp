@@ -124,8 +124,15 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
     if (want.size() < 7 || git_blob_id(content).compare(0, want.size(), want) != 0)
       return fmt::format("'{}': a binary change cannot be applied from the patch", source);
   } else if (!fp.hunks.empty()) {
+    // Hunks both of whose images match are decided by the index line's blob ids, as verify
+    // decides them (else apply's matching could take in a hunk verify calls applicable).
+    MatchOptions match = options;
+    match.prefer = blob_image(fp, content);
     FileText text(std::move(content));
-    const std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, options);
+    std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
+    std::vector<HunkMatch*> open;
+    for (HunkMatch& m : matches) open.push_back(&m);
+    settle_by_blob(match.prefer, open);
     HunkApply done = apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
     if (!done.failed.empty()) {
       const HunkMatch& m = matches[done.failed.front()];
@@ -357,6 +364,11 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
     if (!same_mode) c.mode = mode;
     plan.changes.push_back(std::move(c));
   }
+  // Writes before deletes: a rename is a write of the new path and a delete of the old one, and
+  // a kill between the two must leave the file under one of its names (write_changes() commits
+  // in order).
+  std::stable_partition(plan.changes.begin(), plan.changes.end(),
+                        [](const FileChange& c) { return c.kind == FileChange::Kind::kWrite; });
   return plan;
 }
 
