@@ -115,5 +115,88 @@ TEST(ApplyHostile, KillDuringARenameKeepsTheFile) {
   EXPECT_TRUE(old_whole || new_whole) << "the renamed file is lost";
 }
 
+// A tree with the patch in: apply changes nothing. The series passes take a file patch out and
+// put it back; before the fix, putting back matched the hunks again, and an insertion of a line
+// equal to its neighbours (no index line to decide) read "applied" the second time: apply wrote
+// "c c z" over "c c c z", on a tree that already had the patch.
+TEST(ApplyHostile, PuttingBackATakenOutPatchGivesTheSameBytes) {
+  TempDir dir;
+  write_file(dir / "t/f", "c\nc\nc\nz\n");
+  write_file(dir / "p.patch", "--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n c\n+c\n z\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 0) << apply.out << apply.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "c\nc\nc\nz\n");
+  EXPECT_NE(apply.out.find("nothing to do"), std::string::npos) << apply.out;
+}
+
+// `git diff -U0` patches with index lines: a deletion without context leaves nothing to find
+// once made, but the blob id says the file is the post-image. Before the fix a second apply
+// exited 2 ("cannot be decided"), and a patch taken out by the series passes could not be put
+// back.
+TEST(ApplyHostile, ZeroContextSeriesIsIdempotent) {
+  TempDir dir;
+  const std::string v0 = "a\nb\nc\nd\ne\n", v1 = "a\nc\nd\ne\n", v2 = "a\nc\nd\nE\ne\n";
+  write_file(dir / "t/f", v0);
+  write_file(dir / "1.patch", "diff --git a/f b/f\nindex " + blob(v0) + ".." + blob(v1) +
+                                  " 100644\n--- a/f\n+++ b/f\n@@ -2 +1,0 @@\n-b\n");
+  write_file(dir / "2.patch", "diff --git a/f b/f\nindex " + blob(v1) + ".." + blob(v2) +
+                                  " 100644\n--- a/f\n+++ b/f\n@@ -3,0 +4 @@\n+E\n");
+  for (int run = 0; run < 2; ++run) {
+    const test::RunResult apply =
+        run_sm120check({"apply", dir / "1.patch", dir / "2.patch", dir / "t"});
+    EXPECT_EQ(apply.exit_code, 0) << "run " << run << "\n" << apply.out << apply.err;
+    EXPECT_EQ(read_file(dir / "t/f"), v2) << "run " << run;
+  }
+  const test::RunResult verify =
+      run_sm120check({"verify", "--no-gpu", dir / "1.patch", dir / "2.patch", dir / "t"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+  // Taken out again: the -U0 hunks stand where their headers say in a file that is their
+  // post-image byte for byte.
+  const test::RunResult back =
+      run_sm120check({"apply", "-R", dir / "1.patch", dir / "2.patch", dir / "t"});
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
+  EXPECT_EQ(read_file(dir / "t/f"), v0);
+}
+
+// A tree at state 0 of a linear series (found by a fuzzer): patch 1 turns "4" into "bar()3",
+// patch 3 deletes "bar()3" and "b" again. In state 0 patch 3's post-image (" b", " ") stands
+// two lines down by chance, so alone it reads applied. The blob id says the file is patch 1's
+// pre-image: nothing of the series is in. Before the fix apply took patch 3 "out" (inserting
+// "bar()3", "b" where they never were), put 1 and 2 in, and wrote a file git am would not,
+// exit 0; apply -R on state 0 wrote too.
+TEST(ApplyHostile, TreeAtAnEarlierStateByBlobIdIsNotTakenApart) {
+  TempDir dir;
+  const std::string v0 = "z1\na4\na\nbar()0\nb\n4\nb\n\n\nbar()\n\nc1\nbar()1\n\t\ty0";
+  const std::string v1 = "z1\na4\na\nbar()0\nb\nbar()3\nb\n\n\nbar()\n\nc1\nbar()1\n\t\ty0";
+  const std::string v2 = "z1\na4\na\nbar()0\nb\nbar()3\nb\n\n\nc1\nbar()1\nfoo()0\n\t\ty0";
+  const std::string v3 = "z1\na4\na\nbar()0\nb\n\n\nc1\nbar()1\nfoo()0\n\t\ty0";
+  auto patch = [&](const std::string& from, const std::string& to, const std::string& hunks) {
+    return "diff --git a/f b/f\nindex " + blob(from) + ".." + blob(to) +
+           " 100644\n--- a/f\n+++ b/f\n" + hunks;
+  };
+  write_file(dir / "1.patch", patch(v0, v1, "@@ -5,3 +5,3 @@ bar()0\n b\n-4\n+bar()3\n b\n"));
+  write_file(dir / "2.patch",
+             patch(v1, v2,
+                   "@@ -9,6 +9,5 @@ b\n \n-bar()\n-\n c1\n bar()1\n+foo()0\n \t\ty0\n"
+                   "\\ No newline at end of file\n"));
+  write_file(dir / "3.patch", patch(v2, v3, "@@ -5,4 +5,2 @@ bar()0\n b\n-bar()3\n-b\n \n"));
+  const std::vector<std::string> states = {v0, v1, v2, v3};
+  const std::vector<std::string> series = {dir / "1.patch", dir / "2.patch", dir / "3.patch"};
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    std::vector<std::string> args = {"apply", "--strict"};
+    args.insert(args.end(), series.begin(), series.end());
+    args.push_back(dir / "t");
+    write_file(dir / "t/f", states[k]);
+    const test::RunResult apply = run_sm120check(args);
+    EXPECT_EQ(apply.exit_code, 0) << "state " << k << "\n" << apply.out << apply.err;
+    EXPECT_EQ(read_file(dir / "t/f"), v3) << "state " << k;
+    write_file(dir / "t/f", states[k]);
+    args.insert(args.begin() + 1, "-R");
+    const test::RunResult back = run_sm120check(args);
+    EXPECT_EQ(back.exit_code, 0) << "state " << k << "\n" << back.out << back.err;
+    EXPECT_EQ(read_file(dir / "t/f"), v0) << "state " << k;
+  }
+}
+
 }  // namespace
 }  // namespace sm120check

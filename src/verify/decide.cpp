@@ -136,31 +136,75 @@ std::optional<Image> blob_image(const FilePatch& fp, std::string_view content) {
   return std::nullopt;
 }
 
-BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<HunkMatch*>& matches) {
+namespace {
+
+/// Where `hunk`'s `image` starts when the file is that image byte for byte: the line its
+/// header names (0-based; for an empty image, the line it sits before), and its size.
+std::pair<std::size_t, std::size_t> header_place(const Hunk& hunk, Image image) {
+  const bool post = image == Image::kPost;
+  std::size_t size = 0;
+  for (const HunkLine& l : hunk.lines)
+    if (l.kind != (post ? LineKind::kRemoved : LineKind::kAdded)) ++size;
+  const std::size_t start = post ? hunk.new_start : hunk.old_start;
+  return {size == 0 ? start : (start == 0 ? 0 : start - 1), size};
+}
+
+/// Whether `hunk`'s `image` stands byte for byte at header_place() in `file` (the final
+/// newline included).
+bool at_header(const FileText& file, const Hunk& hunk, Image image) {
+  const auto [begin, size] = header_place(hunk, image);
+  if (begin + size > file.size()) return false;
+  const LineKind other = image == Image::kPost ? LineKind::kRemoved : LineKind::kAdded;
+  std::size_t at = begin;
+  for (const HunkLine& l : hunk.lines) {
+    if (l.kind == other) continue;
+    if (file.line(at) != l.text) return false;
+    const bool last_unterminated = at + 1 == file.size() && !file.final_newline();
+    if (l.no_newline_at_eof != last_unterminated) return false;
+    ++at;
+  }
+  return true;
+}
+
+}  // namespace
+
+BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<Hunk>& hunks,
+                            const std::vector<HunkMatch*>& matches, const FileText& file) {
   BlobDecision out;
   if (!image) return out;
   out.image = image;
   const bool post = *image == Image::kPost;
   const HunkStatus says = post ? HunkStatus::kApplied : HunkStatus::kApplicable;
-  // Open: both images matched; or, the file being the post-image, a hunk that could not be
-  // decided (a -U0 deletion once made leaves nothing to find).
-  auto open = [&](const HunkMatch& m) {
-    return m.both_images || (post && m.status == HunkStatus::kUnknown);
-  };
+  // A hunk the id settles: both of its images matched (the matcher took `image`, given as
+  // MatchOptions::prefer), or its `image` stands where its header says, as it must in a file
+  // that is that image byte for byte (a -U0 hunk whose other image is empty, or that the
+  // matcher could not decide).
+  std::vector<bool> settle(matches.size(), false);
   for (std::size_t k = 0; k < matches.size(); ++k) {
     const HunkMatch& m = *matches[k];
     if (m.status == says) continue;
-    if (open(m)) {
+    if (m.both_images || (k < hunks.size() && at_header(file, hunks[k], *image))) {
+      settle[k] = true;
       ++out.open;
       continue;
     }
     out.disagree = k;
     return out;
   }
-  for (HunkMatch* m : matches) {
-    if (!open(*m)) continue;
-    m->status = says;
-    m->presence = post ? Presence::kPresent : Presence::kAbsent;
+  for (std::size_t k = 0; k < matches.size(); ++k) {
+    if (!settle[k]) continue;
+    HunkMatch& m = *matches[k];
+    if (!(m.both_images && (m.kind == MatchKind::kExact || m.kind == MatchKind::kFuzz) &&
+          m.status == says)) {
+      const auto [begin, size] = header_place(hunks[k], *image);
+      m = HunkMatch{};
+      m.kind = MatchKind::kExact;
+      m.image_begin = begin;
+      m.image_end = begin + size;
+      m.line = begin + 1;
+    }
+    m.status = says;
+    m.presence = post ? Presence::kPresent : Presence::kAbsent;
   }
   return out;
 }
@@ -173,7 +217,7 @@ namespace {
 /// while a pre-image was not) is a disagreement, reported in the reason, and the hunks decide.
 /// Ids shorter than kMinBlobIdDigits are not used. std::nullopt when the ids do not decide.
 std::optional<Status> text_by_blob(const FilePatch& fp, std::optional<Image> image_of,
-                                   FileReport& fr) {
+                                   const FileText& file, FileReport& fr) {
   auto short_id = [](std::string_view id) {
     return !id.empty() && !all_zero(id) && !usable_blob(id);
   };
@@ -182,7 +226,7 @@ std::optional<Status> text_by_blob(const FilePatch& fp, std::optional<Image> ima
         fr, fmt::format("index line ids shorter than {} hex digits: not used", kMinBlobIdDigits));
   std::vector<HunkMatch*> matches;
   for (HunkReport& h : fr.hunks) matches.push_back(&h.match);
-  const BlobDecision d = settle_by_blob(image_of, matches);
+  const BlobDecision d = settle_by_blob(image_of, fp.hunks, matches, file);
   if (!d.image) return std::nullopt;
   const bool post = *d.image == Image::kPost;
   const char* image = post ? "post-image" : "pre-image";
@@ -250,7 +294,7 @@ Status verify_existing(Context& ctx, const std::string& path, const FilePatch& f
     if (text == nullptr) return fr.status;
     const std::optional<Image> by_blob = blob_image(fp, text->content());
     std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options, by_blob);
-    if (std::optional<Status> blob = text_by_blob(fp, by_blob, fr))
+    if (std::optional<Status> blob = text_by_blob(fp, by_blob, *text, fr))
       parts.push_back(*blob);
     else
       parts.insert(parts.end(), hunks.begin(), hunks.end());

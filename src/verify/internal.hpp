@@ -136,13 +136,17 @@ struct BlobDecision {
 /// std::nullopt (no usable ids, or neither).
 std::optional<Image> blob_image(const FilePatch& fp, std::string_view content);
 
-/// Settles the hunks the matcher left open by `image` (blob_image() of the file): when it is
-/// the post-image (pre-image) and no hunk says otherwise, every hunk both of whose images
-/// matched (and, for the post-image, every undecided one) is set applied (applicable). The
-/// matcher should have been given `image` as MatchOptions::prefer, so that such hunks carry
-/// that image's placement. Used by verify and by the series passes alike, so that apply
-/// writes what verify reports.
-BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<HunkMatch*>& matches);
+/// Settles, by `image` (blob_image() of `file`), the hunks the matcher could not: when `file`
+/// is the post-image (pre-image) byte for byte and every hunk that says otherwise either had
+/// both images match or has that image standing exactly where its header says (as it must:
+/// a -U0 hunk whose other image is empty, one the matcher could not decide), those are set
+/// applied (applicable), the latter placed at their header's lines. Otherwise (a hunk
+/// disagrees: `disagree`) nothing is changed. The matcher should have been given `image` as
+/// MatchOptions::prefer, so that hunks whose both images match carry that image's placement.
+/// `matches` are those of `hunks`, in order. Used by verify and by the series passes alike,
+/// so that apply writes what verify reports.
+BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<Hunk>& hunks,
+                            const std::vector<HunkMatch*>& matches, const FileText& file);
 
 // series.cpp: the patches of one run together.
 
@@ -176,11 +180,27 @@ struct SeriesResult {
 SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
                         const Tree& base, const VerifyOptions& options, bool every_unit);
 
+/// How to give a file back exactly as it was before change_file() rewrote its hunks in place.
+struct FileUndo {
+  bool valid = false;  ///< set only for an in-place hunk rewrite of one regular file or symlink
+  std::string path;
+  std::vector<HunkApply::Splice> splices;  ///< see HunkApply
+  std::size_t size = 0;                    ///< the content written: its size and hash, to tell
+  std::size_t hash = 0;                    ///< whether the file is still as it was left
+  bool executable = false, symlink = false;  ///< the file's type and x bit before
+};
+
 /// Writes file patch `fp` (paths at `strip`) into `tree` in `direction`, only what is missing
 /// (apply_hunks()); adds, deletes, renames, copies and modes included. Returns "" when done,
-/// else why it cannot be (nothing written then).
+/// else why it cannot be (nothing written then). With `undo`, an in-place hunk rewrite records
+/// how to give the file back (restore_file()).
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
-                        Direction direction, const MatchOptions& options);
+                        Direction direction, const MatchOptions& options,
+                        FileUndo* undo = nullptr);
+
+/// Gives the file `undo` names back its bytes and mode from before change_file(), when it still
+/// holds what change_file() wrote (else returns false and changes nothing).
+bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache);
 
 /// Judges the file patches of `report` that share a file with another file patch of the run
 /// as a series (see series.cpp and verify()): their verdicts are replaced where the series

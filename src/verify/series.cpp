@@ -60,6 +60,53 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
   return out;
 }
 
+/// Units the backward pass must not take out, whatever their hunks say: where a file is, byte
+/// for byte (by the `index` lines' blob ids), the state of the series' history just before
+/// file patch j on it, or just after it, the file patches on it from j on (after j) are not
+/// in the tree. Without this a later patch whose small hunk happens to match at an offset in
+/// an earlier state reads applied, is taken out (writing lines that were never there), and
+/// the result differs from putting the series in. Only files every unit of which changes that
+/// file alone (no renames, copies) and whose blob ids name one state only (a patch that is
+/// reverted, or repeated, names two: then the hunks decide).
+std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base) {
+  std::vector<bool> out(units.size(), false);
+  std::map<std::string, std::vector<std::size_t>> by_path;
+  std::set<std::string> mixed;
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    const Unit& u = units[k];
+    if (u.paths.size() == 1 && u.fp.change == ChangeKind::kModify && !u.fp.binary)
+      by_path[u.paths.front()].push_back(k);
+    else
+      mixed.insert(u.paths.begin(), u.paths.end());
+  }
+  for (const auto& [path, ks] : by_path) {
+    if (mixed.count(path) != 0) continue;
+    const bool any_id = std::any_of(ks.begin(), ks.end(), [&](std::size_t k) {
+      return !units[k].fp.old_blob.empty() || !units[k].fp.new_blob.empty();
+    });
+    if (!any_id) continue;
+    std::string content;
+    try {
+      if (base.stat(path).type != Entry::Type::kFile) continue;
+      content = base.read(path);
+    } catch (const Error&) {
+      continue;  // verify_file reports it
+    }
+    std::optional<std::size_t> state;
+    bool clash = false;
+    for (std::size_t i = 0; i < ks.size() && !clash; ++i) {
+      const std::optional<Image> image = blob_image(units[ks[i]].fp, content);
+      if (!image) continue;
+      const std::size_t s = *image == Image::kPost ? i + 1 : i;
+      if (state && *state != s) clash = true;
+      state = s;
+    }
+    if (clash || !state) continue;
+    for (std::size_t i = *state; i < ks.size(); ++i) out[ks[i]] = true;
+  }
+  return out;
+}
+
 std::string describe(const VerifyReport& report, std::size_t patch) {
   const PatchReport& p = report.patches[patch];
   return p.subject ? fmt::format("patch {} ({})", patch + 1, *p.subject)
@@ -68,8 +115,21 @@ std::string describe(const VerifyReport& report, std::size_t patch) {
 
 }  // namespace
 
+bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache) {
+  if (!undo.valid) return false;
+  const Entry e = tree.stat(undo.path);
+  const Entry::Type type = e.type;
+  if (type != Entry::Type::kFile && type != Entry::Type::kSymlink) return false;
+  const std::string now =
+      type == Entry::Type::kSymlink ? tree.read_link(undo.path) : tree.read(undo.path);
+  if (now.size() != undo.size || std::hash<std::string_view>{}(now) != undo.hash) return false;
+  tree.write(undo.path, undo_splices(now, undo.splices), undo.executable, undo.symlink);
+  cache.erase(undo.path);
+  return true;
+}
+
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
-                        Direction direction, const MatchOptions& options) {
+                        Direction direction, const MatchOptions& options, FileUndo* undo) {
   const Resolved old_side = resolve(fp.old_path, strip);
   const Resolved new_side = resolve(fp.new_path, strip);
   if (!old_side.error.empty()) return old_side.error;
@@ -132,7 +192,7 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
     std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
     std::vector<HunkMatch*> open;
     for (HunkMatch& m : matches) open.push_back(&m);
-    settle_by_blob(match.prefer, open);
+    settle_by_blob(match.prefer, fp.hunks, open, text);
     HunkApply done = apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
     if (!done.failed.empty()) {
       const HunkMatch& m = matches[done.failed.front()];
@@ -142,6 +202,15 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
                                                        : "");
     }
     content = std::move(done.content);
+    if (undo && !move && source == *to) {
+      undo->valid = true;
+      undo->path = *to;
+      undo->splices = std::move(done.splices);
+      undo->size = content.size();
+      undo->hash = std::hash<std::string_view>{}(content);
+      undo->executable = entry.executable;
+      undo->symlink = link_from;
+    }
   }
   const bool executable =
       mode_to && !link_to ? is_executable_mode(mode_to) : (!link_from && entry.executable);
@@ -188,13 +257,16 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                                      std::find(into.begin(), into.end(), it->second) == into.end())
         into.push_back(it->second);
   };
+  const std::vector<bool> pinned = pinned_out(units, base);
+  std::vector<FileUndo> undo(n);
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
+    if (pinned[k]) continue;  // not in the tree (its file is an earlier state): judged forward
     su.back = verify_file(units[k].fp, ctx, units[k].strip);
     nearest(taken, units[k], su.without);
     if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
       su.undo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
-                                  local.match);
+                                  local.match, &undo[k]);
       su.undone = su.undo_error.empty();
       if (su.undone)
         for (const std::string& p : units[k].paths) taken[p] = units[k].patch;
@@ -205,7 +277,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // patch of the nearest earlier file patch put in that the tree did not have.
   for (std::size_t k = 0; k < n; ++k) {
     SeriesUnit& su = out.units[k];
-    if (su.undone || su.back.status == Status::kApplied) {
+    if (!pinned[k] && (su.undone || su.back.status == Status::kApplied)) {
       su.verdict = su.back;
       su.from_back = true;
     } else {
@@ -215,11 +287,20 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     }
     const bool put_in = su.undone || status_in(su.verdict.status,
                                                {Status::kApplicable, Status::kPartial});
-    if (put_in)
+    // A file patch taken out is put back as it was, byte for byte, when its file is still as
+    // the backward pass left it (matching its hunks again could place an ambiguous one
+    // elsewhere); a partly applied one is then completed.
+    const bool restored = su.undone && restore_file(undo[k], tree, cache);
+    if (put_in && (!restored || su.verdict.status == Status::kPartial))
       su.redo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kForward,
                                   local.match);
     if (!su.from_back && put_in && su.redo_error.empty())
       for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
+    if (pinned[k]) {  // nothing of it was in the tree to take out
+      su.back = su.verdict;
+      if (su.back.status == Status::kApplied || su.back.status == Status::kPartial)
+        su.back.status = Status::kApplicable;
+    }
   }
   return out;
 }
