@@ -198,5 +198,28 @@ TEST(ApplyHostile, TreeAtAnEarlierStateByBlobIdIsNotTakenApart) {
   }
 }
 
+// git apply writes a rename to its "rename to" name; sm120check took the "diff --git" line's.
+// A patch whose names disagree was written elsewhere than git writes it (here d/zz, git d/yy).
+// Such a patch is now refused (exit 3), like its copy variant naming an absolute path.
+TEST(ApplyHostile, RenameWhoseNamesDisagreeIsRefused) {
+  TempDir dir;
+  write_file(dir / "t/d/a", "x\n");
+  write_file(dir / "r.patch", "diff --git a/d/a b/d/zz\nsimilarity index 100%\n"
+                              "rename from d/a\nrename to d/yy\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "r.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 3) << apply.out << apply.err;
+  EXPECT_NE(apply.err.find("inconsistent file names"), std::string::npos) << apply.err;
+  EXPECT_TRUE(fs::exists(dir / "t/d/a"));
+  EXPECT_FALSE(fs::exists(dir / "t/d/zz"));
+  write_file(dir / "c.patch", "diff --git a/d/a b/d/a\nsimilarity index 100%\n"
+                              "copy from d/a\ncopy to /etc/x\n");
+  EXPECT_EQ(run_sm120check({"apply", dir / "c.patch", dir / "t"}).exit_code, 3);
+  // Names that agree, with or without prefixes, still parse.
+  write_file(dir / "ok.patch", "diff --git d/a d/yy\nsimilarity index 100%\n"
+                               "rename from d/a\nrename to d/yy\n");
+  EXPECT_EQ(run_sm120check({"apply", "-p0", dir / "ok.patch", dir / "t"}).exit_code, 0);
+  EXPECT_EQ(read_file(dir / "t/d/yy"), "x\n");
+}
+
 }  // namespace
 }  // namespace sm120check
