@@ -128,9 +128,16 @@ Status binary_by_blob(const FilePatch& fp, const std::string& content, FileRepor
 
 }  // namespace
 
+bool has_blob_ids(const FilePatch& fp) {
+  return usable_blob(fp.new_blob) || usable_blob(fp.old_blob);
+}
+
 std::optional<Image> blob_image(const FilePatch& fp, std::string_view content) {
-  if (!usable_blob(fp.new_blob) && !usable_blob(fp.old_blob)) return std::nullopt;
-  const std::string id = git_blob_id(content);
+  if (!has_blob_ids(fp)) return std::nullopt;
+  return blob_image_of_id(fp, git_blob_id(content));
+}
+
+std::optional<Image> blob_image_of_id(const FilePatch& fp, std::string_view id) {
   if (usable_blob(fp.new_blob) && blob_matches(id, fp.new_blob)) return Image::kPost;
   if (usable_blob(fp.old_blob) && blob_matches(id, fp.old_blob)) return Image::kPre;
   return std::nullopt;
@@ -292,7 +299,8 @@ Status verify_existing(Context& ctx, const std::string& path, const FilePatch& f
   } else if (!fp.hunks.empty()) {
     const FileText* text = read_comparable(ctx, path, entry, fp, fr);
     if (text == nullptr) return fr.status;
-    const std::optional<Image> by_blob = blob_image(fp, text->content());
+    const std::optional<Image> by_blob =
+        blob_image_by(fp, [&] { return ctx.cache.blob_id(*text); });
     std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options, by_blob);
     if (std::optional<Status> blob = text_by_blob(fp, by_blob, *text, fr))
       parts.push_back(*blob);

@@ -65,6 +65,7 @@ class FileCache {
     std::string content = load();
     if (bytes_ + content.size() > kMaxBytes) {
       files_.clear();
+      blob_ids_.clear();
       bytes_ = 0;
     }
     bytes_ += content.size();
@@ -79,12 +80,21 @@ class FileCache {
       auto it = files_.find(key);
       if (it == files_.end()) continue;
       bytes_ -= it->second->content().size();
+      blob_ids_.erase(it->second.get());
       files_.erase(it);
     }
   }
 
+  /// git_blob_id() of `text`'s content, computed once: `text` must be one get() returned.
+  const std::string& blob_id(const FileText& text) {
+    auto it = blob_ids_.find(&text);
+    if (it == blob_ids_.end()) it = blob_ids_.emplace(&text, git_blob_id(text.content())).first;
+    return it->second;
+  }
+
  private:
   std::map<std::string, std::unique_ptr<FileText>> files_;
+  std::map<const FileText*, std::string> blob_ids_;
   std::size_t bytes_ = 0;
 };
 
@@ -135,6 +145,16 @@ struct BlobDecision {
 /// The image whose `index` line blob id `content` has (the post-image when both), or
 /// std::nullopt (no usable ids, or neither).
 std::optional<Image> blob_image(const FilePatch& fp, std::string_view content);
+/// Whether `fp` has a usable `index` line id (see blob_image()).
+bool has_blob_ids(const FilePatch& fp);
+/// blob_image() from the file's full blob id.
+std::optional<Image> blob_image_of_id(const FilePatch& fp, std::string_view id);
+/// The same, from the file's blob id `id()` (called only when the patch has ids).
+template <typename Id>
+std::optional<Image> blob_image_by(const FilePatch& fp, Id&& id) {
+  if (!has_blob_ids(fp)) return std::nullopt;
+  return blob_image_of_id(fp, id());
+}
 
 /// Settles, by `image` (blob_image() of `file`), the hunks the matcher could not: when `file`
 /// is the post-image (pre-image) byte for byte and every hunk that says otherwise either had

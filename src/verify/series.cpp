@@ -178,17 +178,27 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
   const bool link_from = entry.type == Entry::Type::kSymlink;
   if (!link_from && entry.type != Entry::Type::kFile)
     return fmt::format("'{}' is not a regular file", source);
-  std::string content = link_from ? tree.read_link(source) : tree.read(source);
+  // A regular file's text comes from the cache verify_file() filled (its line hashes and blob
+  // id are computed once).
+  std::optional<FileText> link_text;
+  if (link_from) link_text.emplace(tree.read_link(source));
+  const FileText& text =
+      link_from ? *link_text : cache.get(source, [&] { return tree.read(source); });
+  std::string content;
   if (fp.binary) {
     const std::string& want = forward ? fp.new_blob : fp.old_blob;
-    if (want.size() < 7 || git_blob_id(content).compare(0, want.size(), want) != 0)
+    if (want.size() < 7 || cache.blob_id(text).compare(0, want.size(), want) != 0)
       return fmt::format("'{}': a binary change cannot be applied from the patch", source);
-  } else if (!fp.hunks.empty()) {
+    content = text.content();
+  } else if (fp.hunks.empty()) {
+    content = text.content();
+  } else {
     // Hunks both of whose images match are decided by the index line's blob ids, as verify
     // decides them (else apply's matching could take in a hunk verify calls applicable).
     MatchOptions match = options;
-    match.prefer = blob_image(fp, content);
-    FileText text(std::move(content));
+    match.prefer = blob_image_by(fp, [&] {
+      return link_from ? git_blob_id(text.content()) : cache.blob_id(text);
+    });
     std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
     std::vector<HunkMatch*> open;
     for (HunkMatch& m : matches) open.push_back(&m);
