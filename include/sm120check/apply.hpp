@@ -35,7 +35,20 @@ struct HunkApply {
   /// the file's own context lines (also where white space was ignored or fuzz dropped them),
   /// a line marked "\ No newline at end of file" written without its "\n".
   std::string content;
+  /// One written hunk's region: its bytes in `content`, [at, at + length), and the file's
+  /// bytes they replaced.
+  struct Splice {
+    std::size_t at = 0;
+    std::size_t length = 0;
+    std::string was;
+  };
+  /// The written hunks' regions, in order: undo_splices(content, splices) gives the file back
+  /// byte for byte.
+  std::vector<Splice> splices;
 };
+
+/// `content` with each splice's region replaced by the bytes it replaced (see HunkApply).
+std::string undo_splices(std::string_view content, const std::vector<HunkApply::Splice>& splices);
 
 /// Writes into `file` what is missing of `hunks` in `direction`, at the placements `matches`
 /// gives (match_hunks(file, hunks, options): one per hunk, in order). Only hunks matched exactly

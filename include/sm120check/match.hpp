@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,10 @@ struct MatchOptions {
   /// "Drift"): a hunk found that way is applied with kind kDrifted. False (`--strict`) keeps
   /// the exact-image semantics of `git apply` and GNU patch.
   bool drift = true;
+  /// When both (non-empty) images of a hunk match, take this one, whatever the tie rule would
+  /// say (see match_hunks()): the index line's blob id has told which image the whole file is.
+  /// std::nullopt: the tie rule decides.
+  std::optional<Image> prefer;
 };
 
 /// Per-hunk verdict.

@@ -172,7 +172,8 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
 struct ApplyPlan {
   Direction direction = Direction::kForward;
   VerifyReport report;  ///< the series judged in the tree as it is (verify())
-  /// Files to write or delete, sorted by path; empty when nothing is missing (forward) or
+  /// Files to write or delete: the writes, then the deletes (a rename's new file is whole
+  /// before its old one goes), each sorted by path; empty when nothing is missing (forward) or
   /// nothing of the series is in the tree (reverse).
   std::vector<FileChange> changes;
   /// Why nothing may be written, one line each ("patch 2 (subject): k.py: conflict: ..."):

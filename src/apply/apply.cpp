@@ -59,7 +59,28 @@ bool placement_holds(const FileText& file, const Hunk& hunk, const HunkMatch& m,
   return true;
 }
 
+/// Offset in the content of file line `i` (the content's size for i == size()).
+std::size_t byte_offset(const FileText& file, std::size_t i) {
+  if (i >= file.size()) return file.content().size();
+  return static_cast<std::size_t>(file.line(i).data() - file.content().data());
+}
+
 }  // namespace
+
+std::string undo_splices(std::string_view content, const std::vector<HunkApply::Splice>& splices) {
+  std::string out;
+  out.reserve(content.size());
+  std::size_t copied = 0;
+  for (const HunkApply::Splice& s : splices) {
+    if (s.at < copied || s.at + s.length > content.size())
+      throw std::invalid_argument("undo_splices: splices out of order or range");
+    out.append(content.substr(copied, s.at - copied));
+    out += s.was;
+    copied = s.at + s.length;
+  }
+  out.append(content.substr(copied));
+  return out;
+}
 
 std::string_view to_string(Direction direction) {
   return direction == Direction::kForward ? "forward" : "reverse";
@@ -92,6 +113,9 @@ HunkApply apply_hunks(const FileText& file, const std::vector<Hunk>& hunks,
       continue;
     }
     for (; next < m.image_begin; ++next) out.content += line_with_end(file, next);
+    HunkApply::Splice splice;
+    splice.at = out.content.size();
+    const std::size_t was_begin = byte_offset(file, next);
     // The image's lines in order: context kept from the file, `from` lines dropped, `to`
     // lines written; edge context fuzz dropped lies outside the placement and is not touched.
     std::size_t image_size = 0;
@@ -109,6 +133,10 @@ HunkApply apply_hunks(const FileText& file, const std::vector<Hunk>& hunks,
       if (l.kind == LineKind::kContext) out.content += line_with_end(file, next);
       ++next;  // a context line copied, or a `from` line dropped
     }
+    splice.length = out.content.size() - splice.at;
+    splice.was = std::string(
+        std::string_view(file.content()).substr(was_begin, byte_offset(file, next) - was_begin));
+    out.splices.push_back(std::move(splice));
     out.written.push_back(k);
   }
   for (; next < file.size(); ++next) out.content += line_with_end(file, next);

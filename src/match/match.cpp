@@ -870,6 +870,7 @@ class Matcher {
     // An empty image matches anywhere: it is no evidence against the other image.
     if (pre_empty != post_empty) return pre_empty;
     if (pre_empty) return true;
+    if (options_.prefer) return *options_.prefer == Image::kPost;  // the blob id said which
     const std::size_t pre_end = pre.pos + pre.count;
     const std::size_t post_end = post.pos + post.count;
     const bool same_span = pre.pos == post.pos && pre_end == post_end;

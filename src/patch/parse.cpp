@@ -1013,6 +1013,18 @@ FilePatch Parser::parse_git(std::size_t& i) {
   if (*old_path == "/dev/null" && *new_path == "/dev/null") {
     fail(start, "file patch with '/dev/null' on both sides");
   }
+  // git apply takes a rename's or copy's names from its "rename/copy from/to" lines: a patch
+  // whose other names say something else would be written elsewhere than git writes it.
+  auto names_agree = [](const std::string& path, const std::optional<std::string>& name) {
+    if (!name || path == "/dev/null" || path == *name) return true;
+    const std::size_t slash = path.find('/');
+    return slash != std::string::npos && path.compare(slash + 1, std::string::npos, *name) == 0;
+  };
+  if (!names_agree(*old_path, from) || !names_agree(*new_path, to)) {
+    fail(start, "inconsistent file names: '" + *old_path + "' -> '" + *new_path +
+                    "' on the diff lines, but " + (rename ? "rename" : "copy") + " '" +
+                    from.value_or("") + "' -> '" + to.value_or("") + "'");
+  }
   fp.old_path = std::move(*old_path);
   fp.new_path = std::move(*new_path);
   if (fp.old_path == "/dev/null") {

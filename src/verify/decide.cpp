@@ -59,8 +59,10 @@ namespace {
 
 /// Matches the hunks of `fp` against `text` and records them; returns their statuses.
 std::vector<Status> match_into(const FilePatch& fp, const FileText& text, FileReport& fr,
-                               const VerifyOptions& options) {
-  std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, options.match);
+                               const VerifyOptions& options, std::optional<Image> by_blob) {
+  MatchOptions match = options.match;
+  match.prefer = by_blob;
+  std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
   std::vector<Status> statuses;
   for (std::size_t i = 0; i < fp.hunks.size() && i < matches.size(); ++i) {
     const Hunk& h = fp.hunks[i];
@@ -124,47 +126,128 @@ Status binary_by_blob(const FilePatch& fp, const std::string& content, FileRepor
   return Status::kConflict;
 }
 
+}  // namespace
+
+bool has_blob_ids(const FilePatch& fp) {
+  return usable_blob(fp.new_blob) || usable_blob(fp.old_blob);
+}
+
+std::optional<Image> blob_image(const FilePatch& fp, std::string_view content) {
+  if (!has_blob_ids(fp)) return std::nullopt;
+  return blob_image_of_id(fp, git_blob_id(content));
+}
+
+std::optional<Image> blob_image_of_id(const FilePatch& fp, std::string_view id) {
+  if (usable_blob(fp.new_blob) && blob_matches(id, fp.new_blob)) return Image::kPost;
+  if (usable_blob(fp.old_blob) && blob_matches(id, fp.old_blob)) return Image::kPre;
+  return std::nullopt;
+}
+
+namespace {
+
+/// Where `hunk`'s `image` starts when the file is that image byte for byte: the line its
+/// header names (0-based; for an empty image, the line it sits before), and its size.
+std::pair<std::size_t, std::size_t> header_place(const Hunk& hunk, Image image) {
+  const bool post = image == Image::kPost;
+  std::size_t size = 0;
+  for (const HunkLine& l : hunk.lines)
+    if (l.kind != (post ? LineKind::kRemoved : LineKind::kAdded)) ++size;
+  const std::size_t start = post ? hunk.new_start : hunk.old_start;
+  return {size == 0 ? start : (start == 0 ? 0 : start - 1), size};
+}
+
+/// Whether `hunk`'s `image` stands byte for byte at header_place() in `file` (the final
+/// newline included).
+bool at_header(const FileText& file, const Hunk& hunk, Image image) {
+  const auto [begin, size] = header_place(hunk, image);
+  if (begin + size > file.size()) return false;
+  const LineKind other = image == Image::kPost ? LineKind::kRemoved : LineKind::kAdded;
+  std::size_t at = begin;
+  for (const HunkLine& l : hunk.lines) {
+    if (l.kind == other) continue;
+    if (file.line(at) != l.text) return false;
+    const bool last_unterminated = at + 1 == file.size() && !file.final_newline();
+    if (l.no_newline_at_eof != last_unterminated) return false;
+    ++at;
+  }
+  return true;
+}
+
+}  // namespace
+
+BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<Hunk>& hunks,
+                            const std::vector<HunkMatch*>& matches, const FileText& file) {
+  BlobDecision out;
+  if (!image) return out;
+  out.image = image;
+  const bool post = *image == Image::kPost;
+  const HunkStatus says = post ? HunkStatus::kApplied : HunkStatus::kApplicable;
+  // A hunk the id settles: both of its images matched (the matcher took `image`, given as
+  // MatchOptions::prefer), or its `image` stands where its header says, as it must in a file
+  // that is that image byte for byte (a -U0 hunk whose other image is empty, or that the
+  // matcher could not decide).
+  std::vector<bool> settle(matches.size(), false);
+  for (std::size_t k = 0; k < matches.size(); ++k) {
+    const HunkMatch& m = *matches[k];
+    if (m.status == says) continue;
+    if (m.both_images || (k < hunks.size() && at_header(file, hunks[k], *image))) {
+      settle[k] = true;
+      ++out.open;
+      continue;
+    }
+    out.disagree = k;
+    return out;
+  }
+  for (std::size_t k = 0; k < matches.size(); ++k) {
+    if (!settle[k]) continue;
+    HunkMatch& m = *matches[k];
+    if (!(m.both_images && (m.kind == MatchKind::kExact || m.kind == MatchKind::kFuzz) &&
+          m.status == says)) {
+      const auto [begin, size] = header_place(hunks[k], *image);
+      m = HunkMatch{};
+      m.kind = MatchKind::kExact;
+      m.image_begin = begin;
+      m.image_end = begin + size;
+      m.line = begin + 1;
+    }
+    m.status = says;
+    m.presence = post ? Presence::kPresent : Presence::kAbsent;
+  }
+  return out;
+}
+
+namespace {
+
 /// Text hunks with `index` ids: a blob id equal to the post-image (applied) or the pre-image
-/// (applicable) decides only what the hunks leave open, a hunk whose both images matched (its
-/// verdict is then set to the blob's); it never overrules them. A blob id that says applied
-/// while some hunk's post-image was not found (or applicable while a pre-image was not) is a
-/// disagreement, reported in the reason, and the hunks decide. Ids shorter than
-/// kMinBlobIdDigits are not used. std::nullopt when the ids do not decide.
-std::optional<Status> text_by_blob(const FilePatch& fp, std::string_view content, FileReport& fr) {
+/// (applicable) decides only what the hunks leave open (settle_by_blob()); it never overrules
+/// them. A blob id that says applied while some hunk's post-image was not found (or applicable
+/// while a pre-image was not) is a disagreement, reported in the reason, and the hunks decide.
+/// Ids shorter than kMinBlobIdDigits are not used. std::nullopt when the ids do not decide.
+std::optional<Status> text_by_blob(const FilePatch& fp, std::optional<Image> image_of,
+                                   const FileText& file, FileReport& fr) {
   auto short_id = [](std::string_view id) {
     return !id.empty() && !all_zero(id) && !usable_blob(id);
   };
   if (short_id(fp.old_blob) || short_id(fp.new_blob))
     append_reason(
         fr, fmt::format("index line ids shorter than {} hex digits: not used", kMinBlobIdDigits));
-  if (!usable_blob(fp.new_blob) && !usable_blob(fp.old_blob)) return std::nullopt;
-  const std::string id = git_blob_id(content);
-  const bool post = usable_blob(fp.new_blob) && blob_matches(id, fp.new_blob);
-  const bool pre = !post && usable_blob(fp.old_blob) && blob_matches(id, fp.old_blob);
-  if (!post && !pre) return std::nullopt;
+  std::vector<HunkMatch*> matches;
+  for (HunkReport& h : fr.hunks) matches.push_back(&h.match);
+  const BlobDecision d = settle_by_blob(image_of, fp.hunks, matches, file);
+  if (!d.image) return std::nullopt;
+  const bool post = *d.image == Image::kPost;
   const char* image = post ? "post-image" : "pre-image";
-  std::size_t open = 0;
-  for (const HunkReport& h : fr.hunks) {
-    const HunkStatus says = post ? HunkStatus::kApplied : HunkStatus::kApplicable;
-    if (h.match.status == says) continue;
-    if (h.match.both_images) {
-      ++open;
-      continue;
-    }
+  if (d.disagree) {
+    const HunkReport& h = fr.hunks[*d.disagree];
     append_reason(fr, fmt::format("blob id matches the {}, but hunk {} is {}: the hunks decide "
                                   "(the patch text or its index line was changed)",
                                   image, h.index, to_string(h.match.status)));
     return std::nullopt;
   }
-  for (HunkReport& h : fr.hunks) {
-    if (!h.match.both_images) continue;
-    h.match.status = post ? HunkStatus::kApplied : HunkStatus::kApplicable;
-    h.match.presence = post ? Presence::kPresent : Presence::kAbsent;
-  }
-  append_reason(fr, open == 0 ? fmt::format("blob id matches the {}", image)
-                              : fmt::format("blob id matches the {}: it decides {} hunk{} whose "
-                                            "both images match",
-                                            image, open, open == 1 ? "" : "s"));
+  append_reason(fr, d.open == 0 ? fmt::format("blob id matches the {}", image)
+                                : fmt::format("blob id matches the {}: it decides {} hunk{} left "
+                                              "open (both images match, or undecided)",
+                                              image, d.open, d.open == 1 ? "" : "s"));
   return post ? Status::kApplied : Status::kApplicable;
 }
 
@@ -216,8 +299,10 @@ Status verify_existing(Context& ctx, const std::string& path, const FilePatch& f
   } else if (!fp.hunks.empty()) {
     const FileText* text = read_comparable(ctx, path, entry, fp, fr);
     if (text == nullptr) return fr.status;
-    std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options);
-    if (std::optional<Status> blob = text_by_blob(fp, text->content(), fr))
+    const std::optional<Image> by_blob =
+        blob_image_by(fp, [&] { return ctx.cache.blob_id(*text); });
+    std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options, by_blob);
+    if (std::optional<Status> blob = text_by_blob(fp, by_blob, *text, fr))
       parts.push_back(*blob);
     else
       parts.insert(parts.end(), hunks.begin(), hunks.end());
@@ -294,6 +379,20 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
   return s;
 }
 
+namespace {
+
+/// Whether `a` and `b` are both regular files with the same bytes, or both symlinks with the
+/// same target.
+bool same_file(const Tree& tree, const std::string& a, const std::string& b) {
+  const Entry ea = tree.stat(a), eb = tree.stat(b);
+  if (ea.type != eb.type) return false;
+  if (ea.type == Entry::Type::kSymlink) return tree.read_link(a) == tree.read_link(b);
+  if (ea.type != Entry::Type::kFile || ea.size != eb.size) return false;
+  return tree.read(a) == tree.read(b);
+}
+
+}  // namespace
+
 /// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
 Status verify_move(Context& ctx, const std::string& old_path, const std::string& new_path,
                    const FilePatch& fp, FileReport& fr) {
@@ -304,6 +403,14 @@ Status verify_move(Context& ctx, const std::string& old_path, const std::string&
     // The move (or copy) has been made when the new path holds the post-image.
     fr.target_path = new_path;
     Status content = verify_existing(ctx, new_path, fp, fr);
+    // A pure move (no hunks, no binary change) carries no content: its post-image is the old
+    // file itself. While the old path stands, the new one is the move (or copy) made only when
+    // it holds the same bytes (a symlink: the same target).
+    if (content == Status::kApplied && old_exists && fp.hunks.empty() && !fp.binary &&
+        !same_file(tree, old_path, new_path)) {
+      content = Status::kConflict;
+      fr.reason.clear();
+    }
     if (content == Status::kApplied) {
       if (is_rename && old_exists)
         append_reason(fr, fmt::format("old path '{}' still exists", old_path));

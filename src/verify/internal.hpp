@@ -65,6 +65,7 @@ class FileCache {
     std::string content = load();
     if (bytes_ + content.size() > kMaxBytes) {
       files_.clear();
+      blob_ids_.clear();
       bytes_ = 0;
     }
     bytes_ += content.size();
@@ -79,12 +80,21 @@ class FileCache {
       auto it = files_.find(key);
       if (it == files_.end()) continue;
       bytes_ -= it->second->content().size();
+      blob_ids_.erase(it->second.get());
       files_.erase(it);
     }
   }
 
+  /// git_blob_id() of `text`'s content, computed once: `text` must be one get() returned.
+  const std::string& blob_id(const FileText& text) {
+    auto it = blob_ids_.find(&text);
+    if (it == blob_ids_.end()) it = blob_ids_.emplace(&text, git_blob_id(text.content())).first;
+    return it->second;
+  }
+
  private:
   std::map<std::string, std::unique_ptr<FileText>> files_;
+  std::map<const FileText*, std::string> blob_ids_;
   std::size_t bytes_ = 0;
 };
 
@@ -121,6 +131,43 @@ Status verify_move(Context& ctx, const std::string& old_path, const std::string&
 /// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
 bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr);
 
+/// What the index line's blob ids say over a file's hunk matches (see text_by_blob()).
+struct BlobDecision {
+  /// The image the content's blob id equals (the post-image when both do); std::nullopt when
+  /// the ids are missing, too short, or equal neither.
+  std::optional<Image> image;
+  std::size_t open = 0;  ///< hunks left open that the id decided
+  /// The first hunk that says otherwise (its post-image, or pre-image, not found): the ids
+  /// decide nothing then.
+  std::optional<std::size_t> disagree;
+};
+
+/// The image whose `index` line blob id `content` has (the post-image when both), or
+/// std::nullopt (no usable ids, or neither).
+std::optional<Image> blob_image(const FilePatch& fp, std::string_view content);
+/// Whether `fp` has a usable `index` line id (see blob_image()).
+bool has_blob_ids(const FilePatch& fp);
+/// blob_image() from the file's full blob id.
+std::optional<Image> blob_image_of_id(const FilePatch& fp, std::string_view id);
+/// The same, from the file's blob id `id()` (called only when the patch has ids).
+template <typename Id>
+std::optional<Image> blob_image_by(const FilePatch& fp, Id&& id) {
+  if (!has_blob_ids(fp)) return std::nullopt;
+  return blob_image_of_id(fp, id());
+}
+
+/// Settles, by `image` (blob_image() of `file`), the hunks the matcher could not: when `file`
+/// is the post-image (pre-image) byte for byte and every hunk that says otherwise either had
+/// both images match or has that image standing exactly where its header says (as it must:
+/// a -U0 hunk whose other image is empty, one the matcher could not decide), those are set
+/// applied (applicable), the latter placed at their header's lines. Otherwise (a hunk
+/// disagrees: `disagree`) nothing is changed. The matcher should have been given `image` as
+/// MatchOptions::prefer, so that hunks whose both images match carry that image's placement.
+/// `matches` are those of `hunks`, in order. Used by verify and by the series passes alike,
+/// so that apply writes what verify reports.
+BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<Hunk>& hunks,
+                            const std::vector<HunkMatch*>& matches, const FileText& file);
+
 // series.cpp: the patches of one run together.
 
 /// One file patch's way through the series passes (see series.cpp).
@@ -153,11 +200,27 @@ struct SeriesResult {
 SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
                         const Tree& base, const VerifyOptions& options, bool every_unit);
 
+/// How to give a file back exactly as it was before change_file() rewrote its hunks in place.
+struct FileUndo {
+  bool valid = false;  ///< set only for an in-place hunk rewrite of one regular file or symlink
+  std::string path;
+  std::vector<HunkApply::Splice> splices;  ///< see HunkApply
+  std::size_t size = 0;                    ///< the content written: its size and hash, to tell
+  std::size_t hash = 0;                    ///< whether the file is still as it was left
+  bool executable = false, symlink = false;  ///< the file's type and x bit before
+};
+
 /// Writes file patch `fp` (paths at `strip`) into `tree` in `direction`, only what is missing
 /// (apply_hunks()); adds, deletes, renames, copies and modes included. Returns "" when done,
-/// else why it cannot be (nothing written then).
+/// else why it cannot be (nothing written then). With `undo`, an in-place hunk rewrite records
+/// how to give the file back (restore_file()).
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
-                        Direction direction, const MatchOptions& options);
+                        Direction direction, const MatchOptions& options,
+                        FileUndo* undo = nullptr);
+
+/// Gives the file `undo` names back its bytes and mode from before change_file(), when it still
+/// holds what change_file() wrote (else returns false and changes nothing).
+bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache);
 
 /// Judges the file patches of `report` that share a file with another file patch of the run
 /// as a series (see series.cpp and verify()): their verdicts are replaced where the series

@@ -60,6 +60,53 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
   return out;
 }
 
+/// Units the backward pass must not take out, whatever their hunks say: where a file is, byte
+/// for byte (by the `index` lines' blob ids), the state of the series' history just before
+/// file patch j on it, or just after it, the file patches on it from j on (after j) are not
+/// in the tree. Without this a later patch whose small hunk happens to match at an offset in
+/// an earlier state reads applied, is taken out (writing lines that were never there), and
+/// the result differs from putting the series in. Only files every unit of which changes that
+/// file alone (no renames, copies) and whose blob ids name one state only (a patch that is
+/// reverted, or repeated, names two: then the hunks decide).
+std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base) {
+  std::vector<bool> out(units.size(), false);
+  std::map<std::string, std::vector<std::size_t>> by_path;
+  std::set<std::string> mixed;
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    const Unit& u = units[k];
+    if (u.paths.size() == 1 && u.fp.change == ChangeKind::kModify && !u.fp.binary)
+      by_path[u.paths.front()].push_back(k);
+    else
+      mixed.insert(u.paths.begin(), u.paths.end());
+  }
+  for (const auto& [path, ks] : by_path) {
+    if (mixed.count(path) != 0) continue;
+    const bool any_id = std::any_of(ks.begin(), ks.end(), [&](std::size_t k) {
+      return !units[k].fp.old_blob.empty() || !units[k].fp.new_blob.empty();
+    });
+    if (!any_id) continue;
+    std::string content;
+    try {
+      if (base.stat(path).type != Entry::Type::kFile) continue;
+      content = base.read(path);
+    } catch (const Error&) {
+      continue;  // verify_file reports it
+    }
+    std::optional<std::size_t> state;
+    bool clash = false;
+    for (std::size_t i = 0; i < ks.size() && !clash; ++i) {
+      const std::optional<Image> image = blob_image(units[ks[i]].fp, content);
+      if (!image) continue;
+      const std::size_t s = *image == Image::kPost ? i + 1 : i;
+      if (state && *state != s) clash = true;
+      state = s;
+    }
+    if (clash || !state) continue;
+    for (std::size_t i = *state; i < ks.size(); ++i) out[ks[i]] = true;
+  }
+  return out;
+}
+
 std::string describe(const VerifyReport& report, std::size_t patch) {
   const PatchReport& p = report.patches[patch];
   return p.subject ? fmt::format("patch {} ({})", patch + 1, *p.subject)
@@ -68,8 +115,21 @@ std::string describe(const VerifyReport& report, std::size_t patch) {
 
 }  // namespace
 
+bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache) {
+  if (!undo.valid) return false;
+  const Entry e = tree.stat(undo.path);
+  const Entry::Type type = e.type;
+  if (type != Entry::Type::kFile && type != Entry::Type::kSymlink) return false;
+  const std::string now =
+      type == Entry::Type::kSymlink ? tree.read_link(undo.path) : tree.read(undo.path);
+  if (now.size() != undo.size || std::hash<std::string_view>{}(now) != undo.hash) return false;
+  tree.write(undo.path, undo_splices(now, undo.splices), undo.executable, undo.symlink);
+  cache.erase(undo.path);
+  return true;
+}
+
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
-                        Direction direction, const MatchOptions& options) {
+                        Direction direction, const MatchOptions& options, FileUndo* undo) {
   const Resolved old_side = resolve(fp.old_path, strip);
   const Resolved new_side = resolve(fp.new_path, strip);
   if (!old_side.error.empty()) return old_side.error;
@@ -118,14 +178,31 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
   const bool link_from = entry.type == Entry::Type::kSymlink;
   if (!link_from && entry.type != Entry::Type::kFile)
     return fmt::format("'{}' is not a regular file", source);
-  std::string content = link_from ? tree.read_link(source) : tree.read(source);
+  // A regular file's text comes from the cache verify_file() filled (its line hashes and blob
+  // id are computed once).
+  std::optional<FileText> link_text;
+  if (link_from) link_text.emplace(tree.read_link(source));
+  const FileText& text =
+      link_from ? *link_text : cache.get(source, [&] { return tree.read(source); });
+  std::string content;
   if (fp.binary) {
     const std::string& want = forward ? fp.new_blob : fp.old_blob;
-    if (want.size() < 7 || git_blob_id(content).compare(0, want.size(), want) != 0)
+    if (want.size() < 7 || cache.blob_id(text).compare(0, want.size(), want) != 0)
       return fmt::format("'{}': a binary change cannot be applied from the patch", source);
-  } else if (!fp.hunks.empty()) {
-    FileText text(std::move(content));
-    const std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, options);
+    content = text.content();
+  } else if (fp.hunks.empty()) {
+    content = text.content();
+  } else {
+    // Hunks both of whose images match are decided by the index line's blob ids, as verify
+    // decides them (else apply's matching could take in a hunk verify calls applicable).
+    MatchOptions match = options;
+    match.prefer = blob_image_by(fp, [&] {
+      return link_from ? git_blob_id(text.content()) : cache.blob_id(text);
+    });
+    std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
+    std::vector<HunkMatch*> open;
+    for (HunkMatch& m : matches) open.push_back(&m);
+    settle_by_blob(match.prefer, fp.hunks, open, text);
     HunkApply done = apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
     if (!done.failed.empty()) {
       const HunkMatch& m = matches[done.failed.front()];
@@ -135,6 +212,15 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
                                                        : "");
     }
     content = std::move(done.content);
+    if (undo && !move && source == *to) {
+      undo->valid = true;
+      undo->path = *to;
+      undo->splices = std::move(done.splices);
+      undo->size = content.size();
+      undo->hash = std::hash<std::string_view>{}(content);
+      undo->executable = entry.executable;
+      undo->symlink = link_from;
+    }
   }
   const bool executable =
       mode_to && !link_to ? is_executable_mode(mode_to) : (!link_from && entry.executable);
@@ -181,13 +267,16 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                                      std::find(into.begin(), into.end(), it->second) == into.end())
         into.push_back(it->second);
   };
+  const std::vector<bool> pinned = pinned_out(units, base);
+  std::vector<FileUndo> undo(n);
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
+    if (pinned[k]) continue;  // not in the tree (its file is an earlier state): judged forward
     su.back = verify_file(units[k].fp, ctx, units[k].strip);
     nearest(taken, units[k], su.without);
     if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
       su.undo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
-                                  local.match);
+                                  local.match, &undo[k]);
       su.undone = su.undo_error.empty();
       if (su.undone)
         for (const std::string& p : units[k].paths) taken[p] = units[k].patch;
@@ -198,7 +287,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // patch of the nearest earlier file patch put in that the tree did not have.
   for (std::size_t k = 0; k < n; ++k) {
     SeriesUnit& su = out.units[k];
-    if (su.undone || su.back.status == Status::kApplied) {
+    if (!pinned[k] && (su.undone || su.back.status == Status::kApplied)) {
       su.verdict = su.back;
       su.from_back = true;
     } else {
@@ -208,11 +297,20 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     }
     const bool put_in = su.undone || status_in(su.verdict.status,
                                                {Status::kApplicable, Status::kPartial});
-    if (put_in)
+    // A file patch taken out is put back as it was, byte for byte, when its file is still as
+    // the backward pass left it (matching its hunks again could place an ambiguous one
+    // elsewhere); a partly applied one is then completed.
+    const bool restored = su.undone && restore_file(undo[k], tree, cache);
+    if (put_in && (!restored || su.verdict.status == Status::kPartial))
       su.redo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kForward,
                                   local.match);
     if (!su.from_back && put_in && su.redo_error.empty())
       for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
+    if (pinned[k]) {  // nothing of it was in the tree to take out
+      su.back = su.verdict;
+      if (su.back.status == Status::kApplied || su.back.status == Status::kPartial)
+        su.back.status = Status::kApplicable;
+    }
   }
   return out;
 }
@@ -371,6 +469,11 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
     if (!same_mode) c.mode = mode;
     plan.changes.push_back(std::move(c));
   }
+  // Writes before deletes: a rename is a write of the new path and a delete of the old one, and
+  // a kill between the two must leave the file under one of its names (write_changes() commits
+  // in order).
+  std::stable_partition(plan.changes.begin(), plan.changes.end(),
+                        [](const FileChange& c) { return c.kind == FileChange::Kind::kWrite; });
   return plan;
 }
 

@@ -1,0 +1,225 @@
+// Hostile review of `apply` and series `verify`: each test is a reproduction of a finding (a
+// wrong result, a write where none may be, data lost), kept as a regression test.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sm120check/patch.hpp"
+#include "sm120check/tree.hpp"
+#include "sm120check/verify.hpp"
+#include "sm120check/write.hpp"
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+namespace fs = std::filesystem;
+using test::read_file;
+using test::run_sm120check;
+using test::TempDir;
+using test::write_file;
+
+/// The first `digits` hex digits of git's blob id of `content`.
+std::string blob(std::string_view content, std::size_t digits = 7) {
+  return git_blob_id(content).substr(0, digits);
+}
+
+// A pure copy (100% similarity: no hunks, no index line) carries no content: "applied" only
+// when the copy holds what the source holds. Before the fix an unrelated c.txt read as the
+// copy made, and `apply -R` deleted it.
+TEST(ApplyHostile, ReverseOfPureCopyKeepsAnUnrelatedFile) {
+  TempDir dir;
+  write_file(dir / "t/a.txt", "l1\nl2\n");
+  write_file(dir / "t/c.txt", "precious, unrelated\n");
+  write_file(dir / "cp.patch",
+             "diff --git a/a.txt b/c.txt\nsimilarity index 100%\ncopy from a.txt\ncopy to c.txt\n");
+  const test::RunResult verify =
+      run_sm120check({"verify", "--no-gpu", dir / "cp.patch", dir / "t"});
+  EXPECT_EQ(verify.exit_code, 2) << verify.out;
+  const test::RunResult apply = run_sm120check({"apply", "-R", dir / "cp.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 2) << apply.out << apply.err;
+  ASSERT_TRUE(fs::exists(dir / "t/c.txt"));
+  EXPECT_EQ(read_file(dir / "t/c.txt"), "precious, unrelated\n");
+  // The same for a pure rename whose destination holds something else: not made.
+  write_file(dir / "mv.patch", "diff --git a/a.txt b/c.txt\nsimilarity index 100%\n"
+                               "rename from a.txt\nrename to c.txt\n");
+  EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "mv.patch", dir / "t"}).exit_code, 2);
+  // A copy that is made (same bytes) still reads applied, and -R takes it out.
+  write_file(dir / "t/c.txt", "l1\nl2\n");
+  EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "cp.patch", dir / "t"}).exit_code, 0);
+  EXPECT_EQ(run_sm120check({"apply", "-R", dir / "cp.patch", dir / "t"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir / "t/c.txt"));
+  EXPECT_EQ(read_file(dir / "t/a.txt"), "l1\nl2\n");
+}
+
+// A hunk both of whose images match (inserting a line equal to its context) is decided by the
+// index line's blob ids in verify; apply must decide it the same way. Before the fix verify read
+// the file as the pre-image (applicable) while apply's own matching took the hunk as applied:
+// "applied", exit 0, and nothing written, on every run.
+TEST(ApplyHostile, BlobIdDecidesAnInsertionOfADuplicateLine) {
+  TempDir dir;
+  const std::string before = "p\nq\nc\nc\nz\n";
+  const std::string after = "p\nq\nc\nc\nc\nz\n";  // what git apply writes
+  write_file(dir / "t/f", before);
+  write_file(dir / "p.patch", "diff --git a/f b/f\nindex " + blob(before) + ".." + blob(after) +
+                                  " 100644\n--- a/f\n+++ b/f\n@@ -3,2 +3,3 @@\n c\n+c\n z\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 0) << apply.out << apply.err;
+  EXPECT_EQ(read_file(dir / "t/f"), after);
+  // Twice is once; and -R gives the original bytes back.
+  EXPECT_EQ(run_sm120check({"apply", dir / "p.patch", dir / "t"}).exit_code, 0);
+  EXPECT_EQ(read_file(dir / "t/f"), after);
+  EXPECT_EQ(run_sm120check({"apply", "-R", dir / "p.patch", dir / "t"}).exit_code, 0);
+  EXPECT_EQ(read_file(dir / "t/f"), before);
+}
+
+// A kill while `apply` writes a rename: the file must stay whole under one of its names. Before
+// the fix the plan listed `delete a.txt` before `write z.txt` (sorted by path), so a kill between
+// the two lost the file (only a temporary held the content).
+TEST(ApplyHostile, KillDuringARenameKeepsTheFile) {
+  TempDir dir;
+  write_file(dir / "t/a.txt", "l1\nl2\nl3\nl4\nl5\n");
+  const std::string diff =
+      "diff --git a/a.txt b/z.txt\nsimilarity index 80%\nrename from a.txt\nrename to z.txt\n"
+      "--- a/a.txt\n+++ b/z.txt\n@@ -1,5 +1,5 @@\n l1\n l2\n-l3\n+L3\n l4\n l5\n";
+  const std::vector<Patch> patches = parse_patches(diff, "ren.patch");
+  std::unique_ptr<Tree> tree = open_disk_tree(dir / "t");
+  const ApplyPlan plan = plan_apply(patches, *tree, VerifyOptions{}, Direction::kForward);
+  ASSERT_TRUE(plan.blockers.empty());
+  ASSERT_EQ(plan.changes.size(), 2u);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    detail::set_write_fault_hook([](std::string_view step, const std::string&) {
+      if (step == "deleted") ::_exit(42);  // killed right after the first delete
+    });
+    try {
+      write_changes(dir / "t", plan.changes, WriteOptions{});
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 42);
+  const bool old_whole =
+      fs::exists(dir / "t/a.txt") && read_file(dir / "t/a.txt") == "l1\nl2\nl3\nl4\nl5\n";
+  const bool new_whole =
+      fs::exists(dir / "t/z.txt") && read_file(dir / "t/z.txt") == "l1\nl2\nL3\nl4\nl5\n";
+  EXPECT_TRUE(old_whole || new_whole) << "the renamed file is lost";
+}
+
+// A tree with the patch in: apply changes nothing. The series passes take a file patch out and
+// put it back; before the fix, putting back matched the hunks again, and an insertion of a line
+// equal to its neighbours (no index line to decide) read "applied" the second time: apply wrote
+// "c c z" over "c c c z", on a tree that already had the patch.
+TEST(ApplyHostile, PuttingBackATakenOutPatchGivesTheSameBytes) {
+  TempDir dir;
+  write_file(dir / "t/f", "c\nc\nc\nz\n");
+  write_file(dir / "p.patch", "--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n c\n+c\n z\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 0) << apply.out << apply.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "c\nc\nc\nz\n");
+  EXPECT_NE(apply.out.find("nothing to do"), std::string::npos) << apply.out;
+}
+
+// `git diff -U0` patches with index lines: a deletion without context leaves nothing to find
+// once made, but the blob id says the file is the post-image. Before the fix a second apply
+// exited 2 ("cannot be decided"), and a patch taken out by the series passes could not be put
+// back.
+TEST(ApplyHostile, ZeroContextSeriesIsIdempotent) {
+  TempDir dir;
+  const std::string v0 = "a\nb\nc\nd\ne\n", v1 = "a\nc\nd\ne\n", v2 = "a\nc\nd\nE\ne\n";
+  write_file(dir / "t/f", v0);
+  write_file(dir / "1.patch", "diff --git a/f b/f\nindex " + blob(v0) + ".." + blob(v1) +
+                                  " 100644\n--- a/f\n+++ b/f\n@@ -2 +1,0 @@\n-b\n");
+  write_file(dir / "2.patch", "diff --git a/f b/f\nindex " + blob(v1) + ".." + blob(v2) +
+                                  " 100644\n--- a/f\n+++ b/f\n@@ -3,0 +4 @@\n+E\n");
+  for (int run = 0; run < 2; ++run) {
+    const test::RunResult apply =
+        run_sm120check({"apply", dir / "1.patch", dir / "2.patch", dir / "t"});
+    EXPECT_EQ(apply.exit_code, 0) << "run " << run << "\n" << apply.out << apply.err;
+    EXPECT_EQ(read_file(dir / "t/f"), v2) << "run " << run;
+  }
+  const test::RunResult verify =
+      run_sm120check({"verify", "--no-gpu", dir / "1.patch", dir / "2.patch", dir / "t"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+  // Taken out again: the -U0 hunks stand where their headers say in a file that is their
+  // post-image byte for byte.
+  const test::RunResult back =
+      run_sm120check({"apply", "-R", dir / "1.patch", dir / "2.patch", dir / "t"});
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
+  EXPECT_EQ(read_file(dir / "t/f"), v0);
+}
+
+// A tree at state 0 of a linear series (found by a fuzzer): patch 1 turns "4" into "bar()3",
+// patch 3 deletes "bar()3" and "b" again. In state 0 patch 3's post-image (" b", " ") stands
+// two lines down by chance, so alone it reads applied. The blob id says the file is patch 1's
+// pre-image: nothing of the series is in. Before the fix apply took patch 3 "out" (inserting
+// "bar()3", "b" where they never were), put 1 and 2 in, and wrote a file git am would not,
+// exit 0; apply -R on state 0 wrote too.
+TEST(ApplyHostile, TreeAtAnEarlierStateByBlobIdIsNotTakenApart) {
+  TempDir dir;
+  const std::string v0 = "z1\na4\na\nbar()0\nb\n4\nb\n\n\nbar()\n\nc1\nbar()1\n\t\ty0";
+  const std::string v1 = "z1\na4\na\nbar()0\nb\nbar()3\nb\n\n\nbar()\n\nc1\nbar()1\n\t\ty0";
+  const std::string v2 = "z1\na4\na\nbar()0\nb\nbar()3\nb\n\n\nc1\nbar()1\nfoo()0\n\t\ty0";
+  const std::string v3 = "z1\na4\na\nbar()0\nb\n\n\nc1\nbar()1\nfoo()0\n\t\ty0";
+  auto patch = [&](const std::string& from, const std::string& to, const std::string& hunks) {
+    return "diff --git a/f b/f\nindex " + blob(from) + ".." + blob(to) +
+           " 100644\n--- a/f\n+++ b/f\n" + hunks;
+  };
+  write_file(dir / "1.patch", patch(v0, v1, "@@ -5,3 +5,3 @@ bar()0\n b\n-4\n+bar()3\n b\n"));
+  write_file(dir / "2.patch",
+             patch(v1, v2,
+                   "@@ -9,6 +9,5 @@ b\n \n-bar()\n-\n c1\n bar()1\n+foo()0\n \t\ty0\n"
+                   "\\ No newline at end of file\n"));
+  write_file(dir / "3.patch", patch(v2, v3, "@@ -5,4 +5,2 @@ bar()0\n b\n-bar()3\n-b\n \n"));
+  const std::vector<std::string> states = {v0, v1, v2, v3};
+  const std::vector<std::string> series = {dir / "1.patch", dir / "2.patch", dir / "3.patch"};
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    std::vector<std::string> args = {"apply", "--strict"};
+    args.insert(args.end(), series.begin(), series.end());
+    args.push_back(dir / "t");
+    write_file(dir / "t/f", states[k]);
+    const test::RunResult apply = run_sm120check(args);
+    EXPECT_EQ(apply.exit_code, 0) << "state " << k << "\n" << apply.out << apply.err;
+    EXPECT_EQ(read_file(dir / "t/f"), v3) << "state " << k;
+    write_file(dir / "t/f", states[k]);
+    args.insert(args.begin() + 1, "-R");
+    const test::RunResult back = run_sm120check(args);
+    EXPECT_EQ(back.exit_code, 0) << "state " << k << "\n" << back.out << back.err;
+    EXPECT_EQ(read_file(dir / "t/f"), v0) << "state " << k;
+  }
+}
+
+// git apply writes a rename to its "rename to" name; sm120check took the "diff --git" line's.
+// A patch whose names disagree was written elsewhere than git writes it (here d/zz, git d/yy).
+// Such a patch is now refused (exit 3), like its copy variant naming an absolute path.
+TEST(ApplyHostile, RenameWhoseNamesDisagreeIsRefused) {
+  TempDir dir;
+  write_file(dir / "t/d/a", "x\n");
+  write_file(dir / "r.patch", "diff --git a/d/a b/d/zz\nsimilarity index 100%\n"
+                              "rename from d/a\nrename to d/yy\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "r.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 3) << apply.out << apply.err;
+  EXPECT_NE(apply.err.find("inconsistent file names"), std::string::npos) << apply.err;
+  EXPECT_TRUE(fs::exists(dir / "t/d/a"));
+  EXPECT_FALSE(fs::exists(dir / "t/d/zz"));
+  write_file(dir / "c.patch", "diff --git a/d/a b/d/a\nsimilarity index 100%\n"
+                              "copy from d/a\ncopy to /etc/x\n");
+  EXPECT_EQ(run_sm120check({"apply", dir / "c.patch", dir / "t"}).exit_code, 3);
+  // Names that agree, with or without prefixes, still parse.
+  write_file(dir / "ok.patch", "diff --git d/a d/yy\nsimilarity index 100%\n"
+                               "rename from d/a\nrename to d/yy\n");
+  EXPECT_EQ(run_sm120check({"apply", "-p0", dir / "ok.patch", dir / "t"}).exit_code, 0);
+  EXPECT_EQ(read_file(dir / "t/d/yy"), "x\n");
+}
+
+}  // namespace
+}  // namespace sm120check
