@@ -158,5 +158,18 @@ TEST(ApplyCli, VerifyOfASeriesNamesTheDependency) {
   EXPECT_EQ(alone.exit_code, 2) << alone.out;  // patch 2 alone conflicts in this tree
 }
 
+// Hostile review: apply writes only the paths a patch names unless asked to relocate.
+TEST(ApplyCli, RelocationIsOptIn) {
+  ApplyFixture s(kBefore);
+  fs::create_directories(fs::path(s.tree) / "vendored");
+  fs::rename(fs::path(s.tree) / "k.py", fs::path(s.tree) / "vendored" / "k.py");
+  RunResult r = run_sm120check({"apply", s.p1, s.tree});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(read_file(fs::path(s.tree) / "vendored" / "k.py"), kBefore);
+  RunResult moved = run_sm120check({"apply", "--relocate", s.p1, s.tree});
+  EXPECT_EQ(moved.exit_code, 0) << moved.out << moved.err;
+  EXPECT_EQ(read_file(fs::path(s.tree) / "vendored" / "k.py"), kAfter);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -116,8 +116,10 @@ CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options) {
                   "Where a patch path starting with OLD does not exist, try NEW instead")
       ->type_name("OLD=NEW")
       ->allow_extra_args(false);
-  cmd->add_flag("--no-relocate", options.no_relocate,
-                "Treat a missing file as missing instead of looking for it elsewhere in TARGET");
+  cmd->add_flag("--relocate", options.relocate,
+                "Where a patched file does not exist, write the file relocation finds elsewhere "
+                "in TARGET (as verify reports it); off by default: apply writes only the paths "
+                "the patch names (after --strip and --map)");
   cmd->add_option("--rev", options.revs, "Refused: apply writes a work tree, not a revision")
       ->type_name("REV")
       ->allow_extra_args(false);
@@ -144,7 +146,7 @@ int run_apply(const ApplyCommandOptions& options) {
   verify_options.match.ignore_whitespace = options.ignore_whitespace;
   verify_options.match.drift = !options.strict;
   verify_options.search_root = options.target;
-  verify_options.relocate = !options.no_relocate;
+  verify_options.relocate = options.relocate;
   verify_options.evidence = false;
   for (const std::string& m : options.maps) {
     const std::size_t eq = m.find('=');

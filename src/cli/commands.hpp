@@ -49,7 +49,7 @@ struct ApplyCommandOptions {
   bool reverse = false;   ///< --reverse: take the series out.
   bool backup = false;    ///< --backup: keep FILE.orig.
   std::vector<std::string> maps;
-  bool no_relocate = false;
+  bool relocate = false;  ///< --relocate: write relocated files (off: only named paths).
   std::vector<std::string> revs;  ///< --rev: refused (apply writes a work tree).
   bool no_gpu = false;            ///< --no-gpu: accepted, nothing to do (no probe in apply).
   OutputFormat format = OutputFormat::kText;
