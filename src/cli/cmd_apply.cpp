@@ -17,18 +17,6 @@
 namespace sm120check::cli {
 namespace {
 
-/// Shows TARGET as required in the help although CLI11 sees it as optional.
-class ApplyFormatter : public CLI::Formatter {
- public:
-  std::string make_option_usage(const CLI::Option* opt) const override {
-    if (opt->get_name() == "TARGET") return "TARGET";
-    return CLI::Formatter::make_option_usage(opt);
-  }
-  std::string make_option_opts(const CLI::Option* opt) const override {
-    if (opt->get_name() == "TARGET") return " " + get_label("REQUIRED");
-    return CLI::Formatter::make_option_opts(opt);
-  }
-};
 
 /// What apply does with one patch, from its series verdict.
 std::string_view action(const PatchReport& p, Direction direction, bool dry_run) {
@@ -128,7 +116,7 @@ CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options) {
                 "apply never probes the GPU");
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(kApplyExitCodesHelp);
-  cmd->formatter(std::make_shared<ApplyFormatter>());
+  cmd->formatter(std::make_shared<TargetFormatter>());
   return cmd;
 }
 
@@ -148,13 +136,7 @@ int run_apply(const ApplyCommandOptions& options) {
   verify_options.search_root = options.target;
   verify_options.relocate = options.relocate;
   verify_options.evidence = false;
-  for (const std::string& m : options.maps) {
-    const std::size_t eq = m.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error(
-          fmt::format("--map '{}': expected OLD=NEW (a path prefix, then its new value)", m));
-    verify_options.path_map.emplace_back(m.substr(0, eq), m.substr(eq + 1));
-  }
+  verify_options.path_map = parse_path_maps(options.maps);
   const Direction direction = options.reverse ? Direction::kReverse : Direction::kForward;
   const ApplyPlan plan = plan_apply(patches, *tree, verify_options, direction);
   report_errors(plan.report);

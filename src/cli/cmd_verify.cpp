@@ -16,23 +16,6 @@
 #include "sm120check/verify.hpp"
 
 namespace sm120check::cli {
-namespace {
-
-/// Shows TARGET as required in the help although CLI11 sees it as optional (see setup_verify).
-class VerifyFormatter : public CLI::Formatter {
- public:
-  std::string make_option_usage(const CLI::Option* opt) const override {
-    if (opt->get_name() == "TARGET") return "TARGET";
-    return CLI::Formatter::make_option_usage(opt);
-  }
-  std::string make_option_opts(const CLI::Option* opt) const override {
-    if (opt->get_name() == "TARGET") return " " + get_label("REQUIRED");
-    return CLI::Formatter::make_option_opts(opt);
-  }
-};
-
-}  // namespace
-
 /// Each patch or file that could not be verified also gets a one-line error on stderr naming the
 /// patch file and line, so that scripts reading only stderr see why the exit code is 3.
 void report_errors(const VerifyReport& report) {
@@ -123,7 +106,7 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(std::string(kExitCodesHelp) +
               "Patches skipped by --only-relevant do not count toward the exit code.\n");
-  cmd->formatter(std::make_shared<VerifyFormatter>());
+  cmd->formatter(std::make_shared<TargetFormatter>());
   return cmd;
 }
 
@@ -173,13 +156,7 @@ int run_verify(const VerifyCommandOptions& options) {
     verify_options.markers.push_back({t, false, Marker::Origin::kOption, {}});
   for (const std::string& t : options.marker_regexes)
     verify_options.markers.push_back({t, true, Marker::Origin::kOption, {}});
-  for (const std::string& m : options.maps) {
-    std::size_t eq = m.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error(
-          fmt::format("--map '{}': expected OLD=NEW (a path prefix, then its new value)", m));
-    verify_options.path_map.emplace_back(m.substr(0, eq), m.substr(eq + 1));
-  }
+  verify_options.path_map = parse_path_maps(options.maps);
   VerifyReport report = verify(patches, *tree, verify_options);
   if (probe.valid()) gpu = probe.get();
   assess_arch(report, patches, std::move(gpu), options.only_relevant);

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli11.hpp"
 #include "sm120check/error.hpp"
@@ -89,6 +91,35 @@ inline bool write_stdout(const std::string& text) {
     done += static_cast<std::size_t>(n);
   }
   return true;
+}
+
+/// Shows a trailing TARGET positional as required in the help, although CLI11 sees it as
+/// optional (PATCH takes every positional so that options may follow them; the last one is
+/// moved to TARGET after parsing: see setup_verify, setup_apply).
+class TargetFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_usage(const CLI::Option* opt) const override {
+    if (opt->get_name() == "TARGET") return "TARGET";
+    return CLI::Formatter::make_option_usage(opt);
+  }
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    if (opt->get_name() == "TARGET") return " " + get_label("REQUIRED");
+    return CLI::Formatter::make_option_opts(opt);
+  }
+};
+
+/// --map OLD=NEW values as (OLD, NEW) pairs. Throws Error for a value without "=" or with an
+/// empty OLD.
+inline std::vector<std::pair<std::string, std::string>> parse_path_maps(
+    const std::vector<std::string>& maps) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& m : maps) {
+    const std::size_t eq = m.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--map '" + m + "': expected OLD=NEW (a path prefix, then its new value)");
+    out.emplace_back(m.substr(0, eq), m.substr(eq + 1));
+  }
+  return out;
 }
 
 }  // namespace sm120check::cli
