@@ -190,6 +190,11 @@ struct HunkMatch {
   std::uint32_t dropped_bottom = 0;
 };
 
+/// Words for why a hunk's change is absent or unknown (HunkMatch::presence_reason, with its
+/// places), e.g. "the code it replaces stands where it belongs (line 18)"; "" for a code
+/// without words (an exact or fuzz match, "drifted", "strict").
+std::string presence_words(const HunkMatch& m);
+
 /// Matches the hunks of one file patch, in order, against `file`.
 ///
 /// Search. Hunk k is expected at the line its header names (old_start for the pre-image,

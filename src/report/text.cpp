@@ -214,41 +214,6 @@ std::string diagnostic_words(std::string_view code) {
   return escape_for_terminal(code);
 }
 
-/// "lines 10, 50" / "line 10".
-std::string lines_text(const std::vector<std::size_t>& lines) {
-  std::string out = lines.size() == 1 ? "line " : "lines ";
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    out += fmt::format("{}{}", i == 0 ? "" : ", ", lines[i]);
-  return out;
-}
-
-/// Words for why a hunk's change is absent or unknown (HunkMatch::presence_reason), "" when
-/// there is nothing to add.
-std::string presence_words(const HunkMatch& m) {
-  const std::string& code = m.presence_reason;
-  const std::string at = m.places.empty() ? std::string() : " (" + lines_text(m.places) + ")";
-  if (code == "not-found") return "its added lines are nowhere in the file";
-  if (code == "removed-lines-present")
-    return m.presence == Presence::kAbsent ? "the code it replaces stands where it belongs" + at
-                                           : "both the old and the new code stand" + at;
-  if (code == "ambiguous")
-    return m.places.size() == 1
-               ? "another hunk's change was found at the same place" + at
-               : fmt::format("the change fits {} places equally{}", m.places.size(), at);
-  if (code == "whitespace-differs")
-    return "its added lines stand with other white space (try --ignore-whitespace)";
-  if (code == "found-elsewhere") return "its lines stand only away from its context" + at;
-  if (code == "changed-lines-differ")
-    return "some of its added lines are there, not as the hunk has them";
-  if (code == "context-differs") return "the lines around the deletion no longer meet";
-  if (code == "trivial-lines") return "blank or trivial lines only: they prove nothing";
-  if (code == "zero-context-elsewhere")
-    return "a hunk without context, not at its line; its lines stand elsewhere" + at;
-  if (code == "zero-context-gone")
-    return "a hunk without context whose removed lines are gone: deleted or changed, cannot tell";
-  return {};
-}
-
 std::string hunk_range(std::uint32_t old_start, std::uint32_t old_lines, std::uint32_t new_start,
                        std::uint32_t new_lines) {
   return fmt::format("@@ -{},{} +{},{} @@", old_start, old_lines, new_start, new_lines);

@@ -397,10 +397,11 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
   auto where = [&](std::size_t i, const FileReport* f) {
     const std::string name = describe(report, i);
     if (!f) return name;
-    const std::string& path = f->target_path ? *f->target_path
-                              : f->new_path != "/dev/null" ? f->new_path
-                                                           : f->old_path;
-    return fmt::format("{}: {}", name, path);
+    if (f->target_path) return fmt::format("{}: {}", name, *f->target_path);
+    // No tree path (an error): the patch's path, stripped as the patch was.
+    const std::string& named = f->new_path != "/dev/null" ? f->new_path : f->old_path;
+    const std::optional<std::string> stripped = strip_path(named, report.patches[i].strip);
+    return fmt::format("{}: {}", name, stripped ? *stripped : named);
   };
   for (std::size_t i = 0; i < report.patches.size(); ++i) {
     const PatchReport& pr = report.patches[i];
@@ -430,7 +431,7 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
           one += fmt::format(" (nearest: {} at line {}, {} of {} lines agree)",
                              m.closest_image == Image::kPre ? "pre-image" : "post-image",
                              m.closest_line, m.closest_agree, m.closest_lines);
-        if (!m.presence_reason.empty()) one += ", " + m.presence_reason;
+        if (const std::string words = presence_words(m); !words.empty()) one += ": " + words;
         why += (why.empty() ? "" : "; ") + one;
       }
       plan.blockers.push_back(fmt::format("{}: {}{}", at, to_string(f.status),
