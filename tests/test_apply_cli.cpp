@@ -102,6 +102,10 @@ TEST(ApplyCli, AConflictWritesNothing) {
   RunResult r = run_sm120check({"apply", s.dir / "0000.patch", s.p1, s.tree});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("nothing written"), std::string::npos) << r.out;
+  // The blocker names the patch, the file and the hunk, and says why in words.
+  EXPECT_NE(r.out.find("patch 2 (add SM120 branch): k.py: conflict: hunk 1 (@@ -1,3 +1,5 @@)"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(read_file(fs::path(s.tree) / "other.py"), "a\nb\nc\n");
   EXPECT_EQ(s.k(), "def tile(cc):\n    return 256\n# end\n");
 }
