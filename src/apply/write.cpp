@@ -425,19 +425,22 @@ void check_distinct(const std::vector<Item>& items, bool backup) {
   }
 }
 
+/// Removes the item's staged temporaries (content and backup), if any. Never throws.
+void remove_temporaries(Folders& folders, Item& item) noexcept {
+  if (item.temp.empty() && item.backup_temp.empty()) return;
+  try {
+    const int dir = folders.existing(item.dir, item.path);
+    if (!item.temp.empty()) ::unlinkat(dir, item.temp.c_str(), 0);
+    if (!item.backup_temp.empty()) ::unlinkat(dir, item.backup_temp.c_str(), 0);
+  } catch (...) {
+  }
+  item.temp.clear();
+  item.backup_temp.clear();
+}
+
 /// Removes every staged temporary, and the folders made. Never throws.
 void roll_back(Folders& folders, std::vector<Item>& items) noexcept {
-  for (Item& item : items) {
-    if (item.temp.empty() && item.backup_temp.empty()) continue;
-    try {
-      const int dir = folders.existing(item.dir, item.path);
-      if (!item.temp.empty()) ::unlinkat(dir, item.temp.c_str(), 0);
-      if (!item.backup_temp.empty()) ::unlinkat(dir, item.backup_temp.c_str(), 0);
-    } catch (...) {
-    }
-    item.temp.clear();
-    item.backup_temp.clear();
-  }
+  for (Item& item : items) remove_temporaries(folders, item);
   folders.remove_created();
 }
 
@@ -556,16 +559,7 @@ WriteResult write_changes(const std::string& root, const std::vector<FileChange>
     }
   } catch (...) {
     // What was renamed stays; the temporaries not yet used go.
-    for (std::size_t i = next; i < items.size(); ++i) {
-      Item& item = items[i];
-      if (item.temp.empty() && item.backup_temp.empty()) continue;
-      try {
-        const int dir = folders.existing(item.dir, item.path);
-        if (!item.temp.empty()) ::unlinkat(dir, item.temp.c_str(), 0);
-        if (!item.backup_temp.empty()) ::unlinkat(dir, item.backup_temp.c_str(), 0);
-      } catch (...) {
-      }
-    }
+    for (std::size_t i = next; i < items.size(); ++i) remove_temporaries(folders, items[i]);
     throw;
   }
   return result;

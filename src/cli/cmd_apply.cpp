@@ -80,26 +80,13 @@ CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options) {
       ->type_name("");
   cmd->add_option("TARGET", options.target, "Directory to write (a work tree or plain tree)")
       ->type_name("");
-  cmd->parse_complete_callback([&options] {
-    if (options.patches.size() < 2) throw CLI::RequiredError("TARGET");
-    options.target = std::move(options.patches.back());
-    options.patches.pop_back();
-  });
+  take_target_from_patches(*cmd, options.patches, options.target);
   cmd->add_flag("--dry-run", options.dry_run,
                 "Write nothing; print the unified diff of what would change");
   cmd->add_flag("-R,--reverse", options.reverse,
                 "Take the series out (last patch first) instead of putting it in");
   cmd->add_flag("--backup", options.backup, "Keep each changed or deleted file as FILE.orig");
-  cmd->add_option("-p,--strip", options.strip,
-                  "Remove N leading path components from patch paths (like patch -pN); "
-                  "detected per patch when omitted")
-      ->type_name("N");
-  cmd->add_option("--fuzz", options.fuzz,
-                  "Allow up to N context lines at each edge of a hunk to mismatch (default 0)")
-      ->type_name("N");
-  cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
-                "Compare lines with runs of white space folded and trailing white space ignored");
-  add_strict_option(*cmd, options.strict);
+  add_match_options(*cmd, options.strip, options.fuzz, options.ignore_whitespace, options.strict);
   cmd->add_option("--map", options.maps,
                   "Where a patch path starting with OLD does not exist, try NEW instead")
       ->type_name("OLD=NEW")

@@ -49,21 +49,8 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
                   "Directory to verify against (a git checkout or a "
                   "plain tree such as site-packages)")
       ->type_name("");
-  cmd->parse_complete_callback([&options] {
-    if (options.patches.size() < 2) throw CLI::RequiredError("TARGET");
-    options.target = std::move(options.patches.back());
-    options.patches.pop_back();
-  });
-  cmd->add_option("-p,--strip", options.strip,
-                  "Remove N leading path components from patch paths (like patch -pN); "
-                  "detected per patch when omitted")
-      ->type_name("N");
-  cmd->add_option("--fuzz", options.fuzz,
-                  "Allow up to N context lines at each edge of a hunk to mismatch (default 0)")
-      ->type_name("N");
-  cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
-                "Compare lines with runs of white space folded and trailing white space ignored");
-  add_strict_option(*cmd, options.strict);
+  take_target_from_patches(*cmd, options.patches, options.target);
+  add_match_options(*cmd, options.strip, options.fuzz, options.ignore_whitespace, options.strict);
   cmd->add_flag("--independent", options.independent,
                 "Judge each patch alone against TARGET; by default the patches are an ordered "
                 "series, each judged in the tree as the series leaves it (later applied patches "
@@ -108,6 +95,29 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
               "Patches skipped by --only-relevant do not count toward the exit code.\n");
   cmd->formatter(std::make_shared<TargetFormatter>());
   return cmd;
+}
+
+void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz,
+                       bool& ignore_whitespace, bool& strict) {
+  cmd.add_option("-p,--strip", strip,
+                 "Remove N leading path components from patch paths (like patch -pN); "
+                 "detected per patch when omitted")
+      ->type_name("N");
+  cmd.add_option("--fuzz", fuzz,
+                 "Allow up to N context lines at each edge of a hunk to mismatch (default 0)")
+      ->type_name("N");
+  cmd.add_flag("--ignore-whitespace", ignore_whitespace,
+               "Compare lines with runs of white space folded and trailing white space ignored");
+  add_strict_option(cmd, strict);
+}
+
+void take_target_from_patches(CLI::App& cmd, std::vector<std::string>& patches,
+                              std::string& target) {
+  cmd.parse_complete_callback([&patches, &target] {
+    if (patches.size() < 2) throw CLI::RequiredError("TARGET");
+    target = std::move(patches.back());
+    patches.pop_back();
+  });
 }
 
 void add_strict_option(CLI::App& cmd, bool& strict) {

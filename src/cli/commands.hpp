@@ -144,6 +144,16 @@ struct LogCommandOptions {
   ColorMode color = ColorMode::kAuto;
 };
 
+/// Adds -p/--strip, --fuzz, --ignore-whitespace and --strict (verify and apply).
+void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz,
+                       bool& ignore_whitespace, bool& strict);
+
+/// PATCH takes every positional (so that options may follow them); once parsing is complete,
+/// the last one is moved to `target` (a usage error when there is none). TARGET is declared
+/// separately, for the help text only.
+void take_target_from_patches(CLI::App& cmd, std::vector<std::string>& patches,
+                              std::string& target);
+
 /// Adds --strict: exact-image semantics, as `git apply` and GNU patch have them.
 void add_strict_option(CLI::App& cmd, bool& strict);
 

@@ -173,6 +173,7 @@ BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<Hunk>&
 /// One file patch's way through the series passes (see series.cpp).
 struct SeriesUnit {
   std::size_t patch = 0, file = 0;  ///< indices into the run's patches and the patch's files
+  bool shared = false;  ///< shares a file with another file patch of the run
   FileReport back;     ///< judged with the later applied ones taken out
   bool undone = false;  ///< taken out in the backward pass (it was applied or partly)
   std::string undo_error;  ///< why it could not be taken out, when it was applied
@@ -226,5 +227,10 @@ bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache);
 /// as a series (see series.cpp and verify()): their verdicts are replaced where the series
 /// gives another one, with the reason and the patches it depends on.
 void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx);
+
+/// Puts the series verdicts of `series` (from run_series over `report`'s run) into `report`
+/// where the tree alone could not decide (see series.cpp); units alone on their files are left
+/// as the tree judged them.
+void apply_series_verdicts(const SeriesResult& series, VerifyReport& report);
 
 }  // namespace sm120check::detail

@@ -29,6 +29,7 @@ struct Unit {
   FilePatch fp;
   unsigned strip = 1;
   std::vector<std::string> paths;  ///< tree paths it reads or writes
+  bool shared = false;             ///< another file patch of the run reads or writes one of them
 };
 
 bool status_in(Status s, std::initializer_list<Status> set) {
@@ -242,7 +243,10 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   for (Unit& u : all) {
     const bool shared = std::any_of(u.paths.begin(), u.paths.end(),
                                     [&](const std::string& p) { return users[p] > 1; });
-    if (shared || every_unit) units.push_back(std::move(u));
+    if (shared || every_unit) {
+      u.shared = shared;
+      units.push_back(std::move(u));
+    }
   }
   out.tree = std::make_unique<OverlayTree>(base);
   if (units.empty()) return out;
@@ -256,6 +260,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   for (std::size_t k = 0; k < n; ++k) {
     out.units[k].patch = units[k].patch;
     out.units[k].file = units[k].file;
+    out.units[k].shared = units[k].shared;
   }
   // Backward: later applied ones taken out first. `taken` holds, per path, the patch of the
   // nearest later file patch taken out (the one a verdict is judged without).
@@ -319,9 +324,13 @@ void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Conte
   if (report.patches.size() < 2 &&
       (report.patches.empty() || report.patches[0].files.size() < 2))
     return;
-  const SeriesResult series = run_series(patches, report, ctx.tree, ctx.options, false);
+  apply_series_verdicts(run_series(patches, report, ctx.tree, ctx.options, false), report);
+}
+
+void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
   std::set<std::size_t> changed;
   for (const SeriesUnit& su : series.units) {
+    if (!su.shared) continue;  // alone on its files: the tree's verdict is the series'
     FileReport& fr = report.patches[su.patch].files[su.file];
     if (su.verdict.status == fr.status) continue;
     // The series explains what the tree alone cannot decide: a file patch that is applied or
@@ -392,7 +401,14 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
   using namespace detail;
   ApplyPlan plan;
   plan.direction = direction;
-  plan.report = verify(patches, tree, options);
+  // The tree's verdicts first, then the series passes over every file patch once: they give
+  // both the series verdicts (as verify() with options.series) and the tree apply writes.
+  VerifyOptions alone = options;
+  alone.series = false;
+  plan.report = verify(patches, tree, alone);
+  const SeriesResult series = run_series(patches, plan.report, tree, options, true);
+  if (options.series) apply_series_verdicts(series, plan.report);
+  plan.report.series = options.series;
   const VerifyReport& report = plan.report;
   auto where = [&](std::size_t i, const FileReport* f) {
     const std::string name = describe(report, i);
@@ -410,7 +426,6 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
       if (f.status == Status::kError)
         plan.blockers.push_back(fmt::format("{}: error: {}", where(i, &f), f.reason));
   }
-  const SeriesResult series = run_series(patches, report, tree, options, true);
   const bool forward = direction == Direction::kForward;
   for (const SeriesUnit& su : series.units) {
     // Reverse, a file patch the series says is not in the tree (applicable once the ones
