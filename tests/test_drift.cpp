@@ -649,3 +649,31 @@ TEST(InformativeLine, ReturnOfAConstantIsTrivial) {
 
 }  // namespace
 }  // namespace sm120check
+
+namespace sm120check {
+namespace {
+
+// False applied found by a helper (Liger-Kernel monkey_patch.py at a80f30b316, 2461e907e2's
+// patch): a pure deletion in a function the file does not have; its context stands in another
+// function far away. That is no evidence the deletion was made: unknown, never applied.
+TEST(FalseAppliedFar, PureDeletionUnderAFunctionTheFileLacksIsUnknown) {
+  std::string file = "import os\n\n";
+  for (int i = 0; i < 40; ++i) file += "# line " + std::to_string(i) + "\n";
+  file += "def apply_to_qwen3(cross_entropy=True):\n    if cross_entropy:\n"
+          "        from transformers.loss.loss_utils import nn\n"
+          "        nn.functional.cross_entropy = liger_cross_entropy\n";
+  const std::string_view hunk =
+      "@@ -300,5 +300,3 @@ def apply_to_qwen3_5(\n"
+      "     if cross_entropy:\n"
+      "-        from liger_kernel.transformers.cross_entropy import liger_cross_entropy\n"
+      "-\n"
+      "         from transformers.loss.loss_utils import nn\n"
+      "         nn.functional.cross_entropy = liger_cross_entropy\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kUnknown);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "found-elsewhere");
+}
+
+}  // namespace
+}  // namespace sm120check

@@ -436,9 +436,26 @@ class Matcher {
       if (m.offset == running[k] || hunks[k].section.empty()) continue;
       images_.build(hunks[k]);
       if (images_.leading == 0 && images_.trailing == 0) continue;
-      if (under_section(file_, images_.section, m.line - 1, images_.leading) ||
-          !section_in_file(file_, images_.section))
+      if (under_section(file_, images_.section, m.line - 1, images_.leading)) continue;
+      if (!section_in_file(file_, images_.section)) {
+        // The function the hunk names is nowhere in the file. A pure deletion's post-image is
+        // only its context meeting: far from where the hunk belongs, under another function,
+        // that proves nothing of the deletion (a real case: an import removed from a function
+        // that a file 25 commits older does not have, its context standing in another model's
+        // function 1679 lines away). Other matches keep their place.
+        const std::int64_t distance = std::abs(m.offset - running[k]);
+        if (m.status != HunkStatus::kApplied || hunks[k].added() != 0 ||
+            distance <= static_cast<std::int64_t>(hunks[k].lines.size()))
+          continue;
+        HunkMatch far;
+        far.status = HunkStatus::kUnknown;
+        far.presence = Presence::kUnknown;
+        far.presence_reason = "found-elsewhere";
+        far.places = {m.line};
+        m = std::move(far);
+        spans[k].reset();
         continue;
+      }
       dropped[k] = m.line;
       m = HunkMatch{};
       spans[k].reset();
