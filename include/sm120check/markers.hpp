@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,8 @@ inline constexpr std::size_t kMaxMarkersPerHunk = 3;
 /// line, or under 6 significant characters. A comment gives its text, an `if`/`elif`/`while`
 /// its condition (`CUDA_CAPABILITY[0] == 12`), any other line its trimmed text.
 std::string marker_of_line(std::string_view line);
+/// marker_of_line() as a part of `line` (valid while `line` is): no copy.
+std::string_view marker_view(std::string_view line);
 
 /// How much a marker tells, higher is rarer in other code: its longest identifier (up to 20),
 /// +4 when it holds a digit, +8 per comparison operator (`==`, `!=`, `>=`, `<=`), +1 per 10
@@ -42,7 +45,11 @@ int marker_score(std::string_view marker);
 /// of automaton): first the best 8 of every hunk, then, only when some hunk needs more, all the
 /// rest; duplicates through hash sets. Time is linear in the patch's size while no file patch
 /// has more than 2 MiB of candidates to look up; memory is linear.
-std::vector<Marker> extract_markers(const Patch& patch, unsigned strip = 1);
+/// `max_hunk_markers` stops the extraction at the first file patch that begins once that many
+/// hunk markers are taken (0: trailers only); the markers returned are then a prefix of the
+/// unbounded result, and later file patches cost nothing.
+std::vector<Marker> extract_markers(const Patch& patch, unsigned strip = 1,
+                                    std::size_t max_hunk_markers = SIZE_MAX);
 
 /// Fixed-string markers of the pre-image of a file patch (its context and removed lines,
 /// chosen and ordered as for added lines, at most kMaxMarkersPerHunk per hunk, none twice),

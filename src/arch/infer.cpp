@@ -368,6 +368,7 @@ void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
 
   for (const Hunk& hunk : file.hunks) {
     std::vector<ScannedLine> lines;
+    lines.reserve(hunk.lines.size());
     LexState old_state;
     if (syntax == LineSyntax::kHash) old_state.triple = docstring_at_start(hunk);
     LexState new_state = old_state;

@@ -46,16 +46,19 @@ struct Parts {
   std::string comments;
 };
 
-Parts split_line(std::string_view line, LineSyntax syntax, LexState& state) {
+/// Splits `line` into `p` (its strings reused: no allocation once they are long enough).
+void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts& p) {
   const std::size_t n = line.size();
-  Parts p{std::string(n, ' '), std::string(n, ' '), std::string(n, ' ')};
+  p.code.assign(n, ' ');
+  p.strings.assign(n, ' ');
+  p.comments.assign(n, ' ');
   if (syntax == LineSyntax::kPlain) {
-    p.code = std::string(line);
-    return p;
+    p.code.assign(line);
+    return;
   }
   if (syntax == LineSyntax::kProse) {
-    p.comments = std::string(line);
-    return p;
+    p.comments.assign(line);
+    return;
   }
   auto put = [&](std::string& view, std::size_t from, std::size_t to) {
     for (std::size_t k = from; k < to && k < n; ++k) view[k] = line[k];
@@ -85,7 +88,7 @@ Parts split_line(std::string_view line, LineSyntax syntax, LexState& state) {
       const std::size_t close = line.find(std::string(3, state.triple), i);
       if (close == npos) {
         put(p.strings, i, n);
-        return p;
+        return;
       }
       put(p.strings, i, close);
       put(p.code, close, close + 3);
@@ -98,7 +101,7 @@ Parts split_line(std::string_view line, LineSyntax syntax, LexState& state) {
     if ((syntax == LineSyntax::kHash && c == '#') ||
         (syntax == LineSyntax::kCFamily && c == '/' && next == '/')) {
       put(p.comments, i, n);
-      return p;
+      return;
     }
     if (syntax == LineSyntax::kCFamily && c == '/' && next == '*') {
       state.block_comment = true;
@@ -129,7 +132,6 @@ Parts split_line(std::string_view line, LineSyntax syntax, LexState& state) {
     p.code[i] = c;
     ++i;
   }
-  return p;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -840,52 +842,47 @@ void scan_arch_lists(std::string_view line, ArchTargets& out) {
 // ---------------------------------------------------------------------------------------------
 // One line
 
+/// False when no rule below can find anything in `line`: every rule needs one of these words
+/// in the line lower-cased with underscores removed (sm tokens "sm", or "compute_" with its
+/// underscore, family names,
+/// comparisons and calls and lists through classify()'s and the list rules' identifiers "cc",
+/// "cap", "arch", "major", "sm"; arch lists "arch"). Blanking comments or strings never makes
+/// a word, so a line without any of them has no targets. Most lines of a large patch have
+/// none: this keeps the rules' cost to the few that do.
+bool may_name_arch(std::string_view line) {
+  thread_local std::string low;  // lower-cased, underscores removed
+  low.clear();
+  bool underscore = false;
+  for (const char c : line) {
+    if (c != '_') low += lower(c);
+    underscore = underscore || c == '_';
+  }
+  static constexpr std::string_view kWords[] = {"sm",   "cc",     "cap",       "arch",
+                                                "major", "hopper", "rtx",       "gb10",
+                                                "blackwell", "dgx spark"};
+  if (std::any_of(std::begin(kWords), std::end(kWords),
+                  [&](std::string_view w) { return low.find(w) != std::string::npos; }))
+    return true;
+  // "compute_120": the sm-token rule needs the underscore.
+  if (!underscore) return false;
+  for (std::size_t at = line.find('_'); at != npos; at = line.find('_', at + 1))
+    if (at >= 7 && starts_with_nocase(line.substr(at - 7), "compute_")) return true;
+  return false;
+}
+
 bool overlaps(const Span& a, const std::vector<Span>& spans) {
   return std::any_of(spans.begin(), spans.end(),
                      [&](const Span& s) { return a.begin < s.end && s.begin < a.end; });
 }
 
-}  // namespace
-
-ArchTargets intersect(const ArchTargets& a, const ArchTargets& b) {
-  return solve([&](int sm) { return has(a, sm) && has(b, sm); });
-}
-
-ArchTargets complement(const ArchTargets& a) {
-  return solve([&](int sm) { return !has(a, sm); });
-}
-
-ArchTargets symmetric_difference(const ArchTargets& a, const ArchTargets& b) {
-  return solve([&](int sm) { return has(a, sm) != has(b, sm); });
-}
-
-std::string evidence_text(std::string_view text) {
-  text = trim(text);
-  constexpr std::size_t kMax = 120;
-  if (text.size() <= kMax) return std::string(text);
-  std::size_t cut = kMax;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
-
-LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state) {
-  const Parts parts = split_line(line, syntax, state);
-  LineScan out;
+/// The rules over one line (scan_line()'s targets): comparisons, capability calls and lists in
+/// the code, sm tokens in code and text, architecture lists, prose comparisons, family names.
+/// Adds what they find to out.arch and the spans they solved to `solved`.
+void scan_targets(std::string_view line, LineSyntax syntax, const Parts& parts,
+                  const std::string& code_strings, const std::string& text, LineScan& out,
+                  std::vector<Span>& solved) {
   const std::string& code = parts.code;
-  std::string code_strings = code;  // comments blanked
-  std::string text(line.size(), ' ');
-  for (std::size_t k = 0; k < line.size(); ++k) {
-    if (parts.strings[k] != ' ') code_strings[k] = text[k] = parts.strings[k];
-    if (parts.comments[k] != ' ') text[k] = parts.comments[k];
-  }
-  const std::string_view head = trim(code);
-  out.import = starts_with(head, "import ") ||
-               (starts_with(head, "from ") && head.find(" import ") != npos) ||
-               starts_with(head, "#include") || starts_with(head, "#import");
-  out.has_code = std::any_of(code.begin(), code.end(), is_alnum);
   ArchTargets& code_targets = out.import ? out.arch.text : out.arch.code;
-
-  std::vector<Span> solved;
   if (syntax != LineSyntax::kProse && !out.import) {
     add_comparisons(line, code, code_targets, solved, out.arch.unsolved);
     scan_capability_calls(line, code, code_targets, solved, out.arch.unsolved);
@@ -920,6 +917,52 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state) {
     add_comparisons(line, text, out.arch.text, ignored, unknown);
   }
   scan_family_names(line, out.arch.text);
+}
+
+}  // namespace
+
+ArchTargets intersect(const ArchTargets& a, const ArchTargets& b) {
+  return solve([&](int sm) { return has(a, sm) && has(b, sm); });
+}
+
+ArchTargets complement(const ArchTargets& a) {
+  return solve([&](int sm) { return !has(a, sm); });
+}
+
+ArchTargets symmetric_difference(const ArchTargets& a, const ArchTargets& b) {
+  return solve([&](int sm) { return has(a, sm) != has(b, sm); });
+}
+
+std::string evidence_text(std::string_view text) {
+  text = trim(text);
+  constexpr std::size_t kMax = 120;
+  if (text.size() <= kMax) return std::string(text);
+  std::size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
+
+LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state) {
+  // Scratch reused from line to line: a large patch scans millions of lines.
+  thread_local Parts parts;
+  thread_local std::string code_strings, text;
+  split_line(line, syntax, state, parts);
+  LineScan out;
+  const std::string& code = parts.code;
+  code_strings = code;  // comments blanked
+  text.assign(line.size(), ' ');
+  for (std::size_t k = 0; k < line.size(); ++k) {
+    if (parts.strings[k] != ' ') code_strings[k] = text[k] = parts.strings[k];
+    if (parts.comments[k] != ' ') text[k] = parts.comments[k];
+  }
+  const std::string_view head = trim(code);
+  out.import = starts_with(head, "import ") ||
+               (starts_with(head, "from ") && head.find(" import ") != npos) ||
+               starts_with(head, "#include") || starts_with(head, "#import");
+  out.has_code = std::any_of(code.begin(), code.end(), is_alnum);
+
+  std::vector<Span> solved;
+  if (may_name_arch(line)) scan_targets(line, syntax, parts, code_strings, text, out, solved);
   if (!out.arch.code.empty()) out.arch.code.source = ArchSource::kInferred;
   if (!out.arch.text.empty()) out.arch.text.source = ArchSource::kInferred;
 
@@ -949,6 +992,10 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state) {
 
   out.code = code_strings;
   while (!out.code.empty() && is_space(out.code.back())) out.code.pop_back();
+  // The residue is compared only between lines with code targets, and the words only tell a
+  // guard's exit otherwise: most lines need neither.
+  const bool want_residue = !out.arch.code.empty();
+  if (!want_residue && !out.guard) return out;
   std::string rest = code_strings;
   for (const Span& s : solved)
     for (std::size_t k = s.begin; k < s.end && k < rest.size(); ++k) rest[k] = ' ';
@@ -968,7 +1015,8 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state) {
       continue;
     }
     const std::string_view word = std::string_view(rest).substr(k, e - k);
-    if (std::find(std::begin(kDropped), std::end(kDropped), word) == std::end(kDropped))
+    if (want_residue &&
+        std::find(std::begin(kDropped), std::end(kDropped), word) == std::end(kDropped))
       out.residue.emplace_back(word);
     if (out.guard && std::find(std::begin(kExits), std::end(kExits), word) != std::end(kExits))
       out.exits = true;  // if (sm != 120) return; / if cc[0] != 12: return config

@@ -24,7 +24,9 @@ inline bool is_alpha(char c) { return is_lower(c) || is_upper(c); }
 inline bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
 inline bool is_ident(char c) { return is_alnum(c) || c == '_'; }
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-inline char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+/// ASCII lower case; other bytes (UTF-8 included) unchanged. Not std::tolower: a locale call
+/// per byte was a fifth of the time of a large patch's arch inference.
+inline char lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 
 inline std::string to_lower(std::string_view text) {
   std::string out(text);
@@ -95,7 +97,8 @@ struct LineScan {
   bool exits = false;        ///< return, raise, continue, break, throw, goto, pytest.skip, exit,
                              ///< or a one-line guard ending in one ("if (sm != 120) return;")
   /// Words of the code and strings outside what the rules solved: a rewritten line whose
-  /// residue is unchanged changed only its architecture conditions.
+  /// residue is unchanged changed only its architecture conditions. Filled only for lines with
+  /// code targets (arch.code), the only ones whose residues are compared.
   std::vector<std::string> residue;
   std::string code;  ///< the line without its comments, trailing white space removed
 };

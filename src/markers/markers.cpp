@@ -50,11 +50,11 @@ bool is_import(std::string_view s) {
 }
 
 /// Cuts `s` to at most kMaxMarkerBytes bytes without splitting a UTF-8 sequence.
-std::string cut(std::string_view s) {
-  if (s.size() <= kMaxMarkerBytes) return std::string(s);
+std::string_view cut(std::string_view s) {
+  if (s.size() <= kMaxMarkerBytes) return s;
   std::size_t n = kMaxMarkerBytes;
   while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return std::string(trim(s.substr(0, n)));
+  return trim(s.substr(0, n));
 }
 
 bool significant(std::string_view s) {
@@ -245,7 +245,7 @@ std::vector<bool> occur_in_lines(const std::vector<std::string_view>& patterns,
 
 /// A possible marker of one hunk line, with its score (see marker_score()).
 struct Candidate {
-  std::string text;
+  std::string_view text;  ///< a part of the hunk line (see marker_view())
   int score = 0;
   bool in_pre_image = false;
 };
@@ -254,14 +254,13 @@ struct Candidate {
 /// distinctive first (equal scores in line order).
 std::vector<Candidate> candidates_of(const Hunk& hunk, bool added) {
   std::vector<Candidate> found;
-  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string_view> seen;
   for (const HunkLine& l : hunk.lines) {
     bool wanted = added ? l.kind == LineKind::kAdded : l.kind != LineKind::kAdded;
     if (!wanted) continue;
-    std::string m = marker_of_line(l.text);
+    const std::string_view m = marker_view(l.text);
     if (m.empty() || !seen.insert(m).second) continue;
-    int s = marker_score(m);
-    found.push_back({std::move(m), s, false});
+    found.push_back({m, marker_score(m), false});
   }
   std::stable_sort(found.begin(), found.end(),
                    [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
@@ -301,7 +300,8 @@ std::optional<std::vector<std::vector<std::size_t>>> choose(
     for (std::size_t i = 0; i < hunks[h].size() && chosen[h].size() < kMaxMarkersPerHunk; ++i) {
       if (i >= known[h]) return std::nullopt;
       const Candidate& c = hunks[h][i];
-      if (c.in_pre_image || taken.count(c.text) != 0 || !mine.insert(c.text).second) continue;
+      if (c.in_pre_image || taken.count(std::string(c.text)) != 0 || !mine.insert(c.text).second)
+        continue;
       chosen[h].push_back(i);
     }
   }
@@ -339,7 +339,9 @@ std::string_view to_string(Marker::Origin origin) {
   return "option";
 }
 
-std::string marker_of_line(std::string_view line) {
+std::string marker_of_line(std::string_view line) { return std::string(marker_view(line)); }
+
+std::string_view marker_view(std::string_view line) {
   std::string_view s = trim(line);
   if (s.empty() || is_import(s) || is_bare_keyword(s)) return {};
   bool preprocessor = starts_with(s, "#define") || starts_with(s, "#if") ||
@@ -368,7 +370,8 @@ std::string marker_of_line(std::string_view line) {
   return cut(s);
 }
 
-std::vector<Marker> extract_markers(const Patch& patch, unsigned strip) {
+std::vector<Marker> extract_markers(const Patch& patch, unsigned strip,
+                                    std::size_t max_hunk_markers) {
   std::vector<Marker> out;
   std::string_view msg = patch.message;
   while (!msg.empty()) {
@@ -383,7 +386,9 @@ std::vector<Marker> extract_markers(const Patch& patch, unsigned strip) {
   std::unordered_set<std::string> taken;
   for (const Marker& m : out)
     if (!m.regex) taken.insert(m.text);
+  const std::size_t trailers = out.size();
   for (const FilePatch& fp : patch.files) {
+    if (out.size() - trailers >= max_hunk_markers) break;
     std::vector<std::vector<Candidate>> hunks;
     hunks.reserve(fp.hunks.size());
     for (const Hunk& h : fp.hunks) hunks.push_back(candidates_of(h, true));
@@ -403,8 +408,8 @@ std::vector<Marker> extract_markers(const Patch& patch, unsigned strip) {
     std::string file = file_of(fp, strip);
     for (std::size_t h = 0; h < hunks.size(); ++h)
       for (std::size_t i : (*chosen)[h]) {
-        taken.insert(hunks[h][i].text);
-        out.push_back({std::move(hunks[h][i].text), false, Marker::Origin::kHunk, file});
+        taken.insert(std::string(hunks[h][i].text));
+        out.push_back({std::string(hunks[h][i].text), false, Marker::Origin::kHunk, file});
       }
   }
   return out;
@@ -422,7 +427,7 @@ std::vector<Marker> context_markers(const FilePatch& file) {
   auto chosen = choose(hunks, known, {});
   for (std::size_t h = 0; h < hunks.size(); ++h)
     for (std::size_t i : (*chosen)[h])
-      out.push_back({std::move(hunks[h][i].text), false, Marker::Origin::kContext, name});
+      out.push_back({std::string(hunks[h][i].text), false, Marker::Origin::kContext, name});
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "internal.hpp"
@@ -25,8 +26,10 @@ namespace {
 struct Unit {
   std::size_t patch = 0;  ///< index into the run's patches
   std::size_t file = 0;   ///< index into that patch's files
-  /// The file patch, with a relocated file's paths replaced by where it was found.
+  /// The file patch, with a relocated file's paths replaced by where it was found; copied only
+  /// for the units the passes judge (see run_series()), empty before.
   FilePatch fp;
+  std::optional<std::string> relocated_to;  ///< where a relocated file was found
   unsigned strip = 1;
   std::vector<std::string> paths;  ///< tree paths it reads or writes
   bool shared = false;             ///< another file patch of the run reads or writes one of them
@@ -45,12 +48,14 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
     for (std::size_t f = 0; f < pr.files.size() && f < patches[i].files.size(); ++f) {
       const FileReport& fr = pr.files[f];
       if (fr.status == Status::kError) continue;
-      Unit u{i, f, patches[i].files[f], pr.strip, {}};
+      const FilePatch& source = patches[i].files[f];
+      Unit u{i, f, {}, {}, pr.strip, {}};
       if (fr.relocated && fr.target_path) {
-        u.fp.old_path = u.fp.new_path = *fr.target_path;
+        u.relocated_to = *fr.target_path;
         u.strip = 0;
       }
-      for (const std::string* p : {&u.fp.old_path, &u.fp.new_path}) {
+      for (const std::string* p : {u.relocated_to ? &*u.relocated_to : &source.old_path,
+                                   u.relocated_to ? &*u.relocated_to : &source.new_path}) {
         const Resolved r = resolve(*p, u.strip);
         if (r.path && std::find(u.paths.begin(), u.paths.end(), *r.path) == u.paths.end())
           u.paths.push_back(*r.path);
@@ -245,6 +250,8 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                                     [&](const std::string& p) { return users[p] > 1; });
     if (shared || every_unit) {
       u.shared = shared;
+      u.fp = patches[u.patch].files[u.file];
+      if (u.relocated_to) u.fp.old_path = u.fp.new_path = *u.relocated_to;
       units.push_back(std::move(u));
     }
   }

@@ -105,8 +105,9 @@ std::vector<Marker> patch_markers(const Patch& patch, unsigned strip,
                                   const VerifyOptions& options) {
   if (options.search_root.empty()) return {};
   std::vector<Marker> out = options.markers;
-  for (Marker& m : extract_markers(patch, strip))
-    if (options.search_markers || m.origin == Marker::Origin::kTrailer) out.push_back(std::move(m));
+  // Without --markers only the trailers are searched: the hunks' markers are not extracted.
+  for (Marker& m : extract_markers(patch, strip, options.search_markers ? SIZE_MAX : 0))
+    out.push_back(std::move(m));
   return out;
 }
 
@@ -143,8 +144,9 @@ constexpr std::size_t kMaxEvidenceMarkers = 64;
 void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   if (!ctx.options.evidence || r.status == Status::kError) return;
   std::vector<Marker> markers = ctx.options.markers;
-  for (Marker& m : extract_markers(patch, r.strip)) {
-    if (markers.size() >= kMaxEvidenceMarkers) break;  // each one reads the verified files
+  // Each marker reads the verified files: the first kMaxEvidenceMarkers are extracted, no more.
+  for (Marker& m : extract_markers(patch, r.strip, kMaxEvidenceMarkers)) {
+    if (markers.size() >= kMaxEvidenceMarkers) break;
     markers.push_back(std::move(m));
   }
   if (markers.empty()) return;
