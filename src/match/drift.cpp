@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <iterator>
 #include <string_view>
 
 namespace sm120check::detail {
@@ -69,30 +70,86 @@ bool under_section(const FileText& file, std::string_view section_text, std::siz
          (leading > 0 && nearest_header_is(file, section_text, pos + leading));
 }
 
+namespace {
+
+/// Bytes of a trimmed line that key SectionIndex::by_key.
+constexpr std::size_t kSectionKey = 16;
+/// Section texts whose line lists a SectionIndex keeps.
+constexpr std::size_t kMaxSections = 256;
+
+bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool def_line(std::string_view trimmed) {
+  return starts(trimmed, "def ") || starts(trimmed, "class ") || starts(trimmed, "async def ");
+}
+bool default_header(std::string_view line) {
+  return !line.empty() &&
+         (std::isalpha(static_cast<unsigned char>(line.front())) != 0 || line.front() == '_' ||
+          line.front() == '$');
+}
+
+/// `file`'s section index, built on first use: one pass over its lines.
+const SectionIndex& section_index(const FileText& file) {
+  SectionIndex& index = match_cache(file).sections;
+  if (index.built) return index;
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    const std::string_view line = file.line(i);
+    const std::string_view trimmed = trim_space(line);
+    const auto at = static_cast<std::uint32_t>(i);
+    if (default_header(line)) index.headers[0].push_back(at);
+    if (def_line(trimmed)) index.headers[1].push_back(at);
+    if (!trimmed.empty()) index.by_key[trimmed.substr(0, kSectionKey)].push_back(at);
+  }
+  index.built = true;
+  return index;
+}
+
+/// The lines of `file` whose trimmed text starts with `section` (trimmed, not empty),
+/// ascending. A section of kSectionKey bytes or more is found through its key; a shorter one
+/// through every key it begins (each list ascending, merged).
+std::vector<std::uint32_t> lines_starting(const FileText& file, std::string_view section) {
+  SectionIndex& index = match_cache(file).sections;
+  section_index(file);
+  if (auto it = index.by_section.find(std::string(section)); it != index.by_section.end())
+    return it->second;
+  std::vector<std::uint32_t> out;
+  if (section.size() >= kSectionKey) {
+    if (auto it = index.by_key.find(section.substr(0, kSectionKey)); it != index.by_key.end())
+      for (const std::uint32_t i : it->second)
+        if (starts(trim_space(file.line(i)), section)) out.push_back(i);
+  } else {
+    for (const auto& [key, list] : index.by_key)
+      if (starts(key, section)) out.insert(out.end(), list.begin(), list.end());
+    std::sort(out.begin(), out.end());
+  }
+  if (index.by_section.size() < kMaxSections) index.by_section.emplace(section, out);
+  return out;
+}
+
+}  // namespace
+
 bool nearest_header_is(const FileText& file, std::string_view section_text, std::size_t pos) {
   const std::string_view section = trim_space(section_text);
   if (section.empty()) return false;
-  auto starts = [](std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; };
-  auto def_line = [&](std::string_view s) {
-    return starts(s, "def ") || starts(s, "class ") || starts(s, "async def ");
-  };
   // The header git would have found above `pos`: with its default function-name rule, the
   // nearest line starting with a letter, "_" or "$"; with the Python diff driver (a
   // `*.py diff=python` attribute), the nearest def or class line at any indentation. Which
   // rule made the patch is not known: the section is this one's if either rule finds it.
+  // Scanning up from pos - 1, a line starting with the section wins before the header ends
+  // the scan (the header itself included): so the question is whether such a line lies in
+  // [nearest header, pos - 1], the scan bounded by kSectionScan lines.
+  const std::size_t end = std::min(pos, file.size());  // lines [.., end) are above pos
+  if (end == 0) return false;
+  const std::size_t stop = end > kSectionScan ? end - kSectionScan : 0;
+  const SectionIndex& index = section_index(file);
+  const std::vector<std::uint32_t> found = lines_starting(file, section);
   auto nearest_is = [&](bool python) {
-    const std::size_t stop = pos > kSectionScan ? pos - kSectionScan : 0;
-    for (std::size_t i = std::min(pos, file.size()); i-- > stop;) {
-      const std::string_view line = file.line(i);
-      const std::string_view trimmed = trim_space(line);
-      if (starts(trimmed, section)) return true;
-      if (python ? def_line(trimmed) : !line.empty() && (std::isalpha(static_cast<unsigned char>(
-                                                              line.front())) != 0 ||
-                                                          line.front() == '_' ||
-                                                          line.front() == '$'))
-        return false;
-    }
-    return false;
+    const std::vector<std::uint32_t>& headers = index.headers[python ? 1 : 0];
+    // The last header below `end`, if within the scan.
+    auto h = std::lower_bound(headers.begin(), headers.end(), end);
+    std::size_t lo = stop;
+    if (h != headers.begin() && *std::prev(h) >= stop) lo = *std::prev(h);
+    auto l = std::lower_bound(found.begin(), found.end(), lo);
+    return l != found.end() && *l < end;
   };
   return nearest_is(false) || (def_line(section) && nearest_is(true));
 }
@@ -100,9 +157,7 @@ bool nearest_header_is(const FileText& file, std::string_view section_text, std:
 bool section_in_file(const FileText& file, std::string_view section_text) {
   const std::string_view section = trim_space(section_text);
   if (section.empty()) return false;
-  for (std::size_t i = 0; i < file.size(); ++i)
-    if (trim_space(file.line(i)).substr(0, section.size()) == section) return true;
-  return false;
+  return !lines_starting(file, section).empty();
 }
 
 namespace {

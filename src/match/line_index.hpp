@@ -241,7 +241,23 @@ struct ModeData {
   std::unordered_map<std::size_t, WindowIndex> windows;  ///< by window length
 };
 
+/// Where a file's section headers are (see nearest_header_is() in drift.hpp), built once per
+/// file: each query is then a few binary searches instead of a scan up the file.
+struct SectionIndex {
+  bool built = false;
+  /// Header lines, ascending: [0] git's default rule (a line starting with a letter, "_" or
+  /// "$"), [1] the Python rule (a def or class line at any indentation).
+  std::array<std::vector<std::uint32_t>, 2> headers;
+  /// Lines by the first kSectionKey bytes of their trimmed text (shorter lines by all of it),
+  /// ascending; views into the file.
+  std::unordered_map<std::string_view, std::vector<std::uint32_t>> by_key;
+  /// Per section text asked for: the lines whose trimmed text starts with it, ascending.
+  /// Holds at most kMaxSections entries (further sections are looked up, not kept).
+  std::unordered_map<std::string, std::vector<std::uint32_t>> by_section;
+};
+
 struct MatchCache {
+  SectionIndex sections;
   std::vector<std::uint64_t> pow;  ///< base^i mod kMod, i = 0..size()
   std::array<ModeData, kTextModeCount> modes;
   /// The mode whose data a mode uses (a mode that changes no line shares the exact mode's).
