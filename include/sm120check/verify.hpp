@@ -198,6 +198,13 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
 void assess_arch(VerifyReport& report, const std::vector<Patch>& patches, GpuReport gpu,
                  bool only_relevant);
 
+/// assess_arch() with the patches' targets already inferred (`arch[i]` by infer_arch_targets()
+/// of patch i at `strips[i]`, e.g. on another thread while the patches were verified); a patch
+/// whose strip level differs from its report's, or that has no entry, is inferred again here.
+void assess_arch(VerifyReport& report, const std::vector<Patch>& patches,
+                 std::vector<ArchTargets> arch, const std::vector<unsigned>& strips, GpuReport gpu,
+                 bool only_relevant);
+
 /// The status a hunk verdict counts as when hunks are combined into a file status.
 Status from_hunk(HunkStatus status);
 

@@ -8,6 +8,7 @@
 #include "../git/libgit2.hpp"
 #include "commands.hpp"
 #include "inputs.hpp"
+#include "sm120check/arch.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/git.hpp"
 #include "sm120check/git_report.hpp"
@@ -167,9 +168,22 @@ int run_verify(const VerifyCommandOptions& options) {
   for (const std::string& t : options.marker_regexes)
     verify_options.markers.push_back({t, true, Marker::Origin::kOption, {}});
   verify_options.path_map = parse_path_maps(options.maps);
+  // The patches' architecture targets depend on the patches alone (and the strip level, found
+  // here as verify() finds it): inferred on another core while the patches are verified.
+  std::vector<unsigned> strips;
+  strips.reserve(patches.size());
+  for (const Patch& p : patches)
+    strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
+  std::future<std::vector<ArchTargets>> arch = std::async(std::launch::async, [&] {
+    std::vector<ArchTargets> out;
+    out.reserve(patches.size());
+    for (std::size_t i = 0; i < patches.size(); ++i)
+      out.push_back(infer_arch_targets(patches[i], strips[i]));
+    return out;
+  });
   VerifyReport report = verify(patches, *tree, verify_options);
   if (probe.valid()) gpu = probe.get();
-  assess_arch(report, patches, std::move(gpu), options.only_relevant);
+  assess_arch(report, patches, arch.get(), strips, std::move(gpu), options.only_relevant);
   report_errors(report);
   std::optional<RepositoryFacts> facts;
   if (!options.no_repo) facts = work_tree_facts(options.target, patches, report);
