@@ -22,7 +22,7 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
       "bytes and invalid UTF-8 escaped only on a terminal). Parallel; never follows symlinks; "
       "skips .git directories, binary files (a NUL byte) and large files; unlike rg, searches "
       "hidden files and what .gitignore excludes (a deployed tree's ignored files are still "
-      "code): rg -n --no-heading -uu --max-filesize 32M searches the same files.");
+      "code): rg -n --no-heading -uu -g '!.git' --max-filesize 32M searches the same files.");
   cmd->add_option("TARGET", options.target, "Directory to search")->required()->type_name("");
   cmd->add_option("PATTERN", options.patterns,
                   "Fixed string to search for (PCRE2 regular expression with --regex)")
@@ -46,7 +46,8 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
   cmd->footer(
       "Output: path:line:text, TARGET as given joined with the path below it, one line per "
       "line holding any pattern, in the order files are searched (pipe through sort for a "
-      "stable order); the same bytes as rg -n --no-heading -uu --max-filesize 32M -F -e P... "
+      "stable order); the same bytes as rg -n --no-heading -uu -g '!.git' --max-filesize 32M -F -e "
+      "P... "
       "TARGET, sorted. --format json keeps every hit in memory (sorted by pattern, path, "
       "line).\n\n"
       "Exit codes:\n  0  every pattern was found\n  1  some pattern was not found\n"
