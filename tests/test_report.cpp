@@ -680,6 +680,20 @@ TEST(ReportText, EvidenceListsLinesThenMarkersNotFound) {
   EXPECT_EQ(split_lines(verify_text(evidence_report(), false)), expected);
 }
 
+TEST(ReportText, AMarkerPcre2GaveUpOnIsNotCalledAbsent) {
+  VerifyReport report = evidence_report();
+  MarkerHits m = make_evidence("(a+)+$", true, Marker::Origin::kTrailer, {}, 0);
+  m.error_lines = 2;
+  m.errors = {"pkg/attn.py:7: match limit exceeded"};
+  report.patches[0].evidence = {m};
+  const std::string text = verify_text(report, false);
+  EXPECT_NE(text.find("    not evaluated on 2 lines: regex \"(a+)+$\" (pkg/attn.py:7: match "
+                      "limit exceeded)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("not in"), std::string::npos) << text;
+}
+
 TEST(ReportText, EvidenceIsCappedAndTheRestCounted) {
   VerifyReport report = evidence_report();
   PatchReport& p = report.patches[0];

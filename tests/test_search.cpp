@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -244,9 +246,140 @@ TEST(Search, ContentThatLooksBinaryIsSkippedAsTheWalkSkipsIt) {
   std::vector<MarkerHits> h = search_content({fixed("CAP == 12")}, "bin.dat", content);
   ASSERT_EQ(h.size(), 1u);
   EXPECT_EQ(h[0].total, 0u);
-  // A NUL after the first 8000 bytes does not make it binary (as for search_tree()).
-  std::string late = "CAP == 12\n" + std::string(8000, 'x') + std::string(1, '\0');
-  EXPECT_EQ(search_content({fixed("CAP == 12")}, "t.py", late)[0].total, 1u);
+  // A NUL anywhere in the first block read (256 KiB) makes the file binary, as in ripgrep...
+  std::string late = "CAP == 12\n" + std::string(100000, 'x') + std::string(1, '\0');
+  EXPECT_EQ(search_content({fixed("CAP == 12")}, "t.py", late)[0].total, 0u);
+  // ...one further on ends the search at the block holding it; what came before is kept.
+  std::string later = "CAP == 12\n" + std::string(300000, 'x') + "\nCAP == 12\n";
+  later += std::string(300000, 'y') + std::string(1, '\0') + "\nCAP == 12\n";
+  std::vector<MarkerHits> kept = search_content({fixed("CAP == 12")}, "t.py", later);
+  EXPECT_EQ(kept[0].total, 2u);  // lines 1 and 3, read before the block holding the NUL
+  ASSERT_EQ(kept[0].hits.size(), 2u);
+  EXPECT_EQ(kept[0].hits[0].line, 1u);
+  EXPECT_EQ(kept[0].hits[1].line, 3u);
+}
+
+// --- one pass for many markers ----------------------------------------------------------------
+
+/// The lines a sink receives from search_tree() of `root`, as "path:line:text", sorted.
+std::vector<std::string> sink_lines(const std::string& root, const std::vector<Marker>& markers,
+                                    SearchResult* result = nullptr, unsigned threads = 2) {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  SearchOptions o;
+  o.threads = threads;
+  SearchResult r = search_tree(
+      root, markers, o, [&](std::string_view path, const std::vector<LineMatch>& found) {
+        std::lock_guard lock(mutex);
+        for (const LineMatch& m : found)
+          lines.push_back(std::string(path) + ":" + std::to_string(m.line) + ":" +
+                          std::string(m.text));
+      });
+  if (result != nullptr) *result = std::move(r);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+TEST(Search, OverlappingMarkersPrintALineOnceAndCountForEach) {
+  TempDir dir;
+  write_file(dir / "t/a.py", "x foobar y\nfoo\nbar\nnone\n");
+  SearchResult r;
+  std::vector<std::string> lines =
+      sink_lines(dir / "t", {fixed("foo"), fixed("foobar"), fixed("oba"), fixed("bar")}, &r);
+  EXPECT_EQ(lines, (std::vector<std::string>{"a.py:1:x foobar y", "a.py:2:foo", "a.py:3:bar"}));
+  ASSERT_EQ(r.markers.size(), 4u);
+  EXPECT_EQ(r.markers[0].total, 2u);
+  EXPECT_EQ(r.markers[1].total, 1u);
+  EXPECT_EQ(r.markers[2].total, 1u);
+  EXPECT_EQ(r.markers[3].total, 2u);
+  EXPECT_TRUE(r.markers[0].hits.empty());  // a sink keeps no hits
+}
+
+TEST(Search, SinkLinesAreRawBytes) {
+  // CRLF kept (as rg prints it), invalid UTF-8 and control bytes untouched, a last line
+  // without "\n", a line longer than kMaxHitText uncut.
+  TempDir dir;
+  const std::string longline = "MARK" + std::string(1000, 'l');
+  write_file(dir / "t/crlf.txt", "a MARK\r\nb\r\n");
+  write_file(dir / "t/bad.txt", "caf\xe9 MARK \x1b[31m\n");
+  write_file(dir / "t/noeol.txt", "x\nMARK at end");
+  write_file(dir / "t/long.txt", longline + "\n");
+  write_file(dir / "t/nul.txt", std::string("MARK\n\0", 6));
+  std::vector<std::string> lines = sink_lines(dir / "t", {fixed("MARK")});
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{"bad.txt:1:caf\xe9 MARK \x1b[31m", "crlf.txt:1:a MARK\r",
+                                      "long.txt:1:" + longline, "noeol.txt:2:MARK at end"}));
+}
+
+TEST(Search, ManyMarkersAgreeWithOneAtATime) {
+  // 200 fixed strings and regular expressions over a file of several blocks (line numbers
+  // carried across block boundaries, a line longer than a block): one pass gives, for each
+  // marker, what searching for it alone gives.
+  TempDir dir;
+  std::string content;
+  std::vector<Marker> markers;
+  for (int i = 0; i < 200; ++i) markers.push_back(fixed("name_" + std::to_string(i) + "_x"));
+  markers.push_back(regex("name_1[0-9]_x\\b"));
+  markers.push_back(regex("(name_7)_x.*\\1"));  // a backreference: PCRE2 alone
+  for (int line = 0; line < 40000; ++line) {
+    content += "line " + std::to_string(line);
+    if (line % 37 == 0) content += " name_" + std::to_string(line % 200) + "_x";
+    if (line % 1001 == 0) content += " name_7_x and name_7 again";
+    if (line == 20000) content += std::string(300000, 'w') + " name_5_x";
+    content += "\n";
+  }
+  write_file(dir / "t/big.py", content);
+  SearchResult all = search_tree(dir / "t", markers);
+  for (std::size_t i = 0; i < markers.size(); ++i) {
+    std::vector<SearchHit> alone = search_text(content, markers[i], "big.py");
+    ASSERT_EQ(all.markers[i].total, alone.size()) << markers[i].text;
+    for (std::size_t k = 0; k < alone.size(); ++k) {
+      ASSERT_EQ(all.markers[i].hits[k].line, alone[k].line) << markers[i].text;
+      ASSERT_EQ(all.markers[i].hits[k].text, alone[k].text) << markers[i].text;
+    }
+  }
+  EXPECT_GT(all.markers[5].total, 0u);
+  EXPECT_GT(all.markers[201].total, 0u);
+}
+
+TEST(Search, RegexesVectorscanRefusesOrReadsOtherwiseRunInPcre2) {
+  const std::string content = "abab\nfoobar\nfoobaz\nend bar\r\nxx\n";
+  // A backreference, lookahead and lookbehind (refused by Vectorscan), `$` before "\r\n" and
+  // \A, which PCRE2 applies per line.
+  EXPECT_EQ(search_text(content, regex("(ab)\\1")).size(), 1u);
+  ASSERT_EQ(search_text(content, regex("foo(?=baz)")).size(), 1u);
+  EXPECT_EQ(search_text(content, regex("foo(?=baz)"))[0].line, 3u);
+  EXPECT_EQ(search_text(content, regex("(?<=end )bar")).size(), 1u);
+  ASSERT_EQ(search_text(content, regex("bar$")).size(), 2u);
+  EXPECT_EQ(search_text(content, regex("bar$"))[1].line, 4u);
+  EXPECT_EQ(search_text(content, regex("\\Axx")).size(), 1u);
+  // Prefiltered by Vectorscan, decided by PCRE2.
+  EXPECT_EQ(search_text(content, regex("fo+ba[rz]")).size(), 2u);
+  EXPECT_EQ(search_text(content, regex("(?i)FOOBAZ")).size(), 1u);
+}
+
+TEST(Search, APatternPcre2GivesUpOnIsAnErrorNotAbsence) {
+  TempDir dir;
+  write_file(dir / "t/a.txt", std::string(30, 'a') + "b\nshort\n");
+  SearchResult r = search_tree(dir / "t", {regex("(a+)+$")});
+  EXPECT_EQ(r.markers[0].total, 0u);
+  EXPECT_EQ(r.markers[0].error_lines, 1u);
+  EXPECT_EQ(r.markers[0].errors, std::vector<std::string>{"a.txt:1: match limit exceeded"});
+  std::vector<MarkerHits> h =
+      search_content({regex("(a+)+$")}, "a.txt", std::string(30, 'a') + "b");
+  EXPECT_EQ(h[0].error_lines, 1u);
+}
+
+TEST(Search, AnEmptyFixedStringMatchesEveryLine) {
+  EXPECT_EQ(search_text("a\n\nb", fixed("")).size(), 3u);
+  EXPECT_TRUE(search_text("", fixed("")).empty());
+}
+
+TEST(Search, ThreadsAreClamped) {
+  SearchFixture f;
+  SearchOptions o;
+  o.threads = 40000;  // more than the system may give: clamped to kMaxSearchThreads
+  EXPECT_EQ(search_tree(f.root, {fixed("MARK")}, o).markers[0].total, 4u);
 }
 
 TEST(Search, ContentSearcherErrors) {
@@ -272,22 +405,87 @@ TEST(Search, ContentSearcherIsSharedByThreads) {
 
 // --- sm120check grep ----------------------------------------------------------------------------
 
-TEST(CliGrep, PrintsPathLineTextLikeGrep) {
+/// `text`'s lines, sorted (grep prints files in the order they are searched).
+std::vector<std::string> sorted_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t b = 0;
+  while (b < text.size()) {
+    std::size_t e = text.find('\n', b);
+    if (e == std::string::npos) e = text.size();
+    lines.push_back(text.substr(b, e - b));
+    b = e + 1;
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+TEST(CliGrep, PrintsPathLineTextLikeRipgrep) {
   SearchFixture f;
   RunResult r = run_sm120check({"grep", "--max-filesize", "1000", f.root, "MARK", "three"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "a.py:2: MARK one\ndeep/er/b.py:1: MARK two\ndeep/er/b.py:3: z MARK three\n");
+  EXPECT_EQ(
+      sorted_lines(r.out),
+      (std::vector<std::string>{f.root + "/a.py:2:MARK one", f.root + "/deep/er/b.py:1:MARK two",
+                                f.root + "/deep/er/b.py:3:z MARK three"}));
   EXPECT_EQ(r.err,
             "sm120check: skipped: 1 over the size limit (big.txt), 1 binary, 2 symlinks (not "
             "followed)\n");
+  // One thread: the lines of a file in order; TARGET as given (a trailing "/" dropped).
+  r = run_sm120check({"grep", "-j", "1", f.root + "/deep/", "MARK"});
+  EXPECT_EQ(r.out,
+            f.root + "/deep/er/b.py:1:MARK two\n" + f.root + "/deep/er/b.py:3:z MARK three\n");
+}
+
+TEST(CliGrep, OutputBytesAreRawInAPipeAndEscapedOnATerminal) {
+  TempDir dir;
+  const std::string root = dir / "t";
+  write_file(root + "/crlf.txt", "a MARK\r\nb MARK MARK\n");
+  write_file(root + "/bad.txt", "caf\xe9 MARK \x1b[31m\n");
+  write_file(root + "/noeol.txt", "MARK at end");
+  write_file(root + "/nul.txt", std::string("MARK\0\n", 6));
+  RunResult r = run_sm120check({"grep", root, "MARK", "at end"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(sorted_lines(r.out),
+            (std::vector<std::string>{
+                root + "/bad.txt:1:caf\xe9 MARK \x1b[31m", root + "/crlf.txt:1:a MARK\r",
+                root + "/crlf.txt:2:b MARK MARK", root + "/noeol.txt:1:MARK at end"}));
+  EXPECT_EQ(r.out.back(), '\n');  // the last line without "\n" gets one, as in rg
+  // On a terminal (script(1) gives a pseudo-terminal): control bytes and invalid UTF-8 escaped.
+  RunResult t = test::run_shell("script -qec '" + std::string(SM120CHECK_BIN) + " grep " + root +
+                                " caf' /dev/null");
+  if (t.exit_code == 127) GTEST_SKIP() << "script(1) is not available";
+  EXPECT_NE(t.out.find("caf\\xe9 MARK \\x1b[31m"), std::string::npos) << t.out;
 }
 
 TEST(CliGrep, MissingPatternExitsOneAndSaysWhich) {
   SearchFixture f;
   RunResult r = run_sm120check({"grep", f.root, "outside", "MARK one"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out, "a.py:2: MARK one\n");  // the symlinked folder's file is never read
+  EXPECT_EQ(r.out, f.root + "/a.py:2:MARK one\n");  // the symlinked folder's file is never read
   EXPECT_NE(r.err.find("sm120check: not found: outside\n"), std::string::npos) << r.err;
+}
+
+TEST(CliGrep, APatternPcre2GivesUpOnIsAnErrorNotNotFound) {
+  TempDir dir;
+  write_file(dir / "t/a.txt", std::string(30, 'a') + "b\n");
+  RunResult r = run_sm120check({"grep", "-E", dir / "t", "(a+)+$"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.find("not found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sm120check: error: regular expression '(a+)+$' could not be evaluated on 1 "
+                       "line (first: a.txt:1: match limit exceeded)"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(CliGrep, ThreadsOutOfRangeAndEmptyPatternAreUsageErrors) {
+  SearchFixture f;
+  RunResult r = run_sm120check({"grep", "-j", "40000", f.root, "MARK"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("sm120check: error: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+  r = run_sm120check({"grep", f.root, ""});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("empty PATTERN"), std::string::npos) << r.err;
 }
 
 TEST(CliGrep, JsonAndRegex) {

@@ -1,9 +1,12 @@
 // Tree search for markers: a parallel, read-only walk of a directory that reports the lines
-// holding fixed strings or PCRE2 regular expressions, the way `grep -rn` does.
+// holding fixed strings or PCRE2 regular expressions, the way `grep -rn` does. All markers run
+// over a file in one pass (Vectorscan for fixed strings and as a prefilter for regular
+// expressions, PCRE2 for the exact semantics of each expression, line by line).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,13 +44,21 @@ struct MarkerHits {
   Marker marker;
   std::vector<SearchHit> hits;  ///< at most SearchOptions::max_hits_per_marker of them.
   std::size_t total = 0;        ///< all hits found, also those not kept.
+  /// Lines a regular expression could not be evaluated on (PCRE2 gave up: match limit, depth
+  /// limit), as "path:line: PCRE2's message", sorted, at most 20 kept. A marker with such lines
+  /// and no hit is not known absent.
+  std::vector<std::string> errors;
+  std::size_t error_lines = 0;  ///< all such lines, also those not kept.
 };
+
+/// Most worker threads a search uses (SearchOptions::threads is clamped to it).
+inline constexpr unsigned kMaxSearchThreads = 16;
 
 /// How to walk and what to skip.
 struct SearchOptions {
   /// Files larger than this (bytes) are skipped and reported, not searched.
   std::uint64_t max_file_size = 32ull << 20;
-  /// Worker threads; 0 = the number of CPUs (at most 16).
+  /// Worker threads; 0 = the number of CPUs; clamped to 1..kMaxSearchThreads.
   unsigned threads = 0;
   /// Skip what the target's .gitignore files exclude (via libgit2; only when TARGET is inside
   /// a git work tree). Off by default: deployed trees are not git checkouts.
@@ -64,7 +75,10 @@ struct SearchResult {
   std::vector<std::string> files;   ///< sorted; only with SearchOptions::collect_files.
   std::size_t files_searched = 0;   ///< text files read and searched.
   std::uint64_t bytes_searched = 0;
-  std::size_t skipped_binary = 0;    ///< a NUL byte in the first 8000 bytes.
+  /// Files skipped as binary: a NUL byte in the first block read (256 KiB, or the first
+  /// line when longer). A NUL byte further on ends the search of that file there (as ripgrep
+  /// quits a file at the buffer holding one); such a file counts as searched.
+  std::size_t skipped_binary = 0;
   std::size_t skipped_symlinks = 0;  ///< symlinks are never followed, to files or directories.
   std::size_t skipped_ignored = 0;   ///< excluded by .gitignore (SearchOptions::gitignore).
   std::vector<std::string> skipped_large;       ///< paths over max_file_size.
@@ -79,9 +93,28 @@ struct SearchResult {
 SearchResult search_tree(const std::string& root, const std::vector<Marker>& markers,
                          const SearchOptions& options = {});
 
+/// One line holding at least one marker, as a LineSink receives it.
+struct LineMatch {
+  std::size_t line = 0;   ///< 1-based line number.
+  std::string_view text;  ///< the raw line without its "\n" (a "\r" before it kept), uncut.
+};
+
+/// Receives the lines of the file at `path` (relative to the root, "/"-separated) that hold a
+/// marker, each line once, in line order. Called from the worker thread that searched the file,
+/// once per block read (256 KiB; most files are one block), so a long file's lines may come in
+/// several calls, in order. The text is valid only during the call. May throw: the search stops
+/// and search_tree() rethrows.
+using LineSink = std::function<void(std::string_view path, const std::vector<LineMatch>& lines)>;
+
+/// search_tree() that hands each matching line to `sink` as it is found instead of keeping it:
+/// memory stays bounded by the threads' buffers whatever the number of hits (grep's printer).
+/// MarkerHits::hits stay empty; totals and errors are as above.
+SearchResult search_tree(const std::string& root, const std::vector<Marker>& markers,
+                         const SearchOptions& options, const LineSink& sink);
+
 /// Markers compiled once, to search file contents already in memory without a tree walk (a
-/// caller that holds the files, such as verification's file cache): fixed strings with the SIMD
-/// searcher of search_tree(), regular expressions with PCRE2 (JIT-compiled where supported). The
+/// caller that holds the files, such as verification's file cache), with the one-pass engine of
+/// search_tree() (Vectorscan, then PCRE2 for regular expressions). The
 /// same lines, line numbers and line text as search_tree() reports for that file. search() and
 /// add() may be called from several threads at once.
 class MarkerSearcher {
@@ -99,7 +132,7 @@ class MarkerSearcher {
   /// The hits of every marker in `content`, the text of the file at `path` (relative to the
   /// tree, "/"-separated; copied into each hit): one MarkerHits per marker, in order, hits in
   /// line order, at most `max_hits_per_marker` kept (0 = all), `total` exact. Content that
-  /// search_tree() skips as binary (a NUL byte in the first 8000 bytes) has no hits. Unlike
+  /// search_tree() skips as binary (see SearchResult::skipped_binary) has no hits. Unlike
   /// search_tree(), no size limit applies: the caller has read the content already.
   std::vector<MarkerHits> search(std::string_view path, std::string_view content,
                                  std::size_t max_hits_per_marker = 0) const;
@@ -114,7 +147,7 @@ class MarkerSearcher {
  private:
   struct Compiled;
   std::vector<Marker> markers_;
-  std::vector<std::unique_ptr<Compiled>> compiled_;
+  std::unique_ptr<Compiled> compiled_;
 };
 
 /// The hits of `markers` in one file's `content` at `path`: MarkerSearcher(markers).search().

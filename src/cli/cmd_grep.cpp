@@ -1,6 +1,9 @@
 // `sm120check grep [options] TARGET PATTERN...` (see commands.hpp): the marker search of
 // `verify --markers` on its own, for scripts over SSH.
-#include <sstream>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <mutex>
 
 #include "commands.hpp"
 #include "inputs.hpp"
@@ -14,8 +17,12 @@ namespace sm120check::cli {
 CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "grep",
-      "Search TARGET for fixed strings (or markers of patches) and print each line found as "
-      "path:line: text. Parallel; never follows symlinks; skips .git, binary and large files.");
+      "Search TARGET for fixed strings (or markers of patches) in one pass per file and print "
+      "each line holding one as path:line:text, like rg -n --no-heading (raw bytes; control "
+      "bytes and invalid UTF-8 escaped only on a terminal). Parallel; never follows symlinks; "
+      "skips .git directories, binary files (a NUL byte) and large files; unlike rg, searches "
+      "hidden files and what .gitignore excludes (a deployed tree's ignored files are still "
+      "code): rg -n --no-heading -uu -g '!.git' --max-filesize 32M searches the same files.");
   cmd->add_option("TARGET", options.target, "Directory to search")->required()->type_name("");
   cmd->add_option("PATTERN", options.patterns,
                   "Fixed string to search for (PCRE2 regular expression with --regex)")
@@ -31,14 +38,38 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
   cmd->add_option("--max-filesize", options.max_filesize,
                   "Skip (and report) files larger than N bytes (default 33554432)")
       ->type_name("N");
-  cmd->add_option("-j,--threads", options.threads, "Worker threads (default: one per CPU)")
-      ->type_name("N");
+  cmd->add_option("-j,--threads", options.threads,
+                  "Worker threads, 1 to 16 (default: one per CPU, at most 16)")
+      ->type_name("N")
+      ->check(CLI::Range(0u, kMaxSearchThreads));
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(
+      "Output: path:line:text, TARGET as given joined with the path below it, one line per "
+      "line holding any pattern, in the order files are searched (pipe through sort for a "
+      "stable order); the same bytes as rg -n --no-heading -uu -g '!.git' --max-filesize 32M -F -e "
+      "P... "
+      "TARGET, sorted. --format json keeps every hit in memory (sorted by pattern, path, "
+      "line).\n\n"
       "Exit codes:\n  0  every pattern was found\n  1  some pattern was not found\n"
-      "  3  could not search (missing target, bad regular expression, usage error)");
+      "  3  could not search (missing target, bad regular expression, a regular expression "
+      "PCRE2 gave up on for some line (match limit), usage error)");
   return cmd;
 }
+
+namespace {
+
+/// 3 when a regular expression could not be evaluated somewhere, else 1 when a pattern has no
+/// hit, else 0.
+int grep_exit_code(const SearchResult& result) {
+  bool all_found = true;
+  for (const MarkerHits& m : result.markers) {
+    if (m.error_lines > 0) return kExitError;
+    all_found = all_found && m.total > 0;
+  }
+  return all_found ? 0 : 1;
+}
+
+}  // namespace
 
 int run_grep(const GrepCommandOptions& options) {
   std::vector<Marker> markers;
@@ -56,35 +87,69 @@ int run_grep(const GrepCommandOptions& options) {
   so.gitignore = options.gitignore;
   so.max_file_size = options.max_filesize;
   so.threads = options.threads;
-  SearchResult result = search_tree(options.target, markers, so);
-  bool all_found = true;
-  for (const MarkerHits& m : result.markers) all_found = all_found && m.total > 0;
 
-  std::string out;
   if (options.format == OutputFormat::kJson) {
+    SearchResult result = search_tree(options.target, markers, so);
+    const int code = grep_exit_code(result);
     nlohmann::ordered_json doc = nlohmann::ordered_json::object();
     doc["schema"] = "sm120check.grep/1";
     doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
     doc["target"] = {{"path", sanitize_utf8(options.target)}};
     doc["markers"] = markers_to_json(result.markers);
     doc["search"] = search_to_json(result);
-    doc["exit_code"] = all_found ? 0 : 1;
-    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  } else {
-    std::ostringstream text;
-    render_hits_text(text, result.markers);
-    out = text.str();
-    std::string skipped = search_skipped_text(result);
-    std::string missing;
-    for (const MarkerHits& m : result.markers)
-      if (m.total == 0)
-        missing += "sm120check: not found: " + escape_for_terminal(m.marker.text) + "\n";
-    if (!skipped.empty() || !missing.empty())
-      std::fputs((missing + (skipped.empty() ? "" : "sm120check: " + skipped + "\n")).c_str(),
-                 stderr);
+    doc["exit_code"] = code;
+    write_stdout(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    return code;
   }
-  write_stdout(out);
-  return all_found ? 0 : 1;
+
+  // Text: each file's lines printed as found (memory bounded whatever the number of hits), as
+  // rg -n --no-heading prints them: TARGET as given, "/", the relative path, ":", the line
+  // number, ":", the raw line. Escaped only for a terminal.
+  std::string prefix = options.target;
+  while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+  if (prefix != "/") prefix += '/';
+  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+  std::mutex out_mutex;
+  struct OutputClosed {};
+  LineSink print = [&](std::string_view path, const std::vector<LineMatch>& lines) {
+    std::string out;
+    const std::string shown =
+        terminal ? escape_for_terminal(prefix + std::string(path)) : prefix + std::string(path);
+    for (const LineMatch& m : lines) {
+      out += shown;
+      out += ':';
+      out += std::to_string(m.line);
+      out += ':';
+      if (terminal)
+        out += escape_for_terminal(m.text);
+      else
+        out.append(m.text.data(), m.text.size());
+      out += '\n';
+    }
+    std::lock_guard lock(out_mutex);
+    if (!write_stdout(out)) throw OutputClosed{};
+  };
+  SearchResult result;
+  try {
+    result = search_tree(options.target, markers, so, print);
+  } catch (const OutputClosed&) {
+    return 0;  // the reader closed standard output (| head): stop quietly
+  }
+  std::string notes;
+  for (const MarkerHits& m : result.markers) {
+    if (m.error_lines > 0)
+      notes += fmt::format(
+          "sm120check: error: regular expression '{}' could not be evaluated on {} line{} "
+          "(first: {}); its result is incomplete\n",
+          escape_for_terminal(m.marker.text), m.error_lines, m.error_lines == 1 ? "" : "s",
+          escape_for_terminal(m.errors.empty() ? std::string() : m.errors.front()));
+    else if (m.total == 0)
+      notes += "sm120check: not found: " + escape_for_terminal(m.marker.text) + "\n";
+  }
+  std::string skipped = search_skipped_text(result);
+  if (!skipped.empty()) notes += "sm120check: " + skipped + "\n";
+  if (!notes.empty()) std::fputs(notes.c_str(), stderr);
+  return grep_exit_code(result);
 }
 
 }  // namespace sm120check::cli

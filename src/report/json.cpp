@@ -175,6 +175,12 @@ nlohmann::ordered_json markers_to_json(const std::vector<MarkerHits>& markers) {
       hits.push_back({{"path", str(h.path)}, {"line", h.line}, {"text", str(h.text)}});
     out["hits"] = std::move(hits);
     out["hit_count"] = m.total;
+    if (m.error_lines > 0) {  // present only then: PCRE2 gave up on some line
+      json errors = json::array();
+      for (const std::string& e : m.errors) errors.push_back(str(e));
+      out["errors"] = std::move(errors);
+      out["error_lines"] = m.error_lines;
+    }
     list.push_back(std::move(out));
   }
   return list;

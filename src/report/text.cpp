@@ -353,8 +353,14 @@ void render_evidence(std::ostream& out, const PatchReport& p) {
   if (more != 0) out << fmt::format("    ... {} more hit{}\n", more, more == 1 ? "" : "s");
 
   std::vector<const Marker*> missing;
-  for (const MarkerHits& m : p.evidence)
-    if (m.total == 0) missing.push_back(&m.marker);
+  for (const MarkerHits& m : p.evidence) {
+    if (m.error_lines > 0)  // PCRE2 gave up on some line: not known absent
+      out << fmt::format("    not evaluated on {} line{}: {} ({})\n", m.error_lines,
+                         m.error_lines == 1 ? "" : "s", marker_name(m.marker),
+                         escape_for_terminal(m.errors.empty() ? "" : m.errors.front()));
+    else if (m.total == 0)
+      missing.push_back(&m.marker);
+  }
   if (missing.empty()) return;
   std::vector<std::string> files;
   for (const FileReport& f : p.files)

@@ -1,16 +1,19 @@
 // Tree search for markers (see search.hpp): a pool of threads takes directories from a shared
-// queue, lists them with readdir(3) (d_type, no stat for most entries), reads each regular file
-// with read(2) into a per-thread buffer and runs every marker over it. Fixed strings are found
-// by comparing two of the marker's rarest bytes 32 (AVX2) or 16 (SSE2) positions at a time
-// (memchr(3) on the rarest byte on other processors) and a memcmp at each candidate; regular
-// expressions with PCRE2 (JIT-compiled when the platform supports it). Symlinks are never
-// followed. MarkerSearcher runs the same compiled markers over contents already in memory.
+// queue, lists them with readdir(3) (d_type, no stat for most entries) and reads each regular
+// file with read(2) in blocks of whole lines (kBlock bytes, more only for a longer line), so a
+// thread holds one block, never a whole file. All markers run over a block in one pass: one
+// Vectorscan database holds every fixed string (as an escaped literal) and, in prefilter mode,
+// every regular expression it accepts; PCRE2 (JIT-compiled where supported) then runs line by
+// line only the expressions the prefilter let through and those Vectorscan refuses
+// (backreferences, lookaround, anchors whose meaning differs per line). MarkerSearcher runs the
+// same engine over contents already in memory. Symlinks are never followed.
 #include "sm120check/search.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <hs/hs.h>
 #include <pcre2.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "../git/libgit2.hpp"
 #include "sm120check/error.hpp"
@@ -34,43 +38,12 @@
 namespace sm120check {
 namespace {
 
-constexpr std::size_t kBinaryProbe = 8000;  // bytes examined for NUL, as git does
-
-/// How common a byte is in source code, most common first; bytes not listed are rare.
-constexpr std::string_view kCommonBytes =
-    " etaoinsrlcdhpumf_().,=gybx\"'v:wk/#\n[]TSEAIRNOLC01-2*>+{}<;3456789";
-
-int commonness(unsigned char c) {
-  std::size_t at = kCommonBytes.find(static_cast<char>(c));
-  return at == std::string_view::npos ? -1 : static_cast<int>(kCommonBytes.size() - at);
-}
+/// Bytes read per block; a block is cut after its last "\n", the rest begins the next one.
+constexpr std::size_t kBlock = 256 * 1024;
+/// Most error lines kept per marker in MarkerHits::errors.
+constexpr std::size_t kMaxErrorsKept = 20;
 
 #if defined(__x86_64__)
-/// Start positions in [pos, end) where bytes `c1` at +o1 and `c2` at +o2 both match, 32 at a
-/// time (AVX2); calls `check(at)` for each until it returns true. Returns the position reached.
-__attribute__((target("avx2"))) std::size_t pair_scan_avx2(const char* base, std::size_t pos,
-                                                           std::size_t end, char c1, std::size_t o1,
-                                                           char c2, std::size_t o2,
-                                                           std::size_t& found,
-                                                           const std::string& needle) {
-  const __m256i b1 = _mm256_set1_epi8(c1), b2 = _mm256_set1_epi8(c2);
-  for (; pos + 32 <= end; pos += 32) {
-    __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + pos + o1));
-    __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + pos + o2));
-    auto mask = static_cast<unsigned>(_mm256_movemask_epi8(
-        _mm256_and_si256(_mm256_cmpeq_epi8(x1, b1), _mm256_cmpeq_epi8(x2, b2))));
-    while (mask != 0) {
-      std::size_t at = pos + static_cast<std::size_t>(__builtin_ctz(mask));
-      if (std::memcmp(base + at, needle.data(), needle.size()) == 0) {
-        found = at;
-        return pos;
-      }
-      mask &= mask - 1;
-    }
-  }
-  return pos;
-}
-
 /// Number of "\n" in [p, p + n), 16 bytes at a time.
 std::size_t count_newlines(const char* p, std::size_t n) {
   std::size_t count = 0, i = 0;
@@ -88,175 +61,389 @@ std::size_t count_newlines(const char* p, std::size_t n) {
   for (; i < n; ++i) count += p[i] == '\n';
   return count;
 }
-
-const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
 #else
 std::size_t count_newlines(const char* p, std::size_t n) {
   return static_cast<std::size_t>(std::count(p, p + n, '\n'));
 }
 #endif
 
-/// A compiled marker: a fixed string with its rarest byte, or a PCRE2 pattern.
-class CompiledMarker {
- public:
-  explicit CompiledMarker(const Marker& m) : text_(m.text), regex_(m.regex) {
-    if (!regex_) {
-      auto rank = [&](std::size_t i) { return commonness(static_cast<unsigned char>(text_[i])); };
-      for (std::size_t i = 0; i < text_.size(); ++i)
-        if (rank(i) < rank(rare_)) rare_ = i;
-      // A second byte at another offset, as rare as possible, preferably a different value.
-      rare2_ = rare_ == 0 ? text_.size() - 1 : 0;
-      for (std::size_t i = 0; i < text_.size(); ++i) {
-        if (i == rare_) continue;
-        bool differs = text_[i] != text_[rare_], best_differs = text_[rare2_] != text_[rare_];
-        if ((differs && !best_differs) || (differs == best_differs && rank(i) < rank(rare2_)))
-          rare2_ = i;
-      }
-      return;
-    }
-    int err = 0;
-    PCRE2_SIZE err_offset = 0;
-    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(text_.data()), text_.size(), PCRE2_MULTILINE,
-                          &err, &err_offset, nullptr);
-    if (code_ == nullptr) {
-      std::array<PCRE2_UCHAR, 256> buf{};
-      pcre2_get_error_message(err, buf.data(), buf.size());
-      throw Error(fmt::format("regular expression '{}' does not compile at offset {}: {}", text_,
-                              err_offset, reinterpret_cast<const char*>(buf.data())));
-    }
-    pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);  // falls back to the interpreter on failure
-  }
-  CompiledMarker(const CompiledMarker&) = delete;
-  CompiledMarker& operator=(const CompiledMarker&) = delete;
-  ~CompiledMarker() {
-    if (code_ != nullptr) pcre2_code_free(code_);
-  }
-
-  bool regex() const { return regex_; }
-  const std::string& text() const { return text_; }
-  pcre2_code* code() const { return code_; }
-
-  /// Offset of the first match at or after `from` in `hay`, or npos. `md` is the calling
-  /// thread's match data (regular expressions only).
-  std::size_t find(std::string_view hay, std::size_t from, pcre2_match_data* md) const {
-    if (regex_) {
-      int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(hay.data()), hay.size(), from, 0, md,
-                           nullptr);
-      if (rc < 0) return std::string_view::npos;
-      return pcre2_get_ovector_pointer(md)[0];
-    }
-    const std::size_t n = text_.size();
-    if (n == 0) return from <= hay.size() ? from : std::string_view::npos;
-    if (hay.size() < n || from > hay.size() - n) return std::string_view::npos;
-    const char* base = hay.data();
-#if defined(__x86_64__)
-    if (n >= 2) {
-      // Two rare bytes of the needle compared 32 (AVX2) or 16 (SSE2) candidate positions at a
-      // time (the "generic SIMD" substring search); memcmp confirms each candidate.
-      std::size_t pos = from;
-      const std::size_t end = hay.size() - n + 1;  // one past the last start position
-      if (kHaveAvx2) {
-        std::size_t found = std::string_view::npos;
-        pos = pair_scan_avx2(base, pos, end, text_[rare_], rare_, text_[rare2_], rare2_, found,
-                             text_);
-        if (found != std::string_view::npos) return found;
-      }
-      const __m128i b1 = _mm_set1_epi8(text_[rare_]), b2 = _mm_set1_epi8(text_[rare2_]);
-      for (; pos + 16 <= end; pos += 16) {
-        __m128i c1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + pos + rare_));
-        __m128i c2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + pos + rare2_));
-        auto mask = static_cast<unsigned>(
-            _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(c1, b1), _mm_cmpeq_epi8(c2, b2))));
-        while (mask != 0) {
-          std::size_t at = pos + static_cast<std::size_t>(__builtin_ctz(mask));
-          if (std::memcmp(base + at, text_.data(), n) == 0) return at;
-          mask &= mask - 1;
-        }
-      }
-      for (; pos < end; ++pos)
-        if (base[pos + rare_] == text_[rare_] && std::memcmp(base + pos, text_.data(), n) == 0)
-          return pos;
-      return std::string_view::npos;
-    }
-#endif
-    const char* p = base + from + rare_;
-    const char* last = base + hay.size() - (n - rare_ - 1);  // one past the last candidate
-    const char rare = text_[rare_];
-    while (p < last) {
-      const void* q = std::memchr(p, rare, static_cast<std::size_t>(last - p));
-      if (q == nullptr) return std::string_view::npos;
-      const char* hit = static_cast<const char*>(q);
-      const char* start = hit - rare_;
-      if (std::memcmp(start, text_.data(), n) == 0) return static_cast<std::size_t>(start - base);
-      p = hit + 1;
-    }
-    return std::string_view::npos;
-  }
-
- private:
-  std::string text_;
-  bool regex_ = false;
-  std::size_t rare_ = 0, rare2_ = 0;
-  pcre2_code* code_ = nullptr;
-};
-
-/// Runs one compiled marker over `content`; calls `emit(line, text)` once per matching line.
-template <typename Emit>
-void scan(const CompiledMarker& c, std::string_view content, pcre2_match_data* md, Emit&& emit) {
-  if (c.regex()) {
-    // Line by line, like grep: an expression never matches across a line end (`\s`, `[^x]`),
-    // and a line PCRE2 gives up on (match limit) costs only that line.
-    std::size_t begin = 0, line = 1;
-    while (begin < content.size()) {
-      std::size_t end = content.find('\n', begin);
-      if (end == std::string_view::npos) end = content.size();
-      std::string_view text = content.substr(begin, end - begin);
-      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-      int rc = pcre2_match(c.code(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0,
-                           md, nullptr);
-      if (rc >= 0) emit(line, text.substr(0, kMaxHitText));
-      begin = end + 1;
-      ++line;
-    }
-    return;
-  }
-  if (c.text().find('\n') != std::string::npos) return;  // a line never holds a line end
-  std::size_t pos = 0, counted = 0, line = 1;
-  while (pos <= content.size()) {
-    std::size_t at = c.find(content, pos, md);
-    if (at == std::string_view::npos || at >= content.size()) break;
-    line += count_newlines(content.data() + counted, at - counted);
-    std::size_t begin = at;
-    while (begin > 0 && content[begin - 1] != '\n') --begin;
-    std::size_t end = content.find('\n', at);
-    if (end == std::string_view::npos) end = content.size();
-    std::string_view text = content.substr(begin, end - begin);
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    emit(line, text.substr(0, kMaxHitText));
-    if (end == content.size()) break;
-    pos = end + 1;
-    counted = pos;
-    ++line;
-  }
-}
-
 struct Frees {
   void operator()(pcre2_match_data* md) const { pcre2_match_data_free(md); }
+  void operator()(pcre2_code* code) const { pcre2_code_free(code); }
+  void operator()(hs_database_t* db) const { hs_free_database(db); }
+  void operator()(hs_scratch_t* s) const { hs_free_scratch(s); }
   void operator()(git_repository* r) const { git::libgit2().git_repository_free(r); }
 };
 
+/// Compiles a PCRE2 pattern (multi-line mode). Throws Error naming the pattern and offset.
+std::unique_ptr<pcre2_code, Frees> compile_pcre2(const std::string& text) {
+  int err = 0;
+  PCRE2_SIZE err_offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(),
+                                   PCRE2_MULTILINE, &err, &err_offset, nullptr);
+  if (code == nullptr) {
+    std::array<PCRE2_UCHAR, 256> buf{};
+    pcre2_get_error_message(err, buf.data(), buf.size());
+    throw Error(fmt::format("regular expression '{}' does not compile at offset {}: {}", text,
+                            err_offset, reinterpret_cast<const char*>(buf.data())));
+  }
+  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // falls back to the interpreter on failure
+  return std::unique_ptr<pcre2_code, Frees>(code);
+}
+
+std::string pcre2_message(int rc) {
+  std::array<PCRE2_UCHAR, 256> buf{};
+  pcre2_get_error_message(rc, buf.data(), buf.size());
+  return reinterpret_cast<const char*>(buf.data());
+}
+
+/// A pattern Vectorscan reads as exactly the bytes of `text`.
+std::string escape_literal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() * 4);
+  for (char c : text) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+  return out;
+}
+
+/// A line of a block holding marker `marker` (or one its regular expression failed on).
+struct Found {
+  std::size_t begin = 0, end = 0;  ///< the line's bytes in the block, without "\n".
+  std::size_t line = 0;            ///< 0-based, counted from the block's start.
+  std::uint32_t marker = 0;
+};
+
+/// Every marker compiled together (see the file comment).
+class Engine {
+ public:
+  /// What a thread needs to scan: Vectorscan scratch, PCRE2 match data, reused vectors.
+  struct Scratch {
+    std::unique_ptr<hs_scratch_t, Frees> hs;
+    std::vector<std::unique_ptr<pcre2_match_data, Frees>> md;         ///< per marker (regexes only)
+    std::vector<std::pair<std::size_t, std::uint32_t>> pairs;         ///< (line begin, marker)
+    std::vector<std::tuple<std::size_t, std::uint32_t, int>> failed;  ///< (line begin, marker, rc)
+    std::vector<char> maybe;             ///< per marker: the prefilter matched in this block
+    std::size_t line_b = 1, line_e = 0;  ///< the line last located by the match callback
+    std::string_view block;
+    const Engine* engine = nullptr;
+  };
+
+  explicit Engine(const std::vector<Marker>& markers) {
+    for (const Marker& m : markers) {
+      length_.push_back(m.text.size());
+      if (m.regex) {
+        pcre_.push_back(compile_pcre2(m.text));
+        kind_.push_back(Kind::kRegex);
+        continue;
+      }
+      pcre_.emplace_back();
+      if (m.text.empty())
+        kind_.push_back(Kind::kEveryLine);
+      else if (m.text.find('\n') != std::string::npos)
+        kind_.push_back(Kind::kNever);  // a line never holds a line end
+      else
+        kind_.push_back(Kind::kLiteral);
+    }
+    compile_database(markers);
+  }
+
+  std::size_t size() const { return kind_.size(); }
+
+  std::unique_ptr<Scratch> make_scratch() const {
+    auto s = std::make_unique<Scratch>();
+    if (db_) {
+      hs_scratch_t* hs = nullptr;
+      if (hs_alloc_scratch(db_.get(), &hs) != HS_SUCCESS)
+        throw Error("cannot allocate Vectorscan scratch space");
+      s->hs.reset(hs);
+    }
+    s->md.resize(kind_.size());
+    for (std::size_t i = 0; i < kind_.size(); ++i)
+      if (kind_[i] == Kind::kRegex)
+        s->md[i].reset(pcre2_match_data_create_from_pattern(pcre_[i].get(), nullptr));
+    s->maybe.assign(kind_.size(), 0);
+    s->engine = this;
+    return s;
+  }
+
+  /// Scans `block` (whole lines; the last may lack its "\n"); calls `found(Found)` for each
+  /// (line, marker) pair once, in line order, then marker order, and `failed(Found, reason)`
+  /// for each line a regular expression could not be evaluated on.
+  template <typename OnFound, typename OnFailed>
+  void scan(std::string_view block, Scratch& s, OnFound&& found, OnFailed&& failed) const {
+    s.pairs.clear();
+    s.failed.clear();
+    std::fill(s.maybe.begin(), s.maybe.end(), 0);
+    if (block.empty()) return;
+    if (db_) {
+      s.block = block;
+      s.line_b = 1;  // empty cache: begin > end
+      s.line_e = 0;
+      // Blocks are at most max_file_size (32 MiB by default), far below hs_scan's 4 GiB.
+      hs_error_t rc = hs_scan(db_.get(), block.data(), static_cast<unsigned int>(block.size()), 0,
+                              s.hs.get(), &Engine::on_match, &s);
+      if (rc != HS_SUCCESS) throw Error(fmt::format("Vectorscan scan failed (error {})", rc));
+    }
+    for (std::size_t i = 0; i < kind_.size(); ++i) {
+      const auto id = static_cast<std::uint32_t>(i);
+      if (kind_[i] == Kind::kEveryLine) {
+        for_each_line(block, [&](std::size_t b, std::size_t) { s.pairs.emplace_back(b, id); });
+      } else if (kind_[i] == Kind::kRegex && (!prefiltered_[i] || s.maybe[i] != 0)) {
+        // Line by line, like grep: an expression never matches across a line end (`\s`,
+        // `[^x]`), and a line PCRE2 gives up on (match limit) costs only that line.
+        for_each_line(block, [&](std::size_t b, std::size_t e) {
+          std::string_view text = block.substr(b, e - b);
+          if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+          int rc = pcre2_match(pcre_[i].get(), reinterpret_cast<PCRE2_SPTR>(text.data()),
+                               text.size(), 0, 0, s.md[i].get(), nullptr);
+          if (rc >= 0)
+            s.pairs.emplace_back(b, id);
+          else if (rc != PCRE2_ERROR_NOMATCH)
+            s.failed.emplace_back(b, id, rc);
+        });
+      }
+    }
+    std::sort(s.pairs.begin(), s.pairs.end());
+    s.pairs.erase(std::unique(s.pairs.begin(), s.pairs.end()), s.pairs.end());
+    std::size_t counted = 0, line = 0, last_b = std::string_view::npos, last_e = 0;
+    auto locate = [&](std::size_t b) {
+      if (b != last_b) {
+        line += count_newlines(block.data() + counted, b - counted);
+        counted = b;
+        last_b = b;
+        const void* nl = std::memchr(block.data() + b, '\n', block.size() - b);
+        last_e = nl == nullptr
+                     ? block.size()
+                     : static_cast<std::size_t>(static_cast<const char*>(nl) - block.data());
+      }
+      return Found{b, last_e, line, 0};
+    };
+    if (s.failed.empty()) {
+      for (const auto& [b, id] : s.pairs) {
+        Found f = locate(b);
+        f.marker = id;
+        found(f);
+      }
+      return;
+    }
+    // Rare: merge the failures in line order.
+    std::sort(s.failed.begin(), s.failed.end());
+    std::size_t k = 0;
+    for (const auto& [b, id] : s.pairs) {
+      for (; k < s.failed.size() && std::get<0>(s.failed[k]) <= b; ++k)
+        report_failed(s.failed[k], locate, failed);
+      Found f = locate(b);
+      f.marker = id;
+      found(f);
+    }
+    for (; k < s.failed.size(); ++k) report_failed(s.failed[k], locate, failed);
+  }
+
+ private:
+  enum class Kind { kLiteral, kRegex, kEveryLine, kNever };
+
+  template <typename Locate, typename OnFailed>
+  static void report_failed(const std::tuple<std::size_t, std::uint32_t, int>& f, Locate& locate,
+                            OnFailed& failed) {
+    Found at = locate(std::get<0>(f));
+    at.marker = std::get<1>(f);
+    failed(at, pcre2_message(std::get<2>(f)));
+  }
+
+  /// Calls `each(begin, end)` for every line of `block` ("\n" excluded; no empty last line).
+  template <typename Each>
+  static void for_each_line(std::string_view block, Each&& each) {
+    std::size_t b = 0;
+    while (b < block.size()) {
+      const void* nl = std::memchr(block.data() + b, '\n', block.size() - b);
+      std::size_t e = nl == nullptr
+                          ? block.size()
+                          : static_cast<std::size_t>(static_cast<const char*>(nl) - block.data());
+      each(b, e);
+      b = e + 1;
+    }
+  }
+
+  static int on_match(unsigned int id, unsigned long long /*from*/, unsigned long long to,
+                      unsigned int /*flags*/, void* context) {
+    auto& s = *static_cast<Scratch*>(context);
+    const Engine& e = *s.engine;
+    if (e.kind_[id] == Kind::kRegex) {
+      s.maybe[id] = 1;  // single-match prefilter: PCRE2 decides line by line
+      return 0;
+    }
+    const auto start = static_cast<std::size_t>(to) - e.length_[id];
+    if (start < s.line_b || start >= s.line_e) {
+      const char* base = s.block.data();
+      const void* prev = start == 0 ? nullptr : ::memrchr(base, '\n', start);
+      s.line_b =
+          prev == nullptr ? 0 : static_cast<std::size_t>(static_cast<const char*>(prev) - base) + 1;
+      const void* next = std::memchr(base + start, '\n', s.block.size() - start);
+      s.line_e = next == nullptr ? s.block.size()
+                                 : static_cast<std::size_t>(static_cast<const char*>(next) - base);
+    }
+    if (s.pairs.empty() ||
+        s.pairs.back() != std::make_pair(s.line_b, static_cast<std::uint32_t>(id)))
+      s.pairs.emplace_back(s.line_b, static_cast<std::uint32_t>(id));
+    return 0;
+  }
+
+  /// Builds the Vectorscan database of the literals and the regular expressions it accepts as
+  /// prefilters; an expression it refuses is left to PCRE2 alone.
+  void compile_database(const std::vector<Marker>& markers) {
+    prefiltered_.assign(kind_.size(), false);
+    std::vector<std::string> exprs;
+    std::vector<unsigned int> flags, ids;
+    for (std::size_t i = 0; i < kind_.size(); ++i) {
+      if (kind_[i] == Kind::kLiteral) {
+        exprs.push_back(escape_literal(markers[i].text));
+        flags.push_back(0);
+        ids.push_back(static_cast<unsigned int>(i));
+      } else if (kind_[i] == Kind::kRegex && prefilterable(markers[i].text)) {
+        exprs.push_back(markers[i].text);
+        flags.push_back(HS_FLAG_PREFILTER | HS_FLAG_SINGLEMATCH | HS_FLAG_MULTILINE |
+                        HS_FLAG_ALLOWEMPTY);
+        ids.push_back(static_cast<unsigned int>(i));
+        prefiltered_[i] = true;
+      }
+    }
+    while (!exprs.empty()) {
+      std::vector<const char*> ptrs;
+      for (const std::string& x : exprs) ptrs.push_back(x.c_str());
+      hs_database_t* db = nullptr;
+      hs_compile_error_t* err = nullptr;
+      if (hs_compile_multi(ptrs.data(), flags.data(), ids.data(),
+                           static_cast<unsigned int>(ptrs.size()), HS_MODE_BLOCK, nullptr, &db,
+                           &err) == HS_SUCCESS) {
+        db_.reset(db);
+        return;
+      }
+      std::string message = err->message != nullptr ? err->message : "unknown error";
+      int at = err->expression;
+      hs_free_compile_error(err);
+      if (at < 0 || static_cast<std::size_t>(at) >= exprs.size() ||
+          kind_[ids[static_cast<std::size_t>(at)]] != Kind::kRegex)
+        throw Error("cannot compile the markers for Vectorscan: " + message);
+      prefiltered_[ids[static_cast<std::size_t>(at)]] = false;  // PCRE2 runs it on every line
+      auto k = static_cast<std::ptrdiff_t>(at);
+      exprs.erase(exprs.begin() + k);
+      flags.erase(flags.begin() + k);
+      ids.erase(ids.begin() + k);
+    }
+  }
+
+  /// Whether Vectorscan's multi-line reading of `re` over a block finds every line PCRE2 finds
+  /// in that line alone (with its "\r" cut): not so for `$` before "\r\n" and for the anchors
+  /// of a whole subject (\A, \Z, \z, \G), which PCRE2 applies to each line.
+  static bool prefilterable(std::string_view re) {
+    if (re.find('$') != std::string_view::npos) return false;
+    for (std::string_view a : {"\\A", "\\Z", "\\z", "\\G"})
+      if (re.find(a) != std::string_view::npos) return false;
+    return true;
+  }
+
+  std::vector<Kind> kind_;
+  std::vector<std::size_t> length_;
+  std::vector<bool> prefiltered_;
+  std::vector<std::unique_ptr<pcre2_code, Frees>> pcre_;
+  std::unique_ptr<hs_database_t, Frees> db_;
+};
+
+/// How a file's scan ended.
+struct FileScan {
+  bool binary = false;      ///< a block held a NUL byte: it and the rest were not searched.
+  bool searched = false;    ///< at least one block was searched (before any NUL byte).
+  std::uint64_t bytes = 0;  ///< bytes searched.
+  int error = 0;            ///< errno of a failed read.
+};
+
+/// Reads a file block by block through `read(into, max, eof) -> ssize_t` (-1 with errno on
+/// failure; sets `eof` when nothing follows) and scans each block of whole lines with
+/// `engine`: `emit(block, Found)` per (line, marker), `fail(block, Found, reason)`, then
+/// `block_done()`; Found::line is the file's 1-based line number. Reads at most `limit` bytes.
+/// A block holding a NUL byte is not searched and ends the scan, as ripgrep quits a file at
+/// the buffer where it meets one (so a file whose first NUL lies in its first kBlock bytes
+/// prints nothing). `buffer` grows past kBlock only to hold a longer line.
+template <typename Read, typename Emit, typename Fail, typename BlockDone>
+FileScan scan_blocks(const Engine& engine, Engine::Scratch& s, std::vector<char>& buffer,
+                     std::uint64_t limit, Read&& read, Emit&& emit, Fail&& fail,
+                     BlockDone&& block_done) {
+  FileScan r;
+  std::size_t carry = 0, line = 1;
+  std::uint64_t total = 0;
+  bool eof = false;
+  while (!eof) {
+    if (buffer.size() < carry + kBlock) buffer.resize(carry + kBlock);
+    ssize_t n = 0;
+    do n = read(buffer.data() + carry, buffer.size() - carry, eof);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      r.error = errno;
+      return r;
+    }
+    auto fresh = static_cast<std::size_t>(n);
+    if (n == 0) eof = true;
+    if (total + fresh >= limit) {  // grew while reading: searched as far as the limit
+      fresh = static_cast<std::size_t>(limit - total);
+      eof = true;
+    }
+    total += fresh;
+    if (std::memchr(buffer.data() + carry, 0, fresh) != nullptr) {
+      r.binary = true;
+      return r;
+    }
+    const std::size_t have = carry + fresh;
+    std::size_t cut = have;
+    if (!eof) {
+      const void* nl = ::memrchr(buffer.data(), '\n', have);
+      if (nl == nullptr) {  // a line longer than the buffer: read on
+        carry = have;
+        continue;
+      }
+      cut = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer.data()) + 1;
+    }
+    const std::string_view block(buffer.data(), cut);
+    engine.scan(
+        block, s,
+        [&](Found f) {
+          f.line += line;
+          emit(block, f);
+        },
+        [&](Found f, const std::string& why) {
+          f.line += line;
+          fail(block, f, why);
+        });
+    r.searched = true;
+    r.bytes += cut;
+    block_done();
+    if (eof) break;
+    line += count_newlines(block.data(), cut);
+    carry = have - cut;
+    std::memmove(buffer.data(), buffer.data() + cut, carry);
+  }
+  return r;
+}
+
+/// `text` without a trailing "\r", cut at kMaxHitText bytes (SearchHit::text).
+std::string hit_text(std::string_view text) {
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  return std::string(text.substr(0, kMaxHitText));
+}
+
 /// What one worker found; merged at the end.
 struct Partial {
-  std::vector<std::vector<SearchHit>> hits;
+  std::vector<std::vector<SearchHit>> hits;      ///< per marker (without a sink)
+  std::vector<std::size_t> totals;               ///< per marker: lines holding it
+  std::vector<std::vector<std::string>> errors;  ///< per marker, at most kMaxErrorsKept
+  std::vector<std::size_t> error_lines;          ///< per marker
   std::vector<std::string> files;
   SearchResult counts;
 };
 
 class Walker {
  public:
-  Walker(std::string root, const std::vector<Marker>& markers, const SearchOptions& options)
-      : root_(std::move(root)), options_(options) {
-    for (const Marker& m : markers) compiled_.push_back(std::make_unique<CompiledMarker>(m));
+  Walker(std::string root, const std::vector<Marker>& markers, const SearchOptions& options,
+         const LineSink* sink)
+      : root_(std::move(root)), options_(options), engine_(markers), sink_(sink) {
     if (options_.gitignore) open_repository();
   }
   ~Walker() = default;
@@ -265,14 +452,21 @@ class Walker {
 
   SearchResult run(const std::vector<Marker>& markers) {
     unsigned threads = options_.threads;
-    if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+    if (threads == 0) threads = std::thread::hardware_concurrency();
+    threads = std::clamp(threads, 1u, kMaxSearchThreads);
     std::vector<Partial> partials(threads);
     queue_.push_back(std::string());
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-      pool.emplace_back([this, &partials, t] { work(partials[t]); });
+    for (unsigned t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back([this, &partials, t] { work(partials[t]); });
+      } catch (const std::system_error&) {
+        break;  // the system gives no more threads: search with those there are
+      }
+    }
     work(partials[0]);
     for (std::thread& th : pool) th.join();
+    if (error_) std::rethrow_exception(error_);
     return merge(markers, partials);
   }
 
@@ -304,39 +498,51 @@ class Walker {
   }
 
   void work(Partial& part) {
-    part.hits.resize(compiled_.size());
-    std::vector<std::unique_ptr<pcre2_match_data, Frees>> mds;
-    for (const auto& c : compiled_)
-      mds.emplace_back(c->regex() ? pcre2_match_data_create_from_pattern(c->code(), nullptr)
-                                  : nullptr);
-    std::unique_ptr<git_repository, Frees> repo;
-    if (!repo_path_.empty()) {
-      git_repository* r = nullptr;
-      if (git::libgit2().git_repository_open(&r, repo_path_.c_str()) == 0) repo.reset(r);
-    }
-    std::string buffer;
-    for (;;) {
-      std::string dir;
-      {
-        std::unique_lock lock(mutex_);
-        cv_.wait(lock, [this] { return !queue_.empty() || active_ == 0; });
-        if (queue_.empty()) return;  // nothing queued and nobody can queue more
-        dir = std::move(queue_.front());
-        queue_.pop_front();
-        ++active_;
+    const std::size_t n = engine_.size();
+    part.hits.resize(n);
+    part.totals.assign(n, 0);
+    part.errors.resize(n);
+    part.error_lines.assign(n, 0);
+    bool listing = false;  // this worker counts in active_
+    try {
+      std::unique_ptr<Engine::Scratch> scratch = engine_.make_scratch();
+      std::unique_ptr<git_repository, Frees> repo;
+      if (!repo_path_.empty()) {
+        git_repository* r = nullptr;
+        if (git::libgit2().git_repository_open(&r, repo_path_.c_str()) == 0) repo.reset(r);
       }
-      list_directory(dir, part, mds, repo.get(), buffer);
-      {
-        std::lock_guard lock(mutex_);
-        --active_;
+      std::vector<char> buffer;
+      for (;;) {
+        std::string dir;
+        {
+          std::unique_lock lock(mutex_);
+          cv_.wait(lock, [this] { return !queue_.empty() || active_ == 0; });
+          if (queue_.empty() || error_) return;  // nothing queued and nobody can queue more
+          dir = std::move(queue_.front());
+          queue_.pop_front();
+          ++active_;
+          listing = true;
+        }
+        list_directory(dir, part, *scratch, repo.get(), buffer);
+        {
+          std::lock_guard lock(mutex_);
+          --active_;
+          listing = false;
+        }
+        cv_.notify_all();
       }
+    } catch (...) {
+      // The sink may throw (a closed output): stop every worker and rethrow in run().
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+      queue_.clear();
+      if (listing) --active_;
       cv_.notify_all();
     }
   }
 
-  void list_directory(const std::string& rel, Partial& part,
-                      const std::vector<std::unique_ptr<pcre2_match_data, Frees>>& mds,
-                      git_repository* repo, std::string& buffer) {
+  void list_directory(const std::string& rel, Partial& part, Engine::Scratch& scratch,
+                      git_repository* repo, std::vector<char>& buffer) {
     std::string full = rel.empty() ? root_ : root_ + "/" + rel;
     int fd = ::open(full.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
@@ -375,7 +581,7 @@ class Walker {
           ++part.counts.skipped_ignored;
           continue;
         }
-        search_file(fd, e->d_name, std::move(child), part, mds, buffer);
+        search_file(fd, e->d_name, child, part, scratch, buffer);
       } else if (type == DT_LNK) {
         ++part.counts.skipped_symlinks;
       }  // FIFOs, sockets and devices are never opened
@@ -390,9 +596,8 @@ class Walker {
     }
   }
 
-  void search_file(int dir_fd, const char* name, std::string rel, Partial& part,
-                   const std::vector<std::unique_ptr<pcre2_match_data, Frees>>& mds,
-                   std::string& buffer) {
+  void search_file(int dir_fd, const char* name, const std::string& rel, Partial& part,
+                   Engine::Scratch& scratch, std::vector<char>& buffer) {
     int fd = ::openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
       part.counts.skipped_unreadable.push_back(fmt::format("{}: {}", rel, std::strerror(errno)));
@@ -406,65 +611,76 @@ class Walker {
     auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > options_.max_file_size) {
       ::close(fd);
-      part.counts.skipped_large.push_back(std::move(rel));
+      part.counts.skipped_large.push_back(rel);
       return;
     }
     if (options_.collect_files) part.files.push_back(rel);
-    if (compiled_.empty()) {
+    if (engine_.size() == 0) {
       ::close(fd);
       return;
     }
-    if (buffer.size() < size + 1) buffer.resize(static_cast<std::size_t>(size) + 1);
-    std::size_t got = 0;
-    bool probed = false;  // the first kBinaryProbe bytes were examined for NUL
-    for (;;) {
-      if (got == buffer.size()) buffer.resize(buffer.size() * 2);
-      // The first read(2) stops at 16 KiB so that a binary file is not read any further.
-      std::size_t chunk = buffer.size() - got;
-      if (!probed) chunk = std::min<std::size_t>(chunk, 16384);
-      ssize_t n = ::read(fd, buffer.data() + got, chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        part.counts.skipped_unreadable.push_back(fmt::format("{}: {}", rel, std::strerror(errno)));
-        ::close(fd);
-        return;
+    std::uint64_t left = size;  // what fstat(2) promised: spares the read(2) that returns 0
+    auto read = [&](char* into, std::size_t max, bool& eof) -> ssize_t {
+      ssize_t n = ::read(fd, into, max);
+      if (n > 0) {
+        left -= std::min<std::uint64_t>(left, static_cast<std::uint64_t>(n));
+        if (left == 0) eof = true;
       }
-      if (n == 0) break;
-      got += static_cast<std::size_t>(n);
-      if (!probed && (got >= kBinaryProbe || got == size)) {
-        probed = true;
-        if (std::memchr(buffer.data(), 0, std::min(got, kBinaryProbe)) != nullptr) break;
-      }
-      if (got == size) break;  // all fstat(2) promised: spare the read(2) that returns 0
-      if (got > options_.max_file_size) break;  // grew while reading: searched as far as the limit
-    }
+      return n;
+    };
+    lines_.clear();
+    FileScan r = scan_blocks(
+        engine_, scratch, buffer, options_.max_file_size, read,
+        [&](std::string_view block, const Found& f) {
+          ++part.totals[f.marker];
+          std::string_view text = block.substr(f.begin, f.end - f.begin);
+          if (sink_ != nullptr) {
+            if (lines_.empty() || lines_.back().line != f.line) lines_.push_back({f.line, text});
+          } else {
+            part.hits[f.marker].push_back({rel, f.line, hit_text(text)});
+          }
+        },
+        [&](std::string_view, const Found& f, const std::string& why) {
+          ++part.error_lines[f.marker];
+          if (part.errors[f.marker].size() < kMaxErrorsKept)
+            part.errors[f.marker].push_back(fmt::format("{}:{}: {}", rel, f.line, why));
+        },
+        [&] {
+          if (sink_ != nullptr && !lines_.empty()) (*sink_)(rel, lines_);
+          lines_.clear();
+        });
     ::close(fd);
-    std::string_view content(buffer.data(), std::min<std::size_t>(got, options_.max_file_size));
-    if (std::memchr(content.data(), 0, std::min(content.size(), kBinaryProbe)) != nullptr) {
+    if (r.error != 0) {
+      part.counts.skipped_unreadable.push_back(fmt::format("{}: {}", rel, std::strerror(r.error)));
+      return;
+    }
+    if (r.binary && !r.searched) {
       ++part.counts.skipped_binary;
       return;
     }
     ++part.counts.files_searched;
-    part.counts.bytes_searched += content.size();
-    for (std::size_t i = 0; i < compiled_.size(); ++i)
-      scan(*compiled_[i], content, mds[i].get(), [&](std::size_t line, std::string_view text) {
-        part.hits[i].push_back({rel, line, std::string(text)});
-      });
+    part.counts.bytes_searched += r.bytes;
   }
 
   SearchResult merge(const std::vector<Marker>& markers, std::vector<Partial>& partials) const {
     SearchResult r;
+    auto before = [](const SearchHit& a, const SearchHit& b) {
+      return a.path != b.path ? a.path < b.path : a.line < b.line;
+    };
     for (std::size_t i = 0; i < markers.size(); ++i) {
-      MarkerHits mh{markers[i], {}, 0};
-      for (Partial& p : partials)
-        if (i < p.hits.size())
-          std::move(p.hits[i].begin(), p.hits[i].end(), std::back_inserter(mh.hits));
-      std::sort(mh.hits.begin(), mh.hits.end(), [](const SearchHit& a, const SearchHit& b) {
-        return a.path != b.path ? a.path < b.path : a.line < b.line;
-      });
-      mh.total = mh.hits.size();
+      MarkerHits mh{markers[i], {}, 0, {}, 0};
+      for (Partial& p : partials) {
+        if (i >= p.hits.size()) continue;  // a worker that never started
+        std::move(p.hits[i].begin(), p.hits[i].end(), std::back_inserter(mh.hits));
+        std::move(p.errors[i].begin(), p.errors[i].end(), std::back_inserter(mh.errors));
+        mh.total += p.totals[i];
+        mh.error_lines += p.error_lines[i];
+      }
+      std::sort(mh.hits.begin(), mh.hits.end(), before);
       if (options_.max_hits_per_marker != 0 && mh.hits.size() > options_.max_hits_per_marker)
         mh.hits.resize(options_.max_hits_per_marker);
+      std::sort(mh.errors.begin(), mh.errors.end());
+      if (mh.errors.size() > kMaxErrorsKept) mh.errors.resize(kMaxErrorsKept);
       r.markers.push_back(std::move(mh));
     }
     for (Partial& p : partials) {
@@ -487,18 +703,21 @@ class Walker {
 
   std::string root_;
   SearchOptions options_;
-  std::vector<std::unique_ptr<CompiledMarker>> compiled_;
+  Engine engine_;
+  const LineSink* sink_;
+  static thread_local std::vector<LineMatch> lines_;  // this worker's lines of the current block
   std::string repo_path_, git_prefix_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::string> queue_;
   std::size_t active_ = 0;
+  std::exception_ptr error_;
 };
 
-}  // namespace
+thread_local std::vector<LineMatch> Walker::lines_;
 
-SearchResult search_tree(const std::string& root, const std::vector<Marker>& markers,
-                         const SearchOptions& options) {
+SearchResult run_search(const std::string& root, const std::vector<Marker>& markers,
+                        const SearchOptions& options, const LineSink* sink) {
   struct stat st {};
   if (root.empty()) throw Error("target path is empty");
   if (::stat(root.c_str(), &st) != 0) {
@@ -510,17 +729,47 @@ SearchResult search_tree(const std::string& root, const std::vector<Marker>& mar
   if (!S_ISDIR(st.st_mode)) throw Error(root, 0, "target is not a directory");
   std::string base = root;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
-  Walker walker(std::move(base), markers, options);
+  Walker walker(std::move(base), markers, options, sink);
   return walker.run(markers);
 }
 
-struct MarkerSearcher::Compiled : CompiledMarker {
-  using CompiledMarker::CompiledMarker;
+}  // namespace
+
+SearchResult search_tree(const std::string& root, const std::vector<Marker>& markers,
+                         const SearchOptions& options) {
+  return run_search(root, markers, options, nullptr);
+}
+
+SearchResult search_tree(const std::string& root, const std::vector<Marker>& markers,
+                         const SearchOptions& options, const LineSink& sink) {
+  return run_search(root, markers, options, &sink);
+}
+
+struct MarkerSearcher::Compiled {
+  explicit Compiled(const std::vector<Marker>& markers) : engine(markers) {}
+  Engine engine;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Engine::Scratch>> idle;  ///< scratch not in use by a thread
+
+  std::unique_ptr<Engine::Scratch> take() {
+    {
+      std::lock_guard lock(mutex);
+      if (!idle.empty()) {
+        std::unique_ptr<Engine::Scratch> s = std::move(idle.back());
+        idle.pop_back();
+        return s;
+      }
+    }
+    return engine.make_scratch();
+  }
+  void give(std::unique_ptr<Engine::Scratch> s) {
+    std::lock_guard lock(mutex);
+    idle.push_back(std::move(s));
+  }
 };
 
-MarkerSearcher::MarkerSearcher(std::vector<Marker> markers) : markers_(std::move(markers)) {
-  for (const Marker& m : markers_) compiled_.push_back(std::make_unique<Compiled>(m));
-}
+MarkerSearcher::MarkerSearcher(std::vector<Marker> markers)
+    : markers_(std::move(markers)), compiled_(std::make_unique<Compiled>(markers_)) {}
 MarkerSearcher::~MarkerSearcher() = default;
 MarkerSearcher::MarkerSearcher(MarkerSearcher&&) noexcept = default;
 MarkerSearcher& MarkerSearcher::operator=(MarkerSearcher&&) noexcept = default;
@@ -529,21 +778,36 @@ std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::strin
                                                std::size_t max_hits_per_marker) const {
   std::vector<MarkerHits> out;
   out.reserve(markers_.size());
-  for (const Marker& m : markers_) out.push_back({m, {}, 0});
-  // As search_tree() does for a file: binary content is skipped, not searched.
-  if (std::memchr(content.data(), 0, std::min(content.size(), kBinaryProbe)) != nullptr) return out;
+  for (const Marker& m : markers_) out.push_back({m, {}, 0, {}, 0});
+  if (markers_.empty()) return out;
   const std::string where(path);
-  for (std::size_t i = 0; i < compiled_.size(); ++i) {
-    const CompiledMarker& c = *compiled_[i];
-    std::unique_ptr<pcre2_match_data, Frees> md(
-        c.regex() ? pcre2_match_data_create_from_pattern(c.code(), nullptr) : nullptr);
-    MarkerHits& mh = out[i];
-    scan(c, content, md.get(), [&](std::size_t line, std::string_view text) {
-      ++mh.total;
-      if (max_hits_per_marker == 0 || mh.hits.size() < max_hits_per_marker)
-        mh.hits.push_back({where, line, std::string(text)});
-    });
-  }
+  std::unique_ptr<Engine::Scratch> scratch = compiled_->take();
+  std::vector<char> buffer;
+  std::size_t at = 0;
+  // The same blocks as search_tree() reads, so that a NUL byte ends the search alike.
+  auto read = [&](char* into, std::size_t max, bool& eof) -> ssize_t {
+    std::size_t n = std::min(max, content.size() - at);
+    std::memcpy(into, content.data() + at, n);
+    at += n;
+    if (at == content.size()) eof = true;
+    return static_cast<ssize_t>(n);
+  };
+  scan_blocks(
+      compiled_->engine, *scratch, buffer, content.size(), read,
+      [&](std::string_view block, const Found& f) {
+        MarkerHits& mh = out[f.marker];
+        ++mh.total;
+        if (max_hits_per_marker == 0 || mh.hits.size() < max_hits_per_marker)
+          mh.hits.push_back({where, f.line, hit_text(block.substr(f.begin, f.end - f.begin))});
+      },
+      [&](std::string_view, const Found& f, const std::string& why) {
+        MarkerHits& mh = out[f.marker];
+        ++mh.error_lines;
+        if (mh.errors.size() < kMaxErrorsKept)
+          mh.errors.push_back(fmt::format("{}:{}: {}", where, f.line, why));
+      },
+      [] {});
+  compiled_->give(std::move(scratch));
   return out;
 }
 
@@ -568,6 +832,9 @@ void MarkerSearcher::add(std::vector<MarkerHits>& into, std::string_view path,
     if (max_hits_per_marker != 0 && hits.size() > max_hits_per_marker)
       hits.resize(max_hits_per_marker);
     into[i].total += found[i].total;
+    into[i].error_lines += found[i].error_lines;
+    for (std::string& e : found[i].errors)
+      if (into[i].errors.size() < kMaxErrorsKept) into[i].errors.push_back(std::move(e));
   }
 }
 
@@ -578,13 +845,17 @@ std::vector<MarkerHits> search_content(const std::vector<Marker>& markers, std::
 
 std::vector<SearchHit> search_text(std::string_view content, const Marker& marker,
                                    const std::string& path) {
-  CompiledMarker c(marker);
-  std::unique_ptr<pcre2_match_data, Frees> md(
-      c.regex() ? pcre2_match_data_create_from_pattern(c.code(), nullptr) : nullptr);
+  // The whole content as one block: no binary rule here (tests and small inputs).
+  Engine engine({marker});
+  std::unique_ptr<Engine::Scratch> scratch = engine.make_scratch();
   std::vector<SearchHit> hits;
-  scan(c, content, md.get(), [&](std::size_t line, std::string_view text) {
-    hits.push_back({path, line, std::string(text)});
-  });
+  const std::size_t line = 1;
+  engine.scan(
+      content, *scratch,
+      [&](const Found& f) {
+        hits.push_back({path, f.line + line, hit_text(content.substr(f.begin, f.end - f.begin))});
+      },
+      [](const Found&, const std::string&) {});
   return hits;
 }
 
