@@ -33,7 +33,12 @@ struct Scenario {
 };
 
 const FakeDevice kRtxPro6000 = {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
-                                "00000000:01:00.0", 12, 0, 102642565120ull, 0, 0};
+                                "00000000:01:00.0",
+                                12,
+                                0,
+                                102642565120ull,
+                                0,
+                                0};
 const FakeDevice kGb10 = {"NVIDIA GB10", "0000000F:01:00.0", 12, 1, 128524955648ull, 0, 0};
 const FakeDevice kH200 = {"NVIDIA H200", "00000000:3B:00.0", 9, 0, 150754820096ull, 0, 0};
 

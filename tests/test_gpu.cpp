@@ -419,8 +419,7 @@ TEST(GpuChoice, LimitsAndCudaVisibleDevicesAskTheRuntime) {
 TEST(GpuChoice, TheRuntimeAnswersWhenNvmlCannot) {
   FakeCudaApi cuda;
   cuda.devices = {h200()};
-  GpuReport r = probe_gpus(nullptr, "libnvidia-ml.so.1: cannot open shared object file", &cuda,
-                           {});
+  GpuReport r = probe_gpus(nullptr, "libnvidia-ml.so.1: cannot open shared object file", &cuda, {});
   EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
   EXPECT_EQ(r.state, GpuState::kOk);
   EXPECT_EQ(r.fallback, "NVML: libnvidia-ml.so.1: cannot open shared object file");
@@ -444,8 +443,8 @@ TEST(GpuChoice, TheRuntimeAnswersWhenNvmlCannot) {
 }
 
 TEST(GpuChoice, WithoutRuntimeNvmlDecides) {
-  GpuReport r = probe_gpus(nullptr, "libnvidia-ml.so.1: cannot open shared object file", nullptr,
-                           {});
+  GpuReport r =
+      probe_gpus(nullptr, "libnvidia-ml.so.1: cannot open shared object file", nullptr, {});
   EXPECT_EQ(r.source, GpuSource::kNone);
   EXPECT_EQ(r.state, GpuState::kBuiltWithoutCuda);
   EXPECT_EQ(r.error,
@@ -741,10 +740,9 @@ TEST(GpuCli, ThroughFakeNvml) {
     EXPECT_EQ(doc["state"], "built-without-cuda");
     EXPECT_EQ(r.exit_code, 2);
   }
-  r = run_sm120check(
-      {"gpu"}, {},
-      {std::string("SM120CHECK_NVML_LIBRARY=") + SM120CHECK_FAKE_NVML,
-       "FAKE_NVML_SCENARIO=driver-not-loaded"});
+  r = run_sm120check({"gpu"}, {},
+                     {std::string("SM120CHECK_NVML_LIBRARY=") + SM120CHECK_FAKE_NVML,
+                      "FAKE_NVML_SCENARIO=driver-not-loaded"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("nvmlInit_v2: Driver Not Loaded (9)"), std::string::npos) << r.out;
 }

@@ -63,7 +63,7 @@ struct GpuDevice {
   /// CUDA device ordinal (as CUDA_VISIBLE_DEVICES presents it); through NVML, the NVML index
   /// (nvidia-smi's, PCI bus order: the CUDA ordinal under CUDA_DEVICE_ORDER=PCI_BUS_ID).
   int index = 0;
-  std::string name;        ///< e.g. "NVIDIA H200".
+  std::string name;  ///< e.g. "NVIDIA H200".
   /// "0000:3b:00.0" (cudaDeviceGetPCIBusId; NVML's "00000000:3B:00.0" is written the same way).
   std::string pci_bus_id;
   ComputeCapability cc;
@@ -90,9 +90,11 @@ std::string_view to_string(GpuSource source);
 
 /// Outcome of a probe.
 enum class GpuState {
-  kOk,                ///< at least one device (or a --cc override)
-  kNoDevice,          ///< a driver, but no CUDA device (cudaErrorNoDevice, or a count of 0)
-  kNoDriver,          ///< no CUDA driver installed (cudaDriverGetVersion gives 0, or a stub)
+  kOk,        ///< at least one device (or a --cc override)
+  kNoDevice,  ///< a driver, but no CUDA device (cudaErrorNoDevice, or a count of 0, NVML's too)
+  /// no CUDA driver installed (cudaDriverGetVersion gives 0, or a stub), or NVML's
+  /// NVML_ERROR_DRIVER_NOT_LOADED when there is no runtime to ask
+  kNoDriver,
   kDriverTooOld,      ///< the driver is older than the runtime (cudaErrorInsufficientDriver)
   kCudaError,         ///< any other CUDA error
   kNvmlError,         ///< NVML failed and this binary has no CUDA runtime to fall back on
@@ -174,13 +176,13 @@ GpuReport probe_gpus(CudaApi& api);
 class NvmlApi {
  public:
   virtual ~NvmlApi() = default;
-  virtual int init() = 0;                               ///< nvmlInit_v2
+  virtual int init() = 0;  ///< nvmlInit_v2
   /// nvmlShutdown, or nothing: the library's version leaves NVML initialised until the process
   /// exits (nvmlShutdown is a tenth of the probe's time, see nvml.cpp).
   virtual int shutdown() = 0;
-  virtual int cuda_driver_version(int& version) = 0;    ///< nvmlSystemGetCudaDriverVersion
+  virtual int cuda_driver_version(int& version) = 0;     ///< nvmlSystemGetCudaDriverVersion
   virtual int driver_release(std::string& release) = 0;  ///< nvmlSystemGetDriverVersion
-  virtual int device_count(unsigned& count) = 0;        ///< nvmlDeviceGetCount_v2
+  virtual int device_count(unsigned& count) = 0;         ///< nvmlDeviceGetCount_v2
   /// nvmlDeviceGetHandleByIndex_v2 and nvmlDeviceGetCudaComputeCapability for device `index`
   /// into `device.cc` (their error is returned), then, where they answer, nvmlDeviceGetName,
   /// nvmlDeviceGetPciInfo_v3 and nvmlDeviceGetMemoryInfo into name, pci_bus_id, global_memory.

@@ -243,14 +243,12 @@ GpuReport probe_gpus_nvml(NvmlApi& api) {
   report.source = GpuSource::kNvml;
   int code = api.init();
   if (code != kNvmlSuccess) {
-    report.state =
-        code == kNvmlErrorDriverNotLoaded ? GpuState::kNoDriver : GpuState::kNvmlError;
+    report.state = code == kNvmlErrorDriverNotLoaded ? GpuState::kNoDriver : GpuState::kNvmlError;
     report.error = nvml_error_text(api, "nvmlInit_v2", code);
     return report;
   }
   int driver = 0;
-  if (api.cuda_driver_version(driver) == kNvmlSuccess && driver > 0)
-    report.driver_version = driver;
+  if (api.cuda_driver_version(driver) == kNvmlSuccess && driver > 0) report.driver_version = driver;
   std::string release;
   if (api.driver_release(release) == kNvmlSuccess) report.driver_release = release;
   unsigned count = 0;

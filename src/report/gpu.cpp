@@ -110,8 +110,8 @@ std::vector<std::string> gpu_summary_lines(const GpuReport& gpu) {
       lines.push_back(fmt::format(
           "gpu {}: {}, compute capability {} ({}), {} SMs, {} bytes opt-in shared memory per "
           "block",
-          d.index, escape_for_terminal(d.name), d.cc.to_string(), d.cc.sm_name(),
-          d.multiprocessors, d.shared_memory_per_block_optin));
+          d.index, escape_for_terminal(d.name), d.cc.to_string(), d.cc.sm_name(), d.multiprocessors,
+          d.shared_memory_per_block_optin));
     else
       lines.push_back(fmt::format("gpu {}: {}, compute capability {} ({}), through {}", d.index,
                                   escape_for_terminal(d.name), d.cc.to_string(), d.cc.sm_name(),
@@ -126,8 +126,7 @@ void render_gpu_text(std::ostream& out, const GpuReport& gpu, bool color) {
     return color ? "\x1b[1m" + text + "\x1b[0m" : text;
   };
   out << "source: " << to_string(gpu.source) << "\n";
-  if (!gpu.fallback.empty())
-    out << "fallback: " << escape_for_terminal(gpu.fallback) << "\n";
+  if (!gpu.fallback.empty()) out << "fallback: " << escape_for_terminal(gpu.fallback) << "\n";
   if (gpu.source == GpuSource::kNvml) {
     std::string driver = gpu.driver_release.empty() ? std::string("unknown")
                                                     : escape_for_terminal(gpu.driver_release);
