@@ -744,7 +744,8 @@ TEST_F(ArchE2E, WithoutOnlyRelevantNothingIsSkipped) {
 TEST_F(ArchE2E, NoGpuAndProbe) {
   json doc = run_json({"--no-gpu", "--only-relevant"}, 1);
   EXPECT_EQ(doc["gpu"], json::parse(R"({"source": "none", "state": "not-probed", "devices": [],
-      "error": null, "driver_version": null, "runtime_version": null, "probe_ms": null})"));
+      "error": null, "driver_version": null, "runtime_version": null, "driver_release": null,
+      "fallback": null, "probe_ms": null})"));
   EXPECT_EQ(doc["patches"][0]["arch"]["relevant"], nullptr);
   EXPECT_EQ(doc["patches"][0]["status"], "applicable");
 
@@ -752,7 +753,38 @@ TEST_F(ArchE2E, NoGpuAndProbe) {
   if (probed["gpu"]["state"] == "ok") GTEST_SKIP() << "a CUDA device is present";
   EXPECT_EQ(probed["gpu"]["devices"], json::array());
   EXPECT_TRUE(probed["gpu"]["error"].is_string());
-  EXPECT_EQ(probed["gpu"]["source"], built_with_cuda() ? "cuda-runtime" : "none");
+  if (probed["gpu"]["source"] != "nvml")
+    EXPECT_EQ(probed["gpu"]["source"], built_with_cuda() ? "cuda-runtime" : "none");
+}
+
+TEST_F(ArchE2E, ProbeThroughFakeNvml) {
+  // The probe's fast path: the relevance of the SM120 fix to a 12.0 + 12.1 host, then to an H200.
+  const std::string library = std::string("SM120CHECK_NVML_LIBRARY=") + SM120CHECK_FAKE_NVML;
+  test::RunResult r = test::run_sm120check(
+      {"verify", "--format", "json", "--only-relevant", dir / "sm120.patch", dir / "tree"}, {},
+      {library, "FAKE_NVML_SCENARIO=two"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["gpu"]["source"], "nvml");
+  EXPECT_EQ(doc["gpu"]["devices"].size(), 2u);
+  EXPECT_EQ(doc["patches"][0]["arch"]["relevant"], true);
+  EXPECT_EQ(doc["patches"][0]["status"], "applicable");
+
+  r = test::run_sm120check(
+      {"verify", "--format", "json", "--only-relevant", dir / "sm120.patch", dir / "tree"}, {},
+      {library, "FAKE_NVML_SCENARIO=hopper"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  doc = json::parse(r.out);
+  EXPECT_EQ(doc["gpu"]["devices"][0]["name"], "NVIDIA H200");
+  EXPECT_EQ(doc["patches"][0]["arch"]["relevant"], false);
+  EXPECT_EQ(doc["patches"][0]["status"], "skipped");
+
+  r = test::run_sm120check({"verify", dir / "sm120.patch", dir / "tree"}, {},
+                           {library, "FAKE_NVML_SCENARIO=one-120"});
+  EXPECT_NE(r.out.find("gpu 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition, compute "
+                       "capability 12.0 (sm_120), through nvml\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(ArchE2E, TextReport) {

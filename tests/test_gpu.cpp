@@ -1,8 +1,11 @@
 // Tests of the GPU probe: its logic over a scripted CudaApi (no device, no driver, driver too
-// old, 12.0, 9.0, several devices), compute-capability parsing, the facts table, the JSON and
-// text renderings, the real probe on this (GPU-less) host, and the `gpu` command.
+// old, 12.0, 9.0, several devices), NVML through a fake libnvidia-ml (tests/fake_nvml.cpp: 12.0,
+// 12.0 + 12.1, no library, init failure, no device, a lost device) and the choice between the
+// two sources, compute-capability parsing, the facts table, the JSON and text renderings, the
+// real probe on this (GPU-less) host, and the `gpu` command.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -245,20 +248,279 @@ TEST(GpuProbe, FailingDeviceIsLeftOutAndNamed) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// NVML through the fake libnvidia-ml, and the choice of source
+
+/// Sets FAKE_NVML_SCENARIO for the fake NVML's next nvmlInit_v2, and unsets it at the end.
+class FakeNvmlScenario {
+ public:
+  explicit FakeNvmlScenario(const char* name) { setenv("FAKE_NVML_SCENARIO", name, 1); }
+  ~FakeNvmlScenario() { unsetenv("FAKE_NVML_SCENARIO"); }
+  FakeNvmlScenario(const FakeNvmlScenario&) = delete;
+  FakeNvmlScenario& operator=(const FakeNvmlScenario&) = delete;
+};
+
+std::unique_ptr<NvmlApi> fake_nvml() {
+  std::string error;
+  std::unique_ptr<NvmlApi> api = load_nvml(SM120CHECK_FAKE_NVML, error);
+  EXPECT_NE(api, nullptr) << error;
+  EXPECT_EQ(error, "");
+  return api;
+}
+
+TEST(GpuNvml, OneSm120Device) {
+  FakeNvmlScenario scenario("one-120");
+  std::unique_ptr<NvmlApi> api = fake_nvml();
+  ASSERT_NE(api, nullptr);
+  GpuReport r = probe_gpus_nvml(*api);
+  EXPECT_EQ(r.source, GpuSource::kNvml);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.driver_version, 13000);
+  EXPECT_EQ(r.driver_release, "580.65.06");
+  EXPECT_EQ(r.fallback, "");
+  ASSERT_EQ(r.devices.size(), 1u);
+  const GpuDevice& d = r.devices[0];
+  EXPECT_TRUE(d.probed);
+  EXPECT_EQ(d.index, 0);
+  EXPECT_EQ(d.name, "NVIDIA RTX PRO 6000 Blackwell Workstation Edition");
+  EXPECT_EQ(d.pci_bus_id, "0000:01:00.0");  // NVML's "00000000:01:00.0", as CUDA writes it
+  EXPECT_EQ(d.cc, (ComputeCapability{12, 0}));
+  EXPECT_EQ(d.global_memory, 102642565120ull);
+  // NVML has no shared-memory query: the table's facts; the other limits stay unknown.
+  EXPECT_EQ(d.shared_memory_per_block_optin, 101376u);
+  EXPECT_EQ(d.shared_memory_per_multiprocessor, 102400u);
+  EXPECT_EQ(d.multiprocessors, 0);
+  EXPECT_EQ(d.l2_cache_size, 0u);
+  EXPECT_EQ(gpu_exit_code(r), 0);
+}
+
+TEST(GpuNvml, TwoDevices120And121) {
+  FakeNvmlScenario scenario("two");
+  std::unique_ptr<NvmlApi> api = fake_nvml();
+  ASSERT_NE(api, nullptr);
+  GpuReport r = probe_gpus_nvml(*api);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  ASSERT_EQ(r.devices.size(), 2u);
+  EXPECT_EQ(r.devices[1].index, 1);
+  EXPECT_EQ(r.devices[1].name, "NVIDIA GB10");
+  EXPECT_EQ(r.devices[1].pci_bus_id, "000f:01:00.0");
+  EXPECT_EQ(r.capabilities(), (std::vector<ComputeCapability>{{12, 0}, {12, 1}}));
+  EXPECT_EQ(r.devices[1].shared_memory_per_block_optin, 101376u);
+}
+
+TEST(GpuNvml, DriverNotLoadedIsNoDriver) {
+  FakeNvmlScenario scenario("driver-not-loaded");
+  std::unique_ptr<NvmlApi> api = fake_nvml();
+  ASSERT_NE(api, nullptr);
+  GpuReport r = probe_gpus_nvml(*api);
+  EXPECT_EQ(r.source, GpuSource::kNvml);
+  EXPECT_EQ(r.state, GpuState::kNoDriver);
+  EXPECT_EQ(r.error, "nvmlInit_v2: Driver Not Loaded (9)");
+  EXPECT_TRUE(r.devices.empty());
+  EXPECT_EQ(gpu_exit_code(r), 1);
+}
+
+TEST(GpuNvml, InitFailureIsAnNvmlError) {
+  FakeNvmlScenario scenario("no-permission");
+  std::unique_ptr<NvmlApi> api = fake_nvml();
+  ASSERT_NE(api, nullptr);
+  GpuReport r = probe_gpus_nvml(*api);
+  EXPECT_EQ(r.state, GpuState::kNvmlError);
+  EXPECT_EQ(r.error, "nvmlInit_v2: Insufficient Permissions (4)");
+  EXPECT_EQ(gpu_exit_code(r), 2);
+}
+
+TEST(GpuNvml, NoDevice) {
+  FakeNvmlScenario scenario("no-device");
+  std::unique_ptr<NvmlApi> api = fake_nvml();
+  ASSERT_NE(api, nullptr);
+  GpuReport r = probe_gpus_nvml(*api);
+  EXPECT_EQ(r.state, GpuState::kNoDevice);
+  EXPECT_EQ(r.error, "no NVIDIA GPU found (NVML counts 0 devices)");
+  EXPECT_EQ(r.driver_release, "580.65.06");
+  EXPECT_EQ(gpu_exit_code(r), 1);
+}
+
+TEST(GpuNvml, LostDeviceIsLeftOutAndNamed) {
+  FakeNvmlScenario scenario("device-error");
+  std::unique_ptr<NvmlApi> api = fake_nvml();
+  ASSERT_NE(api, nullptr);
+  GpuReport r = probe_gpus_nvml(*api);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].cc, (ComputeCapability{12, 0}));
+  EXPECT_EQ(r.error, "device 1: GPU is lost (15)");
+
+  FakeNvmlScenario all("all-fail");
+  r = probe_gpus_nvml(*api);
+  EXPECT_EQ(r.state, GpuState::kNvmlError);
+  EXPECT_TRUE(r.devices.empty());
+  EXPECT_EQ(r.error, "device 0: GPU is lost (15)");
+}
+
+TEST(GpuNvml, MissingLibraryOrSymbol) {
+  std::string error;
+  EXPECT_EQ(load_nvml("/nonexistent/libnvidia-ml.so.1", error), nullptr);
+  EXPECT_NE(error.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << error;
+  error.clear();
+  EXPECT_EQ(load_nvml(SM120CHECK_FAKE_NVML_WITHOUT_PCI, error), nullptr);
+  EXPECT_EQ(error, std::string(SM120CHECK_FAKE_NVML_WITHOUT_PCI) +
+                       ": no symbol nvmlDeviceGetPciInfo_v3 (NVML too old?)");
+}
+
+TEST(GpuChoice, NvmlAnswersAndTheRuntimeIsNotAsked) {
+  FakeNvmlScenario scenario("two");
+  std::unique_ptr<NvmlApi> nvml = fake_nvml();
+  ASSERT_NE(nvml, nullptr);
+  FakeCudaApi cuda;
+  cuda.devices = {rtx_pro_6000()};
+  GpuReport r = probe_gpus(nvml.get(), "", &cuda, {});
+  EXPECT_EQ(r.source, GpuSource::kNvml);
+  EXPECT_EQ(r.devices.size(), 2u);
+  EXPECT_EQ(r.fallback, "");
+  EXPECT_EQ(cuda.count_calls, 0);
+}
+
+TEST(GpuChoice, NoDeviceFromNvmlStands) {
+  FakeNvmlScenario scenario("no-device");
+  std::unique_ptr<NvmlApi> nvml = fake_nvml();
+  ASSERT_NE(nvml, nullptr);
+  FakeCudaApi cuda;
+  GpuReport r = probe_gpus(nvml.get(), "", &cuda, {});
+  EXPECT_EQ(r.source, GpuSource::kNvml);
+  EXPECT_EQ(r.state, GpuState::kNoDevice);
+  EXPECT_EQ(cuda.count_calls, 0);
+}
+
+TEST(GpuChoice, LimitsAndCudaVisibleDevicesAskTheRuntime) {
+  FakeCudaApi cuda;
+  cuda.devices = {rtx_pro_6000()};
+  GpuProbeOptions limits;
+  limits.limits = true;
+  GpuReport r = probe_gpus(nullptr, "not loaded", &cuda, limits);
+  EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
+  EXPECT_EQ(r.devices.at(0).multiprocessors, 188);
+  EXPECT_EQ(r.fallback, "--limits asked for the CUDA runtime's limits");
+  GpuProbeOptions visible;
+  visible.cuda_visible_devices = true;
+  r = probe_gpus(nullptr, "not loaded", &cuda, visible);
+  EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
+  EXPECT_EQ(r.fallback,
+            "CUDA_VISIBLE_DEVICES is set: the CUDA runtime presents the devices it leaves");
+  // Without a runtime, NVML answers both.
+  FakeNvmlScenario scenario("one-120");
+  std::unique_ptr<NvmlApi> nvml = fake_nvml();
+  ASSERT_NE(nvml, nullptr);
+  r = probe_gpus(nvml.get(), "", nullptr, limits);
+  EXPECT_EQ(r.source, GpuSource::kNvml);
+  EXPECT_EQ(r.state, GpuState::kOk);
+}
+
+TEST(GpuChoice, TheRuntimeAnswersWhenNvmlCannot) {
+  FakeCudaApi cuda;
+  cuda.devices = {h200()};
+  GpuReport r = probe_gpus(nullptr, "libnvidia-ml.so.1: cannot open shared object file", &cuda, {});
+  EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  EXPECT_EQ(r.fallback, "NVML: libnvidia-ml.so.1: cannot open shared object file");
+
+  FakeNvmlScenario scenario("driver-not-loaded");
+  std::unique_ptr<NvmlApi> nvml = fake_nvml();
+  ASSERT_NE(nvml, nullptr);
+  cuda.driver = 0;
+  r = probe_gpus(nvml.get(), "", &cuda, {});
+  EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
+  EXPECT_EQ(r.state, GpuState::kNoDriver);
+  EXPECT_EQ(r.error, "no CUDA driver found");
+  EXPECT_EQ(r.fallback, "NVML: nvmlInit_v2: Driver Not Loaded (9)");
+
+  FakeNvmlScenario all("all-fail");
+  cuda.driver = 13000;
+  r = probe_gpus(nvml.get(), "", &cuda, {});
+  EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
+  EXPECT_EQ(r.state, GpuState::kOk);
+  EXPECT_EQ(r.fallback, "NVML: device 0: GPU is lost (15)");
+}
+
+TEST(GpuChoice, WithoutRuntimeNvmlDecides) {
+  GpuReport r =
+      probe_gpus(nullptr, "libnvidia-ml.so.1: cannot open shared object file", nullptr, {});
+  EXPECT_EQ(r.source, GpuSource::kNone);
+  EXPECT_EQ(r.state, GpuState::kBuiltWithoutCuda);
+  EXPECT_EQ(r.error,
+            "built without CUDA support, and NVML: libnvidia-ml.so.1: cannot open shared object "
+            "file");
+  EXPECT_EQ(gpu_exit_code(r), 2);
+
+  FakeNvmlScenario scenario("driver-not-loaded");
+  std::unique_ptr<NvmlApi> nvml = fake_nvml();
+  ASSERT_NE(nvml, nullptr);
+  r = probe_gpus(nvml.get(), "", nullptr, {});
+  EXPECT_EQ(r.source, GpuSource::kNvml);
+  EXPECT_EQ(r.state, GpuState::kNoDriver);
+  EXPECT_EQ(gpu_exit_code(r), 1);
+}
+
+TEST(GpuNvml, JsonAndText) {
+  FakeNvmlScenario scenario("one-120");
+  std::unique_ptr<NvmlApi> api = fake_nvml();
+  ASSERT_NE(api, nullptr);
+  GpuReport r = probe_gpus_nvml(*api);
+  r.runtime_version = 13000;
+  r.probe_ms = 18.44;
+  EXPECT_EQ(json::parse(gpu_to_json(r).dump()), json::parse(R"js({
+    "source": "nvml", "state": "ok",
+    "devices": [{"index": 0, "name": "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+      "pci_bus_id": "0000:01:00.0", "compute_capability": "12.0", "major": 12, "minor": 0,
+      "sm": "sm_120", "family": "Blackwell (workstation, GeForce, DGX Spark)",
+      "multiprocessors": null, "shared_memory_per_block": null,
+      "shared_memory_per_block_optin": 101376, "shared_memory_per_multiprocessor": 102400,
+      "reserved_shared_memory_per_block": null, "l2_cache_size": null,
+      "global_memory": 102642565120, "facts": "table"}],
+    "error": null, "driver_version": 13000, "runtime_version": 13000,
+    "driver_release": "580.65.06", "fallback": null, "probe_ms": 18.4})js"));
+  std::ostringstream text;
+  render_gpu_text(text, r, false);
+  std::string expected =
+      "source: nvml\n"
+      "driver: 580.65.06, CUDA 13.0 (13000)\n"
+      "probe: 18.4 ms\n\n"
+      "device 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition\n"
+      "  pci bus id:                        0000:01:00.0\n"
+      "  compute capability:                12.0 (sm_120), Blackwell (workstation, GeForce, DGX "
+      "Spark)\n"
+      "  shared memory per block (opt-in):  101376 bytes (table)\n"
+      "  shared memory per multiprocessor:  102400 bytes (table)\n"
+      "  global memory:                     102642565120 bytes (95.6 GiB)\n\n"
+      "(table): CUDA C++ Programming Guide, \"Technical Specifications per Compute Capability\"";
+  if (built_with_cuda())
+    expected += "; 'sm120check gpu --limits' measures every limit through the CUDA runtime";
+  EXPECT_EQ(text.str(), expected + "\n");
+  EXPECT_EQ(gpu_summary_lines(r),
+            (std::vector<std::string>{"gpu 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition, "
+                                      "compute capability 12.0 (sm_120), through nvml"}));
+}
+
+// ---------------------------------------------------------------------------------------------
 // The real probe on this host
 
 TEST(GpuProbe, RealProbeGivesAClearStateWithoutAGpu) {
   GpuReport r = probe_local_gpus();
-  if (!built_with_cuda()) {
-    EXPECT_EQ(r.source, GpuSource::kNone);
-    EXPECT_EQ(r.state, GpuState::kBuiltWithoutCuda);
-    EXPECT_EQ(r.error, "built without CUDA support");
-    return;
-  }
   if (r.state == GpuState::kOk)
     GTEST_SKIP() << "a CUDA device is present (" << r.devices[0].name
                  << "): this test checks the no-GPU path CI runs";
+  if (!built_with_cuda()) {
+    // NVML missing (kBuiltWithoutCuda), or present without a loaded driver.
+    EXPECT_TRUE(r.state == GpuState::kBuiltWithoutCuda || r.state == GpuState::kNoDriver)
+        << to_string(r.state) << ": " << r.error;
+    if (r.state == GpuState::kBuiltWithoutCuda)
+      EXPECT_EQ(r.error.rfind("built without CUDA support, and NVML: ", 0), 0u) << r.error;
+    return;
+  }
+  // NVML could not answer on a host without a GPU, so the runtime did, saying why.
+  if (r.source == GpuSource::kNvml) GTEST_SKIP() << "NVML answered: " << r.error;
   EXPECT_EQ(r.source, GpuSource::kCudaRuntime);
+  EXPECT_EQ(r.fallback.rfind("NVML: ", 0), 0u) << r.fallback;
   EXPECT_TRUE(r.state == GpuState::kNoDriver || r.state == GpuState::kNoDevice)
       << to_string(r.state) << ": " << r.error;
   EXPECT_FALSE(r.error.empty());
@@ -432,11 +694,57 @@ TEST(GpuCli, ProbeOnThisHostJson) {
   EXPECT_TRUE(doc["error"].is_string());
   if (built_with_cuda()) {
     EXPECT_EQ(r.exit_code, 1) << r.out;
-    EXPECT_EQ(doc["source"], "cuda-runtime");
-  } else {
+    if (doc["source"] != "nvml") EXPECT_EQ(doc["source"], "cuda-runtime");
+  } else if (doc["source"] != "nvml") {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(doc["state"], "built-without-cuda");
   }
+}
+
+TEST(GpuCli, ThroughFakeNvml) {
+  const std::vector<std::string> env{std::string("SM120CHECK_NVML_LIBRARY=") + SM120CHECK_FAKE_NVML,
+                                     "FAKE_NVML_SCENARIO=two"};
+  test::RunResult r = run_sm120check({"gpu", "--format", "json"}, {}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["source"], "nvml");
+  EXPECT_EQ(doc["state"], "ok");
+  EXPECT_EQ(doc["fallback"], nullptr);
+  EXPECT_EQ(doc["driver_release"], "580.65.06");
+  ASSERT_EQ(doc["devices"].size(), 2u);
+  EXPECT_EQ(doc["devices"][0]["compute_capability"], "12.0");
+  EXPECT_EQ(doc["devices"][1]["compute_capability"], "12.1");
+  EXPECT_EQ(doc["devices"][1]["facts"], "table");
+  EXPECT_TRUE(doc["probe_ms"].is_number());
+
+  // --limits asks the runtime (none on this host); without one, NVML answers still.
+  r = run_sm120check({"gpu", "--limits", "--format", "json"}, {}, env);
+  doc = json::parse(r.out);
+  if (built_with_cuda()) {
+    EXPECT_EQ(doc["source"], "cuda-runtime");
+    EXPECT_EQ(doc["fallback"], "--limits asked for the CUDA runtime's limits");
+  } else {
+    EXPECT_EQ(doc["source"], "nvml");
+  }
+
+  // Missing library and init failure, as the binary reports them.
+  r = run_sm120check({"gpu", "--format", "json"}, {},
+                     {"SM120CHECK_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1"});
+  doc = json::parse(r.out);
+  if (built_with_cuda()) {
+    EXPECT_EQ(doc["source"], "cuda-runtime");
+    EXPECT_EQ(doc["fallback"].get<std::string>().rfind("NVML: /nonexistent/libnvidia-ml.so.1", 0),
+              0u)
+        << doc["fallback"];
+  } else {
+    EXPECT_EQ(doc["state"], "built-without-cuda");
+    EXPECT_EQ(r.exit_code, 2);
+  }
+  r = run_sm120check({"gpu"}, {},
+                     {std::string("SM120CHECK_NVML_LIBRARY=") + SM120CHECK_FAKE_NVML,
+                      "FAKE_NVML_SCENARIO=driver-not-loaded"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("nvmlInit_v2: Driver Not Loaded (9)"), std::string::npos) << r.out;
 }
 
 TEST(GpuCli, OverrideText) {

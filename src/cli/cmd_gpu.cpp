@@ -1,4 +1,5 @@
-// `sm120check gpu [--cc CC] [--format text|json]` (see commands.hpp), and the --cc option shared
+// `sm120check gpu [--cc CC] [--limits] [--format text|json]` (see commands.hpp), and the --cc
+// option shared
 // with `verify`.
 #include <sstream>
 
@@ -27,17 +28,25 @@ void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc) {
 CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "gpu",
-      "Probe every CUDA device through the CUDA runtime: name, PCI bus id, compute capability, "
-      "multiprocessors, shared memory limits, L2 and global memory, driver and runtime versions.");
+      "Probe every NVIDIA GPU: name, PCI bus id, compute capability, global memory and driver "
+      "through NVML (fast; shared memory limits from the CUDA Programming Guide's table), or "
+      "every limit through the CUDA runtime with --limits (or when NVML is missing or "
+      "CUDA_VISIBLE_DEVICES is set).");
   add_cc_option(*cmd, options.cc);
+  cmd->add_flag("--limits", options.limits,
+                "Measure every limit through the CUDA runtime (multiprocessors, shared memory "
+                "per block and per SM, opt-in, reserved, L2); slower: it starts the CUDA "
+                "driver");
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(kGpuExitCodesHelp);
   return cmd;
 }
 
 int run_gpu(const GpuCommandOptions& options) {
+  GpuProbeOptions probe;
+  probe.limits = options.limits;
   const GpuReport gpu =
-      options.cc ? override_gpu(parse_compute_capability(*options.cc)) : probe_local_gpus();
+      options.cc ? override_gpu(parse_compute_capability(*options.cc)) : probe_local_gpus(probe);
   const int exit_code = gpu_exit_code(gpu);
   std::string out;
   if (options.format == OutputFormat::kJson) {

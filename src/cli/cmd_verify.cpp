@@ -132,13 +132,13 @@ int run_verify(const VerifyCommandOptions& options) {
   // Revisions are read from the repository: no work tree, so no probe or repository section.
   if (!options.revs.empty())
     return run_verify_revisions(options, parse_inputs(read_patch_inputs(options.patches)));
-  // The probe (mostly the CUDA driver's start-up) runs while patches are read and verified.
+  // The probe (NVML's start-up, or the CUDA driver's) runs while patches are read and verified.
   std::future<GpuReport> probe;
   GpuReport gpu = unprobed_gpu();
   if (options.cc)
     gpu = override_gpu(parse_compute_capability(*options.cc));
   else if (!options.no_gpu)
-    probe = std::async(std::launch::async, probe_local_gpus);
+    probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
   // In a git work tree the repository facts need libgit2, whose loading (about 10 ms: dlopen
   // and its TLS set-up) also runs while the patches are verified.
   std::future<void> git_loading;

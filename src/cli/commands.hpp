@@ -118,13 +118,14 @@ inline constexpr const char* kGpuExitCodesHelp =
     "Exit codes:\n"
     "  0  at least one CUDA device found (or --cc given)\n"
     "  1  no CUDA device, or no CUDA driver, on this host\n"
-    "  2  the probe failed: driver too old for the runtime, another CUDA error, or this binary\n"
-    "     was built without CUDA\n"
+    "  2  the probe failed: driver too old for the runtime, another CUDA or NVML error, or this\n"
+    "     binary was built without CUDA and NVML is missing\n"
     "  3  usage error (e.g. a bad --cc)\n";
 
 /// Options of `sm120check gpu`.
 struct GpuCommandOptions {
   std::optional<std::string> cc;  ///< --cc: report this capability instead of probing.
+  bool limits = false;            ///< --limits: every limit, through the CUDA runtime.
   OutputFormat format = OutputFormat::kText;
   ColorMode color = ColorMode::kAuto;
 };

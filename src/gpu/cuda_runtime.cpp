@@ -54,11 +54,15 @@ class CudaRuntimeApi final : public CudaApi {
 
 bool built_with_cuda() noexcept { return true; }
 
+int linked_cuda_runtime_version() noexcept { return CUDART_VERSION; }
+
 std::unique_ptr<CudaApi> cuda_runtime_api() { return std::make_unique<CudaRuntimeApi>(); }
 
 #else
 
 bool built_with_cuda() noexcept { return false; }
+
+int linked_cuda_runtime_version() noexcept { return 0; }
 
 std::unique_ptr<CudaApi> cuda_runtime_api() { return nullptr; }
 

@@ -1,5 +1,6 @@
-// GPU probe logic (over the CudaApi seam), compute-capability parsing and the table of hardware
-// facts (see gpu.hpp). The CUDA runtime itself is only touched in cuda_runtime.cpp.
+// GPU probe logic (over the NvmlApi and CudaApi seams), compute-capability parsing and the table
+// of hardware facts (see gpu.hpp). The CUDA runtime itself is only touched in cuda_runtime.cpp,
+// NVML in nvml.cpp.
 #include "sm120check/gpu.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 
 #include "sm120check/error.hpp"
@@ -36,6 +38,26 @@ std::string cuda_error_text(CudaApi& api, int code) {
   std::string what = api.error_string(code);
   if (!what.empty()) text += ": " + what;
   return text;
+}
+
+/// "function: description (NUMBER)" for an NVML error, e.g. "nvmlInit_v2: Driver Not Loaded (9)".
+std::string nvml_error_text(NvmlApi& api, std::string_view function, int code) {
+  std::string what = api.error_string(code);
+  if (what.empty()) what = "NVML error";
+  return fmt::format("{}: {} ({})", function, what, code);
+}
+
+/// The table's shared-memory facts of `device.cc` (NVML has no shared-memory query).
+void add_table_facts(GpuDevice& device) {
+  if (std::optional<ArchFacts> facts = arch_facts(device.cc)) {
+    device.shared_memory_per_block_optin = facts->shared_memory_per_block_optin;
+    device.shared_memory_per_multiprocessor = facts->shared_memory_per_multiprocessor;
+  }
+}
+
+/// True when an NVML report is the answer: devices, or a driver that sees none.
+bool nvml_answered(const GpuReport& report) {
+  return report.state == GpuState::kOk || report.state == GpuState::kNoDevice;
 }
 
 }  // namespace
@@ -111,6 +133,8 @@ std::optional<ArchFacts> arch_facts(ComputeCapability cc) {
 
 std::string_view to_string(GpuSource source) {
   switch (source) {
+    case GpuSource::kNvml:
+      return "nvml";
     case GpuSource::kCudaRuntime:
       return "cuda-runtime";
     case GpuSource::kOverride:
@@ -133,6 +157,8 @@ std::string_view to_string(GpuState state) {
       return "driver-too-old";
     case GpuState::kCudaError:
       return "cuda-error";
+    case GpuState::kNvmlError:
+      return "nvml-error";
     case GpuState::kBuiltWithoutCuda:
       return "built-without-cuda";
     case GpuState::kNotProbed:
@@ -212,17 +238,92 @@ GpuReport probe_gpus(CudaApi& api) {
   return report;
 }
 
-GpuReport probe_local_gpus() {
-  std::unique_ptr<CudaApi> api = cuda_runtime_api();
-  if (!api) {
-    GpuReport report;
-    report.source = GpuSource::kNone;
-    report.state = GpuState::kBuiltWithoutCuda;
-    report.error = "built without CUDA support";
+GpuReport probe_gpus_nvml(NvmlApi& api) {
+  GpuReport report;
+  report.source = GpuSource::kNvml;
+  int code = api.init();
+  if (code != kNvmlSuccess) {
+    report.state = code == kNvmlErrorDriverNotLoaded ? GpuState::kNoDriver : GpuState::kNvmlError;
+    report.error = nvml_error_text(api, "nvmlInit_v2", code);
     return report;
   }
+  int driver = 0;
+  if (api.cuda_driver_version(driver) == kNvmlSuccess && driver > 0) report.driver_version = driver;
+  std::string release;
+  if (api.driver_release(release) == kNvmlSuccess) report.driver_release = release;
+  unsigned count = 0;
+  code = api.device_count(count);
+  if (code != kNvmlSuccess) {
+    report.state = GpuState::kNvmlError;
+    report.error = nvml_error_text(api, "nvmlDeviceGetCount_v2", code);
+  } else if (count == 0) {
+    report.state = GpuState::kNoDevice;
+    report.error = "no NVIDIA GPU found (NVML counts 0 devices)";
+  } else {
+    std::string failures;
+    for (unsigned i = 0; i < count; ++i) {
+      GpuDevice device;
+      code = api.device(i, device);
+      if (code != kNvmlSuccess) {
+        if (!failures.empty()) failures += "; ";
+        failures += fmt::format("device {}: {} ({})", i, api.error_string(code), code);
+        continue;
+      }
+      device.index = static_cast<int>(i);
+      device.probed = true;
+      add_table_facts(device);
+      report.devices.push_back(std::move(device));
+    }
+    report.error = failures;
+    report.state = report.devices.empty() ? GpuState::kNvmlError : GpuState::kOk;
+  }
+  api.shutdown();
+  return report;
+}
+
+GpuReport probe_gpus(NvmlApi* nvml, std::string_view nvml_error, CudaApi* cuda,
+                     const GpuProbeOptions& options) {
+  std::string why_not_nvml;
+  if (cuda != nullptr && options.limits)
+    why_not_nvml = "--limits asked for the CUDA runtime's limits";
+  else if (cuda != nullptr && options.cuda_visible_devices)
+    why_not_nvml = "CUDA_VISIBLE_DEVICES is set: the CUDA runtime presents the devices it leaves";
+  if (why_not_nvml.empty()) {
+    GpuReport report;
+    if (nvml != nullptr) {
+      report = probe_gpus_nvml(*nvml);
+      if (nvml_answered(report) || cuda == nullptr) {
+        report.runtime_version = linked_cuda_runtime_version();
+        return report;
+      }
+      why_not_nvml = "NVML: " + report.error;
+    } else {
+      why_not_nvml = "NVML: " + std::string(nvml_error);
+      if (cuda == nullptr) {
+        report.source = GpuSource::kNone;
+        report.state = GpuState::kBuiltWithoutCuda;
+        report.error = "built without CUDA support, and " + why_not_nvml;
+        return report;
+      }
+    }
+  }
+  GpuReport report = probe_gpus(*cuda);
+  report.fallback = std::move(why_not_nvml);
+  return report;
+}
+
+GpuReport probe_local_gpus(GpuProbeOptions options) {
   const auto start = std::chrono::steady_clock::now();
-  GpuReport report = probe_gpus(*api);
+  if (std::getenv("CUDA_VISIBLE_DEVICES") != nullptr) options.cuda_visible_devices = true;
+  std::unique_ptr<CudaApi> cuda = cuda_runtime_api();
+  std::unique_ptr<NvmlApi> nvml;
+  std::string nvml_error;
+  // NVML is loaded only when it may answer.
+  if (cuda == nullptr || !(options.limits || options.cuda_visible_devices)) {
+    const char* library = std::getenv("SM120CHECK_NVML_LIBRARY");
+    nvml = load_nvml(library != nullptr && *library != '\0' ? library : kNvmlLibrary, nvml_error);
+  }
+  GpuReport report = probe_gpus(nvml.get(), nvml_error, cuda.get(), options);
   const auto end = std::chrono::steady_clock::now();
   report.probe_ms = std::chrono::duration<double, std::milli>(end - start).count();
   return report;
@@ -235,10 +336,7 @@ GpuReport override_gpu(ComputeCapability cc) {
   GpuDevice device;
   device.probed = false;
   device.cc = cc;
-  if (std::optional<ArchFacts> facts = arch_facts(cc)) {
-    device.shared_memory_per_block_optin = facts->shared_memory_per_block_optin;
-    device.shared_memory_per_multiprocessor = facts->shared_memory_per_multiprocessor;
-  }
+  add_table_facts(device);
   report.devices.push_back(std::move(device));
   return report;
 }
@@ -260,6 +358,7 @@ int gpu_exit_code(const GpuReport& report) {
       return 1;
     case GpuState::kDriverTooOld:
     case GpuState::kCudaError:
+    case GpuState::kNvmlError:
     case GpuState::kBuiltWithoutCuda:
       return 2;
   }
