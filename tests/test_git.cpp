@@ -449,6 +449,25 @@ TEST(WorkTreeFacts, AttributesOnAFileToHashFallBack) {
   expect_facts(f.repo, f.paths, false);
 }
 
+TEST(WorkTreeFacts, EarlyStopFindsTheCacheTreeFromTheEnd) {
+  // Touched paths early in the index: the entries after them are not read, the TREE extension
+  // is found from the end; names holding "TREE" do not mislead it.
+  FactsRepo f;
+  for (int i = 0; i < 40; ++i)
+    f.repo.write("zTREE/TREE" + std::to_string(i) + "/TREE.py", lines(1, 3, "t"));
+  f.repo.commit("more");
+  f.repo.write("a.txt", lines(1, 31));
+  expect_facts(f.repo, {"a.txt"}, true);
+  EXPECT_EQ(native_dirty(f.repo.dir(), {"a.txt"}), std::vector<std::string>{"a.txt"});
+  expect_facts(f.repo, {"dir/b.py"}, true);
+  EXPECT_TRUE(native_dirty(f.repo.dir(), {"dir/b.py"}).empty());
+  // With an untracked cache (UNTR, after TREE) the chain from TREE to the end is longer.
+  f.repo.git("update-index --untracked-cache && git status --porcelain >/dev/null");
+  expect_facts(f.repo, {"dir/b.py"}, true);
+  f.repo.git("update-index --split-index");
+  EXPECT_FALSE(read_work_tree_facts(f.repo.dir(), {"a.txt"}));
+}
+
 TEST(WorkTreeFacts, UnbornHead) {
   IsolatedConfig config;
   Repo repo;

@@ -384,8 +384,76 @@ struct IndexScan {
   struct timespec index_mtime {};
 };
 
-/// Reads the index once; `wanted` must be sorted.
-IndexScan scan_index(const std::string& path, const std::vector<std::string>& wanted) {
+/// Parses one cache-tree node and its subtrees at `at` (gitformat-index.txt, "Cache tree"):
+/// "<path>\0<entry count> <subtree count>\n" and a 20-byte id unless the count is -1. Returns
+/// false on anything malformed; `count` and `id` receive the node's own.
+bool parse_cache_tree(std::string_view data, std::size_t& at, int depth, long& count,
+                      std::optional<std::string>& id) {
+  if (depth > 4096) return false;
+  const std::size_t nul = data.find('\0', at);
+  if (nul == data.npos) return false;
+  const std::size_t nl = data.find('\n', nul);
+  if (nl == data.npos) return false;
+  const std::string numbers(data.substr(nul + 1, nl - nul - 1));
+  char* rest = nullptr;
+  const long entries = std::strtol(numbers.c_str(), &rest, 10);
+  if (rest == numbers.c_str() || *rest != ' ') return false;
+  char* after = nullptr;
+  const long subtrees = std::strtol(rest + 1, &after, 10);
+  if (after == rest + 1 || *after != '\0' || subtrees < 0 || entries < -1) return false;
+  at = nl + 1;
+  count = entries;
+  id.reset();
+  if (entries >= 0) {
+    if (at + 20 > data.size()) return false;
+    id = hex_of(reinterpret_cast<const unsigned char*>(data.data() + at));
+    at += 20;
+  }
+  for (long k = 0; k < subtrees; ++k) {
+    long c = 0;
+    std::optional<std::string> sub;
+    if (!parse_cache_tree(data, at, depth + 1, c, sub)) return false;
+  }
+  return true;
+}
+
+/// The root of the TREE extension, found from the end of the index when the entries were not
+/// all read: the last "TREE" whose extension chain (upper-case signatures) ends exactly at the
+/// checksum, whose data parse as a cache tree to its last byte, and whose root counts all
+/// `entries`. std::nullopt when there is no such extension (the caller then reads on).
+std::optional<std::optional<std::string>> tree_from_the_end(const unsigned char* d,
+                                                            std::size_t from, std::size_t end,
+                                                            std::uint32_t entries) {
+  auto chain_ends = [&](std::size_t q) {
+    while (q < end) {
+      if (q + 8 > end) return false;
+      for (std::size_t k = 0; k < 4; ++k)
+        if (d[q + k] < 'A' || d[q + k] > 'Z') return false;
+      q += 8 + std::size_t{be32(d + q + 4)};
+    }
+    return q == end;
+  };
+  if (end < 8 || end - 8 < from) return std::nullopt;
+  for (std::size_t p = end - 8 + 1; p-- > from;) {
+    if (d[p] != 'T' || std::memcmp(d + p, "TREE", 4) != 0) continue;
+    const std::size_t len = be32(d + p + 4);
+    if (len == 0 || p + 8 + len > end || !chain_ends(p + 8 + len)) continue;
+    const std::string_view data(reinterpret_cast<const char*>(d + p + 8), len);
+    if (data[0] != '\0') continue;
+    std::size_t at = 0;
+    long count = 0;
+    std::optional<std::string> id;
+    if (!parse_cache_tree(data, at, 0, count, id) || at != len) continue;
+    if (count >= 0 && count != static_cast<long>(entries)) continue;
+    return id;  // an invalid root (-1) is found too: then nothing is known
+  }
+  return std::nullopt;
+}
+
+/// Reads the index once; `wanted` must be sorted. With `may_stop`, the entries after the last
+/// wanted path are not read when the TREE extension can be found from the end.
+IndexScan scan_index(const std::string& path, const std::vector<std::string>& wanted,
+                     bool may_stop) {
   IndexScan out;
   out.found.resize(wanted.size());
   out.conflicted.assign(wanted.size(), false);
@@ -403,6 +471,7 @@ IndexScan scan_index(const std::string& path, const std::vector<std::string>& wa
   std::size_t at = 12;
   std::string name;  // the current entry's path (v4 builds it from the previous one)
   std::size_t next = 0;  // the first wanted path not yet passed (entries are sorted)
+  bool tried_the_end = false;
   for (std::uint32_t i = 0; i < count; ++i) {
     if (at + 62 > end) throw CannotTell{};
     const unsigned char* e = d + at;
@@ -446,7 +515,17 @@ IndexScan scan_index(const std::string& path, const std::vector<std::string>& wa
       }
       at += (header + name_len + 8) & ~std::size_t{7};
     }
-    if (next >= wanted.size()) continue;  // keep walking to the extensions
+    if (next >= wanted.size()) {
+      // Past every wanted path: the rest is only walked to reach the extensions.
+      if (may_stop && !tried_the_end) {
+        tried_the_end = true;
+        if (auto root = tree_from_the_end(d, at, end, count)) {
+          out.root_tree = *root;
+          return out;
+        }
+      }
+      continue;
+    }
     const std::string_view entry_name =
         version == 4 ? std::string_view(name) : std::string_view(name_at, name_len);
     // Advance past wanted paths sorting before this entry. Git sorts by bytes, which a
@@ -633,7 +712,18 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
     std::vector<std::string> wanted = paths;
     std::sort(wanted.begin(), wanted.end());
     wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-    const IndexScan scan = scan_index(git_dir + "/index", wanted);
+    // A split index ("link") or a sparse one ("sdir") is told by extensions the early stop
+    // would not reach: it is taken only where neither can be.
+    bool may_stop = !config.flag("core.splitindex").value_or(false) &&
+                    !config.flag("index.sparse").value_or(false) &&
+                    !config.flag("core.sparsecheckout").value_or(false);
+    if (may_stop)
+      if (DIR* dir = ::opendir(git_dir.c_str())) {
+        while (dirent* e = ::readdir(dir))
+          if (std::strncmp(e->d_name, "sharedindex.", 12) == 0) may_stop = false;
+        ::closedir(dir);
+      }
+    const IndexScan scan = scan_index(git_dir + "/index", wanted, may_stop);
     // The index against HEAD: the same tree as HEAD's when its cache tree is whole and names
     // HEAD's tree (what `git commit` and `git reset` leave); otherwise libgit2 compares them.
     if (!scan.root_tree || *scan.root_tree != commit_tree_id(common_dir, f.head))
