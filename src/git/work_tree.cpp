@@ -392,27 +392,35 @@ bool parse_cache_tree(std::string_view data, std::size_t& at, int depth, long& c
   if (depth > 4096) return false;
   const std::size_t nul = data.find('\0', at);
   if (nul == data.npos) return false;
-  const std::size_t nl = data.find('\n', nul);
-  if (nl == data.npos) return false;
-  const std::string numbers(data.substr(nul + 1, nl - nul - 1));
-  char* rest = nullptr;
-  const long entries = std::strtol(numbers.c_str(), &rest, 10);
-  if (rest == numbers.c_str() || *rest != ' ') return false;
-  char* after = nullptr;
-  const long subtrees = std::strtol(rest + 1, &after, 10);
-  if (after == rest + 1 || *after != '\0' || subtrees < 0 || entries < -1) return false;
-  at = nl + 1;
+  // "<entries> <subtrees>\n", entries possibly -1; parsed in place (thousands of nodes).
+  std::size_t k = nul + 1;
+  auto number = [&](long& value, bool may_be_negative) {
+    bool negative = false;
+    if (may_be_negative && k < data.size() && data[k] == '-') {
+      negative = true;
+      ++k;
+    }
+    const std::size_t first = k;
+    value = 0;
+    while (k < data.size() && data[k] >= '0' && data[k] <= '9' && k - first < 12)
+      value = value * 10 + (data[k++] - '0');
+    if (negative) value = -value;
+    return k > first;
+  };
+  long entries = 0, subtrees = 0;
+  if (!number(entries, true) || k >= data.size() || data[k++] != ' ') return false;
+  if (!number(subtrees, false) || k >= data.size() || data[k++] != '\n') return false;
+  if (entries < -1) return false;
+  at = k;
   count = entries;
-  id.reset();
   if (entries >= 0) {
     if (at + 20 > data.size()) return false;
-    id = hex_of(reinterpret_cast<const unsigned char*>(data.data() + at));
+    if (depth == 0) id = hex_of(reinterpret_cast<const unsigned char*>(data.data() + at));
     at += 20;
   }
-  for (long k = 0; k < subtrees; ++k) {
+  for (long n = 0; n < subtrees; ++n) {
     long c = 0;
-    std::optional<std::string> sub;
-    if (!parse_cache_tree(data, at, depth + 1, c, sub)) return false;
+    if (!parse_cache_tree(data, at, depth + 1, c, id)) return false;
   }
   return true;
 }
