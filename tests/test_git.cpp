@@ -468,6 +468,20 @@ TEST(WorkTreeFacts, EarlyStopFindsTheCacheTreeFromTheEnd) {
   EXPECT_FALSE(read_work_tree_facts(f.repo.dir(), {"a.txt"}));
 }
 
+TEST(WorkTreeFacts, ObjectsBorrowedThroughAlternates) {
+  // `git clone --shared`: HEAD's commit lives in the origin's object directory.
+  FactsRepo f;
+  f.repo.git("gc -q && git clone -q --shared . ../borrowing");
+  const std::string clone = std::filesystem::path(f.repo.dir()).parent_path() / "borrowing";
+  ASSERT_TRUE(std::filesystem::exists(clone + "/.git/objects/info/alternates"));
+  test::write_file(clone + "/run.sh", "echo changed\n");
+  std::optional<RepositoryFacts> facts = read_work_tree_facts(clone, f.paths);
+  ASSERT_TRUE(facts);
+  EXPECT_EQ(facts->head, f.repo.head());
+  EXPECT_EQ(facts->dirty, std::vector<std::string>{"run.sh"});
+  expect_facts(f.repo, f.paths, true, clone);
+}
+
 TEST(WorkTreeFacts, UnbornHead) {
   IsolatedConfig config;
   Repo repo;

@@ -295,9 +295,32 @@ std::string tree_of_commit_text(std::string_view text) {
   return std::string(text.substr(5, 40));
 }
 
-/// The tree id of commit `id`: from its loose object, or from a pack where it is stored whole.
+std::optional<std::string> commit_tree_id_in(const std::string& objects, const std::string& id);
+
+/// The tree id of commit `id`: from its loose object, or from a pack where it is stored whole,
+/// in the repository's object directory or one it borrows from (objects/info/alternates, as
+/// `git clone --shared` or `--reference` leave; one level).
 std::string commit_tree_id(const std::string& common_dir, const std::string& id) {
   const std::string objects = common_dir + "/objects";
+  if (std::optional<std::string> tree = commit_tree_id_in(objects, id)) return *tree;
+  if (std::optional<std::string> alternates = read_small_file(objects + "/info/alternates")) {
+    std::size_t at = 0;
+    while (at < alternates->size()) {
+      std::size_t eol = alternates->find('\n', at);
+      if (eol == std::string::npos) eol = alternates->size();
+      std::string line = trim(std::string_view(*alternates).substr(at, eol - at));
+      at = eol + 1;
+      if (line.empty() || line[0] == '#') continue;
+      if (line[0] == '"') throw CannotTell{};  // quoted path
+      const std::string dir = line[0] == '/' ? line : objects + "/" + line;
+      if (std::optional<std::string> tree = commit_tree_id_in(dir, id)) return *tree;
+    }
+  }
+  throw CannotTell{};
+}
+
+/// commit_tree_id() in one object directory; std::nullopt when the commit is not there.
+std::optional<std::string> commit_tree_id_in(const std::string& objects, const std::string& id) {
   {
     Mapped loose;
     if (loose.open(objects + "/" + id.substr(0, 2) + "/" + id.substr(2))) {
@@ -363,7 +386,7 @@ std::string commit_tree_id(const std::string& common_dir, const std::string& id)
     std::string head = inflate_start(p + k, pack.size - offset - k, 64);
     return tree_of_commit_text(head);
   }
-  throw CannotTell{};  // e.g. in an alternate object store
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------------
