@@ -735,6 +735,69 @@ TEST(Relocate, TextReportSaysWhere) {
       << r.out;
 }
 
+TEST(Relocate, DecidedByNameReadsNoContentAndKeepsTheVerdict) {
+  // The installed copy shares the path suffix: no file found by content could outrank it, so
+  // none is read for it (the candidates then name only files found by name). With --markers
+  // the contents are searched anyway (one walk): same verdict, and the copy by content listed.
+  TempDir t;
+  std::string changed = kFilePre;
+  const std::string line = "compute_block(cap)";
+  changed.replace(changed.find(line), line.size(), "compute_block(cap, tuned=True)");
+  write_file(t / "venv/lib/python3.11/site-packages/pkg/sub/file.py", changed);
+  write_file(t / "venv/lib/python3.11/site-packages/pkg/other/file.py", kFilePre);
+  write_file(t / "venv/vendor/x/other.py", kFilePre);
+  json by_name = verify_json(t / "venv")["patches"][0]["files"][0];
+  json by_content = verify_json(t / "venv", {"--markers"})["patches"][0]["files"][0];
+  for (const json& f : {by_name, by_content}) {
+    EXPECT_EQ(f["target_path"], "lib/python3.11/site-packages/pkg/sub/file.py");
+    EXPECT_EQ(f["status"], "conflict");
+    EXPECT_EQ(f["relocated"], true);
+  }
+  EXPECT_EQ(by_name["candidates"], json({"lib/python3.11/site-packages/pkg/other/file.py"}));
+  EXPECT_EQ(by_content["candidates"],
+            json({"lib/python3.11/site-packages/pkg/other/file.py", "vendor/x/other.py"}));
+}
+
+TEST(Relocate, SeveralMissingFilesShareOneWalkWithTheSameAnswers) {
+  // Three patches whose files are missing: one found by path suffix, two by content only (one
+  // of them renamed and found in the first one's file). Verified together (one walk for all)
+  // each file gets what it gets alone.
+  TempDir t, p;
+  write_file(t / "tree/site/pkg/sub/file.py", kFilePre);
+  write_file(t / "tree/pkg/kernels/ops/tiles.py",
+             "def other_tiles(cap):\n    if cap[0] == 9:\n        return 64, 64\n"
+             "    return 128, 64\n");
+  write_file(p / "a.patch", kPatch);
+  std::string moved = kPatch;
+  for (std::size_t at; (at = moved.find("python/pkg/sub/file.py")) != std::string::npos;)
+    moved.replace(at, 22, "src/gone/kernel_tiles.py");
+  const std::string by_content =
+      "diff --git a/src/ops/tiles_old.py b/src/ops/tiles_old.py\n"
+      "--- a/src/ops/tiles_old.py\n"
+      "+++ b/src/ops/tiles_old.py\n"
+      "@@ -1,3 +1,3 @@\n"
+      " def other_tiles(cap):\n"
+      "-    if cap[0] == 9:\n"
+      "+    if cap[0] in (9, 12):\n"
+      "         return 64, 64\n";
+  write_file(p / "b.patch", by_content);
+  write_file(p / "c.patch", moved);
+  std::vector<json> alone;
+  for (const char* name : {"a.patch", "b.patch", "c.patch"}) {
+    RunResult r = run_sm120check({"verify", "--format", "json", p / name, t / "tree"});
+    alone.push_back(json::parse(r.out)["patches"][0]["files"][0]);
+  }
+  RunResult r = run_sm120check({"verify", "--independent", "--format", "json", p / "a.patch",
+                                p / "b.patch", p / "c.patch", t / "tree"});
+  json together = json::parse(r.out);
+  ASSERT_EQ(together["patches"].size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(together["patches"][i]["files"][0], alone[i]) << i;
+  EXPECT_EQ(alone[0]["target_path"], "site/pkg/sub/file.py");
+  EXPECT_EQ(alone[1]["target_path"], "pkg/kernels/ops/tiles.py");
+  EXPECT_EQ(alone[1]["status"], "applicable");
+}
+
 TEST(Markers, VerifyReportsMarkerHitsPerPatch) {
   TempDir t;
   write_file(t / "tree/python/pkg/sub/file.py", kFilePost);

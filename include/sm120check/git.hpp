@@ -30,6 +30,17 @@ struct RepositoryFacts {
   std::vector<std::string> dirty;
 };
 
+/// The facts of the work tree at `root` (a directory holding `.git`, as find_git_work_tree()
+/// gives it) for `paths` (relative to root), read from the git directory without libgit2: HEAD
+/// and its branch (loose refs, packed-refs, `.git` files of worktrees and submodules), and the
+/// touched paths' index entries (index versions 2-4) against their files' stat data, hashing a
+/// file only when the stat data cannot vouch for it. It costs a pass over the index, none over
+/// the work tree. std::nullopt when it cannot tell as `git status -- PATHS` would (e.g. a split
+/// or sparse index, an untracked touched path, attributes on a file to hash, a staged change,
+/// HEAD's commit deltified in a pack): the caller then asks GitRepository::facts().
+std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
+                                                    const std::vector<std::string>& paths);
+
 /// Where one path's tree entry changes along a list of commits (GitRepository::path_history).
 struct PathChange {
   std::size_t commit = 0;  ///< index into the commit list: the entry holds from this commit on.

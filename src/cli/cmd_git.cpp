@@ -1,5 +1,8 @@
 // The git parts of the CLI: `verify --rev`, repository facts for work-tree runs, and `log`
 // (see commands.hpp). libgit2 is loaded only here, and only when a repository is involved.
+#include <limits.h>
+#include <stdlib.h>
+
 #include <iostream>
 #include <sstream>
 
@@ -44,7 +47,21 @@ std::string dump(const nlohmann::ordered_json& doc) {
 std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
                                                const std::vector<Patch>& patches,
                                                const VerifyReport& report) {
-  if (!find_git_work_tree(target)) return std::nullopt;  // stat only: plain trees skip libgit2
+  const std::optional<std::string> root = find_git_work_tree(target);
+  if (!root) return std::nullopt;  // stat only: plain trees skip libgit2
+  // Read from the git directory where it can be told so (no libgit2: its loading and start-up
+  // alone cost about 8 ms, and its status reads the whole index into memory); libgit2 otherwise.
+  char real[PATH_MAX];
+  if (::realpath(target.c_str(), real) != nullptr) {
+    std::string t = real, prefix;
+    if (t.size() > root->size() && t.compare(0, root->size(), *root) == 0 && t[root->size()] == '/')
+      prefix = t.substr(root->size() + 1) + "/";
+    if (t == *root || !prefix.empty()) {
+      if (std::optional<RepositoryFacts> facts =
+              read_work_tree_facts(*root, touched_paths(patches, strips_of(report), prefix)))
+        return facts;
+    }
+  }
   try {
     std::unique_ptr<GitRepository> repo = GitRepository::open(target);
     return repo->facts(touched_paths(patches, strips_of(report), repo->prefix_of(target)));

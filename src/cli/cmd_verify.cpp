@@ -5,7 +5,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "../git/libgit2.hpp"
 #include "commands.hpp"
 #include "inputs.hpp"
 #include "sm120check/arch.hpp"
@@ -90,7 +89,7 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
       ->allow_extra_args(false);
   cmd->add_flag("--no-repo", options.no_repo,
                 "Leave out the repository section (root, HEAD, branch, uncommitted files) of a "
-                "work-tree run: libgit2 is then not loaded (about 10 ms)");
+                "work-tree run (read from the git directory; libgit2 only where that cannot tell)");
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(std::string(kExitCodesHelp) +
               "Patches skipped by --only-relevant do not count toward the exit code.\n");
@@ -139,16 +138,6 @@ int run_verify(const VerifyCommandOptions& options) {
     gpu = override_gpu(parse_compute_capability(*options.cc));
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
-  // In a git work tree the repository facts need libgit2, whose loading (about 10 ms: dlopen
-  // and its TLS set-up) also runs while the patches are verified.
-  std::future<void> git_loading;
-  if (!options.no_repo && find_git_work_tree(options.target))
-    git_loading = std::async(std::launch::async, [] {
-      try {
-        git::libgit2();
-      } catch (const Error&) {  // reported where it is needed
-      }
-    });
   std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);

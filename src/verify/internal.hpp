@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sm120check/apply.hpp"
@@ -98,11 +99,34 @@ class FileCache {
   std::size_t bytes_ = 0;
 };
 
+/// One search of the tree for the markers of every file patch to relocate in a run (and the
+/// run's marker search): the walk is the cost, so it is made once (see verify()).
+struct RelocationSearch {
+  SearchResult result;  ///< with collect_files, every hit kept
+  /// Each file patch's markers: [first, second) in result.markers (empty for one whose
+  /// candidates by name decide, see decided_by_name()).
+  std::map<const FilePatch*, std::pair<std::size_t, std::size_t>> ranges;
+  /// Indices into result.files by file name (last path component), in increasing order.
+  std::unordered_map<std::string, std::vector<std::size_t>> by_name;
+  /// True when result.files comes from walk_file_names() (no content searched): a file is
+  /// then a candidate only if search_tree() would have listed it (check_listable()).
+  bool names_only = false;
+  std::string root;
+  std::uint64_t max_file_size = 0;
+  /// Fills by_name from result.files.
+  void index_names();
+  /// The indices in result.files of the files named as `path`'s last component, as
+  /// search_tree()'s list would hold them.
+  std::vector<std::size_t> named(const std::string& path) const;
+};
+
 /// What every check of one run shares.
 struct Context {
   const Tree& tree;
   const VerifyOptions& options;
   FileCache& cache;
+  /// The shared relocation search, or null: relocate() then searches for itself.
+  const RelocationSearch* relocation_search = nullptr;
 };
 
 // verify.cpp: one file patch, start to end.
@@ -130,6 +154,20 @@ Status verify_move(Context& ctx, const std::string& old_path, const std::string&
 /// Tries --map prefixes, then candidates found by file name and content (see README,
 /// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
 bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr);
+/// True when the files of the tree named as `path`'s last component decide relocate()'s
+/// verdict whatever the content search would add: one of them shares at least the parent
+/// directory too (such a candidate outranks any found by content only), and they are few
+/// enough to be all evaluated. `by_name` as RelocationSearch::by_name.
+bool decided_by_name(const RelocationSearch& rs, const std::string& path);
+/// The markers relocate() searches the tree for: the file patch's context and added lines.
+std::vector<Marker> relocation_markers(const FilePatch& fp);
+/// The path --map gives `path` when it exists in the tree, and the words saying so.
+std::optional<std::pair<std::string, std::string>> map_path(const Context& ctx,
+                                                            const std::string& path);
+/// The missing path verify_file() would hand to relocate() for `fp` at `strip` (it must
+/// search the tree for it), or std::nullopt.
+std::optional<std::string> relocation_wanted(const FilePatch& fp, const Context& ctx,
+                                             unsigned strip);
 
 /// What the index line's blob ids say over a file's hunk matches (see text_by_blob()).
 struct BlobDecision {

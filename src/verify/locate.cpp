@@ -9,6 +9,7 @@
 
 #include "internal.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/file_names.hpp"
 #include "sm120check/markers.hpp"
 
 namespace sm120check {
@@ -119,10 +120,89 @@ struct Candidate {
 
 }  // namespace
 
+namespace {
+
+std::string_view file_name_of(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == path.npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+void RelocationSearch::index_names() {
+  by_name.clear();
+  for (std::size_t i = 0; i < result.files.size(); ++i)
+    by_name[std::string(file_name_of(result.files[i]))].push_back(i);
+}
+
+std::vector<std::size_t> RelocationSearch::named(const std::string& path) const {
+  auto it = by_name.find(std::string(file_name_of(path)));
+  if (it == by_name.end()) return {};
+  if (!names_only) return it->second;
+  std::vector<std::size_t> out;
+  for (std::size_t i : it->second)
+    if (check_listable(root, result.files[i], max_file_size)) out.push_back(i);
+  return out;
+}
+
+bool decided_by_name(const RelocationSearch& rs, const std::string& path) {
+  const std::vector<std::size_t> named = rs.named(path);
+  if (named.size() > kMaxCandidates) return false;
+  return std::any_of(named.begin(), named.end(), [&](std::size_t i) {
+    return common_suffix(rs.result.files[i], path) >= 2;
+  });
+}
+
+std::vector<Marker> relocation_markers(const FilePatch& fp) {
+  std::vector<Marker> markers = context_markers(fp);
+  Patch one;
+  one.files.push_back(fp);
+  for (Marker& m : extract_markers(one, 0)) markers.push_back(std::move(m));
+  return markers;
+}
+
+std::optional<std::pair<std::string, std::string>> map_path(const Context& ctx,
+                                                            const std::string& path) {
+  for (const auto& [from, to] : ctx.options.path_map) {
+    std::string_view f = from;
+    while (!f.empty() && f.back() == '/') f.remove_suffix(1);
+    if (f.empty() || path.compare(0, f.size(), f) != 0 ||
+        (path.size() > f.size() && path[f.size()] != '/'))
+      continue;
+    std::optional<std::string> mapped = normalize_relative_path(to + path.substr(f.size()));
+    if (!mapped || !exists(ctx.tree, *mapped)) continue;
+    return std::make_pair(*mapped, fmt::format("mapped by --map {}={}", from, to));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> relocation_wanted(const FilePatch& fp, const Context& ctx,
+                                             unsigned strip) {
+  const VerifyOptions& options = ctx.options;
+  if (!options.relocate || options.search_root.empty()) return std::nullopt;
+  // As verify_file() decides which path a modified file lives at.
+  Resolved old_side = resolve(fp.old_path, strip);
+  Resolved new_side = resolve(fp.new_path, strip);
+  if (!old_side.error.empty() || !new_side.error.empty() || !old_side.path || !new_side.path)
+    return std::nullopt;
+  if ((fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy) &&
+      *old_side.path != *new_side.path)
+    return std::nullopt;
+  try {
+    const Tree& tree = ctx.tree;
+    const std::string& path = exists(tree, *new_side.path) || !exists(tree, *old_side.path)
+                                  ? *new_side.path
+                                  : *old_side.path;
+    if (exists(tree, path) || map_path(ctx, path)) return std::nullopt;
+    return path;
+  } catch (const Error&) {
+    return std::nullopt;  // verify_file() reports it
+  }
+}
+
 /// Tries --map prefixes, then candidates found by file name and content (see README,
 /// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
 bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr) {
-  const Tree& tree = ctx.tree;
   const VerifyOptions& options = ctx.options;
   if (!options.relocate || options.search_root.empty()) return false;
   auto adopt = [&](Candidate& c, std::string why) {
@@ -154,30 +234,35 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
           }));
     c.report.presence = file_presence(c.report);
   };
-  for (const auto& [from, to] : options.path_map) {
-    std::string_view f = from;
-    while (!f.empty() && f.back() == '/') f.remove_suffix(1);
-    if (f.empty() || path.compare(0, f.size(), f) != 0 ||
-        (path.size() > f.size() && path[f.size()] != '/'))
-      continue;
-    std::optional<std::string> mapped = normalize_relative_path(to + path.substr(f.size()));
-    if (!mapped || !exists(tree, *mapped)) continue;
-    Candidate c{*mapped, 0, 0, 0, {}};
+  if (std::optional<std::pair<std::string, std::string>> mapped = map_path(ctx, path)) {
+    Candidate c{mapped->first, 0, 0, 0, {}};
     evaluate(c);
-    adopt(c, fmt::format("mapped by --map {}={}", from, to));
+    adopt(c, mapped->second);
     return true;
   }
 
-  std::vector<Marker> markers = context_markers(fp);
-  {
-    Patch one;
-    one.files.push_back(fp);
-    for (Marker& m : extract_markers(one, 0)) markers.push_back(std::move(m));
+  // The walk of the whole tree is shared by every relocation of the run (verify() searches
+  // once for all of them); a lone call searches here.
+  SearchResult own;
+  const std::vector<std::string>* files = nullptr;
+  const MarkerHits* hits_begin = nullptr;
+  const MarkerHits* hits_end = nullptr;
+  const RelocationSearch* rs = ctx.relocation_search;
+  auto shared = rs != nullptr ? rs->ranges.find(&fp) : decltype(rs->ranges)::const_iterator{};
+  if (rs != nullptr && shared != rs->ranges.end()) {
+    const SearchResult& all = rs->result;
+    files = &all.files;
+    hits_begin = all.markers.data() + shared->second.first;
+    hits_end = all.markers.data() + shared->second.second;
+  } else {
+    SearchOptions so = options.search;
+    so.collect_files = true;
+    so.max_hits_per_marker = 0;
+    own = search_tree(options.search_root, relocation_markers(fp), so);
+    files = &own.files;
+    hits_begin = own.markers.data();
+    hits_end = own.markers.data() + own.markers.size();
   }
-  SearchOptions so = options.search;
-  so.collect_files = true;
-  so.max_hits_per_marker = 0;
-  SearchResult found = search_tree(options.search_root, markers, so);
   std::vector<Candidate> cands;
   auto find_or_add = [&](const std::string& p) -> Candidate& {
     for (Candidate& c : cands)
@@ -185,12 +270,19 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     cands.push_back({p, common_suffix(p, path), 0, 0, {}});
     return cands.back();
   };
-  for (const std::string& f : found.files)
-    if (common_suffix(f, path) > 0) find_or_add(f);
+  if (rs != nullptr && shared != rs->ranges.end()) {
+    // The same files as the loop below finds, from the index by name.
+    for (std::size_t i : rs->named(path))
+      if (common_suffix((*files)[i], path) > 0) find_or_add((*files)[i]);
+  } else {
+    for (const std::string& f : *files)
+      if (common_suffix(f, path) > 0) find_or_add(f);
+  }
   // A file found by content only is a candidate only with the patch file's extension: a
   // document or a copy in another language quoting the fixed code is not the file.
   const std::string_view extension = extension_of(path);
-  for (const MarkerHits& mh : found.markers) {
+  for (const MarkerHits* mhp = hits_begin; mhp != hits_end; ++mhp) {
+    const MarkerHits& mh = *mhp;
     std::string last;
     for (const SearchHit& h : mh.hits) {
       if (h.path == last) continue;

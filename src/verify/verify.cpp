@@ -11,6 +11,7 @@
 
 #include "internal.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/file_names.hpp"
 #include "sm120check/markers.hpp"
 
 namespace sm120check {
@@ -73,15 +74,19 @@ namespace {
 
 using namespace detail;
 
-PatchReport verify_patch_in(const Patch& patch, Context& ctx) {
-  const Tree& tree = ctx.tree;
+/// The strip level of `patch`: --strip, or detected.
+unsigned strip_of(const Patch& patch, const Context& ctx) {
+  return ctx.options.strip ? *ctx.options.strip : detect_strip(patch, ctx.tree);
+}
+
+PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip) {
   const VerifyOptions& options = ctx.options;
   PatchReport r;
   r.source = patch.source;
   r.subject = patch.subject;
   r.patch_line = patch.patch_line;
   r.strip_detected = !options.strip.has_value();
-  r.strip = options.strip ? *options.strip : detect_strip(patch, tree);
+  r.strip = strip;
   if (patch.files.empty()) {
     r.status = Status::kError;
     r.error = "patch changes no file";
@@ -111,15 +116,29 @@ std::vector<Marker> patch_markers(const Patch& patch, unsigned strip,
   return out;
 }
 
-/// One walk for the markers of every patch; each report gets its own markers' hits.
+/// One walk for the markers of every patch; each report gets its own markers' hits. `done`,
+/// when given, is a search already made with every hit kept whose markers start with these
+/// (in order): then no walk is made here.
 void attach_search(std::vector<PatchReport*> reports, const std::vector<std::vector<Marker>>& sets,
-                   const VerifyOptions& options) {
+                   const VerifyOptions& options, const SearchResult* done = nullptr) {
   std::vector<Marker> all;
   for (const auto& set : sets) all.insert(all.end(), set.begin(), set.end());
   if (all.empty()) return;
-  SearchOptions so = options.search;
-  so.collect_files = false;
-  SearchResult found = search_tree(options.search_root, all, so);
+  SearchResult found;
+  if (done != nullptr) {
+    // As if searched here: no file list, at most max_hits_per_marker hits kept (the hits are
+    // sorted, and the search keeps the first ones too).
+    found = *done;
+    found.files.clear();
+    found.markers.resize(all.size());
+    const std::size_t max = options.search.max_hits_per_marker;
+    for (MarkerHits& mh : found.markers)
+      if (max != 0 && mh.hits.size() > max) mh.hits.resize(max);
+  } else {
+    SearchOptions so = options.search;
+    so.collect_files = false;
+    found = search_tree(options.search_root, all, so);
+  }
   std::vector<MarkerHits> hits = std::move(found.markers);
   found.markers.clear();
   std::size_t next = 0;
@@ -173,7 +192,7 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
 PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options) {
   FileCache cache;
   Context ctx{tree, options, cache};
-  PatchReport r = verify_patch_in(patch, ctx);
+  PatchReport r = verify_patch_in(patch, ctx, strip_of(patch, ctx));
   attach_evidence(patch, r, ctx);
   attach_search({&r}, {patch_markers(patch, r.strip, options)}, options);
   return r;
@@ -187,17 +206,79 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
   report.patches.reserve(patches.size());
   FileCache cache;
   Context ctx{tree, options, cache};
+  std::vector<unsigned> strips;
   std::vector<std::vector<Marker>> sets;  // searched once below, for all patches
   for (const Patch& p : patches) {
-    report.patches.push_back(verify_patch_in(p, ctx));
-    sets.push_back(patch_markers(p, report.patches.back().strip, options));
+    strips.push_back(strip_of(p, ctx));
+    sets.push_back(patch_markers(p, strips.back(), options));
   }
+  // Every file to relocate, found before any is verified, so that the tree is walked once
+  // for all of them and the patches' markers (reading every file is what a large tree costs,
+  // not the matching). Without patch markers to search, a walk by name comes first (it opens
+  // no file): a file whose candidates by name decide its relocation needs no content search,
+  // and when every one is so decided no file is read.
+  RelocationSearch shared;
+  std::vector<Marker> markers;
+  for (const auto& set : sets) markers.insert(markers.end(), set.begin(), set.end());
+  const std::size_t patch_marker_count = markers.size();
+  std::vector<const FilePatch*> to_relocate;
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < patches.size(); ++i)
+    for (const FilePatch& fp : patches[i].files)
+      if (std::optional<std::string> path = relocation_wanted(fp, ctx, strips[i])) {
+        to_relocate.push_back(&fp);
+        missing.push_back(std::move(*path));
+      }
+  bool searched = false;
+  if (!to_relocate.empty()) {
+    SearchOptions so = options.search;
+    so.collect_files = true;
+    so.max_hits_per_marker = 0;
+    try {
+      std::vector<const FilePatch*> by_content = to_relocate;
+      if (markers.empty() && !so.gitignore) {
+        shared.result = SearchResult{};
+        shared.result.files = walk_file_names(options.search_root);
+        shared.names_only = true;
+        shared.root = options.search_root;
+        shared.max_file_size = so.max_file_size;
+        shared.index_names();
+        by_content.clear();
+        for (std::size_t k = 0; k < to_relocate.size(); ++k) {
+          if (decided_by_name(shared, missing[k]))
+            shared.ranges[to_relocate[k]] = {0, 0};
+          else
+            by_content.push_back(to_relocate[k]);
+        }
+      }
+      if (!by_content.empty()) {
+        for (const FilePatch* fp : by_content) {
+          std::vector<Marker> mine = relocation_markers(*fp);
+          shared.ranges[fp] = {markers.size(), markers.size() + mine.size()};
+          markers.insert(markers.end(), std::make_move_iterator(mine.begin()),
+                         std::make_move_iterator(mine.end()));
+        }
+        shared.result = search_tree(options.search_root, markers, so);
+        shared.names_only = false;
+        shared.index_names();
+        searched = true;
+      }
+      ctx.relocation_search = &shared;
+    } catch (const Error&) {
+      // Each relocation and the marker search then search alone, reporting it where they do.
+      shared.ranges.clear();
+      searched = false;
+    }
+  }
+  for (std::size_t i = 0; i < patches.size(); ++i)
+    report.patches.push_back(verify_patch_in(patches[i], ctx, strips[i]));
   if (options.series) judge_series(patches, report, ctx);
   for (std::size_t i = 0; i < patches.size(); ++i)
     attach_evidence(patches[i], report.patches[i], ctx);
   std::vector<PatchReport*> ptrs;
   for (PatchReport& r : report.patches) ptrs.push_back(&r);
-  attach_search(ptrs, sets, options);
+  attach_search(ptrs, sets, options,
+                searched && patch_marker_count > 0 ? &shared.result : nullptr);
   return report;
 }
 

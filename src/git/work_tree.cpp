@@ -1,0 +1,787 @@
+// Repository facts of a work tree read straight from the git directory, without libgit2 (see
+// read_work_tree_facts() in sm120check/git.hpp and docs/ARCHITECTURE.md, "Repository section").
+//
+// What is read, and only that: HEAD and the refs it names (loose, then packed-refs), the config
+// keys that change what `git status` says about a path, the index (Documentation/
+// gitformat-index.txt, versions 2, 3 and 4) scanned once for the touched paths and its cache
+// tree, and HEAD's commit object (loose or undeltified in a pack) for its tree id. Anything
+// else (split or sparse index, a touched path that is untracked, skip-worktree, submodules,
+// attributes when a file must be hashed, a delta-compressed commit, ...) answers "cannot tell"
+// and the caller asks libgit2.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sha1.hpp"
+#include "sm120check/git.hpp"
+
+namespace sm120check {
+namespace {
+
+/// The reader met something it does not handle: the caller falls back to libgit2.
+struct CannotTell {};
+
+std::optional<std::string> read_small_file(const std::string& path, std::size_t max = 1 << 20) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+    throw CannotTell{};
+  }
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      throw CannotTell{};
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max) {
+      ::close(fd);
+      throw CannotTell{};
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return std::string(s);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+bool is_hex_id(std::string_view s) {
+  return s.size() == 40 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::string hex_of(const unsigned char* raw) {
+  static const char* digits = "0123456789abcdef";
+  std::string out(40, '0');
+  for (std::size_t i = 0; i < 20; ++i) {
+    out[2 * i] = digits[raw[i] >> 4];
+    out[2 * i + 1] = digits[raw[i] & 15];
+  }
+  return out;
+}
+
+std::uint32_t be32(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         std::uint32_t{p[3]};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Config: the keys of the [core] and [extensions] sections that matter here, from the system,
+// global and repository files (git's order; later files win). Includes are not followed: a file
+// with an include section cannot be told.
+
+struct Config {
+  std::map<std::string, std::string> values;  ///< "section.key" (lower case) -> raw value
+
+  std::optional<bool> flag(const std::string& key) const {
+    auto it = values.find(key);
+    if (it == values.end()) return std::nullopt;
+    std::string v = lower(it->second);
+    if (v.empty() || v == "true" || v == "yes" || v == "on" || v == "1") return true;
+    if (v == "false" || v == "no" || v == "off" || v == "0") return false;
+    throw CannotTell{};
+  }
+  bool has(const std::string& key) const { return values.count(key) != 0; }
+
+  void read(const std::string& path) {
+    std::optional<std::string> text = read_small_file(path);
+    if (!text) return;
+    std::string section;
+    std::size_t at = 0;
+    while (at < text->size()) {
+      std::size_t eol = text->find('\n', at);
+      if (eol == std::string::npos) eol = text->size();
+      std::string line = trim(std::string_view(*text).substr(at, eol - at));
+      at = eol + 1;
+      if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+      if (line.back() == '\\') throw CannotTell{};  // continued value
+      if (line[0] == '[') {
+        std::size_t close = line.find(']');
+        if (close == std::string::npos) throw CannotTell{};
+        std::string head = trim(std::string_view(line).substr(1, close - 1));
+        std::size_t space = head.find_first_of(" \t.");
+        std::string name = lower(head.substr(0, space));
+        if (name == "include" || name == "includeif") throw CannotTell{};
+        // Only subsection-less sections matter here; others are kept under a name no key uses.
+        section = space == std::string::npos ? name : name + "\x01";
+        std::string rest = trim(std::string_view(line).substr(close + 1));
+        if (rest.empty() || rest[0] == '#' || rest[0] == ';') continue;
+        line = rest;  // "[core] key = value" on one line
+      }
+      std::size_t eq = line.find('=');
+      std::string key = lower(trim(std::string_view(line).substr(0, eq)));
+      std::string value = eq == std::string::npos ? "" : trim(std::string_view(line).substr(eq + 1));
+      if (value.find_first_of("\"\\#;") != std::string::npos) {
+        // Quoting, escapes and trailing comments: only a plain quoted word is understood.
+        if (value.size() >= 2 && value.front() == '"' && value.back() == '"' &&
+            value.find_first_of("\"\\", 1) == value.size() - 1)
+          value = value.substr(1, value.size() - 2);
+        else if (section == "core" || section == "extensions")
+          throw CannotTell{};
+      }
+      values[section + "." + key] = value;
+    }
+  }
+};
+
+std::string home_dir() {
+  const char* home = std::getenv("HOME");
+  return home != nullptr ? home : "";
+}
+
+std::string xdg_config_home() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  if (xdg != nullptr && *xdg != '\0') return xdg;
+  std::string home = home_dir();
+  return home.empty() ? "" : home + "/.config";
+}
+
+Config read_config(const std::string& common_dir, const std::string& git_dir) {
+  Config c;
+  if (std::getenv("GIT_CONFIG_NOSYSTEM") == nullptr) c.read("/etc/gitconfig");
+  std::string xdg = xdg_config_home();
+  if (!xdg.empty()) c.read(xdg + "/git/config");
+  std::string home = home_dir();
+  if (!home.empty()) c.read(home + "/.gitconfig");
+  c.read(common_dir + "/config");
+  if (exists(git_dir + "/config.worktree")) throw CannotTell{};
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HEAD and refs.
+
+/// The id a reference points to, following symbolic refs; "" when it does not exist (unborn).
+/// `name` receives the final reference's name.
+std::string resolve_ref(const std::string& git_dir, const std::string& common_dir,
+                        std::string name, std::string& final_name) {
+  for (int depth = 0; depth < 5; ++depth) {
+    final_name = name;
+    // Per-worktree refs (HEAD, refs/bisect, refs/worktree, ...) live in the git directory,
+    // shared ones in the common directory.
+    const bool per_worktree = name.find('/') == std::string::npos ||
+                              name.rfind("refs/bisect/", 0) == 0 ||
+                              name.rfind("refs/worktree/", 0) == 0 ||
+                              name.rfind("refs/rewritten/", 0) == 0;
+    if (name.find("..") != std::string::npos) throw CannotTell{};
+    std::optional<std::string> loose =
+        read_small_file((per_worktree ? git_dir : common_dir) + "/" + name, 4096);
+    if (loose) {
+      std::string t = trim(*loose);
+      if (t.rfind("ref:", 0) == 0) {
+        name = trim(std::string_view(t).substr(4));
+        continue;
+      }
+      if (!is_hex_id(t)) throw CannotTell{};
+      return t;
+    }
+    if (per_worktree) return "";
+    std::optional<std::string> packed = read_small_file(common_dir + "/packed-refs", 256 << 20);
+    if (!packed) return "";
+    // "<id> <name>" lines; "#" header, "^<id>" peeled tags.
+    std::string_view p = *packed;
+    std::size_t at = 0;
+    while (at < p.size()) {
+      std::size_t eol = p.find('\n', at);
+      if (eol == p.npos) eol = p.size();
+      std::string_view line = p.substr(at, eol - at);
+      at = eol + 1;
+      if (line.size() > 41 && line[40] == ' ' && line.substr(41) == name) {
+        if (!is_hex_id(line.substr(0, 40))) throw CannotTell{};
+        return std::string(line.substr(0, 40));
+      }
+    }
+    return "";
+  }
+  throw CannotTell{};  // a loop of symbolic refs
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects: HEAD's commit, for its tree id.
+
+/// Inflates the start of a zlib stream (at most `want` bytes out).
+std::string inflate_start(const unsigned char* data, std::size_t size, std::size_t want) {
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) throw CannotTell{};
+  std::string out(want, '\0');
+  z.next_in = const_cast<unsigned char*>(data);
+  z.avail_in = static_cast<uInt>(std::min<std::size_t>(size, UINT_MAX));
+  z.next_out = reinterpret_cast<unsigned char*>(out.data());
+  z.avail_out = static_cast<uInt>(want);
+  int rc = inflate(&z, Z_SYNC_FLUSH);
+  std::size_t got = want - z.avail_out;
+  inflateEnd(&z);
+  if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) throw CannotTell{};
+  out.resize(got);
+  return out;
+}
+
+/// A read-only mapping of a whole file.
+struct Mapped {
+  const unsigned char* data = nullptr;
+  std::size_t size = 0;
+  struct stat st {};
+  Mapped() = default;
+  Mapped(const Mapped&) = delete;
+  Mapped& operator=(const Mapped&) = delete;
+  ~Mapped() {
+    if (data != nullptr && size > 0) ::munmap(const_cast<unsigned char*>(data), size);
+  }
+  /// False when the file does not exist; throws CannotTell when it cannot be read.
+  bool open(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return false;
+      throw CannotTell{};
+    }
+    if (::fstat(fd, &st) != 0) {
+      ::close(fd);
+      throw CannotTell{};
+    }
+    size = static_cast<std::size_t>(st.st_size);
+    if (size > 0) {
+      void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (m == MAP_FAILED) {
+        ::close(fd);
+        throw CannotTell{};
+      }
+      data = static_cast<const unsigned char*>(m);
+    }
+    ::close(fd);
+    return true;
+  }
+};
+
+/// The "tree <id>" line of a commit's text.
+std::string tree_of_commit_text(std::string_view text) {
+  if (text.size() < 45 || text.substr(0, 5) != "tree " || !is_hex_id(text.substr(5, 40)))
+    throw CannotTell{};
+  return std::string(text.substr(5, 40));
+}
+
+std::optional<std::string> commit_tree_id_in(const std::string& objects, const std::string& id);
+
+/// The tree id of commit `id`: from its loose object, or from a pack where it is stored whole,
+/// in the repository's object directory or one it borrows from (objects/info/alternates, as
+/// `git clone --shared` or `--reference` leave; one level).
+std::string commit_tree_id(const std::string& common_dir, const std::string& id) {
+  const std::string objects = common_dir + "/objects";
+  if (std::optional<std::string> tree = commit_tree_id_in(objects, id)) return *tree;
+  if (std::optional<std::string> alternates = read_small_file(objects + "/info/alternates")) {
+    std::size_t at = 0;
+    while (at < alternates->size()) {
+      std::size_t eol = alternates->find('\n', at);
+      if (eol == std::string::npos) eol = alternates->size();
+      std::string line = trim(std::string_view(*alternates).substr(at, eol - at));
+      at = eol + 1;
+      if (line.empty() || line[0] == '#') continue;
+      if (line[0] == '"') throw CannotTell{};  // quoted path
+      const std::string dir = line[0] == '/' ? line : objects + "/" + line;
+      if (std::optional<std::string> tree = commit_tree_id_in(dir, id)) return *tree;
+    }
+  }
+  throw CannotTell{};
+}
+
+/// commit_tree_id() in one object directory; std::nullopt when the commit is not there.
+std::optional<std::string> commit_tree_id_in(const std::string& objects, const std::string& id) {
+  {
+    Mapped loose;
+    if (loose.open(objects + "/" + id.substr(0, 2) + "/" + id.substr(2))) {
+      std::string head = inflate_start(loose.data, loose.size, 128);
+      std::size_t nul = head.find('\0');
+      if (nul == std::string::npos || head.compare(0, 7, "commit ") != 0) throw CannotTell{};
+      return tree_of_commit_text(std::string_view(head).substr(nul + 1));
+    }
+  }
+  unsigned char raw[20];
+  for (std::size_t i = 0; i < 20; ++i)
+    raw[i] = static_cast<unsigned char>(std::stoi(id.substr(2 * i, 2), nullptr, 16));
+  // Every pack index (version 2): fan-out table, sorted ids, CRCs, 4-byte offsets, 8-byte offsets.
+  std::vector<std::string> idx_files;
+  if (DIR* dir = ::opendir((objects + "/pack").c_str())) {
+    while (dirent* e = ::readdir(dir)) {
+      std::string_view n = e->d_name;
+      if (n.size() > 4 && n.substr(n.size() - 4) == ".idx") idx_files.emplace_back(n);
+    }
+    ::closedir(dir);
+  }
+  for (const std::string& name : idx_files) {
+    Mapped idx;
+    if (!idx.open(objects + "/pack/" + name)) continue;
+    const unsigned char* d = idx.data;
+    if (idx.size < 8 + 256 * 4 || std::memcmp(d, "\377tOc", 4) != 0 || be32(d + 4) != 2)
+      throw CannotTell{};
+    const unsigned char* fan = d + 8;
+    const std::uint32_t n = be32(fan + 255 * 4);
+    const std::uint32_t lo = raw[0] == 0 ? 0 : be32(fan + (raw[0] - 1) * 4);
+    const std::uint32_t hi = be32(fan + raw[0] * 4);
+    const unsigned char* ids = fan + 256 * 4;
+    if (idx.size < 8 + 256 * 4 + std::size_t{n} * 28 || lo > hi || hi > n) throw CannotTell{};
+    std::uint32_t a = lo, b = hi;
+    while (a < b) {
+      std::uint32_t mid = a + (b - a) / 2;
+      int cmp = std::memcmp(ids + std::size_t{mid} * 20, raw, 20);
+      if (cmp == 0) {
+        a = mid;
+        b = mid + 1;
+        break;
+      }
+      if (cmp < 0)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    if (a >= b || std::memcmp(ids + std::size_t{a} * 20, raw, 20) != 0) continue;
+    const unsigned char* offsets = ids + std::size_t{n} * 24;
+    std::uint64_t offset = be32(offsets + std::size_t{a} * 4);
+    if (offset & 0x80000000u) throw CannotTell{};  // a pack over 2 GiB
+    Mapped pack;
+    std::string pack_name = name.substr(0, name.size() - 4) + ".pack";
+    if (!pack.open(objects + "/pack/" + pack_name) || offset + 32 > pack.size) throw CannotTell{};
+    const unsigned char* p = pack.data + offset;
+    const int type = (p[0] >> 4) & 7;
+    if (type != 1) throw CannotTell{};  // deltified (6, 7) or not a commit
+    std::size_t k = 0;
+    while (p[k] & 0x80) {
+      if (++k > 10) throw CannotTell{};
+    }
+    ++k;
+    std::string head = inflate_start(p + k, pack.size - offset - k, 64);
+    return tree_of_commit_text(head);
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The index.
+
+/// One stage-0 entry's on-disk fields (Documentation/gitformat-index.txt).
+struct IndexEntry {
+  std::uint32_t ctime_s, ctime_ns, mtime_s, mtime_ns, dev, ino, mode, uid, gid, size;
+  std::string id;
+  bool assume_valid = false, skip_worktree = false, intent_to_add = false;
+};
+
+struct IndexScan {
+  std::vector<std::optional<IndexEntry>> found;  ///< per wanted path (stage 0)
+  std::vector<bool> conflicted;                  ///< per wanted path: stages 1-3 present
+  std::vector<bool> is_dir;                      ///< per wanted path: entries below "path/"
+  std::optional<std::string> root_tree;          ///< the cache tree's root id, when valid
+  struct timespec index_mtime {};
+};
+
+/// Parses one cache-tree node and its subtrees at `at` (gitformat-index.txt, "Cache tree"):
+/// "<path>\0<entry count> <subtree count>\n" and a 20-byte id unless the count is -1. Returns
+/// false on anything malformed; `count` and `id` receive the node's own.
+bool parse_cache_tree(std::string_view data, std::size_t& at, int depth, long& count,
+                      std::optional<std::string>& id) {
+  if (depth > 4096) return false;
+  const std::size_t nul = data.find('\0', at);
+  if (nul == data.npos) return false;
+  // "<entries> <subtrees>\n", entries possibly -1; parsed in place (thousands of nodes).
+  std::size_t k = nul + 1;
+  auto number = [&](long& value, bool may_be_negative) {
+    bool negative = false;
+    if (may_be_negative && k < data.size() && data[k] == '-') {
+      negative = true;
+      ++k;
+    }
+    const std::size_t first = k;
+    value = 0;
+    while (k < data.size() && data[k] >= '0' && data[k] <= '9' && k - first < 12)
+      value = value * 10 + (data[k++] - '0');
+    if (negative) value = -value;
+    return k > first;
+  };
+  long entries = 0, subtrees = 0;
+  if (!number(entries, true) || k >= data.size() || data[k++] != ' ') return false;
+  if (!number(subtrees, false) || k >= data.size() || data[k++] != '\n') return false;
+  if (entries < -1) return false;
+  at = k;
+  count = entries;
+  if (entries >= 0) {
+    if (at + 20 > data.size()) return false;
+    if (depth == 0) id = hex_of(reinterpret_cast<const unsigned char*>(data.data() + at));
+    at += 20;
+  }
+  for (long n = 0; n < subtrees; ++n) {
+    long c = 0;
+    if (!parse_cache_tree(data, at, depth + 1, c, id)) return false;
+  }
+  return true;
+}
+
+/// The root of the TREE extension, found from the end of the index when the entries were not
+/// all read: the last "TREE" whose extension chain (upper-case signatures) ends exactly at the
+/// checksum, whose data parse as a cache tree to its last byte, and whose root counts all
+/// `entries`. std::nullopt when there is no such extension (the caller then reads on).
+std::optional<std::optional<std::string>> tree_from_the_end(const unsigned char* d,
+                                                            std::size_t from, std::size_t end,
+                                                            std::uint32_t entries) {
+  auto chain_ends = [&](std::size_t q) {
+    while (q < end) {
+      if (q + 8 > end) return false;
+      for (std::size_t k = 0; k < 4; ++k)
+        if (d[q + k] < 'A' || d[q + k] > 'Z') return false;
+      q += 8 + std::size_t{be32(d + q + 4)};
+    }
+    return q == end;
+  };
+  if (end < 8 || end - 8 < from) return std::nullopt;
+  for (std::size_t p = end - 8 + 1; p-- > from;) {
+    if (d[p] != 'T' || std::memcmp(d + p, "TREE", 4) != 0) continue;
+    const std::size_t len = be32(d + p + 4);
+    if (len == 0 || p + 8 + len > end || !chain_ends(p + 8 + len)) continue;
+    const std::string_view data(reinterpret_cast<const char*>(d + p + 8), len);
+    if (data[0] != '\0') continue;
+    std::size_t at = 0;
+    long count = 0;
+    std::optional<std::string> id;
+    if (!parse_cache_tree(data, at, 0, count, id) || at != len) continue;
+    if (count >= 0 && count != static_cast<long>(entries)) continue;
+    return id;  // an invalid root (-1) is found too: then nothing is known
+  }
+  return std::nullopt;
+}
+
+/// Reads the index once; `wanted` must be sorted. With `may_stop`, the entries after the last
+/// wanted path are not read when the TREE extension can be found from the end.
+IndexScan scan_index(const std::string& path, const std::vector<std::string>& wanted,
+                     bool may_stop) {
+  IndexScan out;
+  out.found.resize(wanted.size());
+  out.conflicted.assign(wanted.size(), false);
+  out.is_dir.assign(wanted.size(), false);
+  Mapped m;
+  if (!m.open(path)) throw CannotTell{};  // no index yet: every file is untracked
+  out.index_mtime = m.st.st_mtim;
+  const unsigned char* d = m.data;
+  const std::size_t size = m.size;
+  if (size < 12 + 20 || std::memcmp(d, "DIRC", 4) != 0) throw CannotTell{};
+  const std::uint32_t version = be32(d + 4);
+  if (version < 2 || version > 4) throw CannotTell{};
+  const std::uint32_t count = be32(d + 8);
+  const std::size_t end = size - 20;  // the trailing checksum
+  std::size_t at = 12;
+  std::string name;  // the current entry's path (v4 builds it from the previous one)
+  std::size_t next = 0;  // the first wanted path not yet passed (entries are sorted)
+  bool tried_the_end = false;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (at + 62 > end) throw CannotTell{};
+    const unsigned char* e = d + at;
+    const std::uint16_t flags = static_cast<std::uint16_t>((e[60] << 8) | e[61]);
+    std::size_t header = 62;
+    std::uint16_t extended = 0;
+    if (flags & 0x4000) {
+      if (version < 3 || at + 64 > end) throw CannotTell{};
+      extended = static_cast<std::uint16_t>((e[62] << 8) | e[63]);
+      header = 64;
+    }
+    const char* name_at = reinterpret_cast<const char*>(e + header);
+    const std::size_t room = end - at - header;
+    std::size_t name_len = flags & 0xFFF;
+    if (version == 4) {
+      // Varint: bytes of the previous name to drop, then the NUL-terminated rest.
+      std::size_t k = 0;
+      std::uint64_t drop = 0;
+      unsigned char c;
+      do {
+        if (k >= room || k > 9) throw CannotTell{};
+        c = static_cast<unsigned char>(name_at[k++]);
+        drop = (drop << 7) | (c & 0x7F);
+        if (c & 0x80) ++drop;  // git's offset encoding
+      } while (c & 0x80);
+      if (drop > name.size()) throw CannotTell{};
+      const char* rest = name_at + k;
+      const void* nul = std::memchr(rest, '\0', room - k);
+      if (nul == nullptr) throw CannotTell{};
+      const std::size_t rest_len = static_cast<std::size_t>(static_cast<const char*>(nul) - rest);
+      name.resize(name.size() - drop);
+      name.append(rest, rest_len);
+      at += header + k + rest_len + 1;
+    } else {
+      if (name_len == 0xFFF) {
+        const void* nul = std::memchr(name_at, '\0', room);
+        if (nul == nullptr) throw CannotTell{};
+        name_len = static_cast<std::size_t>(static_cast<const char*>(nul) - name_at);
+      } else if (name_len >= room) {
+        throw CannotTell{};
+      }
+      at += (header + name_len + 8) & ~std::size_t{7};
+    }
+    if (next >= wanted.size()) {
+      // Past every wanted path: the rest is only walked to reach the extensions.
+      if (may_stop && !tried_the_end) {
+        tried_the_end = true;
+        if (auto root = tree_from_the_end(d, at, end, count)) {
+          out.root_tree = *root;
+          return out;
+        }
+      }
+      continue;
+    }
+    const std::string_view entry_name =
+        version == 4 ? std::string_view(name) : std::string_view(name_at, name_len);
+    // Advance past wanted paths sorting before this entry. Git sorts by bytes, which a
+    // directory's entries ("a/x") keep inside the range of its name ("a" < "a/x" < "a0").
+    while (next < wanted.size() && std::string_view(wanted[next]) < entry_name) {
+      const std::string& w = wanted[next];
+      if (entry_name.size() > w.size() && entry_name.compare(0, w.size(), w) == 0 &&
+          entry_name[w.size()] == '/') {
+        out.is_dir[next] = true;
+        ++next;
+        continue;
+      }
+      ++next;
+    }
+    if (next >= wanted.size() || entry_name != wanted[next]) continue;
+    const unsigned stage = (flags >> 12) & 3;
+    if (stage != 0) {
+      out.conflicted[next] = true;
+      continue;
+    }
+    IndexEntry ie;
+    ie.ctime_s = be32(e);
+    ie.ctime_ns = be32(e + 4);
+    ie.mtime_s = be32(e + 8);
+    ie.mtime_ns = be32(e + 12);
+    ie.dev = be32(e + 16);
+    ie.ino = be32(e + 20);
+    ie.mode = be32(e + 24);
+    ie.uid = be32(e + 28);
+    ie.gid = be32(e + 32);
+    ie.size = be32(e + 36);
+    ie.id = hex_of(e + 40);
+    ie.assume_valid = (flags & 0x8000) != 0;
+    ie.skip_worktree = (extended & 0x4000) != 0;
+    ie.intent_to_add = (extended & 0x2000) != 0;
+    out.found[next] = std::move(ie);
+  }
+  // Extensions: a lower-case signature is one a reader must understand (split index "link",
+  // sparse directories "sdir"): those cannot be told here.
+  while (at + 8 <= end) {
+    const unsigned char* x = d + at;
+    const std::uint32_t len = be32(x + 4);
+    if (at + 8 + std::size_t{len} > end) throw CannotTell{};
+    if (x[0] >= 'a' && x[0] <= 'z') throw CannotTell{};
+    if (std::memcmp(x, "TREE", 4) == 0 && len > 0) {
+      // First node: the root, "\0<entry count> <subtrees>\n<id>" (count -1: invalid, no id).
+      const char* t = reinterpret_cast<const char*>(x + 8);
+      const std::string_view node(t, len);
+      if (node[0] == '\0') {
+        std::size_t nl = node.find('\n');
+        if (nl != node.npos && node[1] != '-' && nl + 21 <= node.size())
+          out.root_tree = hex_of(reinterpret_cast<const unsigned char*>(t + nl + 1));
+      }
+    }
+    at += 8 + len;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One touched path against its index entry.
+
+/// Whether an attribute file could apply a filter or an end-of-line conversion to `path`
+/// (relative to root): then its blob id cannot be computed from the raw bytes here.
+bool attributes_may_apply(const std::string& root, const std::string& common_dir,
+                          const Config& config, const std::string& path) {
+  if (config.has("core.attributesfile") || config.has("core.eol") ||
+      (config.has("core.autocrlf") && lower(config.values.at("core.autocrlf")) != "false"))
+    return true;
+  std::string xdg = xdg_config_home();
+  if (!xdg.empty() && exists(xdg + "/git/attributes")) return true;
+  if (exists(common_dir + "/info/attributes")) return true;
+  for (std::size_t slash = 0;; ++slash) {
+    std::string dir = path.substr(0, slash);
+    if (exists(root + (dir.empty() ? "" : "/" + dir) + "/.gitattributes")) return true;
+    slash = path.find('/', slash);
+    if (slash == std::string::npos) return false;
+  }
+}
+
+/// True when the work-tree file differs from its index entry as `git status` sees it.
+bool differs_from_index(const std::string& root, const std::string& common_dir,
+                        const Config& config, const std::string& path, const IndexEntry& ie,
+                        const struct timespec& index_mtime) {
+  if (ie.skip_worktree) throw CannotTell{};
+  if (ie.intent_to_add) return true;
+  if (ie.assume_valid) return false;  // `git update-index --assume-unchanged`: git trusts it
+  const std::uint32_t type = ie.mode & 0170000;
+  if (type == 0160000) throw CannotTell{};  // a submodule
+  const std::string full = root + "/" + path;
+  struct stat st;
+  if (::lstat(full.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return true;  // deleted
+    throw CannotTell{};
+  }
+  const bool symlinks = config.flag("core.symlinks").value_or(true);
+  if (type == 0120000 && !symlinks) throw CannotTell{};
+  if (type == 0100000 && !S_ISREG(st.st_mode)) return true;
+  if (type == 0120000 && !S_ISLNK(st.st_mode)) return true;
+  if (type != 0100000 && type != 0120000) throw CannotTell{};
+  if (type == 0100000 && config.flag("core.filemode").value_or(true) &&
+      ((ie.mode & 0100) != 0) != ((st.st_mode & S_IXUSR) != 0))
+    return true;
+  // The stat data, compared as git stores it (32 bits each); more fields than git compares
+  // by default, which can only send a clean file to hashing.
+  auto u32 = [](auto v) { return static_cast<std::uint32_t>(v); };
+  const bool same_stat =
+      ie.mtime_s == u32(st.st_mtim.tv_sec) && ie.mtime_ns == u32(st.st_mtim.tv_nsec) &&
+      ie.ctime_s == u32(st.st_ctim.tv_sec) && ie.ctime_ns == u32(st.st_ctim.tv_nsec) &&
+      ie.ino == u32(st.st_ino) && ie.dev == u32(st.st_dev) && ie.uid == u32(st.st_uid) &&
+      ie.gid == u32(st.st_gid) && ie.size == u32(st.st_size);
+  // Racily clean: written in the same instant as the index or after it (git's
+  // is_racy_timestamp()): the stat data cannot vouch for the content.
+  const bool racy = ie.mtime_s > u32(index_mtime.tv_sec) ||
+                    (ie.mtime_s == u32(index_mtime.tv_sec) && ie.mtime_ns >= u32(index_mtime.tv_nsec));
+  if (same_stat && !racy && ie.size != 0) return false;
+  // A different size is a change (git does not hash then, ie_modified()), unless the index
+  // size is 0 (racily smudged, or an empty file).
+  if (ie.size != 0 && ie.size != u32(st.st_size)) return true;
+  std::string content;
+  if (type == 0120000) {
+    std::string target(static_cast<std::size_t>(st.st_size) + 1, '\0');
+    ssize_t n = ::readlink(full.c_str(), target.data(), target.size());
+    if (n < 0 || static_cast<std::size_t>(n) >= target.size()) throw CannotTell{};
+    target.resize(static_cast<std::size_t>(n));
+    content = std::move(target);
+  } else {
+    if (attributes_may_apply(root, common_dir, config, path)) throw CannotTell{};
+    std::optional<std::string> c = read_small_file(full, std::size_t{1} << 31);
+    if (!c) return true;
+    content = std::move(*c);
+  }
+  return git::blob_sha1(content) != ie.id;
+}
+
+}  // namespace
+
+std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
+                                                    const std::vector<std::string>& paths) {
+  try {
+    // The git directory: `.git` itself, or the one a `.git` file names (worktrees, submodules),
+    // and the common directory a worktree shares with its main repository.
+    std::string git_dir = root + "/.git";
+    struct stat st;
+    if (::lstat(git_dir.c_str(), &st) != 0) return std::nullopt;
+    if (S_ISREG(st.st_mode)) {
+      std::optional<std::string> text = read_small_file(git_dir, 4096);
+      if (!text || text->rfind("gitdir:", 0) != 0) return std::nullopt;
+      std::string to = trim(std::string_view(*text).substr(7));
+      git_dir = !to.empty() && to[0] == '/' ? to : root + "/" + to;
+    } else if (!S_ISDIR(st.st_mode)) {
+      return std::nullopt;
+    }
+    std::string common_dir = git_dir;
+    if (std::optional<std::string> common = read_small_file(git_dir + "/commondir", 4096)) {
+      std::string c = trim(*common);
+      common_dir = !c.empty() && c[0] == '/' ? c : git_dir + "/" + c;
+    }
+    if (exists(common_dir + "/reftable")) return std::nullopt;
+    const Config config = read_config(common_dir, git_dir);
+    if (config.flag("core.bare").value_or(false) || config.has("core.worktree") ||
+        config.flag("core.ignorecase").value_or(false) ||
+        config.has("extensions.objectformat") || config.has("extensions.refstorage"))
+      return std::nullopt;
+
+    RepositoryFacts f;
+    f.root = root;
+    std::optional<std::string> head_text = read_small_file(git_dir + "/HEAD", 4096);
+    if (!head_text) return std::nullopt;
+    std::string head = trim(*head_text);
+    if (head.rfind("ref:", 0) == 0) {
+      std::string final_name;
+      f.head = resolve_ref(git_dir, common_dir, trim(std::string_view(head).substr(4)), final_name);
+      if (final_name.rfind("refs/heads/", 0) != 0) return std::nullopt;
+      f.branch = final_name.substr(11);
+    } else if (is_hex_id(head)) {
+      f.head = head;
+    } else {
+      return std::nullopt;
+    }
+    if (paths.empty()) return f;
+    if (f.head.empty()) return std::nullopt;  // unborn: every index entry is staged
+
+    std::vector<std::string> wanted = paths;
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    // A split index ("link") or a sparse one ("sdir") is told by extensions the early stop
+    // would not reach: it is taken only where neither can be.
+    bool may_stop = !config.flag("core.splitindex").value_or(false) &&
+                    !config.flag("index.sparse").value_or(false) &&
+                    !config.flag("core.sparsecheckout").value_or(false);
+    if (may_stop)
+      if (DIR* dir = ::opendir(git_dir.c_str())) {
+        while (dirent* e = ::readdir(dir))
+          if (std::strncmp(e->d_name, "sharedindex.", 12) == 0) may_stop = false;
+        ::closedir(dir);
+      }
+    const IndexScan scan = scan_index(git_dir + "/index", wanted, may_stop);
+    // The index against HEAD: the same tree as HEAD's when its cache tree is whole and names
+    // HEAD's tree (what `git commit` and `git reset` leave); otherwise libgit2 compares them.
+    if (!scan.root_tree || *scan.root_tree != commit_tree_id(common_dir, f.head))
+      return std::nullopt;
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+      const std::string& path = wanted[i];
+      if (scan.conflicted[i]) {
+        f.dirty.push_back(path);
+        continue;
+      }
+      if (!scan.found[i]) {
+        // Not in the index (so not in HEAD): clean when absent, untracked or ignored when
+        // present, which needs the ignore rules.
+        if (scan.is_dir[i]) return std::nullopt;
+        if (::lstat((root + "/" + path).c_str(), &st) == 0) return std::nullopt;
+        if (errno != ENOENT && errno != ENOTDIR) return std::nullopt;
+        continue;
+      }
+      if (differs_from_index(root, common_dir, config, path, *scan.found[i], scan.index_mtime))
+        f.dirty.push_back(path);
+    }
+    return f;
+  } catch (const CannotTell&) {
+    return std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace sm120check
