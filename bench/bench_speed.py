@@ -223,6 +223,7 @@ def archive(gitdir: str, rev: str, dest: str, paths: list[str] | None = None) ->
 def git_commit_all(tree: str) -> None:
     """Makes tree a git work tree with everything committed (one commit)."""
     sh(["git", "init", "-q", "-b", "main", tree])
+    sh(["git", "config", "gc.auto", "0"], tree)  # no background gc during the timed runs
     sh(["git", "add", "-A"], tree)
     sh(["git", "commit", "-q", "-m", "bench tree"], tree)
 
