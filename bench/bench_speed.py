@@ -577,15 +577,32 @@ def row_grep(b: str, inp: Inputs, rows: list[Row], runs: int) -> None:
         r = sorted(open(r_out, "rb").read().splitlines())
         if a == r:
             row.notes.append(f"output identical to rg's after sorting ({len(a)} lines)")
-        elif sorted(re.sub(rb"^(.*?:[0-9]+): ", rb"\1:", x) for x in a) == r:
-            row.notes.append(f"finding: output differs from rg's only by the space after "
-                             f"`path:line:` ({len(a)} lines)")
         else:
-            first = next((f"{x[:80]!r} vs {y[:80]!r}" for x, y in zip(a, r) if x != y),
-                         "one is a prefix of the other")
-            row.notes.append(f"finding: output differs from rg's ({len(a)} vs {len(r)} lines; "
-                             f"first: {first})")
+            row.notes.append(f"finding: output differs from rg's: {compare_lines(a, r)}")
         rows.append(row)
+
+
+def compare_lines(ours: list[bytes], rg: list[bytes]) -> str:
+    """How two `path:line:text` outputs differ: line counts, whether the only difference is a
+    space after `path:line:`, else how many lines still differ and one pair (by path:line)."""
+    sep = re.compile(rb"^(.*?:[0-9]+): ")
+    norm = [sep.sub(rb"\1:", x) for x in ours]
+    head = f"{len(ours)} vs {len(rg)} lines"
+    if sorted(norm) == rg:
+        return f"{head}, only by the space after `path:line:`"
+    key = re.compile(rb"^(.*?:[0-9]+):")
+    theirs = {m.group(1): x for x in rg if (m := key.match(x))}
+    odd = [x for x in set(norm) - set(rg)]
+    example = ""
+    for x in sorted(odd):
+        m = key.match(x)
+        if m and m.group(1) in theirs:
+            y = theirs[m.group(1)]
+            example = (f"; e.g. {m.group(1)[-60:].decode(errors='replace')}: ours {len(x)} "
+                       f"bytes ending {x[-30:]!r}, rg {len(y)} bytes ending {y[-30:]!r}")
+            break
+    return (f"{head}; with a space after `path:line:` ({sum(1 for x in ours if sep.match(x))}"
+            f" lines) and {len(odd)} lines unlike rg's even without it{example}")
 
 
 def row_gpu(b: str, inp: Inputs, rows: list[Row], runs: int) -> None:
