@@ -141,9 +141,10 @@ def run_job(job: Job, errors: list[str]) -> tuple[float, float]:
         r = bv.run_timed(s.argv, s.cwd, s.stdout)
         total += r.seconds
         cpu += r.cpu_seconds
-        if r.rc not in s.ok and len(errors) < 3:
+        if r.rc not in s.ok:
+            why = r.stderr.strip()[:200]
             errors.append(f"{job.name}: `{' '.join(s.argv[:4])} ...` exit {r.rc}, expected "
-                          f"{'/'.join(map(str, s.ok))}: {r.stderr.strip()[:200]}")
+                          f"{'/'.join(map(str, s.ok))}{': ' + why if why else ''}")
     return total, cpu
 
 
@@ -198,7 +199,8 @@ def measure(row: Row, ours: Job, alt: Job | None, runs: int, rss: bool = False,
         row.alt_rss = job_rss(alt) if alt else None
     if errors:
         row.ok = False
-        row.notes += errors
+        row.notes += [f"{errors.count(e)} of {2 * (runs + 1)} runs: {e}"
+                      for e in sorted(set(errors))[:3]]
     return row
 
 
@@ -498,7 +500,15 @@ def row_real(b: str, inp: Inputs, rows: list[Row], runs: int, which: list[str]) 
             out = inp.path("series.json")
             bv.run_timed(verify_cmd(b, s["dir"], tree), tree, out)
             try:
-                row.notes.append(f"summary: {json.load(open(out)).get('summary')}")
+                doc = json.load(open(out))
+                row.notes.append(f"summary: {doc.get('summary')}")
+                for p in doc.get("patches", []):
+                    if p.get("status") != "applied":
+                        files = [f"{f.get('change')} {f.get('target_path')} {f.get('status')}"
+                                 for f in p.get("files", []) if f.get("status") != "applied"]
+                        row.notes.append(f"{os.path.basename(str(p.get('source')))} "
+                                         f"{p.get('status')}: {len(files)} files not applied, "
+                                         f"e.g. {'; '.join(files[:2])}")
             except (ValueError, OSError):
                 pass
         rows.append(row)
