@@ -199,7 +199,7 @@ def measure(row: Row, ours: Job, alt: Job | None, runs: int, rss: bool = False,
         row.alt_rss = job_rss(alt) if alt else None
     if errors:
         row.ok = False
-        row.notes += [f"{errors.count(e)} of {2 * (runs + 1)} runs: {e}"
+        row.notes += [f"{errors.count(e)}x in {runs + 1} runs of each side: {e}"
                       for e in sorted(set(errors))[:3]]
     return row
 
