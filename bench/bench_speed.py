@@ -540,7 +540,7 @@ def row_trees(b: str, inp: Inputs, rows: list[Row], runs: int, which: list[str])
             row = measure(Row(f"relocation {n}", f"one missing file (relocated), {n} files"),
                           Job("ours", [Step(verify_cmd(b, reloc, tree), tree, (0,))]), pair_r,
                           runs)
-            if n == sizes[-1]:
+            if n == 100000:  # the target is for 100k files
                 row.target = "<= 0.5 s"
                 row.ok = row.ok and row.ours <= 0.5
             rows.append(row)
