@@ -46,6 +46,7 @@ class Run:
     seconds: float
     max_rss_kib: int
     stderr: str
+    cpu_seconds: float = 0.0  # user + system time of the child
 
 
 def git_env() -> dict:
@@ -82,7 +83,8 @@ def run_timed(cmd: list[str], cwd: str, stdout_path: str | None = None) -> Run:
         stderr = err.read().decode("utf-8", "replace")
     if stdout_path:
         out.close()
-    return Run(p.returncode, t1 - t0, usage.ru_maxrss, stderr)
+    return Run(p.returncode, t1 - t0, usage.ru_maxrss, stderr,
+               usage.ru_utime + usage.ru_stime)
 
 
 def peak_rss_kib(cmd: list[str], cwd: str) -> tuple[int, str]:
