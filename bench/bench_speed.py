@@ -581,8 +581,10 @@ def row_generated(b: str, inp: Inputs, rows: list[Row], runs: int, which: list[s
 
 
 def rg_cmd(words: list[str]) -> list[str]:
-    return ["rg", "-F", "-n", "--no-heading", "--no-ignore", "--hidden", "--color", "never",
-            *[x for w in words for x in ("-e", w)]]
+    """rg as README gives the equivalent of `sm120check grep . WORDS` (the files it searches:
+    hidden and ignored ones, no .git folder, none over 32 MiB; the same "." path prefix)."""
+    return ["rg", "-F", "-n", "--no-heading", "-uu", "-g", "!.git", "--max-filesize", "32M",
+            "--color", "never", *[x for w in words for x in ("-e", w)], "."]
 
 
 def row_grep(b: str, inp: Inputs, rows: list[Row], runs: int) -> None:
