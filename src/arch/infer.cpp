@@ -191,6 +191,14 @@ void mark_reindented(std::vector<ScannedLine>& lines) {
     std::string_view indent;
     bool several = false;  ///< seen with more than one indentation
   };
+  // A line moved in or out of a scope needs both sides: a hunk that only adds (a new file) or
+  // only removes has none, and indexing its lines would cost a hash map of the whole hunk.
+  const auto has = [&](LineKind kind) {
+    return std::any_of(lines.begin(), lines.end(), [&](const ScannedLine& l) {
+      return l.kind == kind && l.scan.has_code;
+    });
+  };
+  if (!has(LineKind::kAdded) || !has(LineKind::kRemoved)) return;
   std::array<std::unordered_map<std::string_view, Seen>, 2> sides;  // removed, added
   auto indent_of = [](std::string_view text) {
     return text.substr(0, std::min(text.find_first_not_of(" \t"), text.size()));

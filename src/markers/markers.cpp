@@ -250,16 +250,17 @@ struct Candidate {
   bool in_pre_image = false;
 };
 
-/// The distinct markers of the lines of `hunk` that are added (`added`) or not, most
-/// distinctive first (equal scores in line order).
+/// The markers of the lines of `hunk` that are added (`added`) or not, most distinctive first
+/// (equal scores in line order; a text that repeats is there more than once).
 std::vector<Candidate> candidates_of(const Hunk& hunk, bool added) {
+  // Duplicates stay (equal texts score equally, so the stable sort keeps them in line order
+  // behind the first): choose() takes each text once. No hash set over a hunk of 40k lines.
   std::vector<Candidate> found;
-  std::unordered_set<std::string_view> seen;
   for (const HunkLine& l : hunk.lines) {
     bool wanted = added ? l.kind == LineKind::kAdded : l.kind != LineKind::kAdded;
     if (!wanted) continue;
     const std::string_view m = marker_view(l.text);
-    if (m.empty() || !seen.insert(m).second) continue;
+    if (m.empty()) continue;
     found.push_back({m, marker_score(m), false});
   }
   std::stable_sort(found.begin(), found.end(),
