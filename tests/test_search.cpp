@@ -670,6 +670,32 @@ TEST(FalseAppliedRelocate, LongerSharedPathOutranksAFixedCopyElsewhere) {
             "(present)");
 }
 
+TEST(FalseAppliedRelocate, ASameNamedFixedCopyWithALongerSharedPathIsNotTheAnswer) {
+  // A hostile review's case (flashinfer 8f9ad2000d, flashinfer/jit/utils.py): the package
+  // folder was renamed (the real file, unfixed, shares only its name) and a fixed copy stands
+  // under docs/ with the patch's folder and name. Path and content point at different files
+  // whose answers differ: unknown, never applied.
+  TempDir t;
+  write_file(t / "tree/python/sglang/srt/triton_ops_new/decode.py", kDecodePre);
+  write_file(t / "tree/docs/triton_ops/decode.py", kDecodePost);
+  json doc = verify_patch_json(kDecodePatch, t / "tree");
+  json f = doc["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "unknown") << f.dump(2);
+  EXPECT_NE(f["relocation"].get<std::string>().find("which one is the file is unknown"),
+            std::string::npos);
+  EXPECT_NE(doc["exit_code"], 0);
+}
+
+TEST(FalseAppliedRelocate, ASameNamedFileNotHoldingTheHunksIsNotAConflict) {
+  // The same, with an unrelated helper under tests/ in the decoy's place: not `conflict` on
+  // the helper while the moved real file holds the pre-image.
+  TempDir t;
+  write_file(t / "tree/python/sglang/srt/triton_ops_new/decode.py", kDecodePre);
+  write_file(t / "tree/tests/triton_ops/decode.py", "import pytest\n\ndef helper():\n    return 1\n");
+  json f = verify_patch_json(kDecodePatch, t / "tree")["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "unknown") << f.dump(2);
+}
+
 TEST(FalseAppliedRelocate, FixedCodeQuotedInADocumentIsNotTheFile) {
   // The patched file is missing; a document quotes the fixed code in a fenced block. A file of
   // another extension found by content only is no candidate: the fix is absent, not applied.

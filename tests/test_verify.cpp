@@ -169,6 +169,38 @@ TEST(VerifyStrip, DetectsLevelThatMakesPathsExist) {
   EXPECT_EQ(run(deep, kAttnPatch).strip, 1u) << "nothing exists: git patches default to -p1";
 }
 
+TEST(VerifyStrip, ALevelThatEmptiesAPathIsNeverChosen) {
+  // A real case (Liger-Kernel 16e49d406): a patch adds a sub-project whose README.md and
+  // setup.py also stand at the tree's top, and edits .gitignore. At -p2 the added files
+  // "exist" (the top-level ones) but "a/.gitignore" has no component left: -p1 is the level.
+  MemoryTree t;
+  t.file(".gitignore", "build/\n");
+  t.file("README.md", "top\n");
+  t.file("setup.py", "top\n");
+  const std::string patch =
+      "diff --git a/.gitignore b/.gitignore\n"
+      "--- a/.gitignore\n"
+      "+++ b/.gitignore\n"
+      "@@ -1 +1,2 @@\n"
+      " build/\n"
+      "+dist/\n"
+      "diff --git a/sub/README.md b/sub/README.md\n"
+      "new file mode 100644\n"
+      "--- /dev/null\n"
+      "+++ b/sub/README.md\n"
+      "@@ -0,0 +1 @@\n"
+      "+sub\n"
+      "diff --git a/sub/setup.py b/sub/setup.py\n"
+      "new file mode 100644\n"
+      "--- /dev/null\n"
+      "+++ b/sub/setup.py\n"
+      "@@ -0,0 +1 @@\n"
+      "+sub\n";
+  PatchReport r = run(t, patch);
+  EXPECT_EQ(r.strip, 1u);
+  EXPECT_EQ(r.status, Status::kApplicable);
+}
+
 TEST(VerifyStrip, ForcedLevelIsUsed) {
   MemoryTree t;
   t.file("python/pkg/attn.py", kAttnPre);

@@ -318,8 +318,31 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     for (std::size_t k = 0; k < c.suffix; ++k) at = k == 0 ? p.rfind('/') : p.rfind('/', at - 1);
     return std::string(at == p.npos ? p : p.substr(at + 1));
   };
+  // Which candidate is the deployed file cannot be told when the path and the content point
+  // at different files and their answers differ: then the file is unknown, never the answer
+  // of the one the path prefers (a same-named copy under docs/ or vendor/ holding the fix
+  // while the real file, moved, does not, read `applied`).
+  auto ambiguous = [&](const Candidate& chosen, const Candidate& other) {
+    fr.status = Status::kUnknown;
+    fr.target_path = path;
+    fr.candidates = names;
+    fr.relocation = fmt::format(
+        "'{}' does not exist; '{}' shares its path suffix '{}' and would give {} ({}), but "
+        "'{}' holds {} of the hunks and would give {} ({}): which one is the file is unknown",
+        path, chosen.path, suffix_text(chosen), to_string(chosen.report.status),
+        to_string(chosen.report.presence), other.path, other.fit, to_string(other.report.status),
+        to_string(other.report.presence));
+    append_reason(fr, fr.relocation);
+    return true;
+  };
   if (best.fit == 0) {
-    // Nothing holds the hunks: only a path that shares more than the file name is the file.
+    // Nothing holds the hunks: only a path that shares more than the file name is the file;
+    // sharing one folder only (tests/jit/utils.py for flashinfer/jit/utils.py), not while
+    // another candidate holds the hunks. A longer shared path (site-packages' sglang/srt/...)
+    // is the installed copy, drifted.
+    const auto fitting = std::find_if(cands.begin(), cands.end(),
+                                      [](const Candidate& c) { return c.fit > 0; });
+    if (best.suffix == 2 && fitting != cands.end()) return ambiguous(best, *fitting);
     if (best.suffix >= 2 && (cands.size() == 1 || cands[1].suffix < best.suffix)) {
       std::string why = fmt::format(
           "found '{}' by its path suffix '{}', but its content does not "
@@ -354,6 +377,10 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     append_reason(fr, fr.relocation);
     return true;
   }
+  if (best.report.presence == Presence::kPresent || best.report.presence == Presence::kPartial)
+    for (std::size_t i = 1; i < cands.size(); ++i)
+      if (cands[i].fit > 0 && cands[i].report.presence != best.report.presence)
+        return ambiguous(best, cands[i]);
   std::string why;
   std::size_t n = fp.hunks.size();
   if (best.suffix >= 2)
@@ -389,10 +416,16 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
   bool all_git = !patch.files.empty() && std::all_of(patch.files.begin(), patch.files.end(),
                                                      [](const FilePatch& f) { return f.git; });
   std::array<unsigned, kMaxDetectedStrip + 1> score{};
+  // A level that leaves some path of the patch without a component ("a/.gitignore" at -p2)
+  // cannot be the patch's: it is never chosen, whatever the other files say (a patch adding
+  // a folder of files whose names also stand at TREE's top would otherwise pick it).
+  std::array<bool, kMaxDetectedStrip + 1> breaks{};
   for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
     for (const FilePatch& fp : patch.files) {
       Resolved old_side = resolve(fp.old_path, p);
       Resolved new_side = resolve(fp.new_path, p);
+      for (const std::string* raw : {&fp.old_path, &fp.new_path})
+        if (!is_dev_null(*raw) && !strip_path(*raw, p)) breaks[p] = true;
       // An existing file is strong evidence (2); an existing parent directory of an added
       // file is weak evidence (1).
       if (old_side.path && exists_for_detection(tree, *old_side.path)) {
@@ -407,8 +440,16 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
     }
   }
   unsigned preferred = all_git ? 1 : 0;
+  if (breaks[preferred]) {  // the first level that leaves every path a component, if any
+    for (unsigned p = 0; p <= kMaxDetectedStrip; ++p)
+      if (!breaks[p]) {
+        preferred = p;
+        break;
+      }
+  }
   unsigned best = preferred;
   for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
+    if (breaks[p]) continue;
     if (score[p] > score[best] || (score[p] == score[best] && p < best && best != preferred))
       best = p;
   }
