@@ -201,6 +201,24 @@ TEST(VerifyStrip, ALevelThatEmptiesAPathIsNeverChosen) {
   EXPECT_EQ(r.status, Status::kApplicable);
 }
 
+TEST(VerifyModify, ASubmoduleBumpIsUnknownNotConflict) {
+  // flashinfer 27a5a2945a bumps 3rdparty/nixl: in a tree (a checkout, an archive) the
+  // submodule is a folder, and the commit it records is in no file.
+  MemoryTree t;
+  t.file("3rdparty/nixl/README.md", "nixl\n");
+  PatchReport r = run(t,
+                      "diff --git a/3rdparty/nixl b/3rdparty/nixl\n"
+                      "index 1111111..2222222 160000\n"
+                      "--- a/3rdparty/nixl\n"
+                      "+++ b/3rdparty/nixl\n"
+                      "@@ -1 +1 @@\n"
+                      "-Subproject commit 1111111111111111111111111111111111111111\n"
+                      "+Subproject commit 2222222222222222222222222222222222222222\n");
+  ASSERT_EQ(r.files.size(), 1u);
+  EXPECT_EQ(r.files[0].status, Status::kUnknown) << r.files[0].reason;
+  EXPECT_NE(r.files[0].reason.find("submodule"), std::string::npos) << r.files[0].reason;
+}
+
 TEST(VerifyStrip, ForcedLevelIsUsed) {
   MemoryTree t;
   t.file("python/pkg/attn.py", kAttnPre);

@@ -86,6 +86,17 @@ const FileText* read_comparable(Context& ctx, const std::string& path, const Ent
     }
     return &ctx.cache.get(path + " -> link", [&] { return ctx.tree.read_link(path); });
   }
+  const bool gitlink = fp.old_mode == kModeGitlink || fp.new_mode == kModeGitlink;
+  if (gitlink && entry.type == Entry::Type::kDirectory) {
+    // A submodule: the commit it is at is recorded in the superproject's index (or, checked
+    // out, in its own repository), not in any file: the tree alone cannot tell (`--rev` reads
+    // the recorded commit).
+    fr.status = Status::kUnknown;
+    append_reason(fr, fmt::format("'{}' is a submodule: the commit it records is not in the "
+                                  "tree's files (verify --rev reads it)",
+                                  path));
+    return nullptr;
+  }
   if (entry.type == Entry::Type::kDirectory || entry.type == Entry::Type::kOther) {
     fr.status = Status::kConflict;
     append_reason(fr, fmt::format("'{}' is not a regular file", path));
