@@ -222,6 +222,19 @@ TEST(GitRepository, FactsAndDirtyFiles) {
   EXPECT_EQ(detached["repository"]["head"], f.fix);
 }
 
+TEST(GitRepository, ARelocatedFilesUncommittedChangesAreListed) {
+  // The patch names a.txt; the file was moved to pkg/a.txt (committed) and then fixed without
+  // a commit: verify reads pkg/a.txt, whose change is what the answer stands on.
+  FixRepo f;
+  f.repo.git("checkout -q old");
+  f.repo.git("mv a.txt moved_a.txt");
+  f.repo.commit("move");
+  f.repo.write("moved_a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  json doc = run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 0);
+  EXPECT_EQ(doc["patches"][0]["files"][0]["target_path"], "moved_a.txt") << doc.dump(2);
+  EXPECT_EQ(doc["repository"]["dirty"], json::array({"moved_a.txt"})) << doc.dump(2);
+}
+
 TEST(GitRepository, PlainTreeHasNoRepository) {
   TempDir plain;
   test::write_file(plain / "a.txt", lines(1, 30));

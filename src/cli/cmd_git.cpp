@@ -42,6 +42,20 @@ std::string dump(const nlohmann::ordered_json& doc) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+/// The paths whose uncommitted changes matter: those the patches name, and where a relocated
+/// file was read instead.
+std::vector<std::string> paths_read(const std::vector<Patch>& patches, const VerifyReport& report,
+                                    const std::string& prefix) {
+  std::vector<std::string> out = touched_paths(patches, strips_of(report), prefix);
+  for (const PatchReport& p : report.patches)
+    for (const FileReport& f : p.files)
+      if (f.relocated && f.target_path) {
+        std::string full = prefix + *f.target_path;
+        if (std::find(out.begin(), out.end(), full) == out.end()) out.push_back(std::move(full));
+      }
+  return out;
+}
+
 }  // namespace
 
 std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
@@ -58,13 +72,13 @@ std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
       prefix = t.substr(root->size() + 1) + "/";
     if (t == *root || !prefix.empty()) {
       if (std::optional<RepositoryFacts> facts =
-              read_work_tree_facts(*root, touched_paths(patches, strips_of(report), prefix)))
+              read_work_tree_facts(*root, paths_read(patches, report, prefix)))
         return facts;
     }
   }
   try {
     std::unique_ptr<GitRepository> repo = GitRepository::open(target);
-    return repo->facts(touched_paths(patches, strips_of(report), repo->prefix_of(target)));
+    return repo->facts(paths_read(patches, report, repo->prefix_of(target)));
   } catch (const Error&) {
     return std::nullopt;  // e.g. a broken .git: the work-tree answer stands on its own
   }

@@ -10,7 +10,9 @@
 #include <map>
 #include <memory>
 #include <string>
+
 #include <unordered_map>
+#include <unordered_set>
 
 #include "libgit2.hpp"
 #include "sm120check/error.hpp"
@@ -484,6 +486,7 @@ std::vector<std::string> touched_paths(const std::vector<Patch>& patches,
                                        const std::vector<unsigned>& strips,
                                        const std::string& prefix) {
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;  // linear in the paths, whatever their number
   for (std::size_t i = 0; i < patches.size(); ++i) {
     unsigned strip = i < strips.size() ? strips[i] : 1;
     for (const FilePatch& fp : patches[i].files) {
@@ -494,9 +497,7 @@ std::vector<std::string> touched_paths(const std::vector<Patch>& patches,
         std::optional<std::string> norm = normalize_relative_path(*s);
         if (!norm) continue;
         std::string full = prefix + *norm;
-        bool seen = false;
-        for (const std::string& o : out) seen = seen || o == full;
-        if (!seen) out.push_back(std::move(full));
+        if (seen.insert(full).second) out.push_back(std::move(full));
       }
     }
   }
