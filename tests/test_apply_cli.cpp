@@ -60,6 +60,29 @@ TEST(ApplyCli, AppliesASeriesAndTwiceIsOnce) {
   EXPECT_EQ(s.k(), kTuned);
 }
 
+TEST(ApplyCli, AGitBinaryPatchIsABlockerThatSaysSo) {
+  // A file added by a "GIT binary patch" (a fresh user's case): apply writes nothing and says
+  // it does not decode binary patches, not that the content is missing from the patch.
+  test::TempDir t;
+  test::write_file(t / "tree/a.txt", "a\n");
+  test::write_file(t / "bin.patch",
+                   "diff --git a/a.png b/a.png\n"
+                   "new file mode 100644\n"
+                   "index 0000000000000000000000000000000000000000..4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+                   "GIT binary patch\n"
+                   "literal 3\n"
+                   "Kc${NkU;qFB0RR91\n"
+                   "\n"
+                   "literal 0\n"
+                   "HcmV?d00001\n"
+                   "\n");
+  RunResult r = run_sm120check({"apply", t / "bin.patch", t / "tree"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("git binary patch is not supported yet"), std::string::npos)
+      << r.out << r.err;
+  EXPECT_FALSE(std::filesystem::exists(t / "tree/a.png"));
+}
+
 TEST(ApplyCli, PutsInOnlyWhatIsMissing) {
   ApplyFixture s(kAfter);  // patch 1 is in
   RunResult r = run_sm120check({"apply", s.p1, s.p2, s.tree});

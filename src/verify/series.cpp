@@ -162,7 +162,12 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
                         (link_to ? tree.read_link(*to) : tree.read(*to)) == content;
       return same ? "" : fmt::format("'{}' already exists", *to);
     }
-    if (fp.binary) return fmt::format("'{}': a binary file's content is not in the patch", *to);
+    if (fp.binary)
+      return fp.binary_data
+                 ? fmt::format("'{}': writing a file from a git binary patch is not supported "
+                               "yet (apply it with git apply)",
+                               *to)
+                 : fmt::format("'{}': a binary file's content is not in the patch", *to);
     put(*to, content, is_executable_mode(mode_to), link_to);
     return "";
   }
@@ -194,7 +199,11 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
   if (fp.binary) {
     const std::string& want = forward ? fp.new_blob : fp.old_blob;
     if (want.size() < 7 || cache.blob_id(text).compare(0, want.size(), want) != 0)
-      return fmt::format("'{}': a binary change cannot be applied from the patch", source);
+      return fp.binary_data
+                 ? fmt::format("'{}': writing a file from a git binary patch is not supported "
+                               "yet (apply it with git apply)",
+                               source)
+                 : fmt::format("'{}': a binary change cannot be applied from the patch", source);
     content = text.content();
   } else if (fp.hunks.empty()) {
     content = text.content();
