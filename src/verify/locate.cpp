@@ -340,8 +340,10 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     // sharing one folder only (tests/jit/utils.py for flashinfer/jit/utils.py), not while
     // another candidate holds the hunks. A longer shared path (site-packages' sglang/srt/...)
     // is the installed copy, drifted.
-    const auto fitting = std::find_if(cands.begin(), cands.end(),
-                                      [](const Candidate& c) { return c.fit > 0; });
+    const auto fitting = std::find_if(cands.begin(), cands.end(), [&](const Candidate& c) {
+      return c.fit == fp.hunks.size() &&
+             (c.report.status == Status::kApplicable || c.report.status == Status::kApplied);
+    });
     if (best.suffix == 2 && fitting != cands.end()) return ambiguous(best, *fitting);
     if (best.suffix >= 2 && (cands.size() == 1 || cands[1].suffix < best.suffix)) {
       std::string why = fmt::format(
@@ -377,9 +379,13 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     append_reason(fr, fr.relocation);
     return true;
   }
+  // The fix read as present in one file while another holds the whole pre-image (the patch
+  // would apply there, cleanly): which is the deployed file decides between `applied` and
+  // `applicable`, the worst mistake to make. A candidate that holds the hunks only in part
+  // (a sibling module sharing some lines) is no such contradiction.
   if (best.report.presence == Presence::kPresent || best.report.presence == Presence::kPartial)
     for (std::size_t i = 1; i < cands.size(); ++i)
-      if (cands[i].fit > 0 && cands[i].report.presence != best.report.presence)
+      if (cands[i].report.status == Status::kApplicable && cands[i].fit == fp.hunks.size())
         return ambiguous(best, cands[i]);
   std::string why;
   std::size_t n = fp.hunks.size();
