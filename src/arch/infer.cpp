@@ -382,18 +382,26 @@ void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
     LexState new_state = old_state;
     std::uint32_t old_line = hunk.old_start;
     std::uint32_t new_line = hunk.new_start;
+    // The code of a changed line is compared with the other side's (a comment-only rewrite):
+    // kept only when the hunk has both sides.
+    const auto has_kind = [&](LineKind kind) {
+      return std::any_of(hunk.lines.begin(), hunk.lines.end(),
+                         [&](const HunkLine& l) { return l.kind == kind; });
+    };
+    const bool both_sides = has_kind(LineKind::kAdded) && has_kind(LineKind::kRemoved);
     for (const HunkLine& l : hunk.lines) {
       ScannedLine s;
       s.kind = l.kind;
       s.text = l.text;
+      const bool keep_code = both_sides && l.kind != LineKind::kContext;
       if (l.kind == LineKind::kRemoved) {
-        s.scan = scan_line(l.text, syntax, old_state);
+        s.scan = scan_line(l.text, syntax, old_state, keep_code);
         s.number = old_line++;
       } else {
-        s.scan = scan_line(l.text, syntax, new_state);
+        s.scan = scan_line(l.text, syntax, new_state, keep_code);
         s.number = new_line++;
         if (l.kind == LineKind::kContext) {
-          scan_line(l.text, syntax, old_state);
+          scan_line(l.text, syntax, old_state, false);  // the old side's lexer state only
           ++old_line;
         }
       }

@@ -942,7 +942,7 @@ std::string evidence_text(std::string_view text) {
   return std::string(text.substr(0, cut)) + "...";
 }
 
-LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state) {
+LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code) {
   // Scratch reused from line to line: a large patch scans millions of lines.
   thread_local Parts parts;
   thread_local std::string code_strings, text;
@@ -990,8 +990,10 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state) {
   for (std::string_view w : {"pytest.skip", "sys.exit", "exit(", "abort(", "std::abort("})
     if (starts_with(stmt, w)) out.exits = true;
 
-  out.code = code_strings;
-  while (!out.code.empty() && is_space(out.code.back())) out.code.pop_back();
+  if (keep_code || !out.arch.code.empty()) {
+    out.code = code_strings;
+    while (!out.code.empty() && is_space(out.code.back())) out.code.pop_back();
+  }
   // The residue is compared only between lines with code targets, and the words only tell a
   // guard's exit otherwise: most lines need neither.
   const bool want_residue = !out.arch.code.empty();

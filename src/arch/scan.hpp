@@ -105,7 +105,10 @@ struct LineScan {
 
 /// Scans one line of a file of `syntax`; `state` carries block comments and triple-quoted
 /// strings from line to line (start with a default LexState outside both).
-LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state);
+/// `keep_code`: fill LineScan::code for every line; false fills it only for a line with code
+/// targets (the caller compares no other line's code: a hunk that only adds, say).
+LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state,
+                   bool keep_code = true);
 
 /// Targets named by a path (csrc/gemm_sm120.cu, attention/hopper/...): sm tokens and family
 /// names.

@@ -19,7 +19,10 @@ constexpr std::size_t kMinAlnum = 3;        // letters and digits a marker needs
 constexpr std::size_t kMaxMarkerBytes = 120;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+// ASCII classes (std::isalnum is a locale call per byte, a tenth of a large hunk's time).
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_word(char c) { return is_alnum(c) || c == '_'; }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -61,7 +64,7 @@ bool significant(std::string_view s) {
   std::size_t visible = 0, alnum = 0;
   for (char c : s) {
     if (!is_space(c)) ++visible;
-    if (std::isalnum(static_cast<unsigned char>(c)) != 0) ++alnum;
+    if (is_alnum(c)) ++alnum;
   }
   return visible >= kMinSignificant && alnum >= kMinAlnum;
 }
@@ -84,7 +87,7 @@ int marker_score(std::string_view marker) {
     longest = std::max(longest, run);
   }
   if (std::any_of(marker.begin(), marker.end(),
-                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+                  [](char c) { return is_digit(c); }))
     bonus += 4;
   for (std::string_view op : {"==", "!=", ">=", "<="})
     if (marker.find(op) != marker.npos) bonus += 8;

@@ -8,6 +8,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <unordered_set>
 
 #include "internal.hpp"
 #include "sm120check/error.hpp"
@@ -162,6 +163,16 @@ constexpr std::size_t kMaxEvidenceMarkers = 64;
 /// compile leaves the patch without evidence (the marker search reports it, when asked).
 void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   if (!ctx.options.evidence || r.status == Status::kError) return;
+  // The files verified for the patch that exist (each once): with none (every file added and
+  // absent, say) there is nothing to search, and no marker is extracted.
+  std::vector<std::string> files;
+  std::unordered_set<std::string> seen;
+  for (const FileReport& f : r.files) {
+    if (!f.target_path || f.status == Status::kError || !seen.insert(*f.target_path).second)
+      continue;
+    if (ctx.tree.stat(*f.target_path).type == Entry::Type::kFile) files.push_back(*f.target_path);
+  }
+  if (files.empty()) return;
   std::vector<Marker> markers = ctx.options.markers;
   // Each marker reads the verified files: the first kMaxEvidenceMarkers are extracted, no more.
   for (Marker& m : extract_markers(patch, r.strip, kMaxEvidenceMarkers)) {
@@ -171,14 +182,7 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   if (markers.empty()) return;
   try {
     const MarkerSearcher searcher(std::move(markers));
-    std::vector<std::string> seen;
-    for (const FileReport& f : r.files) {
-      if (!f.target_path || f.status == Status::kError) continue;
-      const std::string& path = *f.target_path;
-      if (std::find(seen.begin(), seen.end(), path) != seen.end()) continue;
-      seen.push_back(path);
-      const Entry entry = ctx.tree.stat(path);
-      if (entry.type != Entry::Type::kFile) continue;
+    for (const std::string& path : files) {
       const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
       searcher.add(r.evidence, path, text.content(), kMaxEvidenceHits);
     }
