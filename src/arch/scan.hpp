@@ -42,7 +42,10 @@ inline bool starts_with_nocase(std::string_view text, std::string_view prefix) {
 }
 
 inline bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
+  // The first byte first: most lines start with none of the words looked for, and a memcmp
+  // call per word and line was a tenth of a large hunk's time.
+  return text.size() >= prefix.size() && (prefix.empty() || text[0] == prefix[0]) &&
+         text.compare(0, prefix.size(), prefix) == 0;
 }
 
 inline bool ends_with(std::string_view text, std::string_view suffix) {

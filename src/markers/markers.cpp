@@ -31,7 +31,8 @@ std::string_view trim(std::string_view s) {
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
+  return s.size() >= prefix.size() && (prefix.empty() || s[0] == prefix[0]) &&
+         s.compare(0, prefix.size(), prefix) == 0;
 }
 
 /// Lines that are code with no information of their own once trailing ":;{}" are gone.
