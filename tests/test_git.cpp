@@ -235,6 +235,25 @@ TEST(GitRepository, ARelocatedFilesUncommittedChangesAreListed) {
   EXPECT_EQ(doc["repository"]["dirty"], json::array({"moved_a.txt"})) << doc.dump(2);
 }
 
+TEST(GitRepository, UncommittedChangesUnderASplitIndexAreUnknownNotNone) {
+  // A hostile review's case: under a split index libgit2 1.5 calls a modified file clean. The
+  // list is then unknown (dirty_unknown says why), not silently empty.
+  FixRepo f;
+  f.repo.git("update-index --split-index");
+  f.repo.write("a.txt", lines(1, 30));  // the fix undone, not committed
+  json doc = run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 1);
+  EXPECT_EQ(doc["repository"]["dirty"], json::array()) << doc["repository"].dump();
+  EXPECT_NE(doc["repository"]["dirty_unknown"].get<std::string>().find("split"),
+            std::string::npos);
+  RunResult r = test::run_sm120check({"verify", f.repo.patch_file(), f.repo.dir()});
+  EXPECT_NE(r.out.find("uncommitted changes: unknown (the index is split"), std::string::npos)
+      << r.out;
+  f.repo.git("update-index --no-split-index && rm -f .git/sharedindex.*");
+  json known = run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 1);
+  EXPECT_EQ(known["repository"]["dirty"], json::array({"a.txt"}));
+  EXPECT_EQ(known["repository"]["dirty_unknown"], nullptr);
+}
+
 TEST(GitRepository, PlainTreeHasNoRepository) {
   TempDir plain;
   test::write_file(plain / "a.txt", lines(1, 30));

@@ -28,6 +28,9 @@ struct RepositoryFacts {
   /// Paths (relative to root) touched by the patches that have uncommitted changes (modified,
   /// staged, untracked or deleted): their work-tree content, not HEAD's, decides the answer.
   std::vector<std::string> dirty;
+  /// Why `dirty` cannot be told (then it is empty and means nothing), e.g. a split index, which
+  /// neither the reader here nor libgit2 1.5 reads; "" when it is known.
+  std::string dirty_unknown;
 };
 
 /// The facts of the work tree at `root` (a directory holding `.git`, as find_git_work_tree()

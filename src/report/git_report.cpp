@@ -179,7 +179,10 @@ json repository_to_json(const std::optional<RepositoryFacts>& facts) {
   out["branch"] = facts->branch ? json(sanitize_utf8(*facts->branch)) : json(nullptr);
   json dirty = json::array();
   for (const std::string& p : facts->dirty) dirty.push_back(sanitize_utf8(p));
-  out["dirty"] = std::move(dirty);
+  out["dirty"] = std::move(dirty);  // empty when unknown: dirty_unknown says so (verify/3 keeps
+                                     // the field an array)
+  out["dirty_unknown"] =
+      facts->dirty_unknown.empty() ? json(nullptr) : json(sanitize_utf8(facts->dirty_unknown));
   return out;
 }
 
@@ -212,7 +215,9 @@ void render_repository_text(std::ostream& out, const RepositoryFacts& facts, boo
   out << "HEAD: " << (facts.head.empty() ? "(unborn)" : short_id(facts.head));
   out << (facts.branch ? " (branch " + escape_for_terminal(*facts.branch) + ")" : " (detached)")
       << "\n";
-  if (!facts.dirty.empty()) {
+  if (!facts.dirty_unknown.empty()) {
+    out << "uncommitted changes: unknown (" << escape_for_terminal(facts.dirty_unknown) << ")\n";
+  } else if (!facts.dirty.empty()) {
     out << "uncommitted changes (these decide the work-tree answer, not HEAD):";
     for (const std::string& p : facts.dirty) out << " " << escape_for_terminal(p);
     out << "\n";
