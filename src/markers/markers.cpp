@@ -117,7 +117,7 @@ class MultiFind {
     std::vector<unsigned char> label;
     std::vector<std::uint32_t> path;  // nodes of the previous pattern, by depth - 1
     std::string_view previous;
-    terminal_of_.resize(patterns.size());
+    terminal_of_.assign(patterns.size(), 0);
     for (std::uint32_t i : order) {
       std::string_view p = patterns[i];
       std::size_t common = 0;
@@ -137,8 +137,8 @@ class MultiFind {
     first_.assign(nodes + 1, 0);
     for (std::uint32_t from : parent) ++first_[from + 1];
     for (std::uint32_t n = 0; n < nodes; ++n) first_[n + 1] += first_[n];
-    byte_.resize(parent.size());
-    child_.resize(parent.size());
+    byte_.assign(parent.size(), 0);
+    child_.assign(parent.size(), 0);
     for (std::uint32_t n = 1; n < nodes; ++n) {
       std::uint32_t at = first_[parent[n - 1]]++;
       byte_[at] = label[n - 1];
