@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the imports below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_verify as bv  # noqa: E402  (run_timed, peak_rss_kib, py_file, git)
-from gitrepo import Repo, describe  # noqa: E402
+from gitrepo import Repo, describe, write_tree  # noqa: E402
 
 MIRRORS = "/work/.mirror"
 DEFAULT_REPO = os.path.join(MIRRORS, "flashinfer-ai+flashinfer", "repo")
@@ -244,11 +244,8 @@ def git_commit_all(tree: str) -> None:
 
 
 def write_files(root: str, files: dict[str, str]) -> None:
-    for p, text in files.items():
-        full = os.path.join(root, p)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w") as f:
-            f.write(text)
+    """gitrepo.write_tree for text files."""
+    write_tree(root, {p: text.encode() for p, text in files.items()})
 
 
 def diff_between(before: dict[str, str], after: dict[str, str], where: str) -> bytes:

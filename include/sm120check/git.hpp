@@ -44,6 +44,13 @@ struct RepositoryFacts {
 std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
                                                     const std::vector<std::string>& paths);
 
+/// Whether the work tree at `root` may have a split index (`git update-index --split-index`):
+/// its git directory (`.git`, or where a `.git` file points) holds a `sharedindex.*` file. One
+/// left from an earlier split (git expires them after two weeks) counts too. Neither
+/// read_work_tree_facts() nor libgit2 1.5 reads a split index: the uncommitted files are then
+/// unknown (RepositoryFacts::dirty_unknown). Never throws.
+bool work_tree_may_have_split_index(const std::string& root);
+
 /// Where one path's tree entry changes along a list of commits (GitRepository::path_history).
 struct PathChange {
   std::size_t commit = 0;  ///< index into the commit list: the entry holds from this commit on.

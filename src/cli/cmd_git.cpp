@@ -2,11 +2,8 @@
 // (see commands.hpp). libgit2 is loaded only here, and only when a repository is involved.
 #include <limits.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -46,27 +43,6 @@ std::string dump(const nlohmann::ordered_json& doc) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-/// Whether the work tree at `root` has a split index: its git directory (`.git`, or where a
-/// `.git` file points) holds a `sharedindex.*` file. A shared index left from an earlier split
-/// (git expires them after two weeks) also counts: the answer is then "unknown", never wrong.
-bool uses_split_index(const std::string& root) {
-  std::string git_dir = root + "/.git";
-  struct stat st {};
-  if (::stat(git_dir.c_str(), &st) != 0) return false;
-  if (!S_ISDIR(st.st_mode)) {  // "gitdir: PATH" (a linked worktree, a submodule)
-    std::ifstream in(git_dir);
-    std::string line;
-    if (!std::getline(in, line) || line.rfind("gitdir: ", 0) != 0) return false;
-    std::string to = line.substr(8);
-    while (!to.empty() && (to.back() == '\r' || to.back() == ' ')) to.pop_back();
-    git_dir = !to.empty() && to.front() == '/' ? to : root + "/" + to;
-  }
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(git_dir, ec))
-    if (e.path().filename().string().rfind("sharedindex.", 0) == 0) return true;
-  return false;
-}
-
 /// The paths whose uncommitted changes matter: those the patches name, and where a relocated
 /// file was read instead.
 std::vector<std::string> paths_read(const std::vector<Patch>& patches, const VerifyReport& report,
@@ -104,7 +80,7 @@ std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
   try {
     std::unique_ptr<GitRepository> repo = GitRepository::open(target);
     RepositoryFacts facts = repo->facts(paths_read(patches, report, repo->prefix_of(target)));
-    if (uses_split_index(*root)) {
+    if (work_tree_may_have_split_index(*root)) {
       // libgit2 1.5 reads a split index's own part only and calls a modified file clean: an
       // empty list would be a lie.
       facts.dirty.clear();

@@ -74,6 +74,19 @@ std::string trim(std::string_view s) {
   return std::string(s);
 }
 
+/// The lines of a small text file (a config, objects/info/alternates), each trimmed.
+std::vector<std::string> trimmed_lines(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t eol = text.find('\n', at);
+    if (eol == std::string::npos) eol = text.size();
+    out.push_back(trim(text.substr(at, eol - at)));
+    at = eol + 1;
+  }
+  return out;
+}
+
 std::string lower(std::string s) {
   for (char& c : s)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -123,12 +136,7 @@ struct Config {
     std::optional<std::string> text = read_small_file(path);
     if (!text) return;
     std::string section;
-    std::size_t at = 0;
-    while (at < text->size()) {
-      std::size_t eol = text->find('\n', at);
-      if (eol == std::string::npos) eol = text->size();
-      std::string line = trim(std::string_view(*text).substr(at, eol - at));
-      at = eol + 1;
+    for (std::string line : trimmed_lines(*text)) {
       if (line.empty() || line[0] == '#' || line[0] == ';') continue;
       if (line.back() == '\\') throw CannotTell{};  // continued value
       if (line[0] == '[') {
@@ -304,12 +312,7 @@ std::string commit_tree_id(const std::string& common_dir, const std::string& id)
   const std::string objects = common_dir + "/objects";
   if (std::optional<std::string> tree = commit_tree_id_in(objects, id)) return *tree;
   if (std::optional<std::string> alternates = read_small_file(objects + "/info/alternates")) {
-    std::size_t at = 0;
-    while (at < alternates->size()) {
-      std::size_t eol = alternates->find('\n', at);
-      if (eol == std::string::npos) eol = alternates->size();
-      std::string line = trim(std::string_view(*alternates).substr(at, eol - at));
-      at = eol + 1;
+    for (const std::string& line : trimmed_lines(*alternates)) {
       if (line.empty() || line[0] == '#') continue;
       if (line[0] == '"') throw CannotTell{};  // quoted path
       const std::string dir = line[0] == '/' ? line : objects + "/" + line;
@@ -694,22 +697,51 @@ bool differs_from_index(const std::string& root, const std::string& common_dir,
 
 }  // namespace
 
+namespace {
+
+/// The git directory of the work tree at `root`: `.git` itself, or the one a `.git` file
+/// names ("gitdir: PATH": worktrees, submodules); std::nullopt when there is neither.
+std::optional<std::string> git_dir_of(const std::string& root) {
+  std::string git_dir = root + "/.git";
+  struct stat st;
+  if (::lstat(git_dir.c_str(), &st) != 0) return std::nullopt;
+  if (S_ISREG(st.st_mode)) {
+    std::optional<std::string> text = read_small_file(git_dir, 4096);
+    if (!text || text->rfind("gitdir:", 0) != 0) return std::nullopt;
+    std::string to = trim(std::string_view(*text).substr(7));
+    git_dir = !to.empty() && to[0] == '/' ? to : root + "/" + to;
+  } else if (!S_ISDIR(st.st_mode)) {
+    return std::nullopt;
+  }
+  return git_dir;
+}
+
+/// Whether `git_dir` holds a shared index (`sharedindex.*`: the index is, or was, split).
+bool has_shared_index(const std::string& git_dir) {
+  bool found = false;
+  if (DIR* dir = ::opendir(git_dir.c_str())) {
+    while (dirent* e = ::readdir(dir))
+      if (std::strncmp(e->d_name, "sharedindex.", 12) == 0) found = true;
+    ::closedir(dir);
+  }
+  return found;
+}
+
+}  // namespace
+
+bool work_tree_may_have_split_index(const std::string& root) {
+  const std::optional<std::string> git_dir = git_dir_of(root);
+  return git_dir && has_shared_index(*git_dir);
+}
+
 std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
                                                     const std::vector<std::string>& paths) {
   try {
     // The git directory: `.git` itself, or the one a `.git` file names (worktrees, submodules),
     // and the common directory a worktree shares with its main repository.
-    std::string git_dir = root + "/.git";
-    struct stat st;
-    if (::lstat(git_dir.c_str(), &st) != 0) return std::nullopt;
-    if (S_ISREG(st.st_mode)) {
-      std::optional<std::string> text = read_small_file(git_dir, 4096);
-      if (!text || text->rfind("gitdir:", 0) != 0) return std::nullopt;
-      std::string to = trim(std::string_view(*text).substr(7));
-      git_dir = !to.empty() && to[0] == '/' ? to : root + "/" + to;
-    } else if (!S_ISDIR(st.st_mode)) {
-      return std::nullopt;
-    }
+    const std::optional<std::string> found = git_dir_of(root);
+    if (!found) return std::nullopt;
+    const std::string& git_dir = *found;
     std::string common_dir = git_dir;
     if (std::optional<std::string> common = read_small_file(git_dir + "/commondir", 4096)) {
       std::string c = trim(*common);
@@ -748,12 +780,7 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
     bool may_stop = !config.flag("core.splitindex").value_or(false) &&
                     !config.flag("index.sparse").value_or(false) &&
                     !config.flag("core.sparsecheckout").value_or(false);
-    if (may_stop)
-      if (DIR* dir = ::opendir(git_dir.c_str())) {
-        while (dirent* e = ::readdir(dir))
-          if (std::strncmp(e->d_name, "sharedindex.", 12) == 0) may_stop = false;
-        ::closedir(dir);
-      }
+    if (may_stop && has_shared_index(git_dir)) may_stop = false;
     const IndexScan scan = scan_index(git_dir + "/index", wanted, may_stop);
     // The index against HEAD: the same tree as HEAD's when its cache tree is whole and names
     // HEAD's tree (what `git commit` and `git reset` leave); otherwise libgit2 compares them.
@@ -769,7 +796,7 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
         // Not in the index (so not in HEAD): clean when absent, untracked or ignored when
         // present, which needs the ignore rules.
         if (scan.is_dir[i]) return std::nullopt;
-        if (::lstat((root + "/" + path).c_str(), &st) == 0) return std::nullopt;
+        if (struct stat st; ::lstat((root + "/" + path).c_str(), &st) == 0) return std::nullopt;
         if (errno != ENOENT && errno != ENOTDIR) return std::nullopt;
         continue;
       }
