@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -257,6 +258,91 @@ TEST(Search, ContentThatLooksBinaryIsSkippedAsTheWalkSkipsIt) {
   ASSERT_EQ(kept[0].hits.size(), 2u);
   EXPECT_EQ(kept[0].hits[0].line, 1u);
   EXPECT_EQ(kept[0].hits[1].line, 3u);
+}
+
+// --- MarkerSearcher's literal engine against search_tree()'s Vectorscan -------------------------
+
+/// MarkerSearcher (fixed strings through its own literal engine) over the files under `root`,
+/// read here, against search_tree() of `root` (Vectorscan): the same MarkerHits, every hit kept.
+void expect_searcher_agrees_with_walk(const fs::path& root, const std::vector<Marker>& markers) {
+  SearchOptions o;
+  o.threads = 1;
+  o.collect_files = true;
+  SearchResult walked = search_tree(root, markers, o);
+  ASSERT_FALSE(walked.files.empty());
+  MarkerSearcher searcher(markers);
+  std::vector<MarkerHits> added;
+  for (const std::string& path : walked.files)
+    searcher.add(added, path, test::read_file(root / path));
+  expect_same_hits(added, walked.markers);
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < markers.size(); ++i) {
+    EXPECT_EQ(added[i].errors, walked.markers[i].errors);
+    EXPECT_EQ(added[i].error_lines, walked.markers[i].error_lines);
+    found += added[i].total != 0 ? 1 : 0;
+  }
+  EXPECT_GT(found, markers.size() / 3);  // most are cut from the files
+}
+
+/// Markers cut from `texts`: whole trimmed lines (what a patch's markers look like), pieces of
+/// 1 to 40 bytes at random places (short ones, prefixes of others, repeated anchors), some
+/// twice, and the odd cases: absent, empty, holding a line end, regular expressions.
+std::vector<Marker> markers_cut_from(const std::vector<std::string>& texts, std::size_t count,
+                                     std::mt19937& rng) {
+  auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n)(rng); };
+  std::vector<Marker> out = {fixed(""), fixed("absent from every file"), fixed("}\n}"),
+                             regex("sm_?1[0-9]0"), regex("^\\s*(if|for)\\b.*\\)$")};
+  while (out.size() < count) {
+    const std::string& text = texts[pick(texts.size() - 1)];
+    if (text.empty()) continue;
+    std::size_t at = pick(text.size() - 1);
+    std::string m;
+    if (pick(2) == 0) {  // the line around `at`, trimmed
+      std::size_t b = text.rfind('\n', at);
+      b = b == std::string::npos ? 0 : b + 1;
+      std::size_t e = std::min(text.find('\n', at), text.size());
+      m = text.substr(b, e - b);
+      m.erase(0, std::min(m.find_first_not_of(" \t"), m.size()));
+      while (!m.empty() && (m.back() == '\r' || m.back() == ' ')) m.pop_back();
+    } else {
+      m = text.substr(at, 1 + pick(39));
+      if (m.find('\n') != std::string::npos && pick(3) != 0) m.erase(m.find('\n'));
+    }
+    out.push_back(fixed(m));
+    if (pick(9) == 0) out.push_back(fixed(m));  // the same marker twice
+  }
+  return out;
+}
+
+TEST(Search, SearcherAgreesWithTheWalkOnTheProjectsOwnSources) {
+  const fs::path root = fs::path(SM120CHECK_SOURCE_DIR) / "src";
+  std::vector<std::string> texts;
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (entry.is_regular_file()) texts.push_back(test::read_file(entry.path()));
+  std::mt19937 rng(7);
+  for (std::size_t count : {64u, 200u, 300u})  // 300: past kMaxLiteralSet, Vectorscan again
+    expect_searcher_agrees_with_walk(root, markers_cut_from(texts, count, rng));
+}
+
+TEST(Search, SearcherAgreesWithTheWalkOnRandomText) {
+  // Few distinct bytes: anchors repeat and literals overlap; CRLF and lone "\r"; lines at the
+  // edges of the 256 KiB blocks the files are read in, a line longer than a block, a NUL late.
+  std::mt19937 rng(11);
+  auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n)(rng); };
+  const std::string alphabet = "aab_ \r\n[0]==12x";
+  TempDir dir;
+  std::vector<std::string> texts;
+  for (int f = 0; f < 12; ++f) {
+    std::string text;
+    const std::size_t size = f < 3 ? 600000 + pick(100000) : pick(2000);
+    while (text.size() < size) text += alphabet[pick(alphabet.size() - 1)];
+    if (f == 0) text.insert(300000, std::string(270000, 'a'));  // longer than a block
+    if (f == 1) text.insert(500000, std::string(1, '\0'));      // searched up to its block
+    write_file(dir / ("t/f" + std::to_string(f) + ".txt"), text);
+    texts.push_back(std::move(text));
+  }
+  for (std::size_t count : {8u, 64u})
+    expect_searcher_agrees_with_walk(dir / "t", markers_cut_from(texts, count, rng));
 }
 
 // --- one pass for many markers ----------------------------------------------------------------

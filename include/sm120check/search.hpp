@@ -113,14 +113,16 @@ SearchResult search_tree(const std::string& root, const std::vector<Marker>& mar
                          const SearchOptions& options, const LineSink& sink);
 
 /// Markers compiled once, to search file contents already in memory without a tree walk (a
-/// caller that holds the files, such as verification's file cache), with the one-pass engine of
-/// search_tree() (Vectorscan, then PCRE2 for regular expressions). The
-/// same lines, line numbers and line text as search_tree() reports for that file. search() and
-/// add() may be called from several threads at once.
+/// caller that holds the files, such as verification's file cache): the same lines, line
+/// numbers, line text and error lines as search_tree() reports for that file. Built for a few
+/// files: up to 256 fixed strings go to an engine built in microseconds (sampled 4-to-8-byte
+/// anchors and memcmp; a Vectorscan compile takes 30-90 us a literal), regular expressions to
+/// a Vectorscan prefilter (compiled only when there are some) and PCRE2, as in search_tree().
+/// search() and add() may be called from several threads at once.
 class MarkerSearcher {
  public:
-  /// Compiles `markers`. Throws Error when a regular expression does not compile (naming the
-  /// pattern and the offset).
+  /// Compiles `markers` (microseconds when all are fixed strings). Throws Error when a regular
+  /// expression does not compile (naming the pattern and the offset).
   explicit MarkerSearcher(std::vector<Marker> markers);
   ~MarkerSearcher();
   MarkerSearcher(MarkerSearcher&&) noexcept;
