@@ -388,52 +388,92 @@ struct FileScan {
   int error = 0;            ///< errno of a failed read.
 };
 
-/// Reads a file block by block through `read(into, max, eof) -> ssize_t` (-1 with errno on
-/// failure; sets `eof` when nothing follows) and scans each block of whole lines with
-/// `engine`: `emit(block, Found)` per (line, marker), `fail(block, Found, reason)`, then
-/// `block_done()`; Found::line is the file's 1-based line number. Reads at most `limit` bytes.
-/// A block holding a NUL byte is not searched and ends the scan, as ripgrep quits a file at
-/// the buffer where it meets one (so a file whose first NUL lies in its first kBlock bytes
-/// prints nothing). `buffer` grows past kBlock only to hold a longer line.
-template <typename Read, typename Emit, typename Fail, typename BlockDone>
-FileScan scan_blocks(const Engine& engine, Engine::Scratch& s, std::vector<char>& buffer,
-                     std::uint64_t limit, Read&& read, Emit&& emit, Fail&& fail,
-                     BlockDone&& block_done) {
+/// Where scan_blocks() gets its blocks: a file read(2) into a buffer, or text already in memory.
+/// fill(carry, eof) returns the window whose first `carry` bytes are the unfinished line kept
+/// from the block before, followed by what was read now (at most kBlock bytes past `carry`, or
+/// more once a long line made the buffer grow), -1 in `error` with errno on failure; it sets
+/// `eof` when nothing follows. consume(cut) drops the window's first `cut` bytes.
+template <typename Read>
+class ReadSource {
+ public:
+  /// `read(into, max, eof) -> ssize_t` as read(2) (-1 with errno; sets `eof` when nothing follows).
+  ReadSource(std::vector<char>& buffer, Read& read) : buffer_(buffer), read_(read) {}
+  std::string_view fill(std::size_t carry, bool& eof, int& error) {
+    if (buffer_.size() < carry + kBlock) buffer_.resize(carry + kBlock);
+    ssize_t n = 0;
+    do n = read_(buffer_.data() + carry, buffer_.size() - carry, eof);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      error = errno;
+      return {};
+    }
+    if (n == 0) eof = true;
+    return {buffer_.data(), carry + static_cast<std::size_t>(n)};
+  }
+  void consume(std::size_t cut, std::size_t carry) {
+    std::memmove(buffer_.data(), buffer_.data() + cut, carry);
+  }
+
+ private:
+  std::vector<char>& buffer_;
+  Read& read_;
+};
+
+/// The same windows over text in memory, without copying it: what ReadSource would hold had
+/// the text been read from a file.
+class MemorySource {
+ public:
+  explicit MemorySource(std::string_view text) : text_(text) {}
+  std::string_view fill(std::size_t carry, bool& eof, int& /*error*/) {
+    capacity_ = std::max(capacity_, carry + kBlock);  // as ReadSource's buffer grows
+    const std::size_t fresh = std::min(capacity_ - carry, text_.size() - (begin_ + carry));
+    if (begin_ + carry + fresh == text_.size()) eof = true;
+    return text_.substr(begin_, carry + fresh);
+  }
+  void consume(std::size_t cut, std::size_t /*carry*/) { begin_ += cut; }
+
+ private:
+  std::string_view text_;
+  std::size_t begin_ = 0, capacity_ = 0;
+};
+
+/// Scans a file block by block from `source` (ReadSource, MemorySource), each block of whole
+/// lines with `engine`: `emit(block, Found)` per (line, marker), `fail(block, Found, reason)`,
+/// then `block_done()`; Found::line is the file's 1-based line number. Reads at most `limit`
+/// bytes. A block holding a NUL byte is not searched and ends the scan, as ripgrep quits a file
+/// at the buffer where it meets one (so a file whose first NUL lies in its first kBlock bytes
+/// prints nothing). Blocks grow past kBlock only to hold a longer line.
+template <typename Source, typename Emit, typename Fail, typename BlockDone>
+FileScan scan_blocks(const Engine& engine, Engine::Scratch& s, Source& source,
+                     std::uint64_t limit, Emit&& emit, Fail&& fail, BlockDone&& block_done) {
   FileScan r;
   std::size_t carry = 0, line = 1;
   std::uint64_t total = 0;
   bool eof = false;
   while (!eof) {
-    if (buffer.size() < carry + kBlock) buffer.resize(carry + kBlock);
-    ssize_t n = 0;
-    do n = read(buffer.data() + carry, buffer.size() - carry, eof);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      r.error = errno;
-      return r;
-    }
-    auto fresh = static_cast<std::size_t>(n);
-    if (n == 0) eof = true;
+    const std::string_view window = source.fill(carry, eof, r.error);
+    if (r.error != 0) return r;
+    auto fresh = window.size() - carry;
     if (total + fresh >= limit) {  // grew while reading: searched as far as the limit
       fresh = static_cast<std::size_t>(limit - total);
       eof = true;
     }
     total += fresh;
-    if (std::memchr(buffer.data() + carry, 0, fresh) != nullptr) {
+    if (fresh != 0 && std::memchr(window.data() + carry, 0, fresh) != nullptr) {
       r.binary = true;
       return r;
     }
     const std::size_t have = carry + fresh;
     std::size_t cut = have;
     if (!eof) {
-      const void* nl = ::memrchr(buffer.data(), '\n', have);
+      const void* nl = ::memrchr(window.data(), '\n', have);
       if (nl == nullptr) {  // a line longer than the buffer: read on
         carry = have;
         continue;
       }
-      cut = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer.data()) + 1;
+      cut = static_cast<std::size_t>(static_cast<const char*>(nl) - window.data()) + 1;
     }
-    const std::string_view block(buffer.data(), cut);
+    const std::string_view block = window.substr(0, cut);
     engine.scan(
         block, s,
         [&](Found f) {
@@ -450,7 +490,7 @@ FileScan scan_blocks(const Engine& engine, Engine::Scratch& s, std::vector<char>
     if (eof) break;
     line += count_newlines(block.data(), cut);
     carry = have - cut;
-    std::memmove(buffer.data(), buffer.data() + cut, carry);
+    source.consume(cut, carry);
   }
   return r;
 }
@@ -664,8 +704,9 @@ class Walker {
       return n;
     };
     lines_.clear();
+    ReadSource source(buffer, read);
     FileScan r = scan_blocks(
-        engine_, scratch, buffer, options_.max_file_size, read,
+        engine_, scratch, source, options_.max_file_size,
         [&](std::string_view block, const Found& f) {
           ++part.totals[f.marker];
           std::string_view text = block.substr(f.begin, f.end - f.begin);
@@ -818,18 +859,10 @@ std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::strin
   if (markers_.empty()) return out;
   const std::string where(path);
   std::unique_ptr<Engine::Scratch> scratch = compiled_->take();
-  std::vector<char> buffer;
-  std::size_t at = 0;
   // The same blocks as search_tree() reads, so that a NUL byte ends the search alike.
-  auto read = [&](char* into, std::size_t max, bool& eof) -> ssize_t {
-    std::size_t n = std::min(max, content.size() - at);
-    std::memcpy(into, content.data() + at, n);
-    at += n;
-    if (at == content.size()) eof = true;
-    return static_cast<ssize_t>(n);
-  };
+  MemorySource source(content);
   scan_blocks(
-      compiled_->engine, *scratch, buffer, content.size(), read,
+      compiled_->engine, *scratch, source, content.size(),
       [&](std::string_view block, const Found& f) {
         MarkerHits& mh = out[f.marker];
         ++mh.total;
