@@ -189,6 +189,71 @@ TEST(TreeStat, ChainedSymlinksEscapingThrow) {
   EXPECT_TRUE(contains(err, "resolves outside the target through symlink 'a/b/d'")) << err;
 }
 
+// A directory swapped for a symlink to outside the target while a run is in progress (issue 11:
+// the old tree checked each component with lstat(2), then opened by path, and read outside/).
+TEST(TreeRace, DirectorySwappedForSymlinkMidRunIsNeverFollowed) {
+  TempDir base;
+  write_file(base / "outside/t.txt", "SECRET t\n");
+  write_file(base / "outside/u.txt", "SECRET u\n");
+  write_file(base / "T/d/t.txt", "inside t\n");
+  write_file(base / "T/d/u.txt", "inside u\n");
+  auto tree = open_disk_tree(base / "T");
+  EXPECT_EQ(tree->read("d/t.txt"), "inside t\n");
+  fs::rename(base / "T/d", base / "T/d.real");
+  fs::create_directory_symlink("../outside", base / "T/d");
+  // The run goes on: whatever it reads under d/ is never outside's.
+  for (const char* name : {"d/u.txt", "d/t.txt"}) {
+    std::string got;
+    std::string err = error_of([&] { got = tree->read(name); });
+    EXPECT_EQ(got.find("SECRET"), std::string::npos) << name;
+    if (err != "<no error>") EXPECT_TRUE(contains(err, "resolves outside the target")) << err;
+    EXPECT_NE(tree->stat(name).type, Entry::Type::kMissing) << name;  // d.real's, still open
+  }
+  // A tree opened after the swap refuses the path.
+  auto fresh = open_disk_tree(base / "T");
+  std::string err = error_of([&] { fresh->read("d/t.txt"); });
+  EXPECT_TRUE(contains(err, "d/t.txt: resolves outside the target through symlink 'd'")) << err;
+  EXPECT_TRUE(contains(error_of([&] { fresh->stat("d/u.txt"); }), "resolves outside")) << err;
+}
+
+TEST(TreeStat, SymlinksToTheRootAndInsideByAbsolutePathAreFollowed) {
+  TempDir dir;
+  write_file(dir / "x.txt", "X\n");
+  write_file(dir / "real/y.txt", "Y\n");
+  fs::create_directory_symlink(".", dir / "self");
+  const std::string real = std::filesystem::canonical(dir.path()).string();
+  fs::create_directory_symlink(real + "/real", dir / "abs");
+  fs::create_symlink(real + "/x.txt", dir / "abs-file");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_EQ(tree->read("self/x.txt"), "X\n");
+  EXPECT_EQ(tree->read("self/self/real/y.txt"), "Y\n");
+  EXPECT_EQ(tree->read("abs/y.txt"), "Y\n");
+  EXPECT_EQ(tree->read("abs-file"), "X\n");
+  EXPECT_EQ(tree->stat("abs/y.txt").type, Entry::Type::kFile);
+  EXPECT_EQ(error_of([&] { tree->read("self"); }), "self: not a regular file; cannot read it");
+}
+
+TEST(TreeStat, SymlinkLoopsEndWithAnError) {
+  TempDir dir;
+  fs::create_directory_symlink("b", dir / "a");
+  fs::create_directory_symlink("a", dir / "b");
+  fs::create_symlink("g", dir / "f");
+  fs::create_symlink("f", dir / "g");
+  auto tree = open_disk_tree(dir.path().string());
+  EXPECT_TRUE(contains(error_of([&] { tree->stat("a/x"); }), "Too many levels of symbolic links"));
+  EXPECT_TRUE(contains(error_of([&] { tree->read("f"); }), "Too many levels of symbolic links"));
+}
+
+TEST(TreeRead, ManyDirectoriesOutliveTheDescriptorCache) {
+  TempDir dir;
+  for (int i = 0; i < 300; ++i)
+    write_file(dir / ("d" + std::to_string(i) + "/e/f.txt"), std::to_string(i) + "\n");
+  auto tree = open_disk_tree(dir.path().string());
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < 300; ++i)
+      ASSERT_EQ(tree->read("d" + std::to_string(i) + "/e/f.txt"), std::to_string(i) + "\n");
+}
+
 TEST(TreeStat, InvalidPathThrows) {
   TempDir dir;
   auto tree = open_disk_tree(dir.path().string());

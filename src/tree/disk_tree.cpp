@@ -1,12 +1,18 @@
-// Read-only access to a directory tree (see tree.hpp). Nothing here writes, and no path is
-// allowed to leave the root: every directory component is checked with lstat(2), and a symlinked
-// directory is resolved with realpath(3) and must stay inside realpath(root).
+// Read-only access to a directory tree (see tree.hpp). Nothing here writes, and no path can
+// leave the root, even while the tree changes during a run: every path component is opened with
+// openat(2) and O_NOFOLLOW from the descriptor of the directory above it, starting at the root's
+// descriptor, so a directory swapped for a symlink between two calls is never followed by the
+// kernel. A symlink met on the way (a symlinked directory, or a final symlink that read()
+// follows) is read with readlinkat(2) and its target resolved the same way from the root: a
+// relative target against the physical directory holding the link, an absolute one only when it
+// lies under the root's real path; a target climbing above the root is refused.
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -31,13 +37,6 @@ std::optional<std::string> real_path(const std::string& path) {
   return result;
 }
 
-/// True when `path` (absolute, canonical) is `root` or below it.
-bool is_within(const std::string& path, const std::string& root) {
-  if (root == "/") return true;
-  if (path.size() < root.size() || path.compare(0, root.size(), root) != 0) return false;
-  return path.size() == root.size() || path[root.size()] == '/';
-}
-
 /// Closes a file descriptor when it goes out of scope.
 class FdGuard {
  public:
@@ -47,25 +46,79 @@ class FdGuard {
   ~FdGuard() {
     if (fd_ >= 0) ::close(fd_);
   }
+  int get() const { return fd_; }
 
  private:
   int fd_;
 };
 
+/// Symlinks followed while resolving one path at most (Linux's own limit is 40).
+constexpr int kMaxSymlinkHops = 40;
+/// Directory descriptors kept open between calls at most (all are closed when it is reached).
+constexpr std::size_t kMaxCachedDirectories = 256;
+
+/// `target` read from directory `base` (both relative to the root, "" = the root), with "." and
+/// ".." applied and empty components dropped: "" for the root itself, std::nullopt when it climbs
+/// above the root.
+std::optional<std::string> lexically_inside(std::string_view base, std::string_view target) {
+  std::vector<std::string_view> parts;
+  for (std::string_view text : {base, target}) {
+    while (!text.empty()) {
+      const std::size_t slash = std::min(text.find('/'), text.size());
+      const std::string_view part = text.substr(0, slash);
+      text.remove_prefix(std::min(slash + 1, text.size()));
+      if (part.empty() || part == ".") continue;
+      if (part == "..") {
+        if (parts.empty()) return std::nullopt;
+        parts.pop_back();
+      } else {
+        parts.push_back(part);
+      }
+    }
+  }
+  std::string joined;
+  for (std::string_view part : parts) {
+    if (!joined.empty()) joined += '/';
+    joined += part;
+  }
+  return joined;
+}
+
+/// readlinkat(2) as a std::string; std::nullopt with errno set on failure.
+std::optional<std::string> read_link_at(int dir, const char* name) {
+  std::vector<char> buffer(256);
+  for (;;) {
+    ssize_t n = ::readlinkat(dir, name, buffer.data(), buffer.size());
+    if (n < 0) return std::nullopt;
+    if (static_cast<std::size_t>(n) < buffer.size())
+      return std::string(buffer.data(), static_cast<std::size_t>(n));
+    buffer.resize(buffer.size() * 2);
+  }
+}
+
 class DiskTree final : public Tree {
  public:
-  DiskTree(std::string root, std::string real_root, std::uint64_t max_file_size)
-      : root_(std::move(root)), real_root_(std::move(real_root)), max_file_size_(max_file_size) {}
+  DiskTree(std::string root, std::string real_root, int root_fd, std::uint64_t max_file_size)
+      : root_(std::move(root)),
+        real_root_(std::move(real_root)),
+        root_fd_(root_fd),
+        max_file_size_(max_file_size) {}
+  ~DiskTree() override {
+    close_cached();
+    ::close(root_fd_);
+  }
+  DiskTree(const DiskTree&) = delete;
+  DiskTree& operator=(const DiskTree&) = delete;
 
   std::string name() const override { return root_; }
   std::uint64_t max_file_size() const override { return max_file_size_; }
 
   Entry stat(const std::string& path) const override {
-    Resolved r = resolve(path);
+    Resolved r = resolve(path, 0);
     Entry entry;
     if (r.missing) return entry;
     struct stat st {};
-    if (::lstat(r.full.c_str(), &st) != 0) {
+    if (::fstatat(r.dir, r.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       int err = errno;
       if (err == ENOENT || err == ENOTDIR) return entry;
       throw Error(path, 0, "cannot examine: " + errno_text(err));
@@ -85,28 +138,84 @@ class DiskTree final : public Tree {
   }
 
   std::string read(const std::string& path) const override {
-    Resolved r = resolve(path);
-    if (r.missing) throw Error(path, 0, "cannot read: " + errno_text(ENOENT));
-    struct stat st {};
-    if (::lstat(r.full.c_str(), &st) != 0)
-      throw Error(path, 0, "cannot read: " + errno_text(errno));
-    std::string file = r.full;
-    if (S_ISLNK(st.st_mode)) {
-      std::optional<std::string> target = real_path(r.full);
-      if (!target) throw Error(path, 0, "cannot read through symlink: " + errno_text(errno));
-      if (!is_within(*target, real_root_))
-        throw Error(path, 0,
-                    fmt::format("resolves outside the target through symlink '{}' (to '{}'); "
-                                "refusing to read it",
-                                path, *target));
-      file = *target;
-      if (::stat(file.c_str(), &st) != 0) throw Error(path, 0, "cannot read: " + errno_text(errno));
+    std::string current = path;
+    for (int hops = 0;; ++hops) {
+      Resolved r = resolve(current, hops);
+      hops = r.hops;
+      if (r.missing) {
+        if (current == path) throw Error(path, 0, "cannot read: " + errno_text(ENOENT));
+        throw Error(path, 0, "cannot read through symlink: " + errno_text(ENOENT));
+      }
+      struct stat st {};
+      if (::fstatat(r.dir, r.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        int err = errno;
+        if (current == path) throw Error(path, 0, "cannot read: " + errno_text(err));
+        throw Error(path, 0, "cannot read through symlink: " + errno_text(err));
+      }
+      if (S_ISLNK(st.st_mode)) {
+        if (hops >= kMaxSymlinkHops)
+          throw Error(path, 0, "cannot read through symlink: " + errno_text(ELOOP));
+        current = link_destination(path, r, current);
+        if (current.empty()) throw Error(path, 0, "not a regular file; cannot read it");
+        continue;
+      }
+      // Checked before open(2) too: opening a device or fifo can have side effects.
+      if (!S_ISREG(st.st_mode)) throw Error(path, 0, "not a regular file; cannot read it");
+      int fd = ::openat(r.dir, r.name.c_str(),
+                        O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+      if (fd < 0) throw Error(path, 0, "cannot open: " + errno_text(errno));
+      FdGuard guard(fd);
+      return read_open_file(path, fd);
     }
-    // Checked before open(2) too: opening a device or fifo can have side effects.
-    if (!S_ISREG(st.st_mode)) throw Error(path, 0, "not a regular file; cannot read it");
-    int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-    if (fd < 0) throw Error(path, 0, "cannot open: " + errno_text(errno));
-    FdGuard guard(fd);
+  }
+
+  std::string read_link(const std::string& path) const override {
+    Resolved r = resolve(path, 0);
+    if (r.missing) throw Error(path, 0, "cannot read symlink: " + errno_text(ENOENT));
+    std::optional<std::string> target = read_link_at(r.dir, r.name.c_str());
+    if (!target) {
+      int err = errno;
+      if (err == EINVAL) throw Error(path, 0, "not a symbolic link");
+      throw Error(path, 0, "cannot read symlink: " + errno_text(err));
+    }
+    return *target;
+  }
+
+ private:
+  /// A path whose directory components are open: `name` in the directory `dir`.
+  struct Resolved {
+    int dir = -1;          ///< descriptor of the directory holding the final component.
+    std::string dir_path;  ///< that directory's physical path relative to the root ("" = root).
+    std::string name;      ///< the final component.
+    bool missing = false;  ///< a directory component does not exist or is not a directory.
+    int hops = 0;          ///< symlinks followed so far.
+  };
+
+  /// An open directory of the tree and its physical path relative to the root.
+  struct Directory {
+    int fd = -1;
+    std::string physical;
+  };
+
+  /// Directories opened before in this run (relative path as asked -> descriptor and physical
+  /// path): a run examines many files under the same directories. Not thread-safe, like the
+  /// tree itself. A cached descriptor keeps naming the directory it was opened on, so a later
+  /// swap of that directory for a symlink is never followed.
+  mutable std::unordered_map<std::string, Directory> dir_cache_;
+
+  void close_cached() const {
+    for (auto& [path, d] : dir_cache_) ::close(d.fd);
+    dir_cache_.clear();
+  }
+
+  Error too_large(const std::string& path, std::uint64_t size) const {
+    return Error(
+        path, 0,
+        fmt::format("file is {} bytes, larger than the limit of {} bytes", size, max_file_size_));
+  }
+
+  std::string read_open_file(const std::string& path, int fd) const {
+    struct stat st {};
     if (::fstat(fd, &st) != 0) throw Error(path, 0, "cannot examine: " + errno_text(errno));
     if (!S_ISREG(st.st_mode)) throw Error(path, 0, "not a regular file; cannot read it");
     auto size = static_cast<std::uint64_t>(st.st_size);
@@ -127,65 +236,62 @@ class DiskTree final : public Tree {
     return content;
   }
 
-  std::string read_link(const std::string& path) const override {
-    Resolved r = resolve(path);
-    if (r.missing) throw Error(path, 0, "cannot read symlink: " + errno_text(ENOENT));
-    std::vector<char> buffer(256);
-    for (;;) {
-      ssize_t n = ::readlink(r.full.c_str(), buffer.data(), buffer.size());
-      if (n < 0) {
-        int err = errno;
-        if (err == EINVAL) throw Error(path, 0, "not a symbolic link");
-        throw Error(path, 0, "cannot read symlink: " + errno_text(err));
-      }
-      if (static_cast<std::size_t>(n) < buffer.size())
-        return std::string(buffer.data(), static_cast<std::size_t>(n));
-      buffer.resize(buffer.size() * 2);
+  /// The path, relative to the root, that the symlink `r` points to; `shown` names the link in
+  /// errors (the path as the caller asked it), `path` is the caller's path. Throws Error when the
+  /// link leads outside the root.
+  std::string link_destination(const std::string& path, const Resolved& r,
+                               const std::string& shown) const {
+    std::optional<std::string> target = read_link_at(r.dir, r.name.c_str());
+    if (!target)
+      throw Error(path, 0,
+                  fmt::format("cannot resolve symlink '{}': {}", shown, errno_text(errno)));
+    std::optional<std::string> normal;
+    if (!target->empty() && target->front() == '/') {
+      const std::string prefix = real_root_ == "/" ? "" : real_root_;
+      if (target->compare(0, prefix.size(), prefix) == 0 &&
+          (target->size() == prefix.size() || (*target)[prefix.size()] == '/'))
+        normal = lexically_inside("", target->substr(prefix.size()));
+    } else if (!target->empty()) {
+      normal = lexically_inside(r.dir_path, *target);
     }
+    if (!normal)
+      throw Error(path, 0,
+                  fmt::format("resolves outside the target through symlink '{}' (to '{}'); "
+                              "refusing to follow it",
+                              shown, *target));
+    return *normal;
   }
 
- private:
-  /// A path with its directory components resolved inside the root.
-  struct Resolved {
-    std::string full;      ///< absolute path whose final component is not yet examined.
-    bool missing = false;  ///< a directory component does not exist or is not a directory.
-  };
-
-  /// Directory components already checked (relative path -> resolved absolute path): a run
-  /// examines many files under the same directories. Not thread-safe, like the tree itself.
-  mutable std::unordered_map<std::string, std::string> dir_cache_;
-
-  Error too_large(const std::string& path, std::uint64_t size) const {
-    return Error(
-        path, 0,
-        fmt::format("file is {} bytes, larger than the limit of {} bytes", size, max_file_size_));
+  /// Opens directory `name` in `dir` without following a symlink. Returns -1 with errno.
+  static int open_directory(int dir, const char* name) {
+    return ::openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   }
 
-  /// Walks the directory components of `path` from the real root. Throws Error when `path` is
-  /// not a valid relative path, a component cannot be examined, or a symlinked directory
-  /// resolves outside the root.
-  Resolved resolve(const std::string& path) const {
+  /// Opens the directory components of `path` from the root's descriptor, following symlinked
+  /// directories inside the root (at most kMaxSymlinkHops in all, counting `hops` already
+  /// followed). Throws Error when `path` is not a valid relative path, a component cannot be
+  /// examined, or a symlinked directory resolves outside the root.
+  Resolved resolve(const std::string& path, int hops) const {
     std::optional<std::string> normal = normalize_relative_path(path);
     if (!normal) throw Error(path, 0, "not a relative path inside the target");
-    std::vector<std::string_view> parts;
-    std::string_view rest = *normal;
-    for (std::size_t slash; (slash = rest.find('/')) != std::string_view::npos;) {
-      parts.push_back(rest.substr(0, slash));
-      rest.remove_prefix(slash + 1);
-    }
     Resolved r;
-    std::string current = real_root_;
-    std::string relative;
-    for (std::string_view part : parts) {
+    r.hops = hops;
+    std::string_view rest = *normal;
+    int dir = root_fd_;
+    std::string physical;  // of `dir`, relative to the root
+    std::string relative;  // the components walked so far, as asked
+    for (std::size_t slash; (slash = rest.find('/')) != std::string_view::npos;) {
+      const std::string part(rest.substr(0, slash));
+      rest.remove_prefix(slash + 1);
       if (!relative.empty()) relative += '/';
       relative += part;
       if (auto known = dir_cache_.find(relative); known != dir_cache_.end()) {
-        current = known->second;  // checked before in this run
+        dir = known->second.fd;
+        physical = known->second.physical;
         continue;
       }
-      std::string candidate = (current == "/" ? "" : current) + "/" + std::string(part);
       struct stat st {};
-      if (::lstat(candidate.c_str(), &st) != 0) {
+      if (::fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         int err = errno;
         if (err == ENOENT || err == ENOTDIR) {
           r.missing = true;
@@ -193,43 +299,59 @@ class DiskTree final : public Tree {
         }
         throw Error(path, 0, fmt::format("cannot examine '{}': {}", relative, errno_text(err)));
       }
+      Directory opened;
       if (S_ISLNK(st.st_mode)) {
-        std::optional<std::string> target = real_path(candidate);
-        if (!target) {
-          int err = errno;
-          if (err == ENOENT || err == ENOTDIR) {
-            r.missing = true;
-            return r;
-          }
+        if (++r.hops > kMaxSymlinkHops)
           throw Error(path, 0,
-                      fmt::format("cannot resolve symlink '{}': {}", relative, errno_text(err)));
-        }
-        if (!is_within(*target, real_root_))
-          throw Error(path, 0,
-                      fmt::format("resolves outside the target through symlink '{}' (to '{}'); "
-                                  "refusing to follow it",
-                                  relative, *target));
-        struct stat target_st {};
-        if (::stat(target->c_str(), &target_st) != 0 || !S_ISDIR(target_st.st_mode)) {
+                      fmt::format("cannot resolve symlink '{}': {}", relative, errno_text(ELOOP)));
+        Resolved link;
+        link.dir = dir;
+        link.dir_path = physical;
+        link.name = part;
+        const std::string destination = link_destination(path, link, relative);
+        // The destination's own components, symlinks included, are resolved the same way (the
+        // name after it is only there to make every component of it a directory to open).
+        Resolved inner = destination.empty() ? Resolved{root_fd_, "", "-", false, r.hops}
+                                             : resolve(destination + "/-", r.hops);
+        r.hops = inner.hops;
+        if (inner.missing) {
           r.missing = true;
           return r;
         }
-        current = *target;
-        dir_cache_.emplace(relative, current);
+        opened.fd = ::fcntl(inner.dir, F_DUPFD_CLOEXEC, 0);
+        opened.physical = inner.dir_path;
+        if (opened.fd < 0)
+          throw Error(path, 0, fmt::format("cannot open '{}': {}", relative, errno_text(errno)));
       } else if (S_ISDIR(st.st_mode)) {
-        current = std::move(candidate);
-        dir_cache_.emplace(relative, current);
+        opened.fd = open_directory(dir, part.c_str());
+        if (opened.fd < 0) {
+          int err = errno;
+          if (err == ENOENT) {
+            r.missing = true;
+            return r;
+          }
+          // ELOOP or ENOTDIR: swapped for a symlink or a file since fstatat(2); not followed.
+          throw Error(path, 0, fmt::format("cannot open '{}': {}", relative, errno_text(err)));
+        }
+        opened.physical = physical.empty() ? part : physical + "/" + part;
       } else {
         r.missing = true;
         return r;
       }
+      if (dir_cache_.size() >= kMaxCachedDirectories) close_cached();
+      dir = opened.fd;
+      physical = opened.physical;
+      dir_cache_.emplace(relative, std::move(opened));
     }
-    r.full = (current == "/" ? "" : current) + "/" + std::string(rest);
+    r.dir = dir;
+    r.dir_path = physical;
+    r.name = std::string(rest);
     return r;
   }
 
   std::string root_;
   std::string real_root_;
+  int root_fd_;
   std::uint64_t max_file_size_;
 };
 
@@ -272,12 +394,18 @@ std::unique_ptr<Tree> open_disk_tree(const std::string& root, std::uint64_t max_
     throw Error(root, 0, "cannot examine target: " + errno_text(err));
   }
   if (!S_ISDIR(st.st_mode)) throw Error(root, 0, "target is not a directory");
+  // TARGET itself may be a symlink (the user named it); nothing below it is followed blindly.
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw Error(root, 0, "cannot read target: " + errno_text(errno));
+  FdGuard guard(fd);
   DIR* dir = ::opendir(root.c_str());
   if (dir == nullptr) throw Error(root, 0, "cannot read target: " + errno_text(errno));
   ::closedir(dir);
   std::optional<std::string> real_root = real_path(root);
   if (!real_root) throw Error(root, 0, "cannot resolve target: " + errno_text(errno));
-  return std::make_unique<DiskTree>(root, std::move(*real_root), max_file_size);
+  int kept = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (kept < 0) throw Error(root, 0, "cannot open target: " + errno_text(errno));
+  return std::make_unique<DiskTree>(root, std::move(*real_root), kept, max_file_size);
 }
 
 }  // namespace sm120check
