@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -981,6 +982,49 @@ std::vector<std::string> keys(const nlohmann::ordered_json& o) {
   return out;
 }
 
+// A shallow clone (`git clone --depth`): the walk ends at its boundary and says so.
+TEST(GitLog, ShallowCloneSaysWhereTheHistoryIsCut) {
+  FixRepo f;
+  TempDir tmp;
+  const std::string clone = tmp / "shallow";
+  RunResult c = test::run_shell(
+      "git clone -q --depth 2 'file://" + f.repo.dir() + "' '" + clone + "'", tmp.path().string());
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  json doc = run_json({"log", "--format", "json", f.repo.patch_file(), clone}, 0);
+  EXPECT_EQ(doc["commits"], 2);
+  EXPECT_EQ(doc["shallow"], true);
+  EXPECT_EQ(doc["applied_at_oldest"], true);
+  RunResult text = test::run_sm120check({"log", f.repo.patch_file(), clone});
+  EXPECT_NE(text.out.find("shallow: the history before " + f.fix.substr(0, 12) +
+                          " is not in this repository"),
+            std::string::npos)
+      << text.out;
+  json full = run_json({"log", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 0);
+  EXPECT_EQ(full["shallow"], false);
+}
+
+// Root checking a checkout another user owns (the usual SSH case): libgit2's safe.directory
+// owner check would refuse --rev and log; sm120check only reads, so it reads.
+TEST(GitRev, RepositoryOwnedByAnotherUserIsRead) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the repository to another user";
+  FixRepo f;
+  RunResult own = test::run_shell("chown -R 65534:65534 '" + f.repo.dir() + "'", "/");
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  RunResult rev = test::run_sm120check(
+      {"verify", "--format", "json", "--rev", "v1", "--rev", "v2", f.repo.patch_file(),
+       f.repo.dir()});
+  EXPECT_EQ(rev.exit_code, 1) << rev.err;
+  json doc = json::parse(rev.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << rev.out << rev.err;
+  EXPECT_EQ(doc["revisions"][0]["patches"][0]["status"], "applicable") << doc.dump();
+  EXPECT_EQ(doc["revisions"][1]["patches"][0]["status"], "applied") << doc.dump();
+  RunResult log = test::run_sm120check({"log", f.repo.patch_file(), f.repo.dir()});
+  EXPECT_EQ(log.exit_code, 0) << log.err;
+  EXPECT_NE(log.out.find("fix brought in by: " + f.fix.substr(0, 12)), std::string::npos)
+      << log.out;
+  test::run_shell("chown -R 0:0 '" + f.repo.dir() + "'", "/");
+}
+
 TEST(GitLog, JsonShape) {
   Repo repo;
   std::vector<std::string> ids = history(repo, 6, 2, 4);
@@ -991,7 +1035,8 @@ TEST(GitLog, JsonShape) {
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(r.out);
   using V = std::vector<std::string>;
   EXPECT_EQ(keys(doc), (V{"schema", "tool", "target", "range", "commits", "evaluated", "verified",
-                          "tip", "oldest", "monotone", "applied_at_oldest", "first_applied",
+                          "tip", "oldest", "monotone", "applied_at_oldest", "shallow",
+                          "first_applied",
                           "first_ever_applied", "events", "in", "exit_code"}));
   const V commit{"commit", "short", "subject", "date", "status"};
   EXPECT_EQ(keys(doc["tip"]), commit);

@@ -63,6 +63,9 @@ struct CommitInfo {
   std::string subject;     ///< first line of the message.
   std::int64_t time = 0;   ///< committer time, seconds since the epoch.
   int offset_minutes = 0;  ///< committer time zone offset.
+  /// The commit has a parent that is not in the repository: the boundary of a shallow clone
+  /// (`git clone --depth`), before which the history is unknown here.
+  bool parent_missing = false;
 };
 
 /// An open repository. Not thread-safe. Trees returned by tree() keep it alive.

@@ -343,6 +343,13 @@ class Repository final : public GitRepository {
     info.subject = summary != nullptr ? summary : "";
     info.time = lib().git_commit_time(c.get());
     info.offset_minutes = lib().git_commit_time_offset(c.get());
+    if (lib().git_commit_parentcount(c.get()) > 0) {
+      git_commit* parent = nullptr;
+      if (lib().git_commit_lookup(&parent, repo(), lib().git_commit_parent_id(c.get(), 0)) == 0)
+        lib().git_commit_free(parent);
+      else
+        info.parent_missing = true;
+    }
     return info;
   }
 

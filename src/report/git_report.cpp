@@ -322,6 +322,7 @@ json log_to_json(const LogResult& r, const std::string& target) {
   doc["oldest"] = commit_to_json(r.oldest);
   doc["monotone"] = r.monotone;
   doc["applied_at_oldest"] = r.applied_at_oldest;
+  doc["shallow"] = r.oldest.info.parent_missing;
   doc["first_applied"] = r.first_applied ? commit_to_json(*r.first_applied) : json(nullptr);
   doc["first_ever_applied"] =
       r.first_ever_applied ? commit_to_json(*r.first_ever_applied) : json(nullptr);
@@ -371,6 +372,9 @@ void render_log_text(std::ostream& out, const LogResult& r, const std::string& t
   out << "range: " << escape_for_terminal(r.range) << ": " << r.commits << " first-parent commits, "
       << r.evaluated << " evaluated (where the touched files change), " << r.verified
       << " file states verified\n";
+  if (r.oldest.info.parent_missing)
+    out << "shallow: the history before " << short_id(r.oldest.info.id)
+        << " is not in this repository (a shallow clone): older commits are not known\n";
   out << "tip: " << short_id(r.tip.info.id) << " " << status(r.tip.status) << "\n";
   if (!r.first_ever_applied) {
     out << "never applied in the range (oldest commit " << short_id(r.oldest.info.id) << ": "
