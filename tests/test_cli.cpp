@@ -367,6 +367,43 @@ TEST(CliE2E, ApplicableJsonSchema) {
   EXPECT_EQ(h["diagnostic"], nullptr);
 }
 
+// Issue 11, finding 8: usage errors are one clear line, exit 3; --version works everywhere.
+TEST(CliUsage, BoundsVersionAndUnknownCommand) {
+  Fixture fx(kModNew, kUtilOld);
+  const std::string patch = fx.patch("p.patch", kModPatch);
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  const std::vector<Case> cases{
+      {{"verify", "--fuzz", "0x10", patch, fx.tree}, "--fuzz: '0x10' is not a decimal number"},
+      {{"verify", "--fuzz", "101", patch, fx.tree}, "--fuzz: 101 is over 100"},
+      {{"verify", "-p", "", patch, fx.tree}, "--strip: '' is not a decimal number"},
+      {{"verify", "-p", "65", patch, fx.tree}, "--strip: 65 is over 64"},
+      {{"apply", "--dry-run", "-p", "-1", patch, fx.tree}, "--strip"},
+      {{"log", "--fuzz", "1e3", patch, fx.tree}, "--fuzz: '1e3' is not a decimal number"},
+      {{"verify", "--cc", "120", patch, fx.tree},
+       "a major version has one or two digits; for the SM number write sm_120"},
+      {{"frobnicate", patch}, "unknown command 'frobnicate' (commands: verify, apply, log"},
+  };
+  for (const Case& c : cases) {
+    RunResult r = run_sm120check(c.args);
+    EXPECT_EQ(r.exit_code, 3) << c.error;
+    EXPECT_EQ(r.out, "") << c.error;
+    EXPECT_EQ(r.err.rfind("sm120check: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  for (const char* cmd : {"verify", "apply", "log", "show", "grep", "gpu"}) {
+    RunResult r = run_sm120check({cmd, "--version"});
+    EXPECT_EQ(r.exit_code, 0) << cmd << r.err;
+    EXPECT_EQ(r.out, std::string("sm120check ") + SM120CHECK_VERSION + "\n") << cmd;
+  }
+  RunResult help = run_sm120check({"log", "--help"});
+  EXPECT_NE(help.out.find("Usage: sm120check log [OPTIONS] PATCH... TARGET\n"), std::string::npos)
+      << help.out;
+}
+
 TEST(CliE2E, AppliedExitsZero) {
   Fixture fx(kModNew, kUtilOld);
   json doc = verify_json({fx.patch("p.patch", kModPatch), fx.tree}, 0);

@@ -847,6 +847,31 @@ TEST(Relocate, TextReportSaysWhere) {
       << r.out;
 }
 
+// Issue 11: --no-relocate turned --map off silently; --map asked for by name now holds under
+// it, an empty NEW maps onto TARGET itself, and a NEW outside TARGET is refused.
+TEST(Relocate, MapHoldsUnderNoRelocateAndBadMapsAreRefused) {
+  TempDir t, p;
+  write_file(t / "sp/pkg/sub/file.py", kFilePre);
+  write_file(p / "fix.patch", kPatch);
+  RunResult r = run_sm120check(
+      {"verify", "--no-relocate", "--map", "python=sp", p / "fix.patch", t.path()});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("mapped by --map python=sp"), std::string::npos) << r.out;
+  r = run_sm120check({"verify", "--no-relocate", p / "fix.patch", t.path()});
+  EXPECT_EQ(r.exit_code, 2) << r.out;  // the search is off: missing
+  // -p1: detection alone would take -p2 here, where pkg/sub/file.py exists.
+  r = run_sm120check({"verify", "-p1", "--map", "python=", p / "fix.patch", (t / "sp")});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("mapped by --map python="), std::string::npos) << r.out;
+  for (const char* bad : {"python=..", "python=/etc", "python=sp/../..", "../python=sp", "=sp"}) {
+    r = run_sm120check({"verify", "--map", bad, p / "fix.patch", t.path()});
+    EXPECT_EQ(r.exit_code, 3) << bad;
+    EXPECT_EQ(r.out, "") << bad;
+    EXPECT_NE(r.err.find(std::string("--map '") + bad + "'"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 TEST(Relocate, DecidedByNameReadsNoContentAndKeepsTheVerdict) {
   // The installed copy shares the path suffix: no file found by content could outrank it, so
   // none is read for it (the candidates then name only files found by name). With --markers

@@ -140,11 +140,8 @@ CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
                   "A directory in the git repository (work tree or "
                   "bare); a subfolder restricts patch paths to it")
       ->type_name("");
-  cmd->parse_complete_callback([&options] {
-    if (options.patches.size() < 2) throw CLI::RequiredError("TARGET");
-    options.target = std::move(options.patches.back());
-    options.patches.pop_back();
-  });
+  take_target_from_patches(*cmd, options.patches, options.target);
+  cmd->formatter(std::make_shared<TargetFormatter>());
   cmd->add_option("--rev", options.range,
                   "History to walk: TIP or A..B (first parents of B not reachable from A); "
                   "default HEAD")
@@ -154,10 +151,7 @@ CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
                   "the fix and revert commits REF contains; repeatable")
       ->type_name("REF")
       ->allow_extra_args(false);
-  cmd->add_option("-p,--strip", options.strip, "Strip level (detected at the tip when omitted)")
-      ->type_name("N");
-  cmd->add_option("--fuzz", options.fuzz, "Context lines allowed to mismatch (default 0)")
-      ->type_name("N");
+  add_strip_and_fuzz_options(*cmd, options.strip, options.fuzz);
   cmd->add_flag("--ignore-whitespace", options.ignore_whitespace,
                 "Compare lines with white space folded");
   add_strict_option(*cmd, options.strict);

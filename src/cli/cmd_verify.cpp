@@ -1,6 +1,7 @@
 // `sm120check verify [options] PATCH... TARGET` (see commands.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <future>
 #include <iostream>
 #include <sstream>
@@ -97,15 +98,34 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   return cmd;
 }
 
+CLI::Validator decimal_at_most(unsigned most) {
+  return CLI::Validator(
+      [most](std::string& value) -> std::string {
+        if (value.empty() || value.size() > 4 ||
+            !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          return fmt::format("'{}' is not a decimal number", value);
+        if (std::stoul(value) > most) return fmt::format("{} is over {}", value, most);
+        return {};
+      },
+      "", "decimal");
+}
+
+void add_strip_and_fuzz_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz) {
+  cmd.add_option("-p,--strip", strip,
+                 "Remove N leading path components from patch paths (like patch -pN; 0 to " +
+                     std::to_string(kMaxStripOption) + "); detected per patch when omitted")
+      ->type_name("N")
+      ->check(decimal_at_most(kMaxStripOption));
+  cmd.add_option("--fuzz", fuzz,
+                 "Allow up to N context lines at each edge of a hunk to mismatch (0 to " +
+                     std::to_string(kMaxFuzzOption) + "; default 0)")
+      ->type_name("N")
+      ->check(decimal_at_most(kMaxFuzzOption));
+}
+
 void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz,
                        bool& ignore_whitespace, bool& strict) {
-  cmd.add_option("-p,--strip", strip,
-                 "Remove N leading path components from patch paths (like patch -pN); "
-                 "detected per patch when omitted")
-      ->type_name("N");
-  cmd.add_option("--fuzz", fuzz,
-                 "Allow up to N context lines at each edge of a hunk to mismatch (default 0)")
-      ->type_name("N");
+  add_strip_and_fuzz_options(cmd, strip, fuzz);
   cmd.add_flag("--ignore-whitespace", ignore_whitespace,
                "Compare lines with runs of white space folded and trailing white space ignored");
   add_strict_option(cmd, strict);

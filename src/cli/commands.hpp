@@ -149,6 +149,14 @@ struct LogCommandOptions {
 void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz,
                        bool& ignore_whitespace, bool& strict);
 
+/// Largest -p/--strip and --fuzz values accepted (decimal digits only: CLI11 alone would read
+/// "0x10" as 16 and "" as 0).
+inline constexpr unsigned kMaxStripOption = 64;
+inline constexpr unsigned kMaxFuzzOption = 100;
+
+/// Adds -p/--strip and --fuzz, decimal and bounded (kMaxStripOption, kMaxFuzzOption).
+void add_strip_and_fuzz_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz);
+
 /// PATCH takes every positional (so that options may follow them); once parsing is complete,
 /// the last one is moved to `target` (a usage error when there is none). TARGET is declared
 /// separately, for the help text only.

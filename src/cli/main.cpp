@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   CLI::App* grep_cmd = setup_grep(app, grep_options);
   CLI::App* gpu_cmd = setup_gpu(app, gpu_options);
   CLI::App* log_cmd = setup_log(app, log_options);
+  for (CLI::App* cmd : {verify_cmd, apply_cmd, show_cmd, grep_cmd, gpu_cmd, log_cmd})
+    cmd->set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
   try {
     app.parse(argc, argv);
     if (verify_cmd->parsed()) return run_verify(verify_options);
@@ -38,6 +40,15 @@ int main(int argc, char** argv) {
               << "\nsm120check: error: no command given (use verify, apply, show, grep, gpu or log)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
+    const bool any_command = verify_cmd->parsed() || show_cmd->parsed() || grep_cmd->parsed() ||
+                             gpu_cmd->parsed() || log_cmd->parsed() || apply_cmd->parsed();
+    if (!any_command && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && argc > 1 &&
+        argv[1][0] != '-') {
+      std::cerr << "sm120check: error: unknown command '"
+                << sm120check::escape_for_terminal(argv[1])
+                << "' (commands: verify, apply, log, show, grep, gpu; run 'sm120check --help')\n";
+      return kExitError;
+    }
     // One line, escaped: the message may quote what was typed.
     std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(e.what())
               << " (run 'sm120check "

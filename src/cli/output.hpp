@@ -9,12 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli11.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/tree.hpp"
 #include "sm120check/report.hpp"
 
 namespace sm120check::cli {
@@ -108,8 +110,9 @@ class TargetFormatter : public CLI::Formatter {
   }
 };
 
-/// --map OLD=NEW values as (OLD, NEW) pairs. Throws Error for a value without "=" or with an
-/// empty OLD.
+/// --map OLD=NEW values as (OLD, NEW) pairs, each normalised. Throws Error for a value without
+/// "=", an OLD that is not a relative path, or a NEW that is neither empty (TARGET itself) nor
+/// a relative path inside TARGET (absolute, or climbing out with "..").
 inline std::vector<std::pair<std::string, std::string>> parse_path_maps(
     const std::vector<std::string>& maps) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -117,7 +120,14 @@ inline std::vector<std::pair<std::string, std::string>> parse_path_maps(
     const std::size_t eq = m.find('=');
     if (eq == std::string::npos || eq == 0)
       throw Error("--map '" + m + "': expected OLD=NEW (a path prefix, then its new value)");
-    out.emplace_back(m.substr(0, eq), m.substr(eq + 1));
+    std::optional<std::string> from = normalize_relative_path(m.substr(0, eq));
+    if (!from) throw Error("--map '" + m + "': OLD must be a relative path (a patch path prefix)");
+    const std::string to_text = m.substr(eq + 1);
+    std::optional<std::string> to =
+        to_text.empty() ? std::optional<std::string>("") : normalize_relative_path(to_text);
+    if (!to)
+      throw Error("--map '" + m + "': NEW must be a relative path inside TARGET (or empty)");
+    out.emplace_back(*from, *to);
   }
   return out;
 }

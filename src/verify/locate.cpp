@@ -169,7 +169,9 @@ std::optional<std::pair<std::string, std::string>> map_path(const Context& ctx,
     if (f.empty() || path.compare(0, f.size(), f) != 0 ||
         (path.size() > f.size() && path[f.size()] != '/'))
       continue;
-    std::optional<std::string> mapped = normalize_relative_path(to + path.substr(f.size()));
+    // An empty NEW maps the prefix onto TARGET itself.
+    std::optional<std::string> mapped = normalize_relative_path(
+        to.empty() ? path.substr(std::min(path.size(), f.size() + 1)) : to + path.substr(f.size()));
     if (!mapped || !exists(ctx.tree, *mapped)) continue;
     return std::make_pair(*mapped, fmt::format("mapped by --map {}={}", from, to));
   }
@@ -204,7 +206,6 @@ std::optional<std::string> relocation_wanted(const FilePatch& fp, const Context&
 /// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
 bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr) {
   const VerifyOptions& options = ctx.options;
-  if (!options.relocate || options.search_root.empty()) return false;
   auto adopt = [&](Candidate& c, std::string why) {
     fr = std::move(c.report);
     fr.target_path = c.path;
@@ -240,6 +241,9 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     adopt(c, mapped->second);
     return true;
   }
+  // --map is asked for by name; the search by file name and content is what --no-relocate
+  // turns off.
+  if (!options.relocate || options.search_root.empty()) return false;
 
   // The walk of the whole tree is shared by every relocation of the run (verify() searches
   // once for all of them); a lone call searches here.
