@@ -751,6 +751,7 @@ class Matcher {
       match_bottom_ = (applied ? post_empty : pre_empty) ? 0 : bottom;
       return m;
     }
+    if (!options_.explain) return m;
     m.diagnostic = diagnose(pre_base + offset, post_base + offset, lo, anchor);
     if (m.diagnostic.empty()) find_closest(m, pre_base + offset, post_base + offset);
     return m;
