@@ -36,8 +36,7 @@ MatchCache& match_cache(const FileText& file) {
 // --- FileText ----------------------------------------------------------------------------------
 
 FileText::FileText(std::string content) : content_(std::move(content)) {
-  const std::string_view all(content_);
-  lines_.reserve(static_cast<std::size_t>(std::count(all.begin(), all.end(), '\n')) + 1);
+  const std::string_view all(content_);  // one pass: the vector grows as lines are found
   std::size_t start = 0;
   while (start < all.size()) {
     const std::size_t nl = all.find('\n', start);
