@@ -249,6 +249,9 @@ struct SeriesUnit {
   std::vector<std::size_t> needs;
   /// The patch of the nearest later file patch on its files taken out before judging it.
   std::vector<std::size_t> without;
+  /// For a relocated file patch judged at its own path instead: the later patch of the run
+  /// that moves the file to where relocation found it (see run_series()).
+  std::optional<std::size_t> moved_by;
 };
 
 /// The passes over a run: per file patch (those sharing a file with another, or every one

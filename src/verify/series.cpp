@@ -33,6 +33,9 @@ struct Unit {
   unsigned strip = 1;
   std::vector<std::string> paths;  ///< tree paths it reads or writes
   bool shared = false;             ///< another file patch of the run reads or writes one of them
+  /// A relocated one: the patch's own path (at `origin_strip`), which the tree lacks.
+  std::optional<std::string> origin;
+  unsigned origin_strip = 1;
 };
 
 bool status_in(Status s, std::initializer_list<Status> set) {
@@ -49,10 +52,12 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
       const FileReport& fr = pr.files[f];
       if (fr.status == Status::kError) continue;
       const FilePatch& source = patches[i].files[f];
-      Unit u{i, f, {}, {}, pr.strip, {}};
+      Unit u{i, f, {}, {}, pr.strip, {}, false, {}, pr.strip};
       if (fr.relocated && fr.target_path) {
         u.relocated_to = *fr.target_path;
         u.strip = 0;
+        u.origin = resolve(source.new_path, pr.strip).path;
+        u.origin_strip = pr.strip;
       }
       for (const std::string* p : {u.relocated_to ? &*u.relocated_to : &source.old_path,
                                    u.relocated_to ? &*u.relocated_to : &source.new_path}) {
@@ -111,6 +116,25 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
     for (std::size_t i = *state; i < ks.size(); ++i) out[ks[i]] = true;
   }
   return out;
+}
+
+/// The path file patch `fp` (at `strip`) takes away: a deleted file's, or a renamed one's old
+/// path; std::nullopt for the others.
+std::optional<std::string> removed_path(const FilePatch& fp, unsigned strip) {
+  const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
+  if (!from.path || (to.path && (fp.change != ChangeKind::kRename || *to.path == *from.path)))
+    return std::nullopt;
+  return from.path;
+}
+
+/// The path file patch `fp` (at `strip`) brings a file to: an added file's, or a renamed or
+/// copied one's new path; std::nullopt for the others.
+std::optional<std::string> created_path(const FilePatch& fp, unsigned strip) {
+  const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
+  if (!to.path) return std::nullopt;
+  if (!from.path) return to.path;
+  const bool move = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
+  return move && *from.path != *to.path ? to.path : std::nullopt;
 }
 
 /// Whether `tree` reads as its base at every one of `paths`: nothing written or removed there,
@@ -299,14 +323,31 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                         FileCache* base_cache) {
   SeriesResult out;
   std::vector<Unit> all = units_of(patches, report);
+  // A relocated file patch whose own path a later patch of the run takes away (a move, as
+  // delete + add or a rename) may be judged there once that patch is taken out (see
+  // moved_back below): it then takes part on that path too. Otherwise it never is.
+  std::map<std::string, std::size_t> last_removal;
+  for (const Unit& u : all)
+    if (!u.relocated_to)
+      if (std::optional<std::string> gone = removed_path(patches[u.patch].files[u.file], u.strip))
+        last_removal[*gone] = u.patch;  // units come in patch order
+  for (Unit& u : all)
+    if (u.origin) {
+      const auto it = last_removal.find(*u.origin);
+      if (it == last_removal.end() || it->second <= u.patch) u.origin.reset();
+    }
   // Which units share a path with another one (only those need the passes to judge).
   std::map<std::string, std::size_t> users;
-  for (const Unit& u : all)
+  for (const Unit& u : all) {
     for (const std::string& p : u.paths) ++users[p];
+    if (u.origin) ++users[*u.origin];
+  }
   std::vector<Unit> units;
   for (Unit& u : all) {
-    const bool shared = std::any_of(u.paths.begin(), u.paths.end(),
-                                    [&](const std::string& p) { return users[p] > 1; });
+    const bool shared =
+        std::any_of(u.paths.begin(), u.paths.end(),
+                    [&](const std::string& p) { return users[p] > 1; }) ||
+        (u.origin && users[*u.origin] > 1);
     if (shared || every_unit) {
       u.shared = shared;
       u.fp = patches[u.patch].files[u.file];
@@ -338,6 +379,42 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                                      std::find(into.begin(), into.end(), it->second) == into.end())
         into.push_back(it->second);
   };
+  // Per path, the units that take it away, and per (patch, path), those that bring a file there
+  // (see moved_back).
+  std::map<std::string, std::vector<std::size_t>> removers;
+  std::map<std::pair<std::size_t, std::string>, std::vector<std::size_t>> creators;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (std::optional<std::string> p = removed_path(units[k].fp, units[k].strip))
+      removers[*p].push_back(k);
+    if (std::optional<std::string> p = created_path(units[k].fp, units[k].strip))
+      creators[{units[k].patch, *p}].push_back(k);
+  }
+  // A relocated unit k is judged at its own path X instead of where relocation found its file
+  // (Y) when the backward pass has shown that the tree holds a later patch's move of X to Y:
+  // a later unit that takes X away (delete or rename) and one of the same patch that brings
+  // the file to Y (add, rename, copy) were both taken out, so X is back as the series had it
+  // before that patch. Returns the moving patch. Without that evidence (Y is not that patch's
+  // file), the file stays where relocation found it.
+  auto moved_back = [&](std::size_t k) -> std::optional<std::size_t> {
+    const Unit& u = units[k];
+    if (!u.origin || !u.relocated_to) return std::nullopt;
+    try {
+      if (!exists(tree, *u.origin)) return std::nullopt;
+    } catch (const Error&) {
+      return std::nullopt;  // not a path the passes can judge
+    }
+    const auto gone = removers.find(*u.origin);
+    if (gone == removers.end()) return std::nullopt;
+    for (std::size_t r : gone->second) {
+      if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
+      const auto made = creators.find({units[r].patch, *u.relocated_to});
+      if (made == creators.end()) continue;
+      for (std::size_t w : made->second)
+        if (out.units[w].undone && out.units[w].back.status == Status::kApplied)
+          return units[r].patch;
+    }
+    return std::nullopt;
+  };
   // A unit whose files still read as in the tree is judged as the run's first judgement did.
   auto judge = [&](std::size_t k) {
     if (const FileReport* first = first_verdict(report, units[k], tree)) return *first;
@@ -348,6 +425,14 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
     if (pinned[k]) continue;  // not in the tree (its file is an earlier state): judged forward
+    if (const std::optional<std::size_t> mover = moved_back(k)) {
+      Unit& u = units[k];
+      u.fp = patches[u.patch].files[u.file];
+      u.strip = u.origin_strip;
+      u.paths = {*u.origin};
+      u.relocated_to.reset();
+      su.moved_by = mover;
+    }
     su.back = judge(k);
     nearest(taken, units[k], su.without);
     if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
@@ -421,12 +506,18 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
       continue;
     }
     const bool relocated = fr.relocated;
-    const std::string relocation = fr.relocation;
-    const std::vector<std::string> candidates = fr.candidates;
+    std::string relocation = fr.relocation;
+    std::vector<std::string> candidates = fr.candidates;
+    if (su.moved_by) {  // judged at its own path: where relocation found it is a candidate
+      if (fr.target_path) candidates.insert(candidates.begin(), *fr.target_path);
+      relocation += fmt::format("; not used: {} of this run moves the file there, so it is "
+                                "judged where the series has it",
+                                describe(report, *su.moved_by));
+    }
     fr = su.verdict;
-    fr.relocated = relocated;
-    fr.relocation = relocation;
-    fr.candidates = candidates;
+    fr.relocated = relocated && !su.moved_by;
+    fr.relocation = std::move(relocation);
+    fr.candidates = std::move(candidates);
     std::vector<std::string> names;
     if (su.from_back) {
       for (std::size_t p : su.without) names.push_back(describe(report, p));
