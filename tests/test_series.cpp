@@ -374,5 +374,133 @@ TEST(Series, ACopyIsNotAppliedByAnEarlierPatchPutInInMemory) {
   for (const PatchReport& p : r.patches) EXPECT_NE(p.status, Status::kApplied);
 }
 
+// The shape of FlashInfer b1d9585167 in a 199-patch series: patch 1 changes conf.py in place
+// (two hunks); patch 2 moves the file to another folder as git format-patch --no-renames writes
+// it (delete + add) and reworks the second hunk's lines on the way. In the tree the series
+// ends at, the old path is gone, so the tree alone relocates patch 1 to the moved file (the
+// same file name, 1 of 2 hunks found): a conflict. As a series, patch 2's move is in the tree
+// (its new file is byte for byte its post-image): taken out, it gives the old path back as
+// patch 1 left it, so patch 1 is judged there.
+Lines conf_state(int k) {  // 0: before the series, 1: after patch 1, 2: patch 2's new file
+  Lines lines = {"# tile configuration", "import os", "", "def tile_m(cap):"};
+  if (k >= 1) lines.insert(lines.end(), {"    if cap == 12:", "        return 64"});
+  lines.push_back("    return 128");
+  for (int i = 1; i <= 12; ++i) lines.push_back("PARAM_" + std::to_string(i) + " = " + std::to_string(i));
+  lines.insert(lines.end(), {"", "def stages(cap):"});
+  if (k == 1) lines.insert(lines.end(), {"    if cap == 12:", "        return 2"});
+  if (k == 2) lines.push_back("    return {12: 2, 10: 3}.get(cap, 4)");
+  lines.insert(lines.end(), {"    return 4", "", "# end"});
+  return lines;
+}
+
+/// `make_diff` with an `index` line, as git writes it.
+std::string with_index(const std::string& diff, const std::string& pre, const std::string& post) {
+  const std::size_t eol = diff.find('\n') + 1;
+  return diff.substr(0, eol) + "index " + git_blob_id(pre).substr(0, 9) + ".." +
+         git_blob_id(post).substr(0, 9) + " 100644\n" + diff.substr(eol);
+}
+
+std::vector<Patch> move_series() {
+  const std::string old_path = "pkg/kernel/mxfp8/conf.py";
+  const std::string new_path = "pkg/kernel/sm100/mxfp8_bf16/conf.py";
+  const std::string a = join(conf_state(0)), p1 = join(conf_state(1)), n2 = join(conf_state(2));
+  std::string one = "Subject: [PATCH 1/2] smaller tiles on SM120\n\n---\n" +
+                    with_index(make_diff(old_path, conf_state(0), conf_state(1)), a, p1);
+  std::string two = "Subject: [PATCH 2/2] move conf under sm100\n\n---\n";
+  two += "diff --git a/" + old_path + " b/" + old_path + "\ndeleted file mode 100644\nindex " +
+         git_blob_id(p1).substr(0, 9) + "..000000000\n--- a/" + old_path + "\n+++ /dev/null\n" +
+         "@@ -1," + std::to_string(conf_state(1).size()) + " +0,0 @@\n";
+  for (const std::string& l : conf_state(1)) two += "-" + l + "\n";
+  two += "diff --git a/" + new_path + " b/" + new_path + "\nnew file mode 100644\nindex " +
+         "000000000.." + git_blob_id(n2).substr(0, 9) + "\n--- /dev/null\n+++ b/" + new_path +
+         "\n@@ -0,0 +1," + std::to_string(conf_state(2).size()) + " @@\n";
+  for (const std::string& l : conf_state(2)) two += "+" + l + "\n";
+  std::vector<Patch> out = parse_patches(one, "0001.patch");
+  std::vector<Patch> second = parse_patches(two, "0002.patch");
+  out.push_back(std::move(second.at(0)));
+  return out;
+}
+
+TEST(Series, AFileMovedByALaterPatchIsJudgedWhereTheSeriesHasIt) {
+  const std::vector<Patch> series = move_series();
+  ASSERT_EQ(series.size(), 2u);
+  ASSERT_EQ(series[1].files.size(), 2u);
+  test::TempDir dir;
+  test::write_file(dir.path() / "pkg/kernel/sm100/mxfp8_bf16/conf.py", join(conf_state(2)));
+  test::write_file(dir.path() / "pkg/kernel/other.py", "def other():\n    return 1\n");
+  std::unique_ptr<Tree> tree = open_disk_tree(dir.path().string());
+  VerifyOptions options;
+  options.search_root = dir.path().string();
+  {
+    // The tree alone (or a run without patch 2): relocated to the moved file, a conflict.
+    VerifyOptions alone = options;
+    alone.series = false;
+    const FileReport f = verify(series, *tree, alone).patches[0].files[0];
+    EXPECT_EQ(f.status, Status::kConflict);
+    EXPECT_TRUE(f.relocated);
+    EXPECT_EQ(f.target_path, "pkg/kernel/sm100/mxfp8_bf16/conf.py");
+    EXPECT_EQ(verify({series[0]}, *tree, options).patches[0].status, Status::kConflict);
+  }
+  const VerifyReport r = verify(series, *tree, options);
+  const FileReport& f = r.patches[0].files[0];
+  EXPECT_EQ(r.patches[1].status, Status::kApplied);
+  EXPECT_EQ(r.patches[0].status, Status::kApplied) << f.reason << " | " << f.relocation;
+  EXPECT_EQ(f.status, Status::kApplied);
+  EXPECT_EQ(f.target_path, "pkg/kernel/mxfp8/conf.py");
+  EXPECT_FALSE(f.relocated);
+  EXPECT_EQ(f.reason,
+            "blob id matches the post-image; applied once patch 2 (move conf under sm100) is "
+            "taken out (it changes these lines again)");
+  EXPECT_EQ(f.relocation,
+            "'pkg/kernel/mxfp8/conf.py' does not exist; found at "
+            "'pkg/kernel/sm100/mxfp8_bf16/conf.py': same file name, 1/2 hunks found; not used: "
+            "patch 2 (move conf under sm100) of this run moves the file there, so it is judged "
+            "where the series has it");
+  EXPECT_EQ(f.candidates, (std::vector<std::string>{"pkg/kernel/sm100/mxfp8_bf16/conf.py"}));
+  ASSERT_EQ(f.hunks.size(), 2u);
+  EXPECT_EQ(f.hunks[1].match.status, HunkStatus::kApplied);
+  EXPECT_EQ(r.exit_code(), 0);
+  // apply: nothing to write, nothing in the way.
+  const ApplyPlan plan = plan_apply(series, *tree, options, Direction::kForward);
+  EXPECT_TRUE(plan.blockers.empty()) << plan.blockers.front();
+  EXPECT_TRUE(plan.changes.empty());
+}
+
+// Never applied on that ground alone: the later patch's move must be in the tree. Here the
+// moved file is not patch 2's (a line was changed after): patch 2 is not in the tree as the
+// series reads it, and patch 1 stays relocated to the moved file, in conflict.
+TEST(Series, ARelocatedFileIsNotTakenBackWithoutTheMove) {
+  const std::vector<Patch> series = move_series();
+  test::TempDir dir;
+  Lines moved = conf_state(2);
+  moved.back() = "# end, tuned by hand";
+  test::write_file(dir.path() / "pkg/kernel/sm100/mxfp8_bf16/conf.py", join(moved));
+  std::unique_ptr<Tree> tree = open_disk_tree(dir.path().string());
+  VerifyOptions options;
+  options.search_root = dir.path().string();
+  const VerifyReport r = verify(series, *tree, options);
+  const FileReport& f = r.patches[0].files[0];
+  EXPECT_EQ(f.status, Status::kConflict) << f.reason;
+  EXPECT_TRUE(f.relocated);
+  EXPECT_EQ(f.target_path, "pkg/kernel/sm100/mxfp8_bf16/conf.py");
+  EXPECT_NE(r.patches[0].status, Status::kApplied);
+}
+
+// The same series on the states before the move: nothing is relocated.
+TEST(Series, TheMoveSeriesOnItsEarlierStates) {
+  const std::vector<Patch> series = move_series();
+  for (int k = 0; k <= 1; ++k) {
+    test::TempDir dir;
+    test::write_file(dir.path() / "pkg/kernel/mxfp8/conf.py", join(conf_state(k)));
+    std::unique_ptr<Tree> tree = open_disk_tree(dir.path().string());
+    VerifyOptions options;
+    options.search_root = dir.path().string();
+    const VerifyReport r = verify(series, *tree, options);
+    EXPECT_EQ(r.patches[0].status, k == 1 ? Status::kApplied : Status::kApplicable) << k;
+    EXPECT_EQ(r.patches[1].status, Status::kApplicable) << k;
+    EXPECT_FALSE(r.patches[0].files[0].relocated);
+  }
+}
+
 }  // namespace
 }  // namespace sm120check

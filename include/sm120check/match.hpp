@@ -78,6 +78,10 @@ struct MatchOptions {
   /// say (see match_hunks()): the index line's blob id has told which image the whole file is.
   /// std::nullopt: the tie rule decides.
   std::optional<Image> prefer;
+  /// Explain a hunk neither of whose images matches (HunkMatch::diagnostic and closest_*).
+  /// False leaves those empty and changes nothing else: for files whose hunks are only
+  /// counted, such as relocation's candidates (saves up to six more searches per hunk).
+  bool explain = true;
 };
 
 /// Per-hunk verdict.

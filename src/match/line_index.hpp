@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -235,8 +236,13 @@ struct ModeData {
   /// file has no final newline).
   std::vector<std::uint64_t> prefix;
   std::uint64_t last_plain = 0;  ///< the last line's unflagged value
-  /// Line numbers sorted by (line value, line); built on first need.
+  /// The occurrence index, built on first need in O(lines): line numbers grouped by value,
+  /// ascending within a group; group g is by_value[group_start[g], group_start[g + 1]).
   std::vector<std::size_t> by_value;
+  std::vector<std::uint32_t> group_start;
+  /// Open addressing over the groups (linear probing, a power of two at least 1.5 times the
+  /// lines): group + 1, 0 for a free slot; a group's value is its first line's.
+  std::vector<std::uint32_t> groups;
   bool by_value_built = false;
   std::unordered_map<std::size_t, WindowIndex> windows;  ///< by window length
 };
@@ -321,20 +327,16 @@ class FileSide {
 
   /// The lines whose value is `v`, ascending.
   Range occurrences(u64 v) {
-    if (!data_->by_value_built) {
-      std::vector<std::pair<u64, std::size_t>> tmp(n_);
-      for (std::size_t i = 0; i < n_; ++i) tmp[i] = {window(i, 1), i};
-      std::sort(tmp.begin(), tmp.end());
-      data_->by_value.resize(n_);
-      for (std::size_t i = 0; i < n_; ++i) data_->by_value[i] = tmp[i].second;
-      data_->by_value_built = true;
+    if (!data_->by_value_built) build_occurrences();
+    const std::vector<std::uint32_t>& table = data_->groups;
+    const std::vector<std::uint32_t>& start = data_->group_start;
+    const std::size_t* lines = data_->by_value.data();
+    const std::size_t mask = table.size() - 1;
+    for (std::size_t slot = v & mask; table[slot] != 0; slot = (slot + 1) & mask) {
+      const std::size_t g = table[slot] - 1;
+      if (window(lines[start[g]], 1) == v) return {lines + start[g], lines + start[g + 1]};
     }
-    const std::vector<std::size_t>& idx = data_->by_value;
-    const auto lo = std::lower_bound(idx.begin(), idx.end(), v,
-                                     [&](std::size_t i, u64 x) { return window(i, 1) < x; });
-    const auto hi =
-        std::upper_bound(lo, idx.end(), v, [&](u64 x, std::size_t i) { return x < window(i, 1); });
-    return {idx.data() + (lo - idx.begin()), idx.data() + (hi - idx.begin())};
+    return {lines, lines};
   }
 
   WindowIndex& window_index(std::size_t len) {
@@ -393,6 +395,41 @@ class FileSide {
           mod_add(mod_mul(prefix[i], keys().base), line_value(h, last && last_no_newline_));
     }
     data_->built = true;
+  }
+
+  /// Groups the lines by value (see ModeData::by_value): a hash table of the values, then a
+  /// counting sort of the lines by group, which keeps each group ascending. Line numbers are
+  /// held in 32 bits (a file of 2^32 lines would take 64 GiB of line views first).
+  void build_occurrences() {
+    if (n_ >= UINT32_MAX) throw std::length_error("file too long to index (2^32 lines)");
+    std::vector<u64> values(n_);
+    for (std::size_t i = 0; i < n_; ++i) values[i] = window(i, 1);
+    std::size_t cap = 16;
+    while (cap < n_ + n_ / 2) cap *= 2;  // at most 2/3 full
+    std::vector<std::uint32_t>& table = data_->groups;
+    table.assign(cap, 0);
+    const std::size_t mask = cap - 1;
+    std::vector<std::uint32_t> group_of(n_);
+    std::vector<u64> group_value;
+    std::vector<std::uint32_t>& start = data_->group_start;
+    start.assign(1, 0);  // start[g + 1] counts group g's lines, then prefix sums make starts
+    for (std::size_t i = 0; i < n_; ++i) {
+      std::size_t slot = values[i] & mask;
+      while (table[slot] != 0 && group_value[table[slot] - 1] != values[i])
+        slot = (slot + 1) & mask;
+      if (table[slot] == 0) {
+        group_value.push_back(values[i]);
+        start.push_back(0);
+        table[slot] = static_cast<std::uint32_t>(group_value.size());
+      }
+      group_of[i] = table[slot] - 1;
+      ++start[group_of[i] + 1];
+    }
+    for (std::size_t g = 1; g < start.size(); ++g) start[g] += start[g - 1];
+    std::vector<std::uint32_t> next(start.begin(), start.end() - 1);
+    data_->by_value.resize(n_);
+    for (std::size_t i = 0; i < n_; ++i) data_->by_value[next[group_of[i]]++] = i;
+    data_->by_value_built = true;
   }
 
   void evict_one() {

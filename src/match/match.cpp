@@ -36,8 +36,7 @@ MatchCache& match_cache(const FileText& file) {
 // --- FileText ----------------------------------------------------------------------------------
 
 FileText::FileText(std::string content) : content_(std::move(content)) {
-  const std::string_view all(content_);
-  lines_.reserve(static_cast<std::size_t>(std::count(all.begin(), all.end(), '\n')) + 1);
+  const std::string_view all(content_);  // one pass: the vector grows as lines are found
   std::size_t start = 0;
   while (start < all.size()) {
     const std::size_t nl = all.find('\n', start);
@@ -751,6 +750,7 @@ class Matcher {
       match_bottom_ = (applied ? post_empty : pre_empty) ? 0 : bottom;
       return m;
     }
+    if (!options_.explain) return m;
     m.diagnostic = diagnose(pre_base + offset, post_base + offset, lo, anchor);
     if (m.diagnostic.empty()) find_closest(m, pre_base + offset, post_base + offset);
     return m;

@@ -8,9 +8,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sm120check/apply.hpp"
@@ -54,34 +56,49 @@ void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status, bo
 /// Files already read in this run, kept for later file patches and patches that touch them
 /// again (a series, or several sections for one file): each is read and split once. Bounded:
 /// when more than kMaxBytes are held, everything is dropped.
+///
+/// A cache made over a `base` cache (the series passes over the verdicts' cache) serves the
+/// paths it has not erase()d from `base`, so that a file the passes have not changed keeps its
+/// text, line indexes and blob id from the first reading; its loader must then read what
+/// `base`'s did at those paths.
 class FileCache {
  public:
   static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
 
+  FileCache() = default;
+  explicit FileCache(FileCache* base) : base_(base) {}
+  FileCache(const FileCache&) = delete;
+  FileCache& operator=(const FileCache&) = delete;
+
   /// The content at `key` ("path" or "path -> link"), produced by `load` when not cached.
   template <typename Load>
   const FileText& get(const std::string& key, Load&& load) {
+    if (base_ != nullptr && changed_.count(key) == 0) return base_->get(key, load);
     auto it = files_.find(key);
     if (it != files_.end()) return *it->second;
     std::string content = load();
     if (bytes_ + content.size() > kMaxBytes) {
       files_.clear();
+      own_.clear();
       blob_ids_.clear();
       bytes_ = 0;
     }
     bytes_ += content.size();
     auto text = std::make_unique<FileText>(std::move(content));
+    own_.insert(text.get());
     return *files_.emplace(key, std::move(text)).first->second;
   }
 
   /// Forgets what was read at `path` (its content and, for a symlink, its target): the tree
-  /// changed there.
+  /// changed there (over a base cache: from now on it is read anew, here).
   void erase(const std::string& path) {
     for (const std::string& key : {path, path + " -> link"}) {
+      if (base_ != nullptr) changed_.insert(key);
       auto it = files_.find(key);
       if (it == files_.end()) continue;
       bytes_ -= it->second->content().size();
       blob_ids_.erase(it->second.get());
+      own_.erase(it->second.get());
       files_.erase(it);
     }
   }
@@ -89,12 +106,16 @@ class FileCache {
   /// git_blob_id() of `text`'s content, computed once: `text` must be one get() returned.
   const std::string& blob_id(const FileText& text) {
     auto it = blob_ids_.find(&text);
-    if (it == blob_ids_.end()) it = blob_ids_.emplace(&text, git_blob_id(text.content())).first;
-    return it->second;
+    if (it != blob_ids_.end()) return it->second;
+    if (base_ != nullptr && own_.count(&text) == 0) return base_->blob_id(text);
+    return blob_ids_.emplace(&text, git_blob_id(text.content())).first->second;
   }
 
  private:
+  FileCache* base_ = nullptr;
+  std::set<std::string> changed_;  ///< keys erased over the base cache
   std::map<std::string, std::unique_ptr<FileText>> files_;
+  std::unordered_set<const FileText*> own_;  ///< the texts in files_
   std::map<const FileText*, std::string> blob_ids_;
   std::size_t bytes_ = 0;
 };
@@ -130,6 +151,11 @@ struct Context {
 };
 
 // verify.cpp: one file patch, start to end.
+
+/// verify() with the cache of files read given: it holds them afterwards (plan_apply() hands it
+/// to run_series()).
+VerifyReport verify_with(const std::vector<Patch>& patches, const Tree& tree,
+                         const VerifyOptions& options, FileCache& cache);
 
 /// Resolves the file patch's paths at `strip` and decides it against ctx.tree (relocating a
 /// missing file when ctx.options.relocate); never throws for problems of the file.
@@ -223,6 +249,9 @@ struct SeriesUnit {
   std::vector<std::size_t> needs;
   /// The patch of the nearest later file patch on its files taken out before judging it.
   std::vector<std::size_t> without;
+  /// For a relocated file patch judged at its own path instead: the later patch of the run
+  /// that moves the file to where relocation found it (see run_series()).
+  std::optional<std::size_t> moved_by;
 };
 
 /// The passes over a run: per file patch (those sharing a file with another, or every one
@@ -236,8 +265,11 @@ struct SeriesResult {
 
 /// Runs the backward and forward passes (see series.cpp) over the run's file patches that
 /// `report` (from verify_patch_in over `base`) did not find in error.
+/// `base_cache`, when given, is the cache `report` was judged with: files the passes leave
+/// alone are not read again.
 SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
-                        const Tree& base, const VerifyOptions& options, bool every_unit);
+                        const Tree& base, const VerifyOptions& options, bool every_unit,
+                        FileCache* base_cache = nullptr);
 
 /// How to give a file back exactly as it was before change_file() rewrote its hunks in place.
 struct FileUndo {
@@ -252,10 +284,12 @@ struct FileUndo {
 /// Writes file patch `fp` (paths at `strip`) into `tree` in `direction`, only what is missing
 /// (apply_hunks()); adds, deletes, renames, copies and modes included. Returns "" when done,
 /// else why it cannot be (nothing written then). With `undo`, an in-place hunk rewrite records
-/// how to give the file back (restore_file()).
+/// how to give the file back (restore_file()). `judged`, when given, is verify_file()'s verdict
+/// on `fp` in `tree` as it stands (same options): a modified file's hunks are then placed where
+/// it matched them, not matched again.
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
                         Direction direction, const MatchOptions& options,
-                        FileUndo* undo = nullptr);
+                        FileUndo* undo = nullptr, const FileReport* judged = nullptr);
 
 /// Gives the file `undo` names back its bytes and mode from before change_file(), when it still
 /// holds what change_file() wrote (else returns false and changes nothing).

@@ -206,13 +206,13 @@ std::optional<std::string> relocation_wanted(const FilePatch& fp, const Context&
 /// "Relocation"). Returns false when nothing was found (the caller reports the missing file).
 bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileReport& fr) {
   const VerifyOptions& options = ctx.options;
-  auto adopt = [&](Candidate& c, std::string why) {
-    fr = std::move(c.report);
-    fr.target_path = c.path;
-    fr.relocated = true;
-    fr.relocation = fmt::format("'{}' does not exist; {}", path, why);
-  };
-  auto evaluate = [&](Candidate& c) {
+  // Candidates are ranked by their verdicts and hunk counts only: they are judged without the
+  // explanations of conflicting hunks (MatchOptions::explain), and the one adopted is judged
+  // again in full.
+  VerifyOptions quiet_options = options;
+  quiet_options.match.explain = false;
+  Context quiet{ctx.tree, quiet_options, ctx.cache, ctx.relocation_search};
+  auto evaluate = [&](Candidate& c, Context& with) {
     c.report = FileReport{};
     c.report.old_path = fr.old_path;
     c.report.new_path = fr.new_path;
@@ -220,7 +220,7 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     c.report.change = fr.change;
     c.report.patch_line = fr.patch_line;
     try {
-      c.report.status = verify_existing(ctx, c.path, fp, c.report);
+      c.report.status = verify_existing(with, c.path, fp, c.report);
     } catch (const Error& e) {
       c.report.status = Status::kError;
       c.report.reason = e.what();
@@ -235,9 +235,15 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
           }));
     c.report.presence = file_presence(c.report);
   };
+  auto adopt = [&](Candidate& c, std::string why) {
+    evaluate(c, ctx);
+    fr = std::move(c.report);
+    fr.target_path = c.path;
+    fr.relocated = true;
+    fr.relocation = fmt::format("'{}' does not exist; {}", path, why);
+  };
   if (std::optional<std::pair<std::string, std::string>> mapped = map_path(ctx, path)) {
     Candidate c{mapped->first, 0, 0, 0, {}};
-    evaluate(c);
     adopt(c, mapped->second);
     return true;
   }
@@ -302,7 +308,7 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     return a.path < b.path;
   });
   if (cands.size() > kMaxCandidates) cands.resize(kMaxCandidates);
-  for (Candidate& c : cands) evaluate(c);
+  for (Candidate& c : cands) evaluate(c, quiet);
   // A file at the same path suffix (same name and parent directory at least) is the installed
   // copy of the patched file even when it has drifted: the longer the shared path, the better,
   // whatever the content says; files sharing only their name (or nothing) rank by content.

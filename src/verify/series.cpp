@@ -33,6 +33,9 @@ struct Unit {
   unsigned strip = 1;
   std::vector<std::string> paths;  ///< tree paths it reads or writes
   bool shared = false;             ///< another file patch of the run reads or writes one of them
+  /// A relocated one: the patch's own path (at `origin_strip`), which the tree lacks.
+  std::optional<std::string> origin;
+  unsigned origin_strip = 1;
 };
 
 bool status_in(Status s, std::initializer_list<Status> set) {
@@ -49,10 +52,12 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
       const FileReport& fr = pr.files[f];
       if (fr.status == Status::kError) continue;
       const FilePatch& source = patches[i].files[f];
-      Unit u{i, f, {}, {}, pr.strip, {}};
+      Unit u{i, f, {}, {}, pr.strip, {}, false, {}, pr.strip};
       if (fr.relocated && fr.target_path) {
         u.relocated_to = *fr.target_path;
         u.strip = 0;
+        u.origin = resolve(source.new_path, pr.strip).path;
+        u.origin_strip = pr.strip;
       }
       for (const std::string* p : {u.relocated_to ? &*u.relocated_to : &source.old_path,
                                    u.relocated_to ? &*u.relocated_to : &source.new_path}) {
@@ -74,7 +79,7 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
 /// the result differs from putting the series in. Only files every unit of which changes that
 /// file alone (no renames, copies) and whose blob ids name one state only (a patch that is
 /// reverted, or repeated, names two: then the hunks decide).
-std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base) {
+std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, FileCache& cache) {
   std::vector<bool> out(units.size(), false);
   std::map<std::string, std::vector<std::size_t>> by_path;
   std::set<std::string> mixed;
@@ -91,17 +96,17 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base) {
       return !units[k].fp.old_blob.empty() || !units[k].fp.new_blob.empty();
     });
     if (!any_id) continue;
-    std::string content;
+    std::string id;  // the file's blob id, computed once for all its units
     try {
       if (base.stat(path).type != Entry::Type::kFile) continue;
-      content = base.read(path);
+      id = cache.blob_id(cache.get(path, [&] { return base.read(path); }));
     } catch (const Error&) {
       continue;  // verify_file reports it
     }
     std::optional<std::size_t> state;
     bool clash = false;
     for (std::size_t i = 0; i < ks.size() && !clash; ++i) {
-      const std::optional<Image> image = blob_image(units[ks[i]].fp, content);
+      const std::optional<Image> image = blob_image_by(units[ks[i]].fp, [&] { return id; });
       if (!image) continue;
       const std::size_t s = *image == Image::kPost ? i + 1 : i;
       if (state && *state != s) clash = true;
@@ -110,6 +115,66 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base) {
     if (clash || !state) continue;
     for (std::size_t i = *state; i < ks.size(); ++i) out[ks[i]] = true;
   }
+  return out;
+}
+
+/// The path file patch `fp` (at `strip`) takes away: a deleted file's, or a renamed one's old
+/// path; std::nullopt for the others.
+std::optional<std::string> removed_path(const FilePatch& fp, unsigned strip) {
+  const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
+  if (!from.path || (to.path && (fp.change != ChangeKind::kRename || *to.path == *from.path)))
+    return std::nullopt;
+  return from.path;
+}
+
+/// The path file patch `fp` (at `strip`) brings a file to: an added file's, or a renamed or
+/// copied one's new path; std::nullopt for the others.
+std::optional<std::string> created_path(const FilePatch& fp, unsigned strip) {
+  const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
+  if (!to.path) return std::nullopt;
+  if (!from.path) return to.path;
+  const bool move = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
+  return move && *from.path != *to.path ? to.path : std::nullopt;
+}
+
+/// Whether `tree` reads as its base at every one of `paths`: nothing written or removed there,
+/// in a folder above, or below (a folder that written files make).
+bool as_base(const OverlayTree& tree, const std::vector<std::string>& paths) {
+  const std::map<std::string, OverlayTree::Node>& nodes = tree.changes();
+  if (nodes.empty()) return true;
+  for (const std::string& path : paths) {
+    if (nodes.count(path) != 0) return false;
+    const std::string below = path + "/";
+    const auto it = nodes.lower_bound(below);
+    if (it != nodes.end() && it->first.compare(0, below.size(), below) == 0) return false;
+    for (std::size_t slash = path.find('/'); slash != std::string::npos;
+         slash = path.find('/', slash + 1))
+      if (nodes.count(path.substr(0, slash)) != 0) return false;
+  }
+  return true;
+}
+
+/// The verdict the run's first judgement gave `u` (verify_file() over the tree), when judging
+/// it again in `tree` must give the same: its files read as in the tree, and nothing of it
+/// came from relocation (the passes do not relocate). Null otherwise.
+const FileReport* first_verdict(const VerifyReport& report, const Unit& u,
+                                const OverlayTree& tree) {
+  if (u.relocated_to || !as_base(tree, u.paths)) return nullptr;
+  const FileReport& fr = report.patches[u.patch].files[u.file];
+  if (fr.relocated || !fr.relocation.empty() || !fr.candidates.empty()) return nullptr;
+  return &fr;
+}
+
+/// The hunk matches `fr` holds when they are those change_file() would find for `fp` (a
+/// verdict just given on the file as it stands, by matching: see verify_existing()); else
+/// null.
+std::optional<std::vector<HunkMatch>> matches_of(const FileReport& fr, const FilePatch& fp) {
+  if (fp.hunks.empty() || fr.hunks.size() != fp.hunks.size() || fp.binary) return std::nullopt;
+  if (fp.change != ChangeKind::kModify || is_dev_null(fp.old_path) || is_dev_null(fp.new_path))
+    return std::nullopt;
+  std::vector<HunkMatch> out;
+  out.reserve(fr.hunks.size());
+  for (const HunkReport& h : fr.hunks) out.push_back(h.match);
   return out;
 }
 
@@ -135,7 +200,8 @@ bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache) {
 }
 
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
-                        Direction direction, const MatchOptions& options, FileUndo* undo) {
+                        Direction direction, const MatchOptions& options, FileUndo* undo,
+                        const FileReport* judged) {
   const Resolved old_side = resolve(fp.old_path, strip);
   const Resolved new_side = resolve(fp.new_path, strip);
   if (!old_side.error.empty()) return old_side.error;
@@ -210,14 +276,21 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
   } else {
     // Hunks both of whose images match are decided by the index line's blob ids, as verify
     // decides them (else apply's matching could take in a hunk verify calls applicable).
-    MatchOptions match = options;
-    match.prefer = blob_image_by(fp, [&] {
-      return link_from ? git_blob_id(text.content()) : cache.blob_id(text);
-    });
-    std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
-    std::vector<HunkMatch*> open;
-    for (HunkMatch& m : matches) open.push_back(&m);
-    settle_by_blob(match.prefer, fp.hunks, open, text);
+    std::optional<std::vector<HunkMatch>> known;
+    if (judged != nullptr && judged->target_path == source) known = matches_of(*judged, fp);
+    std::vector<HunkMatch> matches;
+    if (known) {
+      matches = std::move(*known);
+    } else {
+      MatchOptions match = options;
+      match.prefer = blob_image_by(fp, [&] {
+        return link_from ? git_blob_id(text.content()) : cache.blob_id(text);
+      });
+      matches = match_hunks(text, fp.hunks, match);
+      std::vector<HunkMatch*> open;
+      for (HunkMatch& m : matches) open.push_back(&m);
+      settle_by_blob(match.prefer, fp.hunks, open, text);
+    }
     HunkApply done = apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
     if (!done.failed.empty()) {
       const HunkMatch& m = matches[done.failed.front()];
@@ -246,17 +319,35 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
 }
 
 SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
-                        const Tree& base, const VerifyOptions& options, bool every_unit) {
+                        const Tree& base, const VerifyOptions& options, bool every_unit,
+                        FileCache* base_cache) {
   SeriesResult out;
   std::vector<Unit> all = units_of(patches, report);
+  // A relocated file patch whose own path a later patch of the run takes away (a move, as
+  // delete + add or a rename) may be judged there once that patch is taken out (see
+  // moved_back below): it then takes part on that path too. Otherwise it never is.
+  std::map<std::string, std::size_t> last_removal;
+  for (const Unit& u : all)
+    if (!u.relocated_to)
+      if (std::optional<std::string> gone = removed_path(patches[u.patch].files[u.file], u.strip))
+        last_removal[*gone] = u.patch;  // units come in patch order
+  for (Unit& u : all)
+    if (u.origin) {
+      const auto it = last_removal.find(*u.origin);
+      if (it == last_removal.end() || it->second <= u.patch) u.origin.reset();
+    }
   // Which units share a path with another one (only those need the passes to judge).
   std::map<std::string, std::size_t> users;
-  for (const Unit& u : all)
+  for (const Unit& u : all) {
     for (const std::string& p : u.paths) ++users[p];
+    if (u.origin) ++users[*u.origin];
+  }
   std::vector<Unit> units;
   for (Unit& u : all) {
-    const bool shared = std::any_of(u.paths.begin(), u.paths.end(),
-                                    [&](const std::string& p) { return users[p] > 1; });
+    const bool shared =
+        std::any_of(u.paths.begin(), u.paths.end(),
+                    [&](const std::string& p) { return users[p] > 1; }) ||
+        (u.origin && users[*u.origin] > 1);
     if (shared || every_unit) {
       u.shared = shared;
       u.fp = patches[u.patch].files[u.file];
@@ -267,7 +358,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   out.tree = std::make_unique<OverlayTree>(base);
   if (units.empty()) return out;
   OverlayTree& tree = *out.tree;
-  FileCache cache;
+  FileCache cache(base_cache);  // files the passes have not changed: as the verdicts read them
   VerifyOptions local = options;
   local.relocate = false;  // relocated files carry their paths (units_of)
   Context ctx{tree, local, cache};
@@ -288,16 +379,65 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                                      std::find(into.begin(), into.end(), it->second) == into.end())
         into.push_back(it->second);
   };
-  const std::vector<bool> pinned = pinned_out(units, base);
+  // Per path, the units that take it away, and per (patch, path), those that bring a file there
+  // (see moved_back).
+  std::map<std::string, std::vector<std::size_t>> removers;
+  std::map<std::pair<std::size_t, std::string>, std::vector<std::size_t>> creators;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (std::optional<std::string> p = removed_path(units[k].fp, units[k].strip))
+      removers[*p].push_back(k);
+    if (std::optional<std::string> p = created_path(units[k].fp, units[k].strip))
+      creators[{units[k].patch, *p}].push_back(k);
+  }
+  // A relocated unit k is judged at its own path X instead of where relocation found its file
+  // (Y) when the backward pass has shown that the tree holds a later patch's move of X to Y:
+  // a later unit that takes X away (delete or rename) and one of the same patch that brings
+  // the file to Y (add, rename, copy) were both taken out, so X is back as the series had it
+  // before that patch. Returns the moving patch. Without that evidence (Y is not that patch's
+  // file), the file stays where relocation found it.
+  auto moved_back = [&](std::size_t k) -> std::optional<std::size_t> {
+    const Unit& u = units[k];
+    if (!u.origin || !u.relocated_to) return std::nullopt;
+    try {
+      if (!exists(tree, *u.origin)) return std::nullopt;
+    } catch (const Error&) {
+      return std::nullopt;  // not a path the passes can judge
+    }
+    const auto gone = removers.find(*u.origin);
+    if (gone == removers.end()) return std::nullopt;
+    for (std::size_t r : gone->second) {
+      if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
+      const auto made = creators.find({units[r].patch, *u.relocated_to});
+      if (made == creators.end()) continue;
+      for (std::size_t w : made->second)
+        if (out.units[w].undone && out.units[w].back.status == Status::kApplied)
+          return units[r].patch;
+    }
+    return std::nullopt;
+  };
+  // A unit whose files still read as in the tree is judged as the run's first judgement did.
+  auto judge = [&](std::size_t k) {
+    if (const FileReport* first = first_verdict(report, units[k], tree)) return *first;
+    return verify_file(units[k].fp, ctx, units[k].strip);
+  };
+  const std::vector<bool> pinned = pinned_out(units, base, cache);
   std::vector<FileUndo> undo(n);
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
     if (pinned[k]) continue;  // not in the tree (its file is an earlier state): judged forward
-    su.back = verify_file(units[k].fp, ctx, units[k].strip);
+    if (const std::optional<std::size_t> mover = moved_back(k)) {
+      Unit& u = units[k];
+      u.fp = patches[u.patch].files[u.file];
+      u.strip = u.origin_strip;
+      u.paths = {*u.origin};
+      u.relocated_to.reset();
+      su.moved_by = mover;
+    }
+    su.back = judge(k);
     nearest(taken, units[k], su.without);
     if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
       su.undo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
-                                  local.match, &undo[k]);
+                                  local.match, &undo[k], &su.back);
       su.undone = su.undo_error.empty();
       if (su.undone)
         for (const std::string& p : units[k].paths) taken[p] = units[k].patch;
@@ -312,7 +452,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
       su.verdict = su.back;
       su.from_back = true;
     } else {
-      su.verdict = verify_file(units[k].fp, ctx, units[k].strip);
+      su.verdict = judge(k);
       nearest(missing, units[k], su.needs);
       su.without.clear();
     }
@@ -323,8 +463,9 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     // elsewhere); a partly applied one is then completed.
     const bool restored = su.undone && restore_file(undo[k], tree, cache);
     if (put_in && (!restored || su.verdict.status == Status::kPartial))
-      su.redo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kForward,
-                                  local.match);
+      su.redo_error =
+          change_file(units[k].fp, units[k].strip, tree, cache, Direction::kForward, local.match,
+                      nullptr, !su.from_back || restored ? &su.verdict : nullptr);
     if (!su.from_back && put_in && su.redo_error.empty())
       for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
     if (pinned[k]) {  // nothing of it was in the tree to take out
@@ -340,7 +481,8 @@ void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Conte
   if (report.patches.size() < 2 &&
       (report.patches.empty() || report.patches[0].files.size() < 2))
     return;
-  apply_series_verdicts(run_series(patches, report, ctx.tree, ctx.options, false), report);
+  apply_series_verdicts(run_series(patches, report, ctx.tree, ctx.options, false, &ctx.cache),
+                        report);
 }
 
 void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
@@ -364,12 +506,18 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
       continue;
     }
     const bool relocated = fr.relocated;
-    const std::string relocation = fr.relocation;
-    const std::vector<std::string> candidates = fr.candidates;
+    std::string relocation = fr.relocation;
+    std::vector<std::string> candidates = fr.candidates;
+    if (su.moved_by) {  // judged at its own path: where relocation found it is a candidate
+      if (fr.target_path) candidates.insert(candidates.begin(), *fr.target_path);
+      relocation += fmt::format("; not used: {} of this run moves the file there, so it is "
+                                "judged where the series has it",
+                                describe(report, *su.moved_by));
+    }
     fr = su.verdict;
-    fr.relocated = relocated;
-    fr.relocation = relocation;
-    fr.candidates = candidates;
+    fr.relocated = relocated && !su.moved_by;
+    fr.relocation = std::move(relocation);
+    fr.candidates = std::move(candidates);
     std::vector<std::string> names;
     if (su.from_back) {
       for (std::size_t p : su.without) names.push_back(describe(report, p));
@@ -421,8 +569,9 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
   // both the series verdicts (as verify() with options.series) and the tree apply writes.
   VerifyOptions alone = options;
   alone.series = false;
-  plan.report = verify(patches, tree, alone);
-  const SeriesResult series = run_series(patches, plan.report, tree, options, true);
+  FileCache cache;
+  plan.report = verify_with(patches, tree, alone, cache);
+  const SeriesResult series = run_series(patches, plan.report, tree, options, true, &cache);
   if (options.series) apply_series_verdicts(series, plan.report);
   plan.report.series = options.series;
   const VerifyReport& report = plan.report;

@@ -204,11 +204,16 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
 
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options) {
+  FileCache cache;
+  return verify_with(patches, tree, options, cache);
+}
+
+VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& tree,
+                                 const VerifyOptions& options, FileCache& cache) {
   VerifyReport report;
   report.target = tree.name();
   report.series = options.series;
   report.patches.reserve(patches.size());
-  FileCache cache;
   Context ctx{tree, options, cache};
   std::vector<unsigned> strips;
   std::vector<std::vector<Marker>> sets;  // searched once below, for all patches
