@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sm120check/error.hpp"
@@ -154,6 +155,10 @@ class DiskTree final : public Tree {
   /// Directory components already checked (relative path -> resolved absolute path): a run
   /// examines many files under the same directories. Not thread-safe, like the tree itself.
   mutable std::unordered_map<std::string, std::string> dir_cache_;
+  /// Components found missing or not a directory (relative path): everything below them is
+  /// missing. Strip detection tries each patch path at several levels, most of which name
+  /// folders the tree does not have.
+  mutable std::unordered_set<std::string> not_dirs_;
 
   Error too_large(const std::string& path, std::uint64_t size) const {
     return Error(
@@ -183,11 +188,16 @@ class DiskTree final : public Tree {
         current = known->second;  // checked before in this run
         continue;
       }
+      if (not_dirs_.count(relative) != 0) {
+        r.missing = true;
+        return r;
+      }
       std::string candidate = (current == "/" ? "" : current) + "/" + std::string(part);
       struct stat st {};
       if (::lstat(candidate.c_str(), &st) != 0) {
         int err = errno;
         if (err == ENOENT || err == ENOTDIR) {
+          not_dirs_.insert(relative);
           r.missing = true;
           return r;
         }
@@ -198,6 +208,7 @@ class DiskTree final : public Tree {
         if (!target) {
           int err = errno;
           if (err == ENOENT || err == ENOTDIR) {
+            not_dirs_.insert(relative);
             r.missing = true;
             return r;
           }
@@ -211,6 +222,7 @@ class DiskTree final : public Tree {
                                   relative, *target));
         struct stat target_st {};
         if (::stat(target->c_str(), &target_st) != 0 || !S_ISDIR(target_st.st_mode)) {
+          not_dirs_.insert(relative);
           r.missing = true;
           return r;
         }
@@ -220,6 +232,7 @@ class DiskTree final : public Tree {
         current = std::move(candidate);
         dir_cache_.emplace(relative, current);
       } else {
+        not_dirs_.insert(relative);
         r.missing = true;
         return r;
       }
