@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 mode=${1:-demo}
 build=${BUILD_DIR:-build}
 
-packages="g++ cmake ninja-build pkg-config git patch libgit2-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libpcre2-dev libvectorscan-dev libmd-dev"
+packages="g++ cmake ninja-build pkg-config git patch libgit2-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libpcre2-dev libvectorscan-dev nettle-dev"
 
 install_deps() {
   missing=""

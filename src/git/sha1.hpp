@@ -1,5 +1,5 @@
-// SHA-1 for git blob ids (libmd), so that comparing a file with a patch's `index` line does not load
-// libgit2 (about 6 ms per run, see libgit2.hpp). Not for security: git's own object naming.
+// SHA-1 for git blob ids (Nettle), so that comparing a file with a patch's `index` line does not
+// load libgit2 (about 6 ms per run, see libgit2.hpp). Not for security: git's own object naming.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Git blob ids (libmd's SHA-1, see src/git/sha1.hpp) and git's binary heuristic (see tree.hpp).
+// Git blob ids (Nettle's SHA-1, see src/git/sha1.hpp) and git's binary heuristic (see tree.hpp).
 #include "../git/sha1.hpp"
 #include "sm120check/tree.hpp"
 
