@@ -7,6 +7,7 @@
 // ranges, chained comparisons, != and symmetric differences exact without case analysis.
 #include "scan.hpp"
 
+#include <array>
 #include <functional>
 
 namespace sm120check::arch_scan {
@@ -44,24 +45,45 @@ struct Parts {
   std::string code;
   std::string strings;
   std::string comments;
+  /// Where `strings` and `comments` hold the line's bytes (kept in line order): the rest of
+  /// them is spaces.
+  std::vector<Span> string_spans, comment_spans;
 };
+
+/// The first byte at or after `i` that may start a comment or a string in `syntax` (kHash or
+/// kCFamily): '#', '/', a quote. `n` when none.
+std::size_t next_special(std::string_view line, std::size_t i, LineSyntax syntax) {
+  const char comment = syntax == LineSyntax::kHash ? '#' : '/';
+  const std::size_t n = line.size();
+  while (i < n && line[i] != comment && line[i] != '"' && line[i] != '\'') ++i;
+  return i;
+}
 
 /// Splits `line` into `p` (its strings reused: no allocation once they are long enough).
 void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts& p) {
   const std::size_t n = line.size();
-  p.code.assign(n, ' ');
+  p.string_spans.clear();
+  p.comment_spans.clear();
   p.strings.assign(n, ' ');
   p.comments.assign(n, ' ');
   if (syntax == LineSyntax::kPlain) {
     p.code.assign(line);
     return;
   }
+  p.code.assign(n, ' ');
   if (syntax == LineSyntax::kProse) {
     p.comments.assign(line);
+    if (n > 0) p.comment_spans.push_back({0, n});
     return;
   }
   auto put = [&](std::string& view, std::size_t from, std::size_t to) {
-    for (std::size_t k = from; k < to && k < n; ++k) view[k] = line[k];
+    to = std::min(to, n);
+    if (from >= to) return;
+    std::copy(line.begin() + static_cast<std::ptrdiff_t>(from),
+              line.begin() + static_cast<std::ptrdiff_t>(to),
+              view.begin() + static_cast<std::ptrdiff_t>(from));
+    if (&view == &p.strings) p.string_spans.push_back({from, to});
+    if (&view == &p.comments) p.comment_spans.push_back({from, to});
   };
   std::size_t i = 0;
   if (syntax == LineSyntax::kCFamily && !state.block_comment) {
@@ -85,7 +107,8 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
       continue;
     }
     if (state.triple != 0) {
-      const std::size_t close = line.find(std::string(3, state.triple), i);
+      const char quotes[3] = {state.triple, state.triple, state.triple};
+      const std::size_t close = line.find(std::string_view(quotes, 3), i);
       if (close == npos) {
         put(p.strings, i, n);
         return;
@@ -96,6 +119,11 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
       i = close + 3;
       continue;
     }
+    // Plain code up to the next byte that may open a comment or a string.
+    const std::size_t special = next_special(line, i, syntax);
+    put(p.code, i, special);
+    i = special;
+    if (i >= n) break;
     const char c = line[i];
     const char next = i + 1 < n ? line[i + 1] : '\0';
     if ((syntax == LineSyntax::kHash && c == '#') ||
@@ -110,7 +138,7 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
       continue;
     }
     if (c == '"' || c == '\'') {
-      if (syntax == LineSyntax::kHash && line.substr(i, 3) == std::string(3, c)) {
+      if (syntax == LineSyntax::kHash && i + 2 < n && line[i + 1] == c && line[i + 2] == c) {
         put(p.code, i, i + 3);
         state.triple = c;
         i += 3;
@@ -129,7 +157,7 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
       i = k < n ? k + 1 : n;
       continue;
     }
-    p.code[i] = c;
+    p.code[i] = c;  // a '/' that opens no comment
     ++i;
   }
 }
@@ -842,34 +870,6 @@ void scan_arch_lists(std::string_view line, ArchTargets& out) {
 // ---------------------------------------------------------------------------------------------
 // One line
 
-/// False when no rule below can find anything in `line`: every rule needs one of these words
-/// in the line lower-cased with underscores removed (sm tokens "sm", or "compute_" with its
-/// underscore, family names,
-/// comparisons and calls and lists through classify()'s and the list rules' identifiers "cc",
-/// "cap", "arch", "major", "sm"; arch lists "arch"). Blanking comments or strings never makes
-/// a word, so a line without any of them has no targets. Most lines of a large patch have
-/// none: this keeps the rules' cost to the few that do.
-bool may_name_arch(std::string_view line) {
-  thread_local std::string low;  // lower-cased, underscores removed
-  low.clear();
-  bool underscore = false;
-  for (const char c : line) {
-    if (c != '_') low += lower(c);
-    underscore = underscore || c == '_';
-  }
-  static constexpr std::string_view kWords[] = {"sm",   "cc",     "cap",       "arch",
-                                                "major", "hopper", "rtx",       "gb10",
-                                                "blackwell", "dgx spark"};
-  if (std::any_of(std::begin(kWords), std::end(kWords),
-                  [&](std::string_view w) { return low.find(w) != std::string::npos; }))
-    return true;
-  // "compute_120": the sm-token rule needs the underscore.
-  if (!underscore) return false;
-  for (std::size_t at = line.find('_'); at != npos; at = line.find('_', at + 1))
-    if (at >= 7 && starts_with_nocase(line.substr(at - 7), "compute_")) return true;
-  return false;
-}
-
 bool overlaps(const Span& a, const std::vector<Span>& spans) {
   return std::any_of(spans.begin(), spans.end(),
                      [&](const Span& s) { return a.begin < s.end && s.begin < a.end; });
@@ -942,27 +942,189 @@ std::string evidence_text(std::string_view text) {
   return std::string(text.substr(0, cut)) + "...";
 }
 
+// Every rule needs one of these words in the line lower-cased with underscores removed (sm
+// tokens "sm", or "compute_" with its underscore, family names, comparisons and calls and lists
+// through classify()'s and the list rules' identifiers "cc", "cap", "arch", "major", "sm"; arch
+// lists "arch"). Blanking comments or strings never makes a word, so a line without any of
+// them has no targets. Most lines of a large patch have none: this keeps the rules' cost to
+// the few that do.
+bool may_name_arch(std::string_view line) {
+  // One pass over the line lower-cased with underscores skipped (bytes past ASCII as 0: no word
+  // has them): each pair of adjacent bytes is looked up in a table of the words' first two (no
+  // two words share them), and the word compared in full only there.
+  static constexpr std::string_view kWords[] = {"sm",     "cc",  "cap",  "arch",      "major",
+                                                "hopper", "rtx", "gb10", "blackwell", "dgx spark"};
+  static const std::array<unsigned char, 128 * 128> kWordAt = [] {  // 1 + index; 0: none
+    std::array<unsigned char, 128 * 128> t{};
+    for (std::size_t w = 0; w < std::size(kWords); ++w)
+      t[static_cast<std::size_t>(kWords[w][0]) * 128 + static_cast<std::size_t>(kWords[w][1])] =
+          static_cast<unsigned char>(w + 1);
+    return t;
+  }();
+  static const std::array<unsigned char, 256> kLower = [] {
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 128; ++c)
+      t[static_cast<std::size_t>(c)] = static_cast<unsigned char>(lower(static_cast<char>(c)));
+    return t;
+  }();
+  // Whether `word` starts at line[at], lower-cased, underscores skipped.
+  const auto word_at = [&](std::size_t at, std::string_view word) {
+    std::size_t k = 0;
+    for (std::size_t i = at; i < line.size() && k < word.size(); ++i) {
+      if (line[i] == '_') continue;
+      if (lower(line[i]) != word[k]) return false;
+      ++k;
+    }
+    return k == word.size();
+  };
+  bool underscore = false;
+  unsigned previous = 0;  // the last byte that is no underscore, lower-cased
+  std::size_t previous_at = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == '_') {
+      underscore = true;
+      continue;
+    }
+    const unsigned l = kLower[c];
+    const unsigned w = kWordAt[previous * 128u + l];
+    if (w != 0 && word_at(previous_at, kWords[w - 1])) return true;
+    previous = l;
+    previous_at = i;
+  }
+  // "compute_120": the sm-token rule needs the underscore.
+  if (!underscore) return false;
+  for (std::size_t at = line.find('_'); at != npos; at = line.find('_', at + 1))
+    if (at >= 7 && starts_with_nocase(line.substr(at - 7), "compute_")) return true;
+  return false;
+}
+
+namespace {
+
+/// Whether `head` (a line's code, trimmed) imports: import, from ... import, #include, #import.
+bool is_import(std::string_view head) {
+  return starts_with(head, "import ") ||
+         (starts_with(head, "from ") && head.find(" import ") != npos) ||
+         starts_with(head, "#include") || starts_with(head, "#import");
+}
+
+/// `text` without its trailing white space, into `out`.
+void assign_trimmed(std::string& out, std::string_view text) {
+  std::size_t end = text.size();
+  while (end > 0 && is_space(text[end - 1])) --end;
+  out.assign(text.substr(0, end));
+}
+
+/// For a line that starts outside comments and strings and holds no string and no block
+/// comment: where its code ends (a comment, or nothing, follows), which split_line() would find
+/// leaving `state` as it is. std::nullopt for any other line.
+std::optional<std::size_t> simple_code_end(std::string_view line, LineSyntax syntax,
+                                           const LexState& state) {
+  if (state.block_comment || state.triple != 0) return std::nullopt;
+  if (syntax == LineSyntax::kPlain) return line.size();
+  if (syntax == LineSyntax::kProse) return 0;
+  if (std::any_of(line.begin(), line.end(), [](char c) { return c == '"' || c == '\''; }))
+    return std::nullopt;
+  if (syntax == LineSyntax::kHash) return std::min(line.find('#'), line.size());
+  // C family: no block comment, and not a " * " line (a hunk may start inside one).
+  const std::size_t first = line.find_first_not_of(" \t\r\n");
+  if (line.find("/*") != npos || (first != npos && line[first] == '*')) return std::nullopt;
+  return std::min(line.find("//"), line.size());
+}
+
+}  // namespace
+
+std::optional<PlainLine> scan_plain_line(std::string_view line, LineSyntax syntax, LexState& state,
+                                         std::string* code) {
+  if (may_name_arch(line)) return std::nullopt;
+  if (const std::optional<std::size_t> end = simple_code_end(line, syntax, state)) {
+    // The code is the line up to `end`, then a comment: no views to build.
+    const std::string_view part = line.substr(0, *end);
+    PlainLine out;
+    out.import = is_import(trim(part));
+    out.has_code = std::any_of(part.begin(), part.end(), is_alnum);
+    if (code != nullptr) assign_trimmed(*code, part);
+    return out;
+  }
+  thread_local Parts parts;
+  split_line(line, syntax, state, parts);
+  PlainLine out;
+  out.import = is_import(trim(parts.code));
+  out.has_code = std::any_of(parts.code.begin(), parts.code.end(), is_alnum);
+  if (code != nullptr) {
+    thread_local std::string code_strings;  // the code with the strings' contents
+    code_strings = parts.code;
+    for (const Span& sp : parts.string_spans)
+      line.substr(sp.begin, sp.end - sp.begin)
+          .copy(code_strings.data() + sp.begin, sp.end - sp.begin);
+    assign_trimmed(*code, code_strings);
+  }
+  return out;
+}
+
+void lex_line(std::string_view line, LineSyntax syntax, LexState& state) {
+  if (syntax == LineSyntax::kPlain || syntax == LineSyntax::kProse) return;  // no state
+  if (!state.block_comment && state.triple == 0) {
+    // From outside comments and strings only a "/*" (C family) or a quote (hash syntax: a
+    // triple-quoted string) can leave the line inside one.
+    const bool may_open =
+        syntax == LineSyntax::kHash
+            ? std::any_of(line.begin(), line.end(), [](char c) { return c == '"' || c == '\''; })
+            : line.find("/*") != npos;
+    if (!may_open) return;
+  }
+  thread_local Parts scratch;
+  split_line(line, syntax, state, scratch);
+}
+
 LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code) {
+  LineScan out;
+  scan_line(line, syntax, state, keep_code, out);
+  return out;
+}
+
+void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code,
+               LineScan& out) {
+  {  // everything reset, the buffers kept
+    std::string code = std::move(out.code);
+    std::vector<std::string> residue = std::move(out.residue);
+    out = LineScan{};
+    code.clear();
+    residue.clear();
+    out.code = std::move(code);
+    out.residue = std::move(residue);
+  }
   // Scratch reused from line to line: a large patch scans millions of lines.
   thread_local Parts parts;
   thread_local std::string code_strings, text;
   split_line(line, syntax, state, parts);
-  LineScan out;
   const std::string& code = parts.code;
-  code_strings = code;  // comments blanked
-  text.assign(line.size(), ' ');
-  for (std::size_t k = 0; k < line.size(); ++k) {
-    if (parts.strings[k] != ' ') code_strings[k] = text[k] = parts.strings[k];
-    if (parts.comments[k] != ' ') text[k] = parts.comments[k];
-  }
+  // The line with comments blanked (code_strings) and its comments and strings (text): built
+  // only for the rules, the kept code and the residue, which most lines need none of.
+  bool merged = false;
+  const auto merge = [&] {
+    if (merged) return;
+    merged = true;
+    code_strings = code;
+    text.assign(line.size(), ' ');
+    // Strings and comments are blank in the code: their spans are copied whole.
+    for (const Span& sp : parts.string_spans) {
+      line.substr(sp.begin, sp.end - sp.begin)
+          .copy(code_strings.data() + sp.begin, sp.end - sp.begin);
+      line.substr(sp.begin, sp.end - sp.begin).copy(text.data() + sp.begin, sp.end - sp.begin);
+    }
+    for (const Span& sp : parts.comment_spans)
+      line.substr(sp.begin, sp.end - sp.begin).copy(text.data() + sp.begin, sp.end - sp.begin);
+  };
   const std::string_view head = trim(code);
-  out.import = starts_with(head, "import ") ||
-               (starts_with(head, "from ") && head.find(" import ") != npos) ||
-               starts_with(head, "#include") || starts_with(head, "#import");
+  out.import = is_import(head);
   out.has_code = std::any_of(code.begin(), code.end(), is_alnum);
 
   std::vector<Span> solved;
-  if (may_name_arch(line)) scan_targets(line, syntax, parts, code_strings, text, out, solved);
+  if (may_name_arch(line)) {
+    merge();
+    scan_targets(line, syntax, parts, code_strings, text, out, solved);
+  }
   if (!out.arch.code.empty()) out.arch.code.source = ArchSource::kInferred;
   if (!out.arch.text.empty()) out.arch.text.source = ArchSource::kInferred;
 
@@ -973,8 +1135,9 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
       (hash && ends_with(head, ":")) ||
       (cfam && (ends_with(head, "{") || starts_with(head, "#if") || starts_with(head, "#elif") ||
                 (c_if && !ends_with(head, ";") && !ends_with(head, "}"))));
-  for (std::string_view w :
-       {"}", ")", "#endif", "#else", "#elif", "else", "elif", "except", "finally"})
+  static constexpr std::string_view kCloses[] = {"}",    ")",    "#endif", "#else",  "#elif",
+                                                 "else", "elif", "except", "finally"};
+  for (std::string_view w : kCloses)
     if (starts_with(head, w)) out.closes = true;
 
   std::string_view stmt = head;
@@ -987,17 +1150,20 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
                                                 "throw",  "goto",  "co_return"};
   for (std::string_view w : kExits)
     if (word_at(stmt, w)) out.exits = true;
-  for (std::string_view w : {"pytest.skip", "sys.exit", "exit(", "abort(", "std::abort("})
+  static constexpr std::string_view kExitCalls[] = {"pytest.skip", "sys.exit", "exit(", "abort(",
+                                                    "std::abort("};
+  for (std::string_view w : kExitCalls)
     if (starts_with(stmt, w)) out.exits = true;
 
   if (keep_code || !out.arch.code.empty()) {
-    out.code = code_strings;
-    while (!out.code.empty() && is_space(out.code.back())) out.code.pop_back();
+    merge();
+    assign_trimmed(out.code, code_strings);
   }
   // The residue is compared only between lines with code targets, and the words only tell a
   // guard's exit otherwise: most lines need neither.
   const bool want_residue = !out.arch.code.empty();
-  if (!want_residue && !out.guard) return out;
+  if (!want_residue && !out.guard) return;
+  merge();
   std::string rest = code_strings;
   for (const Span& s : solved)
     for (std::size_t k = s.begin; k < s.end && k < rest.size(); ++k) rest[k] = ' ';
@@ -1024,7 +1190,6 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
       out.exits = true;  // if (sm != 120) return; / if cc[0] != 12: return config
     k = e;
   }
-  return out;
 }
 
 /// Path tokens and family names (csrc/gemm_sm120.cu, attention/hopper/...).

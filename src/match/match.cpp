@@ -129,6 +129,22 @@ std::string whole_image(const std::vector<Hunk>& hunks, Image image) {
   return out;
 }
 
+bool is_whole_image(std::string_view content, const std::vector<Hunk>& hunks, Image image) {
+  const LineKind skip = image == Image::kPre ? LineKind::kAdded : LineKind::kRemoved;
+  std::size_t at = 0;
+  for (const Hunk& hunk : hunks) {
+    for (const HunkLine& line : hunk.lines) {
+      if (line.kind == skip) continue;
+      if (content.compare(at, line.text.size(), line.text) != 0) return false;
+      at += line.text.size();
+      if (line.no_newline_at_eof) continue;
+      if (at >= content.size() || content[at] != '\n') return false;
+      ++at;
+    }
+  }
+  return at == content.size();
+}
+
 namespace {
 
 using namespace detail;
@@ -260,6 +276,7 @@ class Matcher {
   /// the other image. std::nullopt for the other hunks.
   std::vector<std::optional<Place>> identical_hunks(const std::vector<Hunk>& hunks) {
     std::vector<std::optional<Place>> out(hunks.size());
+    if (hunks.size() < 2) return out;  // no group: no key of a hunk's lines to build
     std::map<std::vector<std::pair<char, std::string_view>>, std::vector<std::size_t>> groups;
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       std::vector<std::pair<char, std::string_view>> key;
