@@ -77,6 +77,7 @@ struct HashKeys {
   u64 seed = 0;
   u64 base = 0;  ///< polynomial base, in [2^32, kMod)
   u64 flag = 0;  ///< salt of a last line without final newline
+  u64 k1 = 0, k2 = 0;  ///< hash_text()'s secrets
 };
 
 inline const HashKeys& keys() {
@@ -91,22 +92,40 @@ inline const HashKeys& keys() {
     out.seed = mix(s);
     out.base = mix(out.seed) % (kMod - (u64{1} << 32)) + (u64{1} << 32);
     out.flag = mix(out.base);
+    out.k1 = mix(out.flag) | 1;
+    out.k2 = mix(out.k1) | 1;
     return out;
   }();
   return k;
 }
 
+/// The 128-bit product of `a` and `b`, its two halves folded.
+inline u64 mum(u64 a, u64 b) {
+  const U128 p = static_cast<U128>(a) * b;
+  return static_cast<u64>(p) ^ static_cast<u64>(p >> 64);
+}
+
+/// A keyed 64-bit hash of `s`: 16 bytes per multiplication (the wyhash construction), so that
+/// hashing every line of a file costs little next to reading it.
 inline u64 hash_text(std::string_view s) {
-  u64 h = keys().seed ^ mix(s.size());
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    u64 w = 0;
-    std::memcpy(&w, s.data() + i, 8);
-    h = mix(h ^ w);
+  const HashKeys& k = keys();
+  const char* p = s.data();
+  std::size_t n = s.size();
+  u64 h = k.seed ^ mum(static_cast<u64>(n) ^ k.k1, k.k2);
+  for (; n > 16; p += 16, n -= 16) {
+    u64 a = 0, b = 0;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + 8, 8);
+    h = mum(a ^ k.k1, b ^ h);
   }
-  u64 w = 0;
-  if (i < s.size()) std::memcpy(&w, s.data() + i, s.size() - i);
-  return mix(h ^ w ^ 0x5bd1e995ULL);
+  u64 a = 0, b = 0;
+  if (n > 8) {
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + 8, n - 8);
+  } else if (n > 0) {
+    std::memcpy(&a, p, n);
+  }
+  return mum(mum(a ^ k.k1, b ^ h ^ k.k2) ^ k.k1, static_cast<u64>(s.size()) ^ k.k2);
 }
 
 /// A line's value in the polynomial hash: plain, or flagged (last line without final newline).
