@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <variant>
 #include <vector>
 
 #include "sm120check/apply.hpp"
@@ -118,6 +120,23 @@ class FileCache {
   std::unordered_set<const FileText*> own_;  ///< the texts in files_
   std::map<const FileText*, std::string> blob_ids_;
   std::size_t bytes_ = 0;
+};
+
+/// The run's tree with the answers of stat() kept (errors included): a run asks about the
+/// same paths many times (strip detection at five levels, relocation, the verdicts, the
+/// series, the evidence), and the tree is never written while it runs. Not thread-safe.
+class StatCache final : public Tree {
+ public:
+  explicit StatCache(const Tree& base) : base_(base) {}
+  std::string name() const override { return base_.name(); }
+  Entry stat(const std::string& path) const override;
+  std::string read(const std::string& path) const override { return base_.read(path); }
+  std::string read_link(const std::string& path) const override { return base_.read_link(path); }
+  std::uint64_t max_file_size() const override { return base_.max_file_size(); }
+
+ private:
+  const Tree& base_;
+  mutable std::unordered_map<std::string, std::variant<Entry, std::exception_ptr>> known_;
 };
 
 /// One search of the tree for the markers of every file patch to relocate in a run (and the

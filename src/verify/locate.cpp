@@ -37,6 +37,22 @@ Resolved resolve(std::string_view patch_path, unsigned strip) {
   return r;
 }
 
+Entry StatCache::stat(const std::string& path) const {
+  auto it = known_.find(path);
+  if (it == known_.end()) {
+    std::variant<Entry, std::exception_ptr> answer;
+    try {
+      answer = base_.stat(path);
+    } catch (...) {
+      answer = std::current_exception();
+    }
+    it = known_.emplace(path, std::move(answer)).first;
+  }
+  if (const auto* error = std::get_if<std::exception_ptr>(&it->second))
+    std::rethrow_exception(*error);
+  return std::get<Entry>(it->second);
+}
+
 /// Whether `path` is in the tree. Throws Error when it cannot be examined (e.g. it resolves
 /// outside the target through a symlink): the file is then reported as `error`.
 bool exists(const Tree& tree, const std::string& path) {
@@ -431,30 +447,33 @@ using namespace detail;
 unsigned detect_strip(const Patch& patch, const Tree& tree) {
   bool all_git = !patch.files.empty() && std::all_of(patch.files.begin(), patch.files.end(),
                                                      [](const FilePatch& f) { return f.git; });
-  std::array<unsigned, kMaxDetectedStrip + 1> score{};
   // A level that leaves some path of the patch without a component ("a/.gitignore" at -p2)
   // cannot be the patch's: it is never chosen, whatever the other files say (a patch adding
   // a folder of files whose names also stand at TREE's top would otherwise pick it).
   std::array<bool, kMaxDetectedStrip + 1> breaks{};
-  for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
+  for (unsigned p = 0; p <= kMaxDetectedStrip; ++p)
+    for (const FilePatch& fp : patch.files)
+      for (const std::string* raw : {&fp.old_path, &fp.new_path})
+        if (!is_dev_null(*raw) && !strip_path(*raw, p)) breaks[p] = true;
+  // An existing file is strong evidence (2); an existing parent directory of an added file is
+  // weak evidence (1).
+  auto score = [&](unsigned p) {
+    unsigned total = 0;
     for (const FilePatch& fp : patch.files) {
       Resolved old_side = resolve(fp.old_path, p);
       Resolved new_side = resolve(fp.new_path, p);
-      for (const std::string* raw : {&fp.old_path, &fp.new_path})
-        if (!is_dev_null(*raw) && !strip_path(*raw, p)) breaks[p] = true;
-      // An existing file is strong evidence (2); an existing parent directory of an added
-      // file is weak evidence (1).
       if (old_side.path && exists_for_detection(tree, *old_side.path)) {
-        score[p] += 2;
+        total += 2;
       } else if (new_side.path && exists_for_detection(tree, *new_side.path)) {
-        score[p] += 2;
+        total += 2;
       } else if (!old_side.path && new_side.path && new_side.error.empty() &&
                  new_side.path->find('/') != std::string::npos &&
                  is_directory(tree, parent_of(*new_side.path))) {
-        score[p] += 1;
+        total += 1;
       }
     }
-  }
+    return total;
+  };
   unsigned preferred = all_git ? 1 : 0;
   if (breaks[preferred]) {  // the first level that leaves every path a component, if any
     for (unsigned p = 0; p <= kMaxDetectedStrip; ++p)
@@ -463,10 +482,16 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
         break;
       }
   }
+  std::array<unsigned, kMaxDetectedStrip + 1> scores{};
+  scores[preferred] = score(preferred);
+  // Every file there at the preferred level: no level can score more, and a tie keeps it.
+  if (!breaks[preferred] && scores[preferred] == 2 * patch.files.size()) return preferred;
+  for (unsigned p = 0; p <= kMaxDetectedStrip; ++p)
+    if (p != preferred) scores[p] = score(p);
   unsigned best = preferred;
   for (unsigned p = 0; p <= kMaxDetectedStrip; ++p) {
     if (breaks[p]) continue;
-    if (score[p] > score[best] || (score[p] == score[best] && p < best && best != preferred))
+    if (scores[p] > scores[best] || (scores[p] == scores[best] && p < best && best != preferred))
       best = p;
   }
   return best;

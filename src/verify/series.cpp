@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -26,9 +27,11 @@ namespace {
 struct Unit {
   std::size_t patch = 0;  ///< index into the run's patches
   std::size_t file = 0;   ///< index into that patch's files
-  /// The file patch, with a relocated file's paths replaced by where it was found; copied only
-  /// for the units the passes judge (see run_series()), empty before.
-  FilePatch fp;
+  /// The file patch (the run's own, or for a relocated file `moved`), set only for the units
+  /// the passes judge (see run_series()), null before.
+  const FilePatch* fp = nullptr;
+  /// A relocated file's file patch: a copy whose paths are where the file was found.
+  std::unique_ptr<FilePatch> moved;
   std::optional<std::string> relocated_to;  ///< where a relocated file was found
   unsigned strip = 1;
   std::vector<std::string> paths;  ///< tree paths it reads or writes
@@ -52,7 +55,7 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
       const FileReport& fr = pr.files[f];
       if (fr.status == Status::kError) continue;
       const FilePatch& source = patches[i].files[f];
-      Unit u{i, f, {}, {}, pr.strip, {}, false, {}, pr.strip};
+      Unit u{i, f, nullptr, {}, {}, pr.strip, {}, false, {}, pr.strip};
       if (fr.relocated && fr.target_path) {
         u.relocated_to = *fr.target_path;
         u.strip = 0;
@@ -85,7 +88,7 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
   std::set<std::string> mixed;
   for (std::size_t k = 0; k < units.size(); ++k) {
     const Unit& u = units[k];
-    if (u.paths.size() == 1 && u.fp.change == ChangeKind::kModify && !u.fp.binary)
+    if (u.paths.size() == 1 && u.fp->change == ChangeKind::kModify && !u.fp->binary)
       by_path[u.paths.front()].push_back(k);
     else
       mixed.insert(u.paths.begin(), u.paths.end());
@@ -93,7 +96,7 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
   for (const auto& [path, ks] : by_path) {
     if (mixed.count(path) != 0) continue;
     const bool any_id = std::any_of(ks.begin(), ks.end(), [&](std::size_t k) {
-      return !units[k].fp.old_blob.empty() || !units[k].fp.new_blob.empty();
+      return !units[k].fp->old_blob.empty() || !units[k].fp->new_blob.empty();
     });
     if (!any_id) continue;
     std::string id;  // the file's blob id, computed once for all its units
@@ -106,7 +109,7 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
     std::optional<std::size_t> state;
     bool clash = false;
     for (std::size_t i = 0; i < ks.size() && !clash; ++i) {
-      const std::optional<Image> image = blob_image_by(units[ks[i]].fp, [&] { return id; });
+      const std::optional<Image> image = blob_image_by(*units[ks[i]].fp, [&] { return id; });
       if (!image) continue;
       const std::size_t s = *image == Image::kPost ? i + 1 : i;
       if (state && *state != s) clash = true;
@@ -350,8 +353,12 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
         (u.origin && users[*u.origin] > 1);
     if (shared || every_unit) {
       u.shared = shared;
-      u.fp = patches[u.patch].files[u.file];
-      if (u.relocated_to) u.fp.old_path = u.fp.new_path = *u.relocated_to;
+      u.fp = &patches[u.patch].files[u.file];
+      if (u.relocated_to) {
+        u.moved = std::make_unique<FilePatch>(*u.fp);
+        u.moved->old_path = u.moved->new_path = *u.relocated_to;
+        u.fp = u.moved.get();
+      }
       units.push_back(std::move(u));
     }
   }
@@ -384,9 +391,9 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   std::map<std::string, std::vector<std::size_t>> removers;
   std::map<std::pair<std::size_t, std::string>, std::vector<std::size_t>> creators;
   for (std::size_t k = 0; k < n; ++k) {
-    if (std::optional<std::string> p = removed_path(units[k].fp, units[k].strip))
+    if (std::optional<std::string> p = removed_path(*units[k].fp, units[k].strip))
       removers[*p].push_back(k);
-    if (std::optional<std::string> p = created_path(units[k].fp, units[k].strip))
+    if (std::optional<std::string> p = created_path(*units[k].fp, units[k].strip))
       creators[{units[k].patch, *p}].push_back(k);
   }
   // A relocated unit k is judged at its own path X instead of where relocation found its file
@@ -418,7 +425,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // A unit whose files still read as in the tree is judged as the run's first judgement did.
   auto judge = [&](std::size_t k) {
     if (const FileReport* first = first_verdict(report, units[k], tree)) return *first;
-    return verify_file(units[k].fp, ctx, units[k].strip);
+    return verify_file(*units[k].fp, ctx, units[k].strip);
   };
   const std::vector<bool> pinned = pinned_out(units, base, cache);
   std::vector<FileUndo> undo(n);
@@ -427,7 +434,8 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     if (pinned[k]) continue;  // not in the tree (its file is an earlier state): judged forward
     if (const std::optional<std::size_t> mover = moved_back(k)) {
       Unit& u = units[k];
-      u.fp = patches[u.patch].files[u.file];
+      u.fp = &patches[u.patch].files[u.file];
+      u.moved.reset();
       u.strip = u.origin_strip;
       u.paths = {*u.origin};
       u.relocated_to.reset();
@@ -436,7 +444,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     su.back = judge(k);
     nearest(taken, units[k], su.without);
     if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
-      su.undo_error = change_file(units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
+      su.undo_error = change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
                                   local.match, &undo[k], &su.back);
       su.undone = su.undo_error.empty();
       if (su.undone)
@@ -464,7 +472,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     const bool restored = su.undone && restore_file(undo[k], tree, cache);
     if (put_in && (!restored || su.verdict.status == Status::kPartial))
       su.redo_error =
-          change_file(units[k].fp, units[k].strip, tree, cache, Direction::kForward, local.match,
+          change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kForward, local.match,
                       nullptr, !su.from_back || restored ? &su.verdict : nullptr);
     if (!su.from_back && put_in && su.redo_error.empty())
       for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
@@ -560,9 +568,10 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
 
 namespace sm120check {
 
-ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
+ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
                      const VerifyOptions& options, Direction direction) {
   using namespace detail;
+  const StatCache tree(target);
   ApplyPlan plan;
   plan.direction = direction;
   // The tree's verdicts first, then the series passes over every file patch once: they give

@@ -310,8 +310,9 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
 
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options) {
+  const StatCache cached(tree);
   FileCache cache;
-  return verify_with(patches, tree, options, cache);
+  return verify_with(patches, cached, options, cache);
 }
 
 VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& tree,
