@@ -570,6 +570,43 @@ TEST(ArchConcern, NegatedTestsAreNeverSkipped) {
   EXPECT_EQ(ne.confidence, ArchConfidence::kConfident);
 }
 
+TEST(ArchConcern, RewrittenLinesAreNoUntargetedCode) {
+  // A changed comment changes no code: each added line pairs with the first removed line of
+  // the same code not paired yet, and the doubt names the first line left, here the second of
+  // two equal removed lines (a hunk naming no architecture is read without its full scan).
+  constexpr std::string_view kPatch = R"(--- a/python/moe/dispatch.py
++++ b/python/moe/dispatch.py
+@@ -3,2 +3,4 @@
+ def pick(cc):
++    if cc[0] == 9:
++        return "fa3"
+     return "fa2"
+--- a/python/moe/shared.py
++++ b/python/moe/shared.py
+@@ -8,5 +8,4 @@
+ def scale(x):
+-    y = x  # first
+-    y = x  # second
+-    z = y
++    y = x  # one
++    z = y  # same code
+     return y
+)";
+  ArchTargets t = infer_arch_targets(parse_patches(kPatch, "p.diff")[0], 1);
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt,
+            "python/moe/shared.py:10 (removed): code changed with no architecture named in its "
+            "hunk or path: y = x  # second");
+  // With the second copy paired too, only comments changed: no doubt.
+  std::string both(kPatch);
+  both.replace(both.find("@@ -8,5 +8,4 @@"), 15, "@@ -8,5 +8,5 @@");
+  both.insert(both.find("+    z = y"), "+    y = x  # two\n");
+  t = infer_arch_targets(parse_patches(both, "p.diff")[0], 1);
+  EXPECT_EQ(t.names(), Names{"sm_9x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kConfident);
+  EXPECT_EQ(t.doubt, "");
+}
+
 TEST(ArchConcern, UntargetedRuntimeHunksAreUnsure) {
   constexpr std::string_view kPatch = R"(--- a/python/moe/dispatch.py
 +++ b/python/moe/dispatch.py

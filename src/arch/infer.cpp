@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -77,6 +78,10 @@ bool is_runtime_path(std::string_view path) {
   return true;  // code, and files of unknown kind: data, configs, submodule pointers
 }
 
+/// The doubt about a runtime hunk whose changed code names no architecture (nor does its path).
+constexpr std::string_view kUntargetedCode =
+    "code changed with no architecture named in its hunk or path";
+
 /// One line of a hunk with its scan.
 struct ScannedLine {
   LineKind kind = LineKind::kContext;
@@ -120,6 +125,8 @@ class Concern {
   void doubt(std::string reason) {
     if (doubt_.empty()) doubt_ = std::move(reason);
   }
+  /// Whether a doubt is recorded (the first one is kept).
+  bool has_doubt() const { return !doubt_.empty(); }
 
   std::string line_text_evidence;  ///< first comment/string/import line with a target
   std::string path_evidence;       ///< first path with a target
@@ -336,16 +343,9 @@ bool python_statement(std::string_view line) {
 char docstring_at_start(const Hunk& hunk) {
   for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
     const std::string_view line = hunk.lines[i].text;
-    std::size_t q = npos;
-    char quote = 0;
-    for (char c : {'"', '\''}) {
-      const std::size_t at = line.find(std::string(3, c));
-      if (at < q) {
-        q = at;
-        quote = c;
-      }
-    }
+    const std::size_t q = std::min(line.find(R"(""")"), line.find("'''"));
     if (q == npos) continue;
+    const char quote = line[q];
     const std::string_view before = trim(line.substr(0, q));
     const std::string_view after = trim(line.substr(q + 3));
     if (!before.empty()) {
@@ -365,6 +365,227 @@ char docstring_at_start(const Hunk& hunk) {
   return 0;
 }
 
+/// The lines of `hunk` scanned (ScannedLine), each image's lexer starting at `start`. A changed
+/// line's code is kept only when the hunk has both sides (it is compared with the other side's).
+std::vector<ScannedLine> scan_hunk(const Hunk& hunk, LineSyntax syntax, LexState start) {
+  std::vector<ScannedLine> lines;
+  lines.reserve(hunk.lines.size());
+  LexState old_state = start;
+  LexState new_state = start;
+  std::uint32_t old_line = hunk.old_start;
+  std::uint32_t new_line = hunk.new_start;
+  const auto has_kind = [&](LineKind kind) {
+    return std::any_of(hunk.lines.begin(), hunk.lines.end(),
+                       [&](const HunkLine& l) { return l.kind == kind; });
+  };
+  const bool both_sides = has_kind(LineKind::kAdded) && has_kind(LineKind::kRemoved);
+  for (const HunkLine& l : hunk.lines) {
+    ScannedLine s;
+    s.kind = l.kind;
+    s.text = l.text;
+    const bool keep_code = both_sides && l.kind != LineKind::kContext;
+    if (l.kind == LineKind::kRemoved) {
+      s.scan = scan_line(l.text, syntax, old_state, keep_code);
+      s.number = old_line++;
+    } else {
+      s.scan = scan_line(l.text, syntax, new_state, keep_code);
+      s.number = new_line++;
+      if (l.kind == LineKind::kContext) {
+        lex_line(l.text, syntax, old_state);  // the old side's lexer state only
+        ++old_line;
+      }
+    }
+    lines.push_back(std::move(s));
+  }
+  return lines;
+}
+
+/// What a hunk none of whose changed lines has code targets or an unsolved capability test
+/// adds to a Concern (the blocks' rules need code targets): its changed lines with text
+/// targets, and the first changed line of content that is no rewrite (for the doubt about
+/// untargeted code).
+struct PlainHunk {
+  std::vector<ScannedLine> text_named;
+  std::optional<ScannedLine> first_code;  ///< set only when asked for
+};
+
+/// PlainHunk of `hunk` (scanned as scan_hunk() scans it, each image's lexer starting at
+/// `start`), with PlainHunk::first_code when `want_first_code`; std::nullopt for a hunk with
+/// code targets or an unsolved test (stopping at its first such line). Context lines are only
+/// lexed and no changed line is kept beyond what is asked: most hunks of a large patch name no
+/// architecture, and this is all they cost. Rewrites are paired as assess_hunk() pairs them
+/// (a removed and an added line with the same code; without code targets, nothing else).
+std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexState start,
+                                    bool want_first_code) {
+  PlainHunk out;
+  const auto has_kind = [&](LineKind kind) {
+    return std::any_of(hunk.lines.begin(), hunk.lines.end(),
+                       [&](const HunkLine& l) { return l.kind == kind; });
+  };
+  // Only a hunk with both sides pairs lines (scan_hunk() keeps the code of no other).
+  const bool pair = want_first_code && has_kind(LineKind::kAdded) && has_kind(LineKind::kRemoved);
+  struct Changed {
+    std::size_t line = 0;  ///< index into hunk.lines
+    std::uint32_t number = 0;
+    bool content = false;  ///< a candidate for first_code
+    bool has_code = false;
+    std::size_t code = 0, code_size = 0;  ///< its code in `codes`, when paired
+  };
+  std::vector<Changed> changed;
+  std::string codes;  // the changed lines' code, one after the other
+  LexState old_state = start;
+  LexState new_state = start;
+  std::uint32_t old_line = hunk.old_start;
+  std::uint32_t new_line = hunk.new_start;
+  for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
+    const HunkLine& l = hunk.lines[i];
+    if (l.kind == LineKind::kContext) {
+      const bool same = old_state.block_comment == new_state.block_comment &&
+                        old_state.triple == new_state.triple;
+      lex_line(l.text, syntax, new_state);
+      if (same)
+        old_state = new_state;
+      else
+        lex_line(l.text, syntax, old_state);
+      ++old_line;
+      ++new_line;
+      continue;
+    }
+    const bool removed = l.kind == LineKind::kRemoved;
+    LineScan scan = scan_line(l.text, syntax, removed ? old_state : new_state, pair);
+    const std::uint32_t number = removed ? old_line++ : new_line++;
+    if (!scan.arch.code.empty() || !scan.arch.unsolved.empty()) return std::nullopt;
+    if (want_first_code) {
+      Changed c;
+      c.line = i;
+      c.number = number;
+      c.has_code = scan.has_code;
+      c.content = (syntax == LineSyntax::kProse ? !trim(l.text).empty() : scan.has_code) &&
+                  !scan.import;
+      c.code = codes.size();
+      c.code_size = scan.code.size();
+      codes += scan.code;
+      changed.push_back(c);
+    }
+    if (scan.arch.text.empty()) continue;
+    ScannedLine s;
+    s.kind = l.kind;
+    s.text = l.text;
+    s.number = number;
+    s.scan = std::move(scan);
+    out.text_named.push_back(std::move(s));
+  }
+  if (!want_first_code) return out;
+  const auto code_of = [&](const Changed& c) {
+    return std::string_view(codes).substr(c.code, c.code_size);
+  };
+  // Pairing: each added line of code, in order, takes the first removed line with the same
+  // code not taken yet. Removed lines sorted by (code, position): a run of equal codes is taken
+  // from its front.
+  std::vector<bool> cancelled(changed.size(), false);
+  if (pair) {
+    std::vector<std::size_t> removed;  // indices into `changed`
+    for (std::size_t k = 0; k < changed.size(); ++k)
+      if (hunk.lines[changed[k].line].kind == LineKind::kRemoved) removed.push_back(k);
+    std::stable_sort(removed.begin(), removed.end(), [&](std::size_t a, std::size_t b) {
+      return code_of(changed[a]) < code_of(changed[b]);
+    });
+    std::vector<std::size_t> taken(removed.size(), 0);  // per run start: how many are taken
+    for (std::size_t k = 0; k < changed.size(); ++k) {
+      const Changed& a = changed[k];
+      if (hunk.lines[a.line].kind != LineKind::kAdded || !a.has_code) continue;
+      const auto run = std::lower_bound(
+          removed.begin(), removed.end(), code_of(a),
+          [&](std::size_t r, std::string_view code) { return code_of(changed[r]) < code; });
+      if (run == removed.end() || code_of(changed[*run]) != code_of(a)) continue;
+      const auto first = static_cast<std::size_t>(run - removed.begin());
+      const std::size_t next = first + taken[first];
+      if (next >= removed.size() || code_of(changed[removed[next]]) != code_of(a)) continue;
+      ++taken[first];
+      cancelled[removed[next]] = cancelled[k] = true;
+    }
+  }
+  for (std::size_t k = 0; k < changed.size(); ++k) {
+    if (!changed[k].content || cancelled[k]) continue;
+    const HunkLine& l = hunk.lines[changed[k].line];
+    ScannedLine s;
+    s.kind = l.kind;
+    s.text = l.text;
+    s.number = changed[k].number;
+    out.first_code = std::move(s);
+    break;
+  }
+  return out;
+}
+
+/// What the scanned lines of one hunk concern (see assess_file()).
+void assess_hunk(std::vector<ScannedLine>& lines, LineSyntax syntax, bool runtime,
+                 bool path_targets, Concern& concern) {
+  // A removed and an added line with the same code (a comment changed) change no code; a
+  // rewritten line with the same targets and the same residue ("if" -> "elif") is no change
+  // of what it concerns. Removed lines are indexed by code, so this is linear in the hunk.
+  std::unordered_map<std::string_view, std::vector<std::size_t>> removed_by_code;
+  std::vector<std::size_t> removed_targeted;
+  for (std::size_t k = lines.size(); k-- > 0;) {  // reversed: pop_back() gives the first
+    if (lines[k].kind != LineKind::kRemoved) continue;
+    removed_by_code[lines[k].scan.code].push_back(k);
+  }
+  for (ScannedLine& a : lines) {
+    if (a.kind != LineKind::kAdded || !a.scan.has_code) continue;
+    auto it = removed_by_code.find(a.scan.code);
+    if (it == removed_by_code.end() || it->second.empty()) continue;
+    lines[it->second.back()].cancelled = a.cancelled = true;
+    it->second.pop_back();
+  }
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    if (lines[k].kind == LineKind::kRemoved && !lines[k].cancelled && !lines[k].scan.import &&
+        !lines[k].scan.arch.code.empty())
+      removed_targeted.push_back(k);
+  for (ScannedLine& a : lines) {
+    if (a.cancelled) continue;
+    if (a.kind != LineKind::kAdded || a.scan.arch.code.empty() || a.scan.import) continue;
+    for (const std::size_t k : removed_targeted) {
+      ScannedLine& r = lines[k];
+      if (r.cancelled || r.scan.arch.code.ranges != a.scan.arch.code.ranges ||
+          r.scan.residue != a.scan.residue)
+        continue;
+      r.cancelled = a.cancelled = true;
+      break;
+    }
+  }
+  mark_reindented(lines);
+  bool hunk_targets = false;
+  const ScannedLine* first_code = nullptr;
+  for (const ScannedLine& l : lines) {
+    if (l.kind == LineKind::kContext) continue;
+    const LineArch& arch = l.scan.arch;
+    if (!arch.code.empty() || !arch.text.empty()) hunk_targets = true;
+    if (!arch.text.empty()) concern.text(arch.text, concern.cite(l), concern.line_text_evidence);
+    if (!l.cancelled && !arch.unsolved.empty())
+      concern.doubt(fmt::format("{}: capability test not solved: {}", concern.where(l),
+                                evidence_text(arch.unsolved)));
+    // "if not is_sm100_family():" runs where its target is not: the code concerns the
+    // complement, which the line rules do not compute for every form. Doubt, never a skip.
+    if (!l.cancelled && !arch.code.empty() && negated(l.scan.code))
+      concern.doubt(l, "negated architecture test");
+    // In a file of unknown kind (prose syntax) every non-blank line is content.
+    const bool content = syntax == LineSyntax::kProse ? !trim(l.text).empty() : l.scan.has_code;
+    if (!first_code && content && !l.scan.import && !l.cancelled) first_code = &l;
+  }
+  if (runtime && !hunk_targets && !path_targets && first_code)
+    concern.doubt(*first_code, kUntargetedCode);
+  for (std::size_t i = 0; i < lines.size();) {
+    if (lines[i].kind == LineKind::kContext) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < lines.size() && lines[j].kind != LineKind::kContext) ++j;
+    assess_block(lines, i, j, runtime, concern);
+    i = j;
+  }
+}
+
 void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
   const std::string& raw = file.new_path == "/dev/null" ? file.old_path : file.new_path;
   const std::string path = strip_path(raw, strip).value_or(raw);
@@ -375,101 +596,19 @@ void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
   concern.text(path_targets, path + " (path)", concern.path_evidence);
 
   for (const Hunk& hunk : file.hunks) {
-    std::vector<ScannedLine> lines;
-    lines.reserve(hunk.lines.size());
-    LexState old_state;
-    if (syntax == LineSyntax::kHash) old_state.triple = docstring_at_start(hunk);
-    LexState new_state = old_state;
-    std::uint32_t old_line = hunk.old_start;
-    std::uint32_t new_line = hunk.new_start;
-    // The code of a changed line is compared with the other side's (a comment-only rewrite):
-    // kept only when the hunk has both sides.
-    const auto has_kind = [&](LineKind kind) {
-      return std::any_of(hunk.lines.begin(), hunk.lines.end(),
-                         [&](const HunkLine& l) { return l.kind == kind; });
-    };
-    const bool both_sides = has_kind(LineKind::kAdded) && has_kind(LineKind::kRemoved);
-    for (const HunkLine& l : hunk.lines) {
-      ScannedLine s;
-      s.kind = l.kind;
-      s.text = l.text;
-      const bool keep_code = both_sides && l.kind != LineKind::kContext;
-      if (l.kind == LineKind::kRemoved) {
-        s.scan = scan_line(l.text, syntax, old_state, keep_code);
-        s.number = old_line++;
-      } else {
-        s.scan = scan_line(l.text, syntax, new_state, keep_code);
-        s.number = new_line++;
-        if (l.kind == LineKind::kContext) {
-          scan_line(l.text, syntax, old_state, false);  // the old side's lexer state only
-          ++old_line;
-        }
-      }
-      lines.push_back(std::move(s));
+    LexState start;
+    if (syntax == LineSyntax::kHash) start.triple = docstring_at_start(hunk);
+    // The doubt about untargeted code is open while none is recorded.
+    const bool doubt_open = runtime && path_targets.empty() && !concern.has_doubt();
+    if (std::optional<PlainHunk> plain = plain_hunk(hunk, syntax, start, doubt_open)) {
+      for (const ScannedLine& l : plain->text_named)
+        concern.text(l.scan.arch.text, concern.cite(l), concern.line_text_evidence);
+      if (doubt_open && plain->text_named.empty() && plain->first_code)
+        concern.doubt(*plain->first_code, kUntargetedCode);
+      continue;
     }
-    // A removed and an added line with the same code (a comment changed) change no code; a
-    // rewritten line with the same targets and the same residue ("if" -> "elif") is no change
-    // of what it concerns. Removed lines are indexed by code, so this is linear in the hunk.
-    std::unordered_map<std::string_view, std::vector<std::size_t>> removed_by_code;
-    std::vector<std::size_t> removed_targeted;
-    for (std::size_t k = lines.size(); k-- > 0;) {  // reversed: pop_back() gives the first
-      if (lines[k].kind != LineKind::kRemoved) continue;
-      removed_by_code[lines[k].scan.code].push_back(k);
-    }
-    for (ScannedLine& a : lines) {
-      if (a.kind != LineKind::kAdded || !a.scan.has_code) continue;
-      auto it = removed_by_code.find(a.scan.code);
-      if (it == removed_by_code.end() || it->second.empty()) continue;
-      lines[it->second.back()].cancelled = a.cancelled = true;
-      it->second.pop_back();
-    }
-    for (std::size_t k = 0; k < lines.size(); ++k)
-      if (lines[k].kind == LineKind::kRemoved && !lines[k].cancelled && !lines[k].scan.import &&
-          !lines[k].scan.arch.code.empty())
-        removed_targeted.push_back(k);
-    for (ScannedLine& a : lines) {
-      if (a.cancelled) continue;
-      if (a.kind != LineKind::kAdded || a.scan.arch.code.empty() || a.scan.import) continue;
-      for (const std::size_t k : removed_targeted) {
-        ScannedLine& r = lines[k];
-        if (r.cancelled || r.scan.arch.code.ranges != a.scan.arch.code.ranges ||
-            r.scan.residue != a.scan.residue)
-          continue;
-        r.cancelled = a.cancelled = true;
-        break;
-      }
-    }
-    mark_reindented(lines);
-    bool hunk_targets = false;
-    const ScannedLine* first_code = nullptr;
-    for (const ScannedLine& l : lines) {
-      if (l.kind == LineKind::kContext) continue;
-      const LineArch& arch = l.scan.arch;
-      if (!arch.code.empty() || !arch.text.empty()) hunk_targets = true;
-      concern.text(arch.text, concern.cite(l), concern.line_text_evidence);
-      if (!l.cancelled && !arch.unsolved.empty())
-        concern.doubt(fmt::format("{}: capability test not solved: {}", concern.where(l),
-                                  evidence_text(arch.unsolved)));
-      // "if not is_sm100_family():" runs where its target is not: the code concerns the
-      // complement, which the line rules do not compute for every form. Doubt, never a skip.
-      if (!l.cancelled && !arch.code.empty() && negated(l.scan.code))
-        concern.doubt(l, "negated architecture test");
-      // In a file of unknown kind (prose syntax) every non-blank line is content.
-      const bool content = syntax == LineSyntax::kProse ? !trim(l.text).empty() : l.scan.has_code;
-      if (!first_code && content && !l.scan.import && !l.cancelled) first_code = &l;
-    }
-    if (runtime && !hunk_targets && path_targets.empty() && first_code)
-      concern.doubt(*first_code, "code changed with no architecture named in its hunk or path");
-    for (std::size_t i = 0; i < lines.size();) {
-      if (lines[i].kind == LineKind::kContext) {
-        ++i;
-        continue;
-      }
-      std::size_t j = i;
-      while (j < lines.size() && lines[j].kind != LineKind::kContext) ++j;
-      assess_block(lines, i, j, runtime, concern);
-      i = j;
-    }
+    std::vector<ScannedLine> lines = scan_hunk(hunk, syntax, start);
+    assess_hunk(lines, syntax, runtime, !path_targets.empty(), concern);
   }
 }
 

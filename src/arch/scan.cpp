@@ -44,24 +44,43 @@ struct Parts {
   std::string code;
   std::string strings;
   std::string comments;
+  bool any_string = false;   ///< false: `strings` is all spaces
+  bool any_comment = false;  ///< false: `comments` is all spaces
 };
+
+/// The first byte at or after `i` that may start a comment or a string in `syntax` (kHash or
+/// kCFamily): '#', '/', a quote. `n` when none.
+std::size_t next_special(std::string_view line, std::size_t i, LineSyntax syntax) {
+  const char comment = syntax == LineSyntax::kHash ? '#' : '/';
+  const std::size_t n = line.size();
+  while (i < n && line[i] != comment && line[i] != '"' && line[i] != '\'') ++i;
+  return i;
+}
 
 /// Splits `line` into `p` (its strings reused: no allocation once they are long enough).
 void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts& p) {
   const std::size_t n = line.size();
-  p.code.assign(n, ' ');
+  p.any_string = p.any_comment = false;
   p.strings.assign(n, ' ');
   p.comments.assign(n, ' ');
   if (syntax == LineSyntax::kPlain) {
     p.code.assign(line);
     return;
   }
+  p.code.assign(n, ' ');
   if (syntax == LineSyntax::kProse) {
     p.comments.assign(line);
+    p.any_comment = n > 0;
     return;
   }
   auto put = [&](std::string& view, std::size_t from, std::size_t to) {
-    for (std::size_t k = from; k < to && k < n; ++k) view[k] = line[k];
+    to = std::min(to, n);
+    if (from >= to) return;
+    std::copy(line.begin() + static_cast<std::ptrdiff_t>(from),
+              line.begin() + static_cast<std::ptrdiff_t>(to),
+              view.begin() + static_cast<std::ptrdiff_t>(from));
+    if (&view == &p.strings) p.any_string = true;
+    if (&view == &p.comments) p.any_comment = true;
   };
   std::size_t i = 0;
   if (syntax == LineSyntax::kCFamily && !state.block_comment) {
@@ -85,7 +104,8 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
       continue;
     }
     if (state.triple != 0) {
-      const std::size_t close = line.find(std::string(3, state.triple), i);
+      const char quotes[3] = {state.triple, state.triple, state.triple};
+      const std::size_t close = line.find(std::string_view(quotes, 3), i);
       if (close == npos) {
         put(p.strings, i, n);
         return;
@@ -96,6 +116,11 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
       i = close + 3;
       continue;
     }
+    // Plain code up to the next byte that may open a comment or a string.
+    const std::size_t special = next_special(line, i, syntax);
+    put(p.code, i, special);
+    i = special;
+    if (i >= n) break;
     const char c = line[i];
     const char next = i + 1 < n ? line[i + 1] : '\0';
     if ((syntax == LineSyntax::kHash && c == '#') ||
@@ -110,7 +135,7 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
       continue;
     }
     if (c == '"' || c == '\'') {
-      if (syntax == LineSyntax::kHash && line.substr(i, 3) == std::string(3, c)) {
+      if (syntax == LineSyntax::kHash && i + 2 < n && line[i + 1] == c && line[i + 2] == c) {
         put(p.code, i, i + 3);
         state.triple = c;
         i += 3;
@@ -129,7 +154,7 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
       i = k < n ? k + 1 : n;
       continue;
     }
-    p.code[i] = c;
+    p.code[i] = c;  // a '/' that opens no comment
     ++i;
   }
 }
@@ -850,19 +875,43 @@ void scan_arch_lists(std::string_view line, ArchTargets& out) {
 /// a word, so a line without any of them has no targets. Most lines of a large patch have
 /// none: this keeps the rules' cost to the few that do.
 bool may_name_arch(std::string_view line) {
-  thread_local std::string low;  // lower-cased, underscores removed
-  low.clear();
+  // One pass over the line lower-cased with underscores removed (`low`, on the stack for all
+  // but very long lines), each position tried against the words by its first letter.
+  char stack[256];
+  std::string heap;
+  char* low = stack;
+  if (line.size() > sizeof stack) {
+    heap.resize(line.size());
+    low = heap.data();
+  }
+  std::size_t n = 0;
   bool underscore = false;
   for (const char c : line) {
-    if (c != '_') low += lower(c);
-    underscore = underscore || c == '_';
+    if (c == '_')
+      underscore = true;
+    else
+      low[n++] = lower(c);
   }
-  static constexpr std::string_view kWords[] = {"sm",   "cc",     "cap",       "arch",
-                                                "major", "hopper", "rtx",       "gb10",
-                                                "blackwell", "dgx spark"};
-  if (std::any_of(std::begin(kWords), std::end(kWords),
-                  [&](std::string_view w) { return low.find(w) != std::string::npos; }))
-    return true;
+  const std::string_view s(low, n);
+  const auto has_at = [&](std::size_t i, std::string_view word) {
+    return s.compare(i, word.size(), word) == 0;
+  };
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    bool found = false;
+    switch (s[i]) {
+      case 's': found = s[i + 1] == 'm'; break;
+      case 'c': found = s[i + 1] == 'c' || has_at(i, "cap"); break;
+      case 'a': found = has_at(i, "arch"); break;
+      case 'm': found = has_at(i, "major"); break;
+      case 'h': found = has_at(i, "hopper"); break;
+      case 'r': found = has_at(i, "rtx"); break;
+      case 'g': found = has_at(i, "gb10"); break;
+      case 'b': found = has_at(i, "blackwell"); break;
+      case 'd': found = has_at(i, "dgx spark"); break;
+      default: break;
+    }
+    if (found) return true;
+  }
   // "compute_120": the sm-token rule needs the underscore.
   if (!underscore) return false;
   for (std::size_t at = line.find('_'); at != npos; at = line.find('_', at + 1))
@@ -942,6 +991,21 @@ std::string evidence_text(std::string_view text) {
   return std::string(text.substr(0, cut)) + "...";
 }
 
+void lex_line(std::string_view line, LineSyntax syntax, LexState& state) {
+  if (syntax == LineSyntax::kPlain || syntax == LineSyntax::kProse) return;  // no state
+  if (!state.block_comment && state.triple == 0) {
+    // From outside comments and strings only a "/*" (C family) or a quote (hash syntax: a
+    // triple-quoted string) can leave the line inside one.
+    const bool may_open =
+        syntax == LineSyntax::kHash
+            ? std::any_of(line.begin(), line.end(), [](char c) { return c == '"' || c == '\''; })
+            : line.find("/*") != npos;
+    if (!may_open) return;
+  }
+  thread_local Parts scratch;
+  split_line(line, syntax, state, scratch);
+}
+
 LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code) {
   // Scratch reused from line to line: a large patch scans millions of lines.
   thread_local Parts parts;
@@ -949,12 +1013,20 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
   split_line(line, syntax, state, parts);
   LineScan out;
   const std::string& code = parts.code;
-  code_strings = code;  // comments blanked
-  text.assign(line.size(), ' ');
-  for (std::size_t k = 0; k < line.size(); ++k) {
-    if (parts.strings[k] != ' ') code_strings[k] = text[k] = parts.strings[k];
-    if (parts.comments[k] != ' ') text[k] = parts.comments[k];
-  }
+  // The line with comments blanked (code_strings) and its comments and strings (text): built
+  // only for the rules, the kept code and the residue, which most lines need none of.
+  bool merged = false;
+  const auto merge = [&] {
+    if (merged) return;
+    merged = true;
+    code_strings = code;
+    text.assign(line.size(), ' ');
+    if (!parts.any_string && !parts.any_comment) return;
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      if (parts.strings[k] != ' ') code_strings[k] = text[k] = parts.strings[k];
+      if (parts.comments[k] != ' ') text[k] = parts.comments[k];
+    }
+  };
   const std::string_view head = trim(code);
   out.import = starts_with(head, "import ") ||
                (starts_with(head, "from ") && head.find(" import ") != npos) ||
@@ -962,7 +1034,10 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
   out.has_code = std::any_of(code.begin(), code.end(), is_alnum);
 
   std::vector<Span> solved;
-  if (may_name_arch(line)) scan_targets(line, syntax, parts, code_strings, text, out, solved);
+  if (may_name_arch(line)) {
+    merge();
+    scan_targets(line, syntax, parts, code_strings, text, out, solved);
+  }
   if (!out.arch.code.empty()) out.arch.code.source = ArchSource::kInferred;
   if (!out.arch.text.empty()) out.arch.text.source = ArchSource::kInferred;
 
@@ -973,8 +1048,9 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
       (hash && ends_with(head, ":")) ||
       (cfam && (ends_with(head, "{") || starts_with(head, "#if") || starts_with(head, "#elif") ||
                 (c_if && !ends_with(head, ";") && !ends_with(head, "}"))));
-  for (std::string_view w :
-       {"}", ")", "#endif", "#else", "#elif", "else", "elif", "except", "finally"})
+  static constexpr std::string_view kCloses[] = {"}",    ")",    "#endif", "#else",  "#elif",
+                                                 "else", "elif", "except", "finally"};
+  for (std::string_view w : kCloses)
     if (starts_with(head, w)) out.closes = true;
 
   std::string_view stmt = head;
@@ -987,17 +1063,22 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
                                                 "throw",  "goto",  "co_return"};
   for (std::string_view w : kExits)
     if (word_at(stmt, w)) out.exits = true;
-  for (std::string_view w : {"pytest.skip", "sys.exit", "exit(", "abort(", "std::abort("})
+  static constexpr std::string_view kExitCalls[] = {"pytest.skip", "sys.exit", "exit(", "abort(",
+                                                    "std::abort("};
+  for (std::string_view w : kExitCalls)
     if (starts_with(stmt, w)) out.exits = true;
 
   if (keep_code || !out.arch.code.empty()) {
-    out.code = code_strings;
-    while (!out.code.empty() && is_space(out.code.back())) out.code.pop_back();
+    merge();
+    std::size_t end = code_strings.size();
+    while (end > 0 && is_space(code_strings[end - 1])) --end;
+    out.code.assign(code_strings, 0, end);
   }
   // The residue is compared only between lines with code targets, and the words only tell a
   // guard's exit otherwise: most lines need neither.
   const bool want_residue = !out.arch.code.empty();
   if (!want_residue && !out.guard) return out;
+  merge();
   std::string rest = code_strings;
   for (const Span& s : solved)
     for (std::size_t k = s.begin; k < s.end && k < rest.size(); ++k) rest[k] = ' ';

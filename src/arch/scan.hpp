@@ -113,6 +113,12 @@ struct LineScan {
 LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state,
                    bool keep_code = true);
 
+/// Moves `state` past `line` exactly as scan_line() does, and computes nothing else: for lines
+/// whose scan is not needed (the context lines of a hunk that names no architecture). A line
+/// that starts outside comments and strings and holds no "/*" (C family) or quote (hash
+/// syntax) costs one search.
+void lex_line(std::string_view line, LineSyntax syntax, LexState& state);
+
 /// Targets named by a path (csrc/gemm_sm120.cu, attention/hopper/...): sm tokens and family
 /// names.
 ArchTargets targets_in_path(std::string_view path);
