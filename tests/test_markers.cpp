@@ -181,7 +181,7 @@ std::vector<Marker> reference_markers(const Patch& patch, unsigned strip) {
     std::vector<std::string> pre;
     for (const Hunk& h : fp.hunks)
       for (const HunkLine& l : h.lines)
-        if (l.kind != LineKind::kAdded) pre.push_back(l.text);
+        if (l.kind != LineKind::kAdded) pre.emplace_back(l.text);
     const std::string& path = fp.new_path == "/dev/null" ? fp.old_path : fp.new_path;
     std::string file = strip_path(path, strip).value_or(path);
     for (const Hunk& h : fp.hunks) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -42,7 +43,10 @@ void read_range(std::string_view& s, std::uint32_t& start, std::uint32_t& count)
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
 }
 
-std::vector<Hunk> parse_hunks(std::string_view text) {
+std::vector<Hunk> parse_hunks(std::string_view patch) {
+  // The hunks keep the text their lines view, as parse_patches()'s do.
+  const auto owned = std::make_shared<const std::string>(patch);
+  const std::string_view text = *owned;
   std::vector<Hunk> hunks;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -52,6 +56,7 @@ std::vector<Hunk> parse_hunks(std::string_view text) {
     pos = nl + 1;
     if (line.substr(0, 3) == "@@ ") {
       Hunk h;
+      h.patch_text = owned;
       std::string_view s = line.substr(3);
       read_range(s, h.old_start, h.old_lines);
       read_range(s, h.new_start, h.new_lines);
@@ -61,7 +66,7 @@ std::vector<Hunk> parse_hunks(std::string_view text) {
     } else if (!line.empty()) {
       HunkLine hl;
       hl.kind = static_cast<LineKind>(line.front());
-      hl.text = std::string(line.substr(1));
+      hl.text = line.substr(1);
       hunks.back().lines.push_back(std::move(hl));
     }
   }
@@ -975,8 +980,8 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
     std::vector<RefLine> pre, post;
     bool any_flag = false;
     for (const HunkLine& l : h.lines) {
-      if (l.kind != LineKind::kAdded) pre.push_back({l.text, l.no_newline_at_eof});
-      if (l.kind != LineKind::kRemoved) post.push_back({l.text, l.no_newline_at_eof});
+      if (l.kind != LineKind::kAdded) pre.push_back({std::string(l.text), l.no_newline_at_eof});
+      if (l.kind != LineKind::kRemoved) post.push_back({std::string(l.text), l.no_newline_at_eof});
       any_flag = any_flag || l.no_newline_at_eof;
     }
     const bool changes = h.added() + h.removed() > 0;
@@ -1163,7 +1168,9 @@ void differential(unsigned seed, int files, int min_lines, int max_lines, int le
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   static const std::vector<std::string> alphabet = {"a",  "b",   "a ",  "a",    "b",    "c",
                                                     " a", "a\r", "b\r", "a  b", "a\tb", ""};
-  auto line = [&] { return alphabet[static_cast<std::size_t>(pick(0, letters - 1))]; };
+  auto line = [&]() -> const std::string& {
+    return alphabet[static_cast<std::size_t>(pick(0, letters - 1))];
+  };
   int compared = 0, matched = 0, diagnosed = 0;
   for (int file_no = 0; file_no < files; ++file_no) {
     std::string content;

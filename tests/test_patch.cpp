@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -1612,6 +1613,34 @@ TEST(ParseLimits, HunkLinesPerCallAreLimited) {
   Error e = parse_error(text);
   EXPECT_EQ(e.line(), kMaxHunkLines + 7);  // 6 header lines, then the line over the limit
   EXPECT_EQ(e.message(), "more than 4194304 hunk lines; refused");
+}
+
+TEST(ParseModel, HunkLinesViewThePatchText) {
+  // The model of a large patch is its text plus 24 bytes a line: the lines view the text the
+  // hunks keep, with no copy and no spare capacity.
+  const auto text = std::make_shared<const std::string>(
+      "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\r\n+c\n\\ No newline at end of file\n d\n");
+  const std::vector<Patch> patches = parse_patches(text, "t.diff");
+  const Hunk& h = patches.at(0).files.at(0).hunks.at(0);
+  EXPECT_EQ(h.patch_text, text);
+  ASSERT_EQ(h.lines.size(), 4u);
+  EXPECT_EQ(h.lines.capacity(), 4u);
+  for (const HunkLine& l : h.lines) {
+    EXPECT_GE(l.text.data(), text->data());
+    EXPECT_LE(l.text.data() + l.text.size(), text->data() + text->size());
+  }
+  EXPECT_EQ(h.lines[1].text, "b\r");
+  EXPECT_TRUE(h.lines[2].no_newline_at_eof);
+  // From a view, the hunks keep a copy: the lines outlive the caller's text.
+  std::vector<Patch> copied;
+  {
+    const std::string local = *text;
+    copied = parse_patches(std::string_view(local), "t.diff");
+  }
+  const Hunk& c = copied.at(0).files.at(0).hunks.at(0);
+  EXPECT_NE(c.patch_text, text);
+  EXPECT_EQ(c.lines.at(2).text, "c");
+  EXPECT_EQ(c.lines.at(3).text, "d");
 }
 
 // A version bump whose message pastes `diff -u <(...) <(...)` output.

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -129,7 +130,15 @@ Hunk make_show_hunk(std::uint32_t old_start, std::uint32_t old_lines, std::uint3
   h.new_start = new_start;
   h.new_lines = new_lines;
   h.section = std::move(section);
-  for (auto& [kind, text] : body) h.lines.push_back(HunkLine{kind, text, false});
+  // The lines view one text the hunk keeps, as parse_patches() makes them.
+  std::string all;
+  for (const auto& [kind, text] : body) all += text;
+  h.patch_text = std::make_shared<const std::string>(std::move(all));
+  std::size_t at = 0;
+  for (const auto& [kind, text] : body) {
+    h.lines.push_back(HunkLine{kind, false, std::string_view(*h.patch_text).substr(at, text.size())});
+    at += text.size();
+  }
   return h;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,12 +22,13 @@ enum class LineKind : char { kContext = ' ', kAdded = '+', kRemoved = '-' };
 /// One body line of a hunk.
 struct HunkLine {
   LineKind kind = LineKind::kContext;
-  /// Line content without the leading ' ', '+' or '-' and without the terminating "\n". A "\r"
-  /// before the "\n" is kept: CRLF files are compared byte-exactly.
-  std::string text;
   /// True when the line is followed by "\ No newline at end of file": in the image(s) it belongs
   /// to, it is the last line of the file and has no line terminator.
   bool no_newline_at_eof = false;
+  /// Line content without the leading ' ', '+' or '-' and without the terminating "\n". A "\r"
+  /// before the "\n" is kept: CRLF files are compared byte-exactly. A view into the patch text,
+  /// which the hunk keeps alive (Hunk::patch_text): valid as long as a Hunk sharing it lives.
+  std::string_view text;
 };
 
 /// One hunk: "@@ -old_start,old_lines +new_start,new_lines @@ section".
@@ -38,6 +40,10 @@ struct Hunk {
   std::string section;          ///< text after the second "@@" (function context), trimmed.
   std::size_t patch_line = 0;   ///< 1-based line of the "@@" header in the patch source.
   std::vector<HunkLine> lines;  ///< body lines in order.
+  /// The text the lines' views point into: the patch text parse_patches() read, shared by every
+  /// hunk it returns (copying a hunk, a file patch or a patch keeps it). A hunk built by hand
+  /// sets it, or points its lines into text that outlives the hunk and leaves it null.
+  std::shared_ptr<const std::string> patch_text;
 
   std::size_t added() const;    ///< number of '+' lines.
   std::size_t removed() const;  ///< number of '-' lines.
@@ -100,7 +106,7 @@ inline constexpr std::string_view kNoPatchFound = "no patch found";
 
 /// Most hunk body lines (context, added and removed, over all patches) one parse_patches() call
 /// reads: a text with more is refused with an Error at the first line over the limit. Bounds the
-/// memory the model takes (about 48 bytes a line plus the text of lines over 15 bytes).
+/// memory the model takes besides the text (24 bytes a line).
 inline constexpr std::size_t kMaxHunkLines = std::size_t{4} << 20;
 
 /// Parses every patch in `text`, read from `source` (used in errors and Patch::source).
@@ -125,6 +131,11 @@ inline constexpr std::size_t kMaxHunkLines = std::size_t{4} << 20;
 /// with an empty name, a malformed hunk header, a "GIT binary patch" without payload, more than
 /// kMaxHunkLines hunk lines (the first line over the limit), a text of 4 GiB or more (line 0),
 /// or a text holding no patch (line 0, message starting with kNoPatchFound).
+/// The hunks' lines are views into `text`, which every hunk keeps (Hunk::patch_text): the model
+/// of a patch costs 24 bytes a line besides the text, whatever the lines' length.
+std::vector<Patch> parse_patches(std::shared_ptr<const std::string> text, std::string_view source);
+
+/// parse_patches() of a copy of `text` (the hunks keep the copy).
 std::vector<Patch> parse_patches(std::string_view text, std::string_view source);
 
 /// Removes `strip` leading path components from a patch path (as `patch -pN`). Returns

@@ -24,18 +24,25 @@ Error too_large(const std::string& source) {
   return Error(source, 0, fmt::format("patch is larger than the limit of {} bytes", kMaxPatchSize));
 }
 
-/// Reads all of `fd` (a file, a pipe or a terminal), at most kMaxPatchSize bytes.
-std::string read_all(int fd, const std::string& source) {
+/// Reads all of `fd` (a file, a pipe or a terminal), at most kMaxPatchSize bytes. `expected`:
+/// the size a regular file has (read into one buffer of that size, the text's only copy), 0
+/// when unknown.
+std::string read_all(int fd, const std::string& source, std::size_t expected = 0) {
   std::string text;
-  char buffer[65536];
+  constexpr std::size_t kChunk = 65536;
+  text.reserve(expected + 1);  // +1: the end of the file is seen without growing
   for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (text.size() == text.capacity()) text.reserve(2 * text.capacity() + kChunk);
+    const std::size_t at = text.size();
+    text.resize(text.capacity());  // read straight into the string
+    const ssize_t n = ::read(fd, text.data() + at, text.size() - at);
     if (n < 0) {
+      text.resize(at);
       if (errno == EINTR) continue;
       throw Error(source, 0, "cannot read patch: " + errno_text(errno));
     }
+    text.resize(at + static_cast<std::size_t>(n));
     if (n == 0) return text;
-    text.append(buffer, static_cast<std::size_t>(n));
     if (text.size() > kMaxPatchSize) throw too_large(source);
   }
 }
@@ -45,13 +52,13 @@ std::string read_patch_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) throw Error(path, 0, "cannot open patch: " + errno_text(errno));
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-      static_cast<std::uint64_t>(st.st_size) > kMaxPatchSize) {
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && static_cast<std::uint64_t>(st.st_size) > kMaxPatchSize) {
     ::close(fd);
     throw too_large(path);
   }
   try {
-    std::string text = read_all(fd, path);
+    std::string text = read_all(fd, path, regular ? static_cast<std::size_t>(st.st_size) : 0);
     ::close(fd);
     return text;
   } catch (...) {
@@ -104,19 +111,19 @@ std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args) 
   std::vector<PatchInput> inputs;
   for (const std::string& arg : args) {
     if (arg == "-") {
-      inputs.push_back({"-", read_all(STDIN_FILENO, "-")});
+      inputs.push_back({"-", std::make_shared<const std::string>(read_all(STDIN_FILENO, "-"))});
       continue;
     }
     if (arg.empty()) throw Error("patch path is empty");
     struct stat st {};
     if (::stat(arg.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
       for (std::string& path : list_patch_dir(arg)) {
-        std::string text = read_patch_file(path);
+        auto text = std::make_shared<const std::string>(read_patch_file(path));
         inputs.push_back({std::move(path), std::move(text), true});
       }
       continue;
     }
-    inputs.push_back({arg, read_patch_file(arg)});
+    inputs.push_back({arg, std::make_shared<const std::string>(read_patch_file(arg))});
   }
   return inputs;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,8 @@ inline constexpr std::size_t kMaxPatchSize = std::size_t{64} << 20;  // 64 MiB
 /// One patch input, read byte-exactly.
 struct PatchInput {
   std::string source;  ///< the path as given (directory entries as "DIR/NAME"), "-" for stdin.
-  std::string text;
+  /// The bytes read, shared with the parsed hunks (which view it: see parse_patches()).
+  std::shared_ptr<const std::string> text;
   bool from_directory = false;  ///< found by listing a PATCH directory, not named.
 };
 

@@ -435,7 +435,8 @@ enum class PatchKind { kPlain, kMail, kGitLog, kHg };
 
 class Parser {
  public:
-  Parser(string_view text, string_view source) : text_(text), source_(source) {
+  Parser(std::shared_ptr<const std::string> text, string_view source)
+      : owner_(std::move(text)), text_(*owner_), source_(source) {
     // Line starts are kept as 32-bit offsets (4 bytes a line: a text of 64 MiB of empty lines
     // costs 256 MiB here); the lines themselves are views computed on demand.
     if (text_.size() >= UINT32_MAX) {
@@ -480,6 +481,7 @@ class Parser {
   std::optional<FilePatch> parse_plain(std::size_t& i, bool binary);
   void parse_hunks(std::size_t& i, FilePatch& fp);
   Hunk parse_hunk(std::size_t& i);
+  std::size_t body_lines(std::size_t i, std::uint64_t old_lines, std::uint64_t new_lines) const;
   void parse_binary(std::size_t& i);
   struct Name {
     std::string path;
@@ -497,6 +499,7 @@ class Parser {
   void finish_patch();
   std::optional<std::string> subject_of(std::size_t begin, std::size_t end) const;
 
+  std::shared_ptr<const std::string> owner_;  ///< the text, which every hunk keeps
   string_view text_;
   string_view source_;
   /// Byte offset of each line's start; one extra for the end of the text.
@@ -776,10 +779,8 @@ Hunk Parser::parse_hunk(std::size_t& i) {
          "hunk has no lines: '" + shown + "' counts no pre-image and no post-image line");
   }
   ++i;
-  // The body has at least max(old, new) and at most old + new lines; the reservation is also
-  // bounded by what the text can hold, so absurd counts do not allocate.
-  hunk.lines.reserve(static_cast<std::size_t>(
-      std::min<std::uint64_t>({std::max(hunk.old_lines, hunk.new_lines), n_ - i, 1u << 16})));
+  hunk.patch_text = owner_;
+  hunk.lines.reserve(body_lines(i, hunk.old_lines, hunk.new_lines));
 
   std::uint64_t old_found = 0;
   std::uint64_t new_found = 0;
@@ -852,7 +853,7 @@ Hunk Parser::parse_hunk(std::size_t& i) {
       fail(i, "more than " + std::to_string(kMaxHunkLines) + " hunk lines; refused");
     }
     ++hunk_lines_;
-    hunk.lines.push_back(HunkLine{kind, std::string(body), false});
+    hunk.lines.push_back(HunkLine{kind, false, body});
     ++i;
   }
   if (i < n_ && line_at(i).starts_with('\\')) {
@@ -860,6 +861,26 @@ Hunk Parser::parse_hunk(std::size_t& i) {
     ++i;
   }
   return hunk;
+}
+
+/// The number of body lines of a hunk whose body starts at line `i` and counts `old_lines` and
+/// `new_lines`, as parse_hunk() reads them (its exact reservation: a large patch's model is
+/// mostly these lines); fewer for a body that parse_hunk() refuses.
+std::size_t Parser::body_lines(std::size_t i, std::uint64_t old_lines,
+                               std::uint64_t new_lines) const {
+  std::uint64_t old_found = 0;
+  std::uint64_t new_found = 0;
+  std::size_t count = 0;
+  for (; i < n_ && (old_found < old_lines || new_found < new_lines); ++i) {
+    const string_view line = line_at(i);
+    const char c = line.empty() || line == "\r" ? ' ' : line[0];
+    if (c == '\\') continue;
+    if (c == ' ' || c == '-') ++old_found;
+    if (c == ' ' || c == '+') ++new_found;
+    if (c != ' ' && c != '-' && c != '+') break;
+    ++count;
+  }
+  return count;
 }
 
 void Parser::parse_hunks(std::size_t& i, FilePatch& fp) {
@@ -1305,8 +1326,13 @@ std::vector<Patch> Parser::run() {
 
 }  // namespace
 
+std::vector<Patch> parse_patches(std::shared_ptr<const std::string> text,
+                                 std::string_view source) {
+  return Parser(std::move(text), source).run();
+}
+
 std::vector<Patch> parse_patches(std::string_view text, std::string_view source) {
-  return Parser(text, source).run();
+  return parse_patches(std::make_shared<const std::string>(text), source);
 }
 
 }  // namespace sm120check
