@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "internal.hpp"
@@ -80,7 +83,11 @@ unsigned strip_of(const Patch& patch, const Context& ctx) {
   return ctx.options.strip ? *ctx.options.strip : detect_strip(patch, ctx.tree);
 }
 
-PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip) {
+/// Called after each file patch is verified, with its report.
+using AfterFile = std::function<void(const FilePatch&, const FileReport&)>;
+
+PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip,
+                            const AfterFile& after_file = {}) {
   const VerifyOptions& options = ctx.options;
   PatchReport r;
   r.source = patch.source;
@@ -97,6 +104,7 @@ PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip) {
   std::vector<Presence> presences;
   for (const FilePatch& fp : patch.files) {
     r.files.push_back(verify_file(fp, ctx, r.strip));
+    if (after_file) after_file(fp, r.files.back());
     statuses.push_back(r.files.back().status);
     presences.push_back(r.files.back().presence);
   }
@@ -158,27 +166,40 @@ constexpr std::size_t kMaxEvidenceHits = 20;
 /// of the first hunks): each is a pass over the verified files.
 constexpr std::size_t kMaxEvidenceMarkers = 64;
 
+/// The paths a patch's evidence searches, before the existence test: each file report's
+/// target path, each once, leaving out files in error.
+std::vector<std::string> evidence_candidates(const std::vector<FileReport>& files) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  for (const FileReport& f : files)
+    if (f.target_path && f.status != Status::kError && seen.insert(*f.target_path).second)
+      out.push_back(*f.target_path);
+  return out;
+}
+
+/// The markers a patch's evidence looks for: --marker/--marker-regex, then the patch's own,
+/// kMaxEvidenceMarkers in all (each is a pass over the verified files).
+std::vector<Marker> evidence_markers(const Patch& patch, unsigned strip, const Context& ctx) {
+  std::vector<Marker> markers = ctx.options.markers;
+  for (Marker& m : extract_markers(patch, strip, kMaxEvidenceMarkers)) {
+    if (markers.size() >= kMaxEvidenceMarkers) break;
+    markers.push_back(std::move(m));
+  }
+  return markers;
+}
+
 /// Hits of the patch's markers in the files verified for it (each file once, as it was read
 /// for the verdict): the evidence a person would grep for. A regular expression that does not
 /// compile leaves the patch without evidence (the marker search reports it, when asked).
 void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   if (!ctx.options.evidence || r.status == Status::kError) return;
-  // The files verified for the patch that exist (each once): with none (every file added and
-  // absent, say) there is nothing to search, and no marker is extracted.
+  // The files verified for the patch that exist: with none (every file added and absent, say)
+  // there is nothing to search, and no marker is extracted.
   std::vector<std::string> files;
-  std::unordered_set<std::string> seen;
-  for (const FileReport& f : r.files) {
-    if (!f.target_path || f.status == Status::kError || !seen.insert(*f.target_path).second)
-      continue;
-    if (ctx.tree.stat(*f.target_path).type == Entry::Type::kFile) files.push_back(*f.target_path);
-  }
+  for (std::string& path : evidence_candidates(r.files))
+    if (ctx.tree.stat(path).type == Entry::Type::kFile) files.push_back(std::move(path));
   if (files.empty()) return;
-  std::vector<Marker> markers = ctx.options.markers;
-  // Each marker reads the verified files: the first kMaxEvidenceMarkers are extracted, no more.
-  for (Marker& m : extract_markers(patch, r.strip, kMaxEvidenceMarkers)) {
-    if (markers.size() >= kMaxEvidenceMarkers) break;
-    markers.push_back(std::move(m));
-  }
+  std::vector<Marker> markers = evidence_markers(patch, r.strip, ctx);
   if (markers.empty()) return;
   try {
     const MarkerSearcher searcher(std::move(markers));
@@ -190,6 +211,91 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
     r.evidence.clear();
   }
 }
+
+/// A patch's evidence (attach_evidence()) searched file by file as each is verified, while its
+/// content is in the cache: a run then need not keep every file it read until the end. The
+/// series passes may still change verdicts: finish() keeps what was found only when the files
+/// searched are those attach_evidence() would search in the final report.
+class EarlyEvidence {
+ public:
+  EarlyEvidence(const Patch& patch, unsigned strip, Context& ctx)
+      : patch_(patch), strip_(strip), ctx_(ctx) {}
+
+  /// After verify_file(): searches `f`'s file when attach_evidence() would, given the report so
+  /// far.
+  void add(const FileReport& f) {
+    if (!ctx_.options.evidence || !f.target_path || f.status == Status::kError ||
+        !seen_.insert(*f.target_path).second)
+      return;
+    const std::string& path = *f.target_path;
+    candidates_.push_back(path);
+    if (failed_ || ctx_.tree.stat(path).type != Entry::Type::kFile) return;
+    try {
+      if (!prepared_) {  // at the first file to search, as attach_evidence()
+        prepared_ = true;
+        std::vector<Marker> markers = evidence_markers(patch_, strip_, ctx_);
+        if (!markers.empty()) searcher_.emplace(std::move(markers));
+      }
+      if (!searcher_) return;  // no marker
+      const FileText& text = ctx_.cache.get(path, [&] { return ctx_.tree.read(path); });
+      searcher_->add(hits_, path, text.content(), kMaxEvidenceHits);
+    } catch (const Error&) {
+      failed_ = true;
+      hits_.clear();
+    }
+  }
+
+  /// Sets r.evidence as attach_evidence() does for the final report `r`.
+  void finish(PatchReport& r) {
+    if (!ctx_.options.evidence || r.status == Status::kError) return;
+    if (evidence_candidates(r.files) == candidates_)
+      r.evidence = std::move(hits_);  // the same files, in the same order
+    else
+      attach_evidence(patch_, r, ctx_);
+  }
+
+ private:
+  const Patch& patch_;
+  unsigned strip_;
+  Context& ctx_;
+  std::vector<std::string> candidates_;  ///< as evidence_candidates() of the reports so far
+  std::unordered_set<std::string> seen_;
+  bool prepared_ = false;
+  std::optional<MarkerSearcher> searcher_;
+  std::vector<MarkerHits> hits_;
+  bool failed_ = false;
+};
+
+/// How many file patches of a run name each tree path (at their strip level; relocation aside),
+/// so that a file can leave the run's cache once the last of them is verified.
+class ReadCounts {
+ public:
+  ReadCounts(const std::vector<Patch>& patches, const std::vector<unsigned>& strips) {
+    for (std::size_t i = 0; i < patches.size(); ++i)
+      for (const FilePatch& fp : patches[i].files)
+        for (const std::string& path : paths(fp, strips[i])) ++left_[path];
+  }
+  /// After file patch `fp` (at `strip`) is verified: drops from `cache` the files no later file
+  /// patch names.
+  void done(const FilePatch& fp, unsigned strip, FileCache& cache) {
+    for (const std::string& path : paths(fp, strip)) {
+      auto it = left_.find(path);
+      if (it != left_.end() && --it->second == 0) cache.erase(path);
+    }
+  }
+
+ private:
+  static std::vector<std::string> paths(const FilePatch& fp, unsigned strip) {
+    std::vector<std::string> out;
+    for (const std::string* side : {&fp.old_path, &fp.new_path}) {
+      Resolved r = resolve(*side, strip);
+      if (r.path && std::find(out.begin(), out.end(), *r.path) == out.end())
+        out.push_back(std::move(*r.path));
+    }
+    return out;
+  }
+  std::unordered_map<std::string, std::size_t> left_;
+};
 
 }  // namespace
 
@@ -279,11 +385,22 @@ VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& 
       searched = false;
     }
   }
-  for (std::size_t i = 0; i < patches.size(); ++i)
-    report.patches.push_back(verify_patch_in(patches[i], ctx, strips[i]));
+  // Each file is searched for its patch's evidence right after its verdict, and leaves the
+  // cache once no later file patch names it: the run holds the files of a large patch one at a
+  // time, not all of them.
+  ReadCounts reads(patches, strips);
+  std::vector<EarlyEvidence> evidence;
+  evidence.reserve(patches.size());
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    EarlyEvidence& found = evidence.emplace_back(patches[i], strips[i], ctx);
+    report.patches.push_back(
+        verify_patch_in(patches[i], ctx, strips[i], [&](const FilePatch& fp, const FileReport& f) {
+          found.add(f);
+          reads.done(fp, strips[i], cache);
+        }));
+  }
   if (options.series) judge_series(patches, report, ctx);
-  for (std::size_t i = 0; i < patches.size(); ++i)
-    attach_evidence(patches[i], report.patches[i], ctx);
+  for (std::size_t i = 0; i < patches.size(); ++i) evidence[i].finish(report.patches[i]);
   std::vector<PatchReport*> ptrs;
   for (PatchReport& r : report.patches) ptrs.push_back(&r);
   attach_search(ptrs, sets, options,
