@@ -42,6 +42,10 @@ std::string_view to_string(Status status);
 struct VerifyOptions {
   /// Strip level (`-p N`); std::nullopt detects it per patch (see detect_strip()).
   std::optional<unsigned> strip;
+  /// The levels detect_strip() gives the run's patches, one per patch in order, when the caller
+  /// has them already (the CLI needs them before verify() for the architecture inference);
+  /// otherwise empty, and verify() detects them. Ignored when `strip` is set.
+  std::vector<unsigned> detected_strips;
   MatchOptions match;
   /// The tree's directory on disk, for relocation and marker search (search_tree()); empty
   /// disables both (in-memory trees).

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -430,6 +431,7 @@ std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexStat
     bool content = false;  ///< a candidate for first_code
     bool has_code = false;
     std::size_t code = 0, code_size = 0;  ///< its code in `codes`, when paired
+    std::size_t hash = 0;                 ///< of its code
   };
   std::vector<Changed> changed;
   std::string codes;  // the changed lines' code, one after the other
@@ -437,6 +439,8 @@ std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexStat
   LexState new_state = start;
   std::uint32_t old_line = hunk.old_start;
   std::uint32_t new_line = hunk.new_start;
+  LineScan scan;     // reused: its buffers are allocated once
+  std::string code;  // the code of the line scanned last, when paired
   for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
     const HunkLine& l = hunk.lines[i];
     if (l.kind == LineKind::kContext) {
@@ -452,27 +456,36 @@ std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexStat
       continue;
     }
     const bool removed = l.kind == LineKind::kRemoved;
-    LineScan scan = scan_line(l.text, syntax, removed ? old_state : new_state, pair);
+    LexState& state = removed ? old_state : new_state;
     const std::uint32_t number = removed ? old_line++ : new_line++;
-    if (!scan.arch.code.empty() || !scan.arch.unsolved.empty()) return std::nullopt;
+    // Most lines can name no architecture: only lexed, their code kept when paired.
+    std::optional<PlainLine> plain = scan_plain_line(l.text, syntax, state, pair ? &code : nullptr);
+    const bool scanned = !plain;
+    if (scanned) {
+      scan_line(l.text, syntax, state, pair, scan);
+      if (!scan.arch.code.empty() || !scan.arch.unsolved.empty()) return std::nullopt;
+      plain = PlainLine{scan.has_code, scan.import};
+      code = scan.code;
+    }
     if (want_first_code) {
       Changed c;
       c.line = i;
       c.number = number;
-      c.has_code = scan.has_code;
-      c.content = (syntax == LineSyntax::kProse ? !trim(l.text).empty() : scan.has_code) &&
-                  !scan.import;
+      c.has_code = plain->has_code;
+      c.content = (syntax == LineSyntax::kProse ? !trim(l.text).empty() : plain->has_code) &&
+                  !plain->import;
       c.code = codes.size();
-      c.code_size = scan.code.size();
-      codes += scan.code;
+      c.code_size = pair ? code.size() : 0;
+      c.hash = pair ? std::hash<std::string_view>{}(code) : 0;
+      if (pair) codes += code;
       changed.push_back(c);
     }
-    if (scan.arch.text.empty()) continue;
+    if (!scanned || scan.arch.text.empty()) continue;
     ScannedLine s;
     s.kind = l.kind;
     s.text = l.text;
     s.number = number;
-    s.scan = std::move(scan);
+    s.scan = scan;
     out.text_named.push_back(std::move(s));
   }
   if (!want_first_code) return out;
@@ -480,23 +493,26 @@ std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexStat
     return std::string_view(codes).substr(c.code, c.code_size);
   };
   // Pairing: each added line of code, in order, takes the first removed line with the same
-  // code not taken yet. Removed lines sorted by (code, position): a run of equal codes is taken
-  // from its front.
+  // code not taken yet. Removed lines sorted by (hash, code, position): a run of equal codes
+  // is taken from its front.
   std::vector<bool> cancelled(changed.size(), false);
   if (pair) {
+    // Strictly before: by hash, then by code (equal hashes only).
+    const auto before = [&](const Changed& a, const Changed& b) {
+      return a.hash != b.hash ? a.hash < b.hash : code_of(a) < code_of(b);
+    };
     std::vector<std::size_t> removed;  // indices into `changed`
     for (std::size_t k = 0; k < changed.size(); ++k)
       if (hunk.lines[changed[k].line].kind == LineKind::kRemoved) removed.push_back(k);
-    std::stable_sort(removed.begin(), removed.end(), [&](std::size_t a, std::size_t b) {
-      return code_of(changed[a]) < code_of(changed[b]);
-    });
+    std::stable_sort(removed.begin(), removed.end(),
+                     [&](std::size_t a, std::size_t b) { return before(changed[a], changed[b]); });
     std::vector<std::size_t> taken(removed.size(), 0);  // per run start: how many are taken
     for (std::size_t k = 0; k < changed.size(); ++k) {
       const Changed& a = changed[k];
       if (hunk.lines[a.line].kind != LineKind::kAdded || !a.has_code) continue;
       const auto run = std::lower_bound(
-          removed.begin(), removed.end(), code_of(a),
-          [&](std::size_t r, std::string_view code) { return code_of(changed[r]) < code; });
+          removed.begin(), removed.end(), k,
+          [&](std::size_t r, std::size_t added) { return before(changed[r], changed[added]); });
       if (run == removed.end() || code_of(changed[*run]) != code_of(a)) continue;
       const auto first = static_cast<std::size_t>(run - removed.begin());
       const std::size_t next = first + taken[first];

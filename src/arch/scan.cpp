@@ -7,6 +7,7 @@
 // ranges, chained comparisons, != and symmetric differences exact without case analysis.
 #include "scan.hpp"
 
+#include <array>
 #include <functional>
 
 namespace sm120check::arch_scan {
@@ -44,8 +45,9 @@ struct Parts {
   std::string code;
   std::string strings;
   std::string comments;
-  bool any_string = false;   ///< false: `strings` is all spaces
-  bool any_comment = false;  ///< false: `comments` is all spaces
+  /// Where `strings` and `comments` hold the line's bytes (kept in line order): the rest of
+  /// them is spaces.
+  std::vector<Span> string_spans, comment_spans;
 };
 
 /// The first byte at or after `i` that may start a comment or a string in `syntax` (kHash or
@@ -60,7 +62,8 @@ std::size_t next_special(std::string_view line, std::size_t i, LineSyntax syntax
 /// Splits `line` into `p` (its strings reused: no allocation once they are long enough).
 void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts& p) {
   const std::size_t n = line.size();
-  p.any_string = p.any_comment = false;
+  p.string_spans.clear();
+  p.comment_spans.clear();
   p.strings.assign(n, ' ');
   p.comments.assign(n, ' ');
   if (syntax == LineSyntax::kPlain) {
@@ -70,7 +73,7 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
   p.code.assign(n, ' ');
   if (syntax == LineSyntax::kProse) {
     p.comments.assign(line);
-    p.any_comment = n > 0;
+    if (n > 0) p.comment_spans.push_back({0, n});
     return;
   }
   auto put = [&](std::string& view, std::size_t from, std::size_t to) {
@@ -79,8 +82,8 @@ void split_line(std::string_view line, LineSyntax syntax, LexState& state, Parts
     std::copy(line.begin() + static_cast<std::ptrdiff_t>(from),
               line.begin() + static_cast<std::ptrdiff_t>(to),
               view.begin() + static_cast<std::ptrdiff_t>(from));
-    if (&view == &p.strings) p.any_string = true;
-    if (&view == &p.comments) p.any_comment = true;
+    if (&view == &p.strings) p.string_spans.push_back({from, to});
+    if (&view == &p.comments) p.comment_spans.push_back({from, to});
   };
   std::size_t i = 0;
   if (syntax == LineSyntax::kCFamily && !state.block_comment) {
@@ -875,42 +878,43 @@ void scan_arch_lists(std::string_view line, ArchTargets& out) {
 /// a word, so a line without any of them has no targets. Most lines of a large patch have
 /// none: this keeps the rules' cost to the few that do.
 bool may_name_arch(std::string_view line) {
-  // One pass over the line lower-cased with underscores removed (`low`, on the stack for all
-  // but very long lines), each position tried against the words by its first letter.
-  char stack[256];
-  std::string heap;
-  char* low = stack;
+  // The line lower-cased with underscores removed (bytes past ASCII as 0: no word has them),
+  // each pair of adjacent bytes then looked up in a table of the words' first two (no two
+  // words share them), the word compared in full only there.
+  static constexpr std::string_view kWords[] = {"sm",     "cc",  "cap",  "arch",      "major",
+                                                "hopper", "rtx", "gb10", "blackwell", "dgx spark"};
+  static const std::array<unsigned char, 128 * 128> kWordAt = [] {  // 1 + index; 0: none
+    std::array<unsigned char, 128 * 128> t{};
+    for (std::size_t w = 0; w < std::size(kWords); ++w)
+      t[static_cast<std::size_t>(kWords[w][0]) * 128 + static_cast<std::size_t>(kWords[w][1])] =
+          static_cast<unsigned char>(w + 1);
+    return t;
+  }();
+  static const std::array<unsigned char, 256> kLower = [] {
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 128; ++c)
+      t[static_cast<std::size_t>(c)] = static_cast<unsigned char>(lower(static_cast<char>(c)));
+    return t;
+  }();
+  unsigned char stack[256];
+  std::vector<unsigned char> heap;
+  unsigned char* low = stack;
   if (line.size() > sizeof stack) {
     heap.resize(line.size());
     low = heap.data();
   }
   std::size_t n = 0;
   bool underscore = false;
-  for (const char c : line) {
-    if (c == '_')
-      underscore = true;
-    else
-      low[n++] = lower(c);
+  for (const char ch : line) {
+    const auto c = static_cast<unsigned char>(ch);
+    low[n] = kLower[c];
+    n += c != '_';
+    underscore |= c == '_';
   }
-  const std::string_view s(low, n);
-  const auto has_at = [&](std::size_t i, std::string_view word) {
-    return s.compare(i, word.size(), word) == 0;
-  };
+  const std::string_view s(reinterpret_cast<const char*>(low), n);
   for (std::size_t i = 0; i + 1 < n; ++i) {
-    bool found = false;
-    switch (s[i]) {
-      case 's': found = s[i + 1] == 'm'; break;
-      case 'c': found = s[i + 1] == 'c' || has_at(i, "cap"); break;
-      case 'a': found = has_at(i, "arch"); break;
-      case 'm': found = has_at(i, "major"); break;
-      case 'h': found = has_at(i, "hopper"); break;
-      case 'r': found = has_at(i, "rtx"); break;
-      case 'g': found = has_at(i, "gb10"); break;
-      case 'b': found = has_at(i, "blackwell"); break;
-      case 'd': found = has_at(i, "dgx spark"); break;
-      default: break;
-    }
-    if (found) return true;
+    const unsigned w = kWordAt[low[i] * 128u + low[i + 1]];
+    if (w != 0 && s.compare(i, kWords[w - 1].size(), kWords[w - 1]) == 0) return true;
   }
   // "compute_120": the sm-token rule needs the underscore.
   if (!underscore) return false;
@@ -991,6 +995,42 @@ std::string evidence_text(std::string_view text) {
   return std::string(text.substr(0, cut)) + "...";
 }
 
+namespace {
+
+/// Whether `head` (a line's code, trimmed) imports: import, from ... import, #include, #import.
+bool is_import(std::string_view head) {
+  return starts_with(head, "import ") ||
+         (starts_with(head, "from ") && head.find(" import ") != npos) ||
+         starts_with(head, "#include") || starts_with(head, "#import");
+}
+
+/// `text` without its trailing white space, into `out`.
+void assign_trimmed(std::string& out, std::string_view text) {
+  std::size_t end = text.size();
+  while (end > 0 && is_space(text[end - 1])) --end;
+  out.assign(text.substr(0, end));
+}
+
+}  // namespace
+
+std::optional<PlainLine> scan_plain_line(std::string_view line, LineSyntax syntax,
+                                         LexState& state, std::string* code) {
+  if (may_name_arch(line)) return std::nullopt;
+  thread_local Parts parts;
+  split_line(line, syntax, state, parts);
+  PlainLine out;
+  out.import = is_import(trim(parts.code));
+  out.has_code = std::any_of(parts.code.begin(), parts.code.end(), is_alnum);
+  if (code != nullptr) {
+    thread_local std::string code_strings;  // the code with the strings' contents
+    code_strings = parts.code;
+    for (const Span& sp : parts.string_spans)
+      line.substr(sp.begin, sp.end - sp.begin).copy(code_strings.data() + sp.begin, sp.end - sp.begin);
+    assign_trimmed(*code, code_strings);
+  }
+  return out;
+}
+
 void lex_line(std::string_view line, LineSyntax syntax, LexState& state) {
   if (syntax == LineSyntax::kPlain || syntax == LineSyntax::kProse) return;  // no state
   if (!state.block_comment && state.triple == 0) {
@@ -1007,11 +1047,26 @@ void lex_line(std::string_view line, LineSyntax syntax, LexState& state) {
 }
 
 LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code) {
+  LineScan out;
+  scan_line(line, syntax, state, keep_code, out);
+  return out;
+}
+
+void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code,
+               LineScan& out) {
+  {  // everything reset, the buffers kept
+    std::string code = std::move(out.code);
+    std::vector<std::string> residue = std::move(out.residue);
+    out = LineScan{};
+    code.clear();
+    residue.clear();
+    out.code = std::move(code);
+    out.residue = std::move(residue);
+  }
   // Scratch reused from line to line: a large patch scans millions of lines.
   thread_local Parts parts;
   thread_local std::string code_strings, text;
   split_line(line, syntax, state, parts);
-  LineScan out;
   const std::string& code = parts.code;
   // The line with comments blanked (code_strings) and its comments and strings (text): built
   // only for the rules, the kept code and the residue, which most lines need none of.
@@ -1021,16 +1076,17 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
     merged = true;
     code_strings = code;
     text.assign(line.size(), ' ');
-    if (!parts.any_string && !parts.any_comment) return;
-    for (std::size_t k = 0; k < line.size(); ++k) {
-      if (parts.strings[k] != ' ') code_strings[k] = text[k] = parts.strings[k];
-      if (parts.comments[k] != ' ') text[k] = parts.comments[k];
+    // Strings and comments are blank in the code: their spans are copied whole.
+    for (const Span& sp : parts.string_spans) {
+      line.substr(sp.begin, sp.end - sp.begin)
+          .copy(code_strings.data() + sp.begin, sp.end - sp.begin);
+      line.substr(sp.begin, sp.end - sp.begin).copy(text.data() + sp.begin, sp.end - sp.begin);
     }
+    for (const Span& sp : parts.comment_spans)
+      line.substr(sp.begin, sp.end - sp.begin).copy(text.data() + sp.begin, sp.end - sp.begin);
   };
   const std::string_view head = trim(code);
-  out.import = starts_with(head, "import ") ||
-               (starts_with(head, "from ") && head.find(" import ") != npos) ||
-               starts_with(head, "#include") || starts_with(head, "#import");
+  out.import = is_import(head);
   out.has_code = std::any_of(code.begin(), code.end(), is_alnum);
 
   std::vector<Span> solved;
@@ -1070,14 +1126,12 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
 
   if (keep_code || !out.arch.code.empty()) {
     merge();
-    std::size_t end = code_strings.size();
-    while (end > 0 && is_space(code_strings[end - 1])) --end;
-    out.code.assign(code_strings, 0, end);
+    assign_trimmed(out.code, code_strings);
   }
   // The residue is compared only between lines with code targets, and the words only tell a
   // guard's exit otherwise: most lines need neither.
   const bool want_residue = !out.arch.code.empty();
-  if (!want_residue && !out.guard) return out;
+  if (!want_residue && !out.guard) return;
   merge();
   std::string rest = code_strings;
   for (const Span& s : solved)
@@ -1105,7 +1159,6 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
       out.exits = true;  // if (sm != 120) return; / if cc[0] != 12: return config
     k = e;
   }
-  return out;
 }
 
 /// Path tokens and family names (csrc/gemm_sm120.cu, attention/hopper/...).

@@ -112,6 +112,23 @@ struct LineScan {
 /// targets (the caller compares no other line's code: a hunk that only adds, say).
 LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state,
                    bool keep_code = true);
+/// The same into `out`, whose buffers (code, residue) are reused: no allocation per line for a
+/// caller that scans many.
+void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code,
+               LineScan& out);
+
+/// What scan_line() gives of a line that names no architecture (see scan_plain_line()).
+struct PlainLine {
+  bool has_code = false;
+  bool import = false;
+};
+
+/// For a line in which no rule can find a target: `state` moved past it, has_code and import
+/// as scan_line() gives them, and, when `code` is given, LineScan::code into it (its buffer
+/// reused), without the rest of scan_line()'s work. std::nullopt, `state` untouched, for a line
+/// that may name one (scan_line() then).
+std::optional<PlainLine> scan_plain_line(std::string_view line, LineSyntax syntax,
+                                         LexState& state, std::string* code);
 
 /// Moves `state` past `line` exactly as scan_line() does, and computes nothing else: for lines
 /// whose scan is not needed (the context lines of a hunk that names no architecture). A line

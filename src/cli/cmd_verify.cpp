@@ -183,6 +183,7 @@ int run_verify(const VerifyCommandOptions& options) {
   strips.reserve(patches.size());
   for (const Patch& p : patches)
     strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
+  if (!options.strip) verify_options.detected_strips = strips;  // not detected again
   std::future<std::vector<ArchTargets>> arch = std::async(std::launch::async, [&] {
     std::vector<ArchTargets> out;
     out.reserve(patches.size());

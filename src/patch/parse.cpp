@@ -1326,8 +1326,7 @@ std::vector<Patch> Parser::run() {
 
 }  // namespace
 
-std::vector<Patch> parse_patches(std::shared_ptr<const std::string> text,
-                                 std::string_view source) {
+std::vector<Patch> parse_patches(std::shared_ptr<const std::string> text, std::string_view source) {
   return Parser(std::move(text), source).run();
 }
 

@@ -323,9 +323,10 @@ VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& 
   Context ctx{tree, options, cache};
   std::vector<unsigned> strips;
   std::vector<std::vector<Marker>> sets;  // searched once below, for all patches
-  for (const Patch& p : patches) {
-    strips.push_back(strip_of(p, ctx));
-    sets.push_back(patch_markers(p, strips.back(), options));
+  const bool detected = !options.strip && options.detected_strips.size() == patches.size();
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    strips.push_back(detected ? options.detected_strips[i] : strip_of(patches[i], ctx));
+    sets.push_back(patch_markers(patches[i], strips.back(), options));
   }
   // Every file to relocate, found before any is verified, so that the tree is walked once
   // for all of them and the patches' markers (reading every file is what a large tree costs,
