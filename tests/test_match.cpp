@@ -701,6 +701,23 @@ TEST(MatchWholeImage, JoinsImagesWithTerminators) {
   EXPECT_EQ(whole_image({}, Image::kPost), "");
 }
 
+TEST(MatchWholeImage, ComparedInPlaceAsJoined) {
+  const auto hunks = parse_hunks(
+      "@@ -1,2 +1,3 @@\n a\n-b\n\\ No newline at end of file\n+B\n+c\n\\ No newline at end of "
+      "file\n");
+  EXPECT_TRUE(is_whole_image("a\nb", hunks, Image::kPre));
+  EXPECT_TRUE(is_whole_image("a\nB\nc", hunks, Image::kPost));
+  for (std::string_view other : {"a\nB\nc\n", "a\nB\n", "a\nB\nC", "a\nB\nc\r", "", "a\nb\n"})
+    EXPECT_FALSE(is_whole_image(other, hunks, Image::kPost)) << other;
+  const auto added = parse_hunks("@@ -0,0 +1,2 @@\n+x\r\n+y\n");
+  EXPECT_TRUE(is_whole_image("x\r\ny\n", added, Image::kPost));
+  EXPECT_FALSE(is_whole_image("x\r\ny", added, Image::kPost));
+  EXPECT_FALSE(is_whole_image("x\ny\n", added, Image::kPost));
+  EXPECT_TRUE(is_whole_image("", added, Image::kPre));
+  EXPECT_TRUE(is_whole_image("", {}, Image::kPost));
+  EXPECT_FALSE(is_whole_image("\n", {}, Image::kPost));
+}
+
 // --- Scale -------------------------------------------------------------------------------------
 
 TEST(MatchScale, LargeFileManyHunks) {

@@ -1619,7 +1619,7 @@ TEST(ParseModel, HunkLinesViewThePatchText) {
   // The model of a large patch is its text plus 24 bytes a line: the lines view the text the
   // hunks keep, with no copy and no spare capacity.
   const auto text = std::make_shared<const std::string>(
-      "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\r\n+c\n\\ No newline at end of file\n d\n");
+      "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\r\n+c\n d\n\\ No newline at end of file\n");
   const std::vector<Patch> patches = parse_patches(text, "t.diff");
   const Hunk& h = patches.at(0).files.at(0).hunks.at(0);
   EXPECT_EQ(h.patch_text, text);
@@ -1630,7 +1630,7 @@ TEST(ParseModel, HunkLinesViewThePatchText) {
     EXPECT_LE(l.text.data() + l.text.size(), text->data() + text->size());
   }
   EXPECT_EQ(h.lines[1].text, "b\r");
-  EXPECT_TRUE(h.lines[2].no_newline_at_eof);
+  EXPECT_TRUE(h.lines[3].no_newline_at_eof);
   // From a view, the hunks keep a copy: the lines outlive the caller's text.
   std::vector<Patch> copied;
   {

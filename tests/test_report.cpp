@@ -136,7 +136,8 @@ Hunk make_show_hunk(std::uint32_t old_start, std::uint32_t old_lines, std::uint3
   h.patch_text = std::make_shared<const std::string>(std::move(all));
   std::size_t at = 0;
   for (const auto& [kind, text] : body) {
-    h.lines.push_back(HunkLine{kind, false, std::string_view(*h.patch_text).substr(at, text.size())});
+    h.lines.push_back(
+        HunkLine{kind, false, std::string_view(*h.patch_text).substr(at, text.size())});
     at += text.size();
   }
   return h;

@@ -246,4 +246,8 @@ std::vector<HunkMatch> match_hunks(const FileText& file, const std::vector<Hunk>
 /// unless marked no_newline_at_eof. Empty for no hunks.
 std::string whole_image(const std::vector<Hunk>& hunks, Image image);
 
+/// Whether `content` equals whole_image(hunks, image), compared in place (an added file of 40k
+/// lines is not copied to be compared).
+bool is_whole_image(std::string_view content, const std::vector<Hunk>& hunks, Image image);
+
 }  // namespace sm120check

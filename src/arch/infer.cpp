@@ -467,17 +467,27 @@ std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexStat
       plain = PlainLine{scan.has_code, scan.import};
       code = scan.code;
     }
-    if (want_first_code) {
+    const bool content =
+        (syntax == LineSyntax::kProse ? !trim(l.text).empty() : plain->has_code) && !plain->import;
+    if (want_first_code && !pair) {
+      // Nothing pairs: the first line of content is the one.
+      if (content && !out.first_code) {
+        ScannedLine s;
+        s.kind = l.kind;
+        s.text = l.text;
+        s.number = number;
+        out.first_code = std::move(s);
+      }
+    } else if (want_first_code) {
       Changed c;
       c.line = i;
       c.number = number;
       c.has_code = plain->has_code;
-      c.content = (syntax == LineSyntax::kProse ? !trim(l.text).empty() : plain->has_code) &&
-                  !plain->import;
+      c.content = content;
       c.code = codes.size();
-      c.code_size = pair ? code.size() : 0;
-      c.hash = pair ? std::hash<std::string_view>{}(code) : 0;
-      if (pair) codes += code;
+      c.code_size = code.size();
+      c.hash = std::hash<std::string_view>{}(code);
+      codes += code;
       changed.push_back(c);
     }
     if (!scanned || scan.arch.text.empty()) continue;
@@ -488,7 +498,7 @@ std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexStat
     s.scan = scan;
     out.text_named.push_back(std::move(s));
   }
-  if (!want_first_code) return out;
+  if (!want_first_code || !pair) return out;
   const auto code_of = [&](const Changed& c) {
     return std::string_view(codes).substr(c.code, c.code_size);
   };
@@ -496,30 +506,28 @@ std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexStat
   // code not taken yet. Removed lines sorted by (hash, code, position): a run of equal codes
   // is taken from its front.
   std::vector<bool> cancelled(changed.size(), false);
-  if (pair) {
-    // Strictly before: by hash, then by code (equal hashes only).
-    const auto before = [&](const Changed& a, const Changed& b) {
-      return a.hash != b.hash ? a.hash < b.hash : code_of(a) < code_of(b);
-    };
-    std::vector<std::size_t> removed;  // indices into `changed`
-    for (std::size_t k = 0; k < changed.size(); ++k)
-      if (hunk.lines[changed[k].line].kind == LineKind::kRemoved) removed.push_back(k);
-    std::stable_sort(removed.begin(), removed.end(),
-                     [&](std::size_t a, std::size_t b) { return before(changed[a], changed[b]); });
-    std::vector<std::size_t> taken(removed.size(), 0);  // per run start: how many are taken
-    for (std::size_t k = 0; k < changed.size(); ++k) {
-      const Changed& a = changed[k];
-      if (hunk.lines[a.line].kind != LineKind::kAdded || !a.has_code) continue;
-      const auto run = std::lower_bound(
-          removed.begin(), removed.end(), k,
-          [&](std::size_t r, std::size_t added) { return before(changed[r], changed[added]); });
-      if (run == removed.end() || code_of(changed[*run]) != code_of(a)) continue;
-      const auto first = static_cast<std::size_t>(run - removed.begin());
-      const std::size_t next = first + taken[first];
-      if (next >= removed.size() || code_of(changed[removed[next]]) != code_of(a)) continue;
-      ++taken[first];
-      cancelled[removed[next]] = cancelled[k] = true;
-    }
+  // Strictly before: by hash, then by code (equal hashes only).
+  const auto before = [&](const Changed& a, const Changed& b) {
+    return a.hash != b.hash ? a.hash < b.hash : code_of(a) < code_of(b);
+  };
+  std::vector<std::size_t> removed;  // indices into `changed`
+  for (std::size_t k = 0; k < changed.size(); ++k)
+    if (hunk.lines[changed[k].line].kind == LineKind::kRemoved) removed.push_back(k);
+  std::stable_sort(removed.begin(), removed.end(),
+                   [&](std::size_t a, std::size_t b) { return before(changed[a], changed[b]); });
+  std::vector<std::size_t> taken(removed.size(), 0);  // per run start: how many are taken
+  for (std::size_t k = 0; k < changed.size(); ++k) {
+    const Changed& a = changed[k];
+    if (hunk.lines[a.line].kind != LineKind::kAdded || !a.has_code) continue;
+    const auto run = std::lower_bound(
+        removed.begin(), removed.end(), k,
+        [&](std::size_t r, std::size_t added) { return before(changed[r], changed[added]); });
+    if (run == removed.end() || code_of(changed[*run]) != code_of(a)) continue;
+    const auto first = static_cast<std::size_t>(run - removed.begin());
+    const std::size_t next = first + taken[first];
+    if (next >= removed.size() || code_of(changed[removed[next]]) != code_of(a)) continue;
+    ++taken[first];
+    cancelled[removed[next]] = cancelled[k] = true;
   }
   for (std::size_t k = 0; k < changed.size(); ++k) {
     if (!changed[k].content || cancelled[k]) continue;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cctype>
 #include <cstdint>
 #include <limits>
@@ -44,6 +45,12 @@ bool is_bare_keyword(std::string_view s) {
       "",      "return",  "else",   "pass",   "break",       "continue", "try",  "finally",
       "end",   "fi",      "done",   "then",   "do",          "default",  "None", "True",
       "False", "else if", "} else", "except", "return None", "raise"};
+  static constexpr std::size_t kLongest = [] {
+    std::size_t most = 0;
+    for (std::string_view w : kWords) most = std::max(most, w.size());
+    return most;
+  }();
+  if (s.size() > kLongest) return false;  // most lines: no comparison
   return std::find(kWords.begin(), kWords.end(), s) != kWords.end();
 }
 
@@ -82,16 +89,24 @@ std::size_t trailing_comment(std::string_view s) {
 }  // namespace
 
 int marker_score(std::string_view marker) {
-  int longest = 0, run = 0, bonus = 0;
+  // One pass: the longest word, whether a digit occurs, which of "==", "!=", ">=", "<=" occur.
+  int longest = 0, run = 0;
+  bool digit = false;
+  unsigned operators = 0;  // a bit per comparison operator found
+  char previous = 0;
   for (char c : marker) {
     run = is_word(c) ? run + 1 : 0;
     longest = std::max(longest, run);
+    digit = digit || is_digit(c);
+    if (c == '=') {
+      if (previous == '=') operators |= 1u;
+      if (previous == '!') operators |= 2u;
+      if (previous == '>') operators |= 4u;
+      if (previous == '<') operators |= 8u;
+    }
+    previous = c;
   }
-  if (std::any_of(marker.begin(), marker.end(),
-                  [](char c) { return is_digit(c); }))
-    bonus += 4;
-  for (std::string_view op : {"==", "!=", ">=", "<="})
-    if (marker.find(op) != marker.npos) bonus += 8;
+  const int bonus = (digit ? 4 : 0) + 8 * std::popcount(operators);
   return std::min(longest, 20) + bonus +
          static_cast<int>(std::min<std::size_t>(marker.size(), 60) / 10);
 }
@@ -267,9 +282,16 @@ std::vector<Candidate> candidates_of(const Hunk& hunk, bool added) {
     if (m.empty()) continue;
     found.push_back({m, marker_score(m), false});
   }
-  std::stable_sort(found.begin(), found.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
-  return found;
+  // Highest score first, equal scores in line order: a counting sort (scores are small), linear
+  // in a hunk of 40k added lines.
+  int top = 0;
+  for (const Candidate& c : found) top = std::max(top, c.score);
+  std::vector<std::size_t> first(static_cast<std::size_t>(top) + 2, 0);  // by top - score
+  for (const Candidate& c : found) ++first[static_cast<std::size_t>(top - c.score) + 1];
+  for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
+  std::vector<Candidate> sorted(found.size());
+  for (const Candidate& c : found) sorted[first[static_cast<std::size_t>(top - c.score)]++] = c;
+  return sorted;
 }
 
 /// Candidates looked up in the pre-image before any other: enough for most hunks, whose best

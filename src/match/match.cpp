@@ -129,6 +129,22 @@ std::string whole_image(const std::vector<Hunk>& hunks, Image image) {
   return out;
 }
 
+bool is_whole_image(std::string_view content, const std::vector<Hunk>& hunks, Image image) {
+  const LineKind skip = image == Image::kPre ? LineKind::kAdded : LineKind::kRemoved;
+  std::size_t at = 0;
+  for (const Hunk& hunk : hunks) {
+    for (const HunkLine& line : hunk.lines) {
+      if (line.kind == skip) continue;
+      if (content.compare(at, line.text.size(), line.text) != 0) return false;
+      at += line.text.size();
+      if (line.no_newline_at_eof) continue;
+      if (at >= content.size() || content[at] != '\n') return false;
+      ++at;
+    }
+  }
+  return at == content.size();
+}
+
 namespace {
 
 using namespace detail;

@@ -446,7 +446,9 @@ class Parser {
     // A UTF-8 byte order mark at the very start is skipped; it is still line 1.
     if (text_.starts_with("\xEF\xBB\xBF")) begin = 3;
     const auto size = static_cast<std::uint32_t>(text_.size());
-    starts_.reserve(static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n')) + 2);
+    // One pass (memchr from line to line); the reservation guesses 32 bytes a line (counting
+    // the newlines first was a tenth of the parse of a 42 MB patch).
+    starts_.reserve(text_.size() / 32 + 2);
     while (begin < size) {
       starts_.push_back(begin);
       std::size_t nl = text_.find('\n', begin);

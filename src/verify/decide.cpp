@@ -334,7 +334,7 @@ Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp
   if (is_symlink_mode(fp.new_mode)) {
     if (entry.type != Entry::Type::kSymlink) {
       append_reason(fr, "path exists and is not a symlink");
-    } else if (tree.read_link(path) == whole_image(fp.hunks, Image::kPost)) {
+    } else if (is_whole_image(tree.read_link(path), fp.hunks, Image::kPost)) {
       s = Status::kApplied;
     } else {
       append_reason(fr, "symlink exists and points elsewhere");
@@ -344,7 +344,7 @@ Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp
   } else if (fp.binary) {
     s = binary_by_blob(fp, tree.read(path), fr);
     if (s == Status::kApplicable) s = Status::kConflict;  // pre-image of an add is "no file"
-  } else if (tree.read(path) == whole_image(fp.hunks, Image::kPost)) {
+  } else if (is_whole_image(tree.read(path), fp.hunks, Image::kPost)) {
     s = Status::kApplied;
     if (fp.new_mode && is_executable_mode(fp.new_mode) != entry.executable) {
       s = Status::kConflict;
@@ -368,7 +368,7 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
   Status s = Status::kConflict;
   if (is_symlink_mode(fp.old_mode)) {
     if (entry.type == Entry::Type::kSymlink &&
-        tree.read_link(path) == whole_image(fp.hunks, Image::kPre)) {
+        is_whole_image(tree.read_link(path), fp.hunks, Image::kPre)) {
       s = Status::kApplicable;
     } else {
       append_reason(fr, "symlink to delete differs from the pre-image");
@@ -380,7 +380,7 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
     // --irreversible-delete): the index line's pre-image blob id decides.
     s = binary_by_blob(fp, tree.read(path), fr);
     if (s == Status::kApplied) s = Status::kConflict;  // post-image of a delete is "no file"
-  } else if (tree.read(path) == whole_image(fp.hunks, Image::kPre)) {
+  } else if (is_whole_image(tree.read(path), fp.hunks, Image::kPre)) {
     s = Status::kApplicable;
   } else {
     append_reason(fr, "file differs from what the deletion expects");
