@@ -458,6 +458,12 @@ std::optional<PlainHunk> plain_hunk(const Hunk& hunk, LineSyntax syntax, LexStat
     const bool removed = l.kind == LineKind::kRemoved;
     LexState& state = removed ? old_state : new_state;
     const std::uint32_t number = removed ? old_line++ : new_line++;
+    // Past the first line of content of a hunk that pairs nothing, a line that can name no
+    // architecture tells nothing: only lexed (the new file of 40k lines).
+    if (!pair && (!want_first_code || out.first_code) && !may_name_arch(l.text)) {
+      lex_line(l.text, syntax, state);
+      continue;
+    }
     // Most lines can name no architecture: only lexed, their code kept when paired.
     std::optional<PlainLine> plain = scan_plain_line(l.text, syntax, state, pair ? &code : nullptr);
     const bool scanned = !plain;

@@ -870,59 +870,6 @@ void scan_arch_lists(std::string_view line, ArchTargets& out) {
 // ---------------------------------------------------------------------------------------------
 // One line
 
-/// False when no rule below can find anything in `line`: every rule needs one of these words
-/// in the line lower-cased with underscores removed (sm tokens "sm", or "compute_" with its
-/// underscore, family names,
-/// comparisons and calls and lists through classify()'s and the list rules' identifiers "cc",
-/// "cap", "arch", "major", "sm"; arch lists "arch"). Blanking comments or strings never makes
-/// a word, so a line without any of them has no targets. Most lines of a large patch have
-/// none: this keeps the rules' cost to the few that do.
-bool may_name_arch(std::string_view line) {
-  // The line lower-cased with underscores removed (bytes past ASCII as 0: no word has them),
-  // each pair of adjacent bytes then looked up in a table of the words' first two (no two
-  // words share them), the word compared in full only there.
-  static constexpr std::string_view kWords[] = {"sm",     "cc",  "cap",  "arch",      "major",
-                                                "hopper", "rtx", "gb10", "blackwell", "dgx spark"};
-  static const std::array<unsigned char, 128 * 128> kWordAt = [] {  // 1 + index; 0: none
-    std::array<unsigned char, 128 * 128> t{};
-    for (std::size_t w = 0; w < std::size(kWords); ++w)
-      t[static_cast<std::size_t>(kWords[w][0]) * 128 + static_cast<std::size_t>(kWords[w][1])] =
-          static_cast<unsigned char>(w + 1);
-    return t;
-  }();
-  static const std::array<unsigned char, 256> kLower = [] {
-    std::array<unsigned char, 256> t{};
-    for (int c = 0; c < 128; ++c)
-      t[static_cast<std::size_t>(c)] = static_cast<unsigned char>(lower(static_cast<char>(c)));
-    return t;
-  }();
-  unsigned char stack[256];
-  std::vector<unsigned char> heap;
-  unsigned char* low = stack;
-  if (line.size() > sizeof stack) {
-    heap.resize(line.size());
-    low = heap.data();
-  }
-  std::size_t n = 0;
-  bool underscore = false;
-  for (const char ch : line) {
-    const auto c = static_cast<unsigned char>(ch);
-    low[n] = kLower[c];
-    n += c != '_';
-    underscore |= c == '_';
-  }
-  const std::string_view s(reinterpret_cast<const char*>(low), n);
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    const unsigned w = kWordAt[low[i] * 128u + low[i + 1]];
-    if (w != 0 && s.compare(i, kWords[w - 1].size(), kWords[w - 1]) == 0) return true;
-  }
-  // "compute_120": the sm-token rule needs the underscore.
-  if (!underscore) return false;
-  for (std::size_t at = line.find('_'); at != npos; at = line.find('_', at + 1))
-    if (at >= 7 && starts_with_nocase(line.substr(at - 7), "compute_")) return true;
-  return false;
-}
-
 bool overlaps(const Span& a, const std::vector<Span>& spans) {
   return std::any_of(spans.begin(), spans.end(),
                      [&](const Span& s) { return a.begin < s.end && s.begin < a.end; });
@@ -993,6 +940,63 @@ std::string evidence_text(std::string_view text) {
   std::size_t cut = kMax;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) --cut;
   return std::string(text.substr(0, cut)) + "...";
+}
+
+// Every rule needs one of these words in the line lower-cased with underscores removed (sm
+// tokens "sm", or "compute_" with its underscore, family names, comparisons and calls and lists
+// through classify()'s and the list rules' identifiers "cc", "cap", "arch", "major", "sm"; arch
+// lists "arch"). Blanking comments or strings never makes a word, so a line without any of
+// them has no targets. Most lines of a large patch have none: this keeps the rules' cost to
+// the few that do.
+bool may_name_arch(std::string_view line) {
+  // One pass over the line lower-cased with underscores skipped (bytes past ASCII as 0: no word
+  // has them): each pair of adjacent bytes is looked up in a table of the words' first two (no
+  // two words share them), and the word compared in full only there.
+  static constexpr std::string_view kWords[] = {"sm",     "cc",  "cap",  "arch",      "major",
+                                                "hopper", "rtx", "gb10", "blackwell", "dgx spark"};
+  static const std::array<unsigned char, 128 * 128> kWordAt = [] {  // 1 + index; 0: none
+    std::array<unsigned char, 128 * 128> t{};
+    for (std::size_t w = 0; w < std::size(kWords); ++w)
+      t[static_cast<std::size_t>(kWords[w][0]) * 128 + static_cast<std::size_t>(kWords[w][1])] =
+          static_cast<unsigned char>(w + 1);
+    return t;
+  }();
+  static const std::array<unsigned char, 256> kLower = [] {
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 128; ++c)
+      t[static_cast<std::size_t>(c)] = static_cast<unsigned char>(lower(static_cast<char>(c)));
+    return t;
+  }();
+  // Whether `word` starts at line[at], lower-cased, underscores skipped.
+  const auto word_at = [&](std::size_t at, std::string_view word) {
+    std::size_t k = 0;
+    for (std::size_t i = at; i < line.size() && k < word.size(); ++i) {
+      if (line[i] == '_') continue;
+      if (lower(line[i]) != word[k]) return false;
+      ++k;
+    }
+    return k == word.size();
+  };
+  bool underscore = false;
+  unsigned previous = 0;  // the last byte that is no underscore, lower-cased
+  std::size_t previous_at = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == '_') {
+      underscore = true;
+      continue;
+    }
+    const unsigned l = kLower[c];
+    const unsigned w = kWordAt[previous * 128u + l];
+    if (w != 0 && word_at(previous_at, kWords[w - 1])) return true;
+    previous = l;
+    previous_at = i;
+  }
+  // "compute_120": the sm-token rule needs the underscore.
+  if (!underscore) return false;
+  for (std::size_t at = line.find('_'); at != npos; at = line.find('_', at + 1))
+    if (at >= 7 && starts_with_nocase(line.substr(at - 7), "compute_")) return true;
+  return false;
 }
 
 namespace {

@@ -117,6 +117,10 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state,
 void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code,
                LineScan& out);
 
+/// False when no rule of scan_line() can find a target in `line` (none of the words every
+/// rule needs is in it, lower-cased with underscores removed): most lines of a large patch.
+bool may_name_arch(std::string_view line);
+
 /// What scan_line() gives of a line that names no architecture (see scan_plain_line()).
 struct PlainLine {
   bool has_code = false;

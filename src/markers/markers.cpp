@@ -73,15 +73,18 @@ bool significant(std::string_view s) {
   for (char c : s) {
     if (!is_space(c)) ++visible;
     if (is_alnum(c)) ++alnum;
+    if (visible >= kMinSignificant && alnum >= kMinAlnum) return true;  // most lines: early
   }
-  return visible >= kMinSignificant && alnum >= kMinAlnum;
+  return false;
 }
 
-/// Position of a trailing comment ("  # ...", " // ...") in a code line, or npos.
+/// Position of a trailing comment ("  # ...", " // ...") in a code line, or npos. Each mark is
+/// looked for by its rare byte ('#', '/') with the spaces around it checked there: a search
+/// for " # " stopped at every space of the line.
 std::size_t trailing_comment(std::string_view s) {
   for (std::string_view mark : {std::string_view(" # "), std::string_view(" // ")}) {
-    std::size_t at = s.find(mark);
-    if (at != s.npos) return at + 1;
+    for (std::size_t at = s.find(mark[1], 1); at != s.npos; at = s.find(mark[1], at + 1))
+      if (s.compare(at - 1, mark.size(), mark) == 0) return at;
   }
   return s.npos;
 }
@@ -384,7 +387,9 @@ std::string_view marker_view(std::string_view line) {
     std::string_view comment = trim(s.substr(c + (s[c] == '#' ? 1 : 2)));
     if (significant(comment)) s = comment;
   } else {
-    for (std::string_view kw : {"if ", "elif ", "while ", "} else if ", "else if "}) {
+    static constexpr std::string_view kHeads[] = {"if ", "elif ", "while ", "} else if ",
+                                                  "else if "};
+    for (std::string_view kw : kHeads) {
       if (!starts_with(s, kw)) continue;
       s = trim(s.substr(kw.size()));
       while (!s.empty() && (s.back() == ':' || s.back() == '{' || is_space(s.back())))
