@@ -276,6 +276,7 @@ class Matcher {
   /// the other image. std::nullopt for the other hunks.
   std::vector<std::optional<Place>> identical_hunks(const std::vector<Hunk>& hunks) {
     std::vector<std::optional<Place>> out(hunks.size());
+    if (hunks.size() < 2) return out;  // no group: no key of a hunk's lines to build
     std::map<std::vector<std::pair<char, std::string_view>>, std::vector<std::size_t>> groups;
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       std::vector<std::pair<char, std::string_view>> key;
