@@ -1015,11 +1015,37 @@ void assign_trimmed(std::string& out, std::string_view text) {
   out.assign(text.substr(0, end));
 }
 
+/// For a line that starts outside comments and strings and holds no string and no block
+/// comment: where its code ends (a comment, or nothing, follows), which split_line() would find
+/// leaving `state` as it is. std::nullopt for any other line.
+std::optional<std::size_t> simple_code_end(std::string_view line, LineSyntax syntax,
+                                           const LexState& state) {
+  if (state.block_comment || state.triple != 0) return std::nullopt;
+  if (syntax == LineSyntax::kPlain) return line.size();
+  if (syntax == LineSyntax::kProse) return 0;
+  if (std::any_of(line.begin(), line.end(), [](char c) { return c == '"' || c == '\''; }))
+    return std::nullopt;
+  if (syntax == LineSyntax::kHash) return std::min(line.find('#'), line.size());
+  // C family: no block comment, and not a " * " line (a hunk may start inside one).
+  const std::size_t first = line.find_first_not_of(" \t\r\n");
+  if (line.find("/*") != npos || (first != npos && line[first] == '*')) return std::nullopt;
+  return std::min(line.find("//"), line.size());
+}
+
 }  // namespace
 
-std::optional<PlainLine> scan_plain_line(std::string_view line, LineSyntax syntax,
-                                         LexState& state, std::string* code) {
+std::optional<PlainLine> scan_plain_line(std::string_view line, LineSyntax syntax, LexState& state,
+                                         std::string* code) {
   if (may_name_arch(line)) return std::nullopt;
+  if (const std::optional<std::size_t> end = simple_code_end(line, syntax, state)) {
+    // The code is the line up to `end`, then a comment: no views to build.
+    const std::string_view part = line.substr(0, *end);
+    PlainLine out;
+    out.import = is_import(trim(part));
+    out.has_code = std::any_of(part.begin(), part.end(), is_alnum);
+    if (code != nullptr) assign_trimmed(*code, part);
+    return out;
+  }
   thread_local Parts parts;
   split_line(line, syntax, state, parts);
   PlainLine out;
@@ -1029,7 +1055,8 @@ std::optional<PlainLine> scan_plain_line(std::string_view line, LineSyntax synta
     thread_local std::string code_strings;  // the code with the strings' contents
     code_strings = parts.code;
     for (const Span& sp : parts.string_spans)
-      line.substr(sp.begin, sp.end - sp.begin).copy(code_strings.data() + sp.begin, sp.end - sp.begin);
+      line.substr(sp.begin, sp.end - sp.begin)
+          .copy(code_strings.data() + sp.begin, sp.end - sp.begin);
     assign_trimmed(*code, code_strings);
   }
   return out;

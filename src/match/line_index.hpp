@@ -505,17 +505,25 @@ class ImageText {
     text_.resize(m);
     no_newline_.resize(m);
     prefix_strict_.resize(m + 1);
-    prefix_plain_.resize(m + 1);
-    prefix_strict_[0] = prefix_plain_[0] = 0;
+    prefix_strict_[0] = 0;
     for (std::vector<Range>& occ : occurrences_) occ.clear();
     const u64 base = keys().base;
+    // Without a flagged line the plain values are the strict ones: prefix_plain_ is computed
+    // only for an image that has one (a file's last line without newline).
+    plain_is_strict_ = std::none_of(lines.begin(), lines.end(),
+                                    [](const HunkLine* l) { return l->no_newline_at_eof; });
+    if (!plain_is_strict_) {
+      prefix_plain_.resize(m + 1);
+      prefix_plain_[0] = 0;
+    }
     for (std::size_t j = 0; j < m; ++j) {
       text_[j] = normalise(lines[j]->text, mode, storage_);
       no_newline_[j] = lines[j]->no_newline_at_eof;
       const u64 h = hash_text(text_[j]);
       prefix_strict_[j + 1] =
           mod_add(mod_mul(prefix_strict_[j], base), line_value(h, no_newline_[j] != 0));
-      prefix_plain_[j + 1] = mod_add(mod_mul(prefix_plain_[j], base), line_value(h, false));
+      if (!plain_is_strict_)
+        prefix_plain_[j + 1] = mod_add(mod_mul(prefix_plain_[j], base), line_value(h, false));
     }
   }
 
@@ -529,7 +537,7 @@ class ImageText {
 
   /// Hash of image lines [first, first + len); `pow` must reach len.
   u64 window(std::size_t first, std::size_t len, bool strict, const std::vector<u64>& pow) const {
-    const std::vector<u64>& prefix = strict ? prefix_strict_ : prefix_plain_;
+    const std::vector<u64>& prefix = strict || plain_is_strict_ ? prefix_strict_ : prefix_plain_;
     return mod_sub(prefix[first + len], mod_mul(prefix[first], pow[len]));
   }
 
@@ -538,6 +546,7 @@ class ImageText {
   std::vector<std::string_view> text_;
   std::vector<unsigned char> no_newline_;
   std::vector<u64> prefix_strict_, prefix_plain_;
+  bool plain_is_strict_ = true;  ///< no line is flagged: prefix_plain_ is not built
   std::array<std::vector<Range>, 2> occurrences_;
 };
 
