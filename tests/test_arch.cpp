@@ -607,6 +607,40 @@ TEST(ArchConcern, RewrittenLinesAreNoUntargetedCode) {
   EXPECT_EQ(t.doubt, "");
 }
 
+TEST(ArchConcern, AnEarlierUntargetedHunkKeepsTheFirstDoubt) {
+  // The doubt about an untargeted hunk is looked at only once the patch has code targets, but
+  // keeps its place: before the doubt of a later hunk (a negated test), and reported as the
+  // patch's one.
+  constexpr std::string_view kPatch = R"(--- a/python/moe/shared.py
++++ b/python/moe/shared.py
+@@ -8,2 +8,2 @@
+ def scale(x):
+-    return x * 2
++    return x * 4
+--- a/python/moe/dispatch.py
++++ b/python/moe/dispatch.py
+@@ -3,2 +3,4 @@
+ def pick(cc):
++    if not is_sm100_family():
++        return "fa3"
+     return "fa2"
+)";
+  ArchTargets t = infer_arch_targets(parse_patches(kPatch, "p.diff")[0], 1);
+  EXPECT_EQ(t.names(), Names{"sm_10x"});
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt,
+            "python/moe/shared.py:9 (removed): code changed with no architecture named in its hunk "
+            "or path: return x * 2");
+  // Without the code targets the untargeted hunk's doubt is not the one reported.
+  std::string text_only(kPatch);
+  text_only.replace(text_only.find("if not is_sm100_family():"), 25, "# Blackwell: fa3");
+  t = infer_arch_targets(parse_patches(text_only, "p.diff")[0], 1);
+  EXPECT_EQ(t.confidence, ArchConfidence::kUnsure);
+  EXPECT_EQ(t.doubt,
+            "no code line names an architecture: targets only from comments, strings, names, "
+            "paths or the message");
+}
+
 TEST(ArchConcern, UntargetedRuntimeHunksAreUnsure) {
   constexpr std::string_view kPatch = R"(--- a/python/moe/dispatch.py
 +++ b/python/moe/dispatch.py

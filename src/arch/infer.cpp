@@ -128,6 +128,8 @@ class Concern {
   }
   /// Whether a doubt is recorded (the first one is kept).
   bool has_doubt() const { return !doubt_.empty(); }
+  /// Whether a code line named targets (a doubt is reported only then: see result()).
+  bool has_code_targets() const { return !code_.empty(); }
 
   std::string line_text_evidence;  ///< first comment/string/import line with a target
   std::string path_evidence;       ///< first path with a target
@@ -616,7 +618,42 @@ void assess_hunk(std::vector<ScannedLine>& lines, LineSyntax syntax, bool runtim
   }
 }
 
-void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
+/// Hunks that may hold the patch's first doubt about untargeted code (runtime file, no
+/// architecture in the hunk or the path, no doubt recorded before them), kept in order and
+/// looked at only when the doubt can count: before a hunk with code targets records doubts of
+/// its own, and at the end when the patch has code targets (without them the doubt is never
+/// reported). A large patch that names no architecture then never pairs its rewritten lines.
+class UntargetedHunks {
+ public:
+  void add(const Hunk& hunk, const std::string& path, LineSyntax syntax, LexState start) {
+    pending_.push_back({&hunk, path, syntax, start});
+  }
+
+  /// Records the first of their doubts, as reading them in order would have; clears the list.
+  void resolve(Concern& concern, const std::string& current_path) {
+    for (const Pending& p : pending_) {
+      if (concern.has_doubt()) break;
+      const std::optional<PlainHunk> plain = plain_hunk(*p.hunk, p.syntax, p.start, true);
+      if (!plain || !plain->first_code) continue;  // (plain: it was read as one)
+      concern.set_path(p.path);
+      concern.doubt(*plain->first_code, kUntargetedCode);
+    }
+    concern.set_path(current_path);
+    pending_.clear();
+  }
+
+ private:
+  struct Pending {
+    const Hunk* hunk;
+    std::string path;
+    LineSyntax syntax;
+    LexState start;
+  };
+  std::vector<Pending> pending_;
+};
+
+void assess_file(const FilePatch& file, unsigned strip, Concern& concern,
+                 UntargetedHunks& untargeted) {
   const std::string& raw = file.new_path == "/dev/null" ? file.old_path : file.new_path;
   const std::string path = strip_path(raw, strip).value_or(raw);
   concern.set_path(path);
@@ -628,15 +665,16 @@ void assess_file(const FilePatch& file, unsigned strip, Concern& concern) {
   for (const Hunk& hunk : file.hunks) {
     LexState start;
     if (syntax == LineSyntax::kHash) start.triple = docstring_at_start(hunk);
-    // The doubt about untargeted code is open while none is recorded.
+    // The doubt about untargeted code is open while none is recorded: such a hunk is kept
+    // for later (UntargetedHunks).
     const bool doubt_open = runtime && path_targets.empty() && !concern.has_doubt();
-    if (std::optional<PlainHunk> plain = plain_hunk(hunk, syntax, start, doubt_open)) {
+    if (std::optional<PlainHunk> plain = plain_hunk(hunk, syntax, start, false)) {
       for (const ScannedLine& l : plain->text_named)
         concern.text(l.scan.arch.text, concern.cite(l), concern.line_text_evidence);
-      if (doubt_open && plain->text_named.empty() && plain->first_code)
-        concern.doubt(*plain->first_code, kUntargetedCode);
+      if (doubt_open && plain->text_named.empty()) untargeted.add(hunk, path, syntax, start);
       continue;
     }
+    untargeted.resolve(concern, path);  // their doubts come before this hunk's
     std::vector<ScannedLine> lines = scan_hunk(hunk, syntax, start);
     assess_hunk(lines, syntax, runtime, !path_targets.empty(), concern);
   }
@@ -704,7 +742,9 @@ ArchTargets infer_arch_targets(const Patch& patch, unsigned strip) {
   ArchTargets trailer = parse_arch_trailer(patch.message);
   if (!trailer.empty()) return trailer;
   Concern concern("");
-  for (const FilePatch& file : patch.files) assess_file(file, strip, concern);
+  UntargetedHunks untargeted;
+  for (const FilePatch& file : patch.files) assess_file(file, strip, concern, untargeted);
+  if (concern.has_code_targets()) untargeted.resolve(concern, "");
   assess_message(patch.message, concern);
   return concern.result();
 }
