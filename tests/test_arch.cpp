@@ -570,18 +570,21 @@ TEST(ArchConcern, NegatedTestsAreNeverSkipped) {
   EXPECT_EQ(ne.confidence, ArchConfidence::kConfident);
 }
 
-TEST(ArchConcern, RewrittenLinesAreNoUntargetedCode) {
-  // A changed comment changes no code: each added line pairs with the first removed line of
-  // the same code not paired yet, and the doubt names the first line left, here the second of
-  // two equal removed lines (a hunk naming no architecture is read without its full scan).
-  constexpr std::string_view kPatch = R"(--- a/python/moe/dispatch.py
+/// A runtime file patch whose new condition names SM 9.x: code targets, no doubt of its own.
+constexpr std::string_view kDispatchSm9 = R"(--- a/python/moe/dispatch.py
 +++ b/python/moe/dispatch.py
 @@ -3,2 +3,4 @@
  def pick(cc):
 +    if cc[0] == 9:
 +        return "fa3"
      return "fa2"
---- a/python/moe/shared.py
+)";
+
+TEST(ArchConcern, RewrittenLinesAreNoUntargetedCode) {
+  // A changed comment changes no code: each added line pairs with the first removed line of
+  // the same code not paired yet, and the doubt names the first line left, here the second of
+  // two equal removed lines (a hunk naming no architecture is read without its full scan).
+  const std::string kPatch = std::string(kDispatchSm9) + R"(--- a/python/moe/shared.py
 +++ b/python/moe/shared.py
 @@ -8,5 +8,4 @@
  def scale(x):
@@ -642,14 +645,7 @@ TEST(ArchConcern, AnEarlierUntargetedHunkKeepsTheFirstDoubt) {
 }
 
 TEST(ArchConcern, UntargetedRuntimeHunksAreUnsure) {
-  constexpr std::string_view kPatch = R"(--- a/python/moe/dispatch.py
-+++ b/python/moe/dispatch.py
-@@ -3,2 +3,4 @@
- def pick(cc):
-+    if cc[0] == 9:
-+        return "fa3"
-     return "fa2"
---- a/python/moe/shared.py
+  const std::string kPatch = std::string(kDispatchSm9) + R"(--- a/python/moe/shared.py
 +++ b/python/moe/shared.py
 @@ -8,2 +8,2 @@
  def scale(x):

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sm120check/error.hpp"
@@ -202,6 +203,10 @@ class DiskTree final : public Tree {
   /// tree itself. A cached descriptor keeps naming the directory it was opened on, so a later
   /// swap of that directory for a symlink is never followed.
   mutable std::unordered_map<std::string, Directory> dir_cache_;
+  /// Components found missing, or not a directory (relative path as asked): everything below
+  /// them is missing. Strip detection tries each patch path at several levels, most of which
+  /// name folders the tree does not have.
+  mutable std::unordered_set<std::string> not_dirs_;
 
   void close_cached() const {
     for (auto& [path, d] : dir_cache_) ::close(d.fd);
@@ -290,13 +295,17 @@ class DiskTree final : public Tree {
         physical = known->second.physical;
         continue;
       }
+      // From here on, a component that is no directory is remembered as such.
+      const auto not_a_directory = [&] {
+        not_dirs_.insert(relative);
+        r.missing = true;
+        return r;
+      };
+      if (not_dirs_.count(relative) != 0) return not_a_directory();
       struct stat st {};
       if (::fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         int err = errno;
-        if (err == ENOENT || err == ENOTDIR) {
-          r.missing = true;
-          return r;
-        }
+        if (err == ENOENT || err == ENOTDIR) return not_a_directory();
         throw Error(path, 0, fmt::format("cannot examine '{}': {}", relative, errno_text(err)));
       }
       Directory opened;
@@ -314,10 +323,7 @@ class DiskTree final : public Tree {
         Resolved inner = destination.empty() ? Resolved{root_fd_, "", "-", false, r.hops}
                                              : resolve(destination + "/-", r.hops);
         r.hops = inner.hops;
-        if (inner.missing) {
-          r.missing = true;
-          return r;
-        }
+        if (inner.missing) return not_a_directory();
         opened.fd = ::fcntl(inner.dir, F_DUPFD_CLOEXEC, 0);
         opened.physical = inner.dir_path;
         if (opened.fd < 0)
@@ -326,17 +332,13 @@ class DiskTree final : public Tree {
         opened.fd = open_directory(dir, part.c_str());
         if (opened.fd < 0) {
           int err = errno;
-          if (err == ENOENT) {
-            r.missing = true;
-            return r;
-          }
+          if (err == ENOENT) return not_a_directory();
           // ELOOP or ENOTDIR: swapped for a symlink or a file since fstatat(2); not followed.
           throw Error(path, 0, fmt::format("cannot open '{}': {}", relative, errno_text(err)));
         }
         opened.physical = physical.empty() ? part : physical + "/" + part;
       } else {
-        r.missing = true;
-        return r;
+        return not_a_directory();
       }
       if (dir_cache_.size() >= kMaxCachedDirectories) close_cached();
       dir = opened.fd;

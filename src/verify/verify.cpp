@@ -266,22 +266,21 @@ class EarlyEvidence {
   bool failed_ = false;
 };
 
-/// How many file patches of a run name each tree path (at their strip level; relocation aside),
-/// so that a file can leave the run's cache once the last of them is verified.
-class ReadCounts {
+/// The tree paths that one file patch of a run names and no other (at their strip levels;
+/// relocation aside): once it is verified and its evidence searched, verify() reads such a file
+/// no more (the series passes judge only files named more than once), so it can leave the
+/// run's cache, which then holds the files of a large patch one at a time.
+class SingleUse {
  public:
-  ReadCounts(const std::vector<Patch>& patches, const std::vector<unsigned>& strips) {
+  SingleUse(const std::vector<Patch>& patches, const std::vector<unsigned>& strips) {
     for (std::size_t i = 0; i < patches.size(); ++i)
       for (const FilePatch& fp : patches[i].files)
-        for (const std::string& path : paths(fp, strips[i])) ++left_[path];
+        for (const std::string& path : paths(fp, strips[i])) ++names_[path];
   }
-  /// After file patch `fp` (at `strip`) is verified: drops from `cache` the files no later file
-  /// patch names.
-  void done(const FilePatch& fp, unsigned strip, FileCache& cache) {
-    for (const std::string& path : paths(fp, strip)) {
-      auto it = left_.find(path);
-      if (it != left_.end() && --it->second == 0) cache.erase(path);
-    }
+  /// After file patch `fp` (at `strip`) is verified: drops its files named once from `cache`.
+  void done(const FilePatch& fp, unsigned strip, FileCache& cache) const {
+    for (const std::string& path : paths(fp, strip))
+      if (auto it = names_.find(path); it != names_.end() && it->second == 1) cache.erase(path);
   }
 
  private:
@@ -294,8 +293,13 @@ class ReadCounts {
     }
     return out;
   }
-  std::unordered_map<std::string, std::size_t> left_;
+  std::unordered_map<std::string, std::size_t> names_;  ///< file patches naming each path
 };
+
+/// verify() over `cache`; with `release`, files named by one file patch of the run leave it
+/// once done (SingleUse), else it holds every file read afterwards (verify_with()).
+VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
+                        const VerifyOptions& options, FileCache& cache, bool release);
 
 }  // namespace
 
@@ -312,11 +316,18 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options) {
   const StatCache cached(tree);
   FileCache cache;
-  return verify_with(patches, cached, options, cache);
+  return verify_run(patches, cached, options, cache, true);
 }
 
 VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& tree,
                                  const VerifyOptions& options, FileCache& cache) {
+  return verify_run(patches, tree, options, cache, false);
+}
+
+namespace {
+
+VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
+                        const VerifyOptions& options, FileCache& cache, bool release) {
   VerifyReport report;
   report.target = tree.name();
   report.series = options.series;
@@ -387,10 +398,9 @@ VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& 
       searched = false;
     }
   }
-  // Each file is searched for its patch's evidence right after its verdict, and leaves the
-  // cache once no later file patch names it: the run holds the files of a large patch one at a
-  // time, not all of them.
-  ReadCounts reads(patches, strips);
+  // Each file is searched for its patch's evidence right after its verdict (EarlyEvidence),
+  // and, with `release`, leaves the cache then when no other file patch names it.
+  const SingleUse single_use(patches, strips);
   std::vector<EarlyEvidence> evidence;
   evidence.reserve(patches.size());
   for (std::size_t i = 0; i < patches.size(); ++i) {
@@ -398,7 +408,7 @@ VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& 
     report.patches.push_back(
         verify_patch_in(patches[i], ctx, strips[i], [&](const FilePatch& fp, const FileReport& f) {
           found.add(f);
-          reads.done(fp, strips[i], cache);
+          if (release) single_use.done(fp, strips[i], cache);
         }));
   }
   if (options.series) judge_series(patches, report, ctx);
@@ -409,5 +419,7 @@ VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& 
                 searched && patch_marker_count > 0 ? &shared.result : nullptr);
   return report;
 }
+
+}  // namespace
 
 }  // namespace sm120check
