@@ -421,6 +421,32 @@ std::vector<Patch> move_series() {
   return out;
 }
 
+// Hostile review: add x.py, fix it, delete it; the tree has no x.py. Taking out the deletion
+// wrote x.py back from the patch itself, and the fix read applied on that (a false `applied`:
+// the fix's file is not in the tree). Now the fix is unknown; nothing reads applied but the
+// deletion, whose file is indeed absent.
+TEST(Series, AFixToAFileALaterPatchDeletesIsNotAppliedOnTheDeletionsWord) {
+  const std::string dir = std::string(SM120CHECK_CASES_DIR) + "/series-add-fix-delete";
+  std::vector<Patch> series;
+  for (const char* name : {"0001-add.patch", "0002-fix.patch", "0003-del.patch"}) {
+    const std::string path = dir + "/" + name;
+    for (Patch& p : parse_patches(test::read_file(path), path)) series.push_back(std::move(p));
+  }
+  ASSERT_EQ(series.size(), 3u);
+  test::TempDir tree_dir;
+  test::write_file(tree_dir.path() / "keep", "k\n");
+  std::unique_ptr<Tree> tree = open_disk_tree(tree_dir.path().string());
+  VerifyOptions options;
+  options.search_root = tree_dir.path().string();
+  const VerifyReport r = verify(series, *tree, options);
+  EXPECT_NE(r.patches[1].status, Status::kApplied);
+  EXPECT_EQ(r.patches[1].status, Status::kUnknown);
+  EXPECT_NE(r.patches[1].files[0].reason.find("the file is not in the tree"), std::string::npos)
+      << r.patches[1].files[0].reason;
+  EXPECT_NE(r.patches[0].status, Status::kApplied);
+  EXPECT_EQ(r.exit_code(), 2);
+}
+
 TEST(Series, AFileMovedByALaterPatchIsJudgedWhereTheSeriesHasIt) {
   const std::vector<Patch> series = move_series();
   ASSERT_EQ(series.size(), 2u);

@@ -429,6 +429,18 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   };
   const std::vector<bool> pinned = pinned_out(units, base, cache);
   std::vector<FileUndo> undo(n);
+  // Paths the tree does not have that the backward pass wrote back by taking out a later
+  // deletion (or a move away): their content comes from that patch, not from the tree, so an
+  // earlier file patch that reads applied there proves nothing about the tree (the file may as
+  // well never have been added): it is unknown, never applied (path -> the deleting patch).
+  std::map<std::string, std::size_t> written_back;
+  auto in_base = [&](const std::string& p) {
+    try {
+      return base.stat(p).type != Entry::Type::kMissing;
+    } catch (const Error&) {
+      return true;  // not a path the passes can judge: no claim made here
+    }
+  };
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
     if (pinned[k]) continue;  // not in the tree (its file is an earlier state): judged forward
@@ -443,12 +455,37 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     }
     su.back = judge(k);
     nearest(taken, units[k], su.without);
+    std::optional<std::size_t> deleted_by;
+    for (const std::string& p : units[k].paths)
+      if (auto it = written_back.find(p); it != written_back.end() && it->second != units[k].patch)
+        deleted_by = it->second;
     if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
       su.undo_error = change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
                                   local.match, &undo[k], &su.back);
       su.undone = su.undo_error.empty();
       if (su.undone)
         for (const std::string& p : units[k].paths) taken[p] = units[k].patch;
+      // A move (delete and add, or a rename) whose new file the tree holds as the patch made
+      // it is in the tree: what its taking out writes back is borne out. A bare deletion reads
+      // applied on the file's absence alone.
+      auto moved_in_tree = [&] {
+        for (std::size_t w = k; w < n && units[w].patch == units[k].patch; ++w)
+          if (created_path(*units[w].fp, units[w].strip) &&
+              out.units[w].back.status == Status::kApplied)
+            return true;
+        return false;
+      };
+      if (su.undone)
+        if (std::optional<std::string> gone = removed_path(*units[k].fp, units[k].strip))
+          if (!in_base(*gone) && !moved_in_tree()) written_back.emplace(*gone, units[k].patch);
+      if (deleted_by) {
+        su.back.status = Status::kUnknown;
+        append_reason(su.back,
+                      fmt::format("the file is not in the tree: it reads as applied only with "
+                                  "patch {} (which removes it) taken out; the tree cannot tell "
+                                  "whether this change was ever made",
+                                  *deleted_by + 1));
+      }
     }
   }
   out.before = tree.changes();
