@@ -472,7 +472,7 @@ TEST(GpuNvml, JsonAndText) {
     "source": "nvml", "state": "ok",
     "devices": [{"index": 0, "name": "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
       "pci_bus_id": "0000:01:00.0", "compute_capability": "12.0", "major": 12, "minor": 0,
-      "sm": "sm_120", "family": "Blackwell (workstation, GeForce, DGX Spark)",
+      "sm": "sm_120", "family": "Blackwell (workstation, GeForce)",
       "multiprocessors": null, "shared_memory_per_block": null,
       "shared_memory_per_block_optin": 101376, "shared_memory_per_multiprocessor": 102400,
       "reserved_shared_memory_per_block": null, "l2_cache_size": null,
@@ -487,8 +487,7 @@ TEST(GpuNvml, JsonAndText) {
       "probe: 18.4 ms\n\n"
       "device 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition\n"
       "  pci bus id:                        0000:01:00.0\n"
-      "  compute capability:                12.0 (sm_120), Blackwell (workstation, GeForce, DGX "
-      "Spark)\n"
+      "  compute capability:                12.0 (sm_120), Blackwell (workstation, GeForce)\n"
       "  shared memory per block (opt-in):  101376 bytes (table)\n"
       "  shared memory per multiprocessor:  102400 bytes (table)\n"
       "  global memory:                     102642565120 bytes (95.6 GiB)\n\n"
@@ -755,7 +754,7 @@ TEST(GpuCli, OverrideText) {
             "source: override\n\n"
             "device given with --cc (facts from the CUDA Programming Guide table)\n"
             "  compute capability:                12.0 (sm_120), Blackwell (workstation, "
-            "GeForce, DGX Spark)\n"
+            "GeForce)\n"
             "  shared memory per block (opt-in):  101376 bytes\n"
             "  shared memory per multiprocessor:  102400 bytes\n");
 }

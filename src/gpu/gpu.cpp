@@ -129,8 +129,9 @@ std::optional<ArchFacts> arch_facts(ComputeCapability cc) {
       return std::nullopt;
     case 10:
       return ArchFacts{"Blackwell (data center)", 228 * kKiB, 227 * kKiB};
-    case 12:
-      return ArchFacts{"Blackwell (workstation, GeForce, DGX Spark)", 100 * kKiB, 99 * kKiB};
+    case 12:  // 12.0: RTX PRO 6000, GeForce RTX 50; 12.1: GB10 (DGX Spark)
+      if (cc.minor == 1) return ArchFacts{"Blackwell (GB10, DGX Spark)", 100 * kKiB, 99 * kKiB};
+      return ArchFacts{"Blackwell (workstation, GeForce)", 100 * kKiB, 99 * kKiB};
     default:
       return std::nullopt;
   }
