@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -486,10 +487,19 @@ TEST(Series, AFileMovedByALaterPatchIsJudgedWhereTheSeriesHasIt) {
   ASSERT_EQ(f.hunks.size(), 2u);
   EXPECT_EQ(f.hunks[1].match.status, HunkStatus::kApplied);
   EXPECT_EQ(r.exit_code(), 0);
-  // apply: nothing to write, nothing in the way.
+  // apply: nothing to write, nothing in the way; reverse: the tree before the series.
   const ApplyPlan plan = plan_apply(series, *tree, options, Direction::kForward);
   EXPECT_TRUE(plan.blockers.empty()) << plan.blockers.front();
   EXPECT_TRUE(plan.changes.empty());
+  const ApplyPlan back = plan_apply(series, *tree, options, Direction::kReverse);
+  EXPECT_TRUE(back.blockers.empty()) << back.blockers.front();
+  std::map<std::string, std::optional<std::string>> wrote;
+  for (const FileChange& c : back.changes)
+    wrote[c.path] = c.kind == FileChange::Kind::kWrite ? std::optional<std::string>(c.content)
+                                                       : std::nullopt;
+  EXPECT_EQ(wrote, (std::map<std::string, std::optional<std::string>>{
+                       {"pkg/kernel/mxfp8/conf.py", join(conf_state(0))},
+                       {"pkg/kernel/sm100/mxfp8_bf16/conf.py", std::nullopt}}));
 }
 
 // Never applied on that ground alone: the later patch's move must be in the tree. Here the

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "sm120check/error.hpp"
 #include "sm120check/patch.hpp"
@@ -24,8 +25,12 @@ class MemoryTree : public Tree {
     add_parents(path);
   }
   std::string name() const override { return "mem"; }
+  /// stat() of `path` throws Error (a path that cannot be examined).
+  void unexaminable(const std::string& path) { unexaminable_.insert(path); }
   Entry stat(const std::string& path) const override {
     ++stats;
+    ++asked[path];
+    if (unexaminable_.count(path) != 0) throw Error(path, 0, "cannot examine: test");
     auto it = entries_.find(path);
     if (it == entries_.end()) return {};
     return {it->second.type, it->second.executable, it->second.data.size()};
@@ -43,6 +48,7 @@ class MemoryTree : public Tree {
     return it->second.data;
   }
   mutable int stats = 0;
+  mutable std::map<std::string, int> asked;  ///< stat() calls per path
 
  private:
   struct Node {
@@ -55,6 +61,7 @@ class MemoryTree : public Tree {
       entries_.try_emplace(path.substr(0, s), Node{Entry::Type::kDirectory, {}, false});
   }
   std::map<std::string, Node> entries_;
+  std::set<std::string> unexaminable_;
 };
 
 constexpr const char* kAttnPre =
@@ -137,6 +144,33 @@ TEST(VerifyModify, ApplicableAppliedConflict) {
   PatchReport c = run(other, kAttnPatch);
   EXPECT_EQ(c.status, Status::kConflict);
   EXPECT_EQ(c.files[0].hunks[0].match.status, HunkStatus::kConflict);
+}
+
+// A run asks the tree about each path once (strip detection at five levels, the verdicts, the
+// series, the evidence all ask again): what it answered is kept, a failure too, which every
+// file patch on that path then reports.
+TEST(VerifyRun, AsksTheTreeAboutEachPathOnce) {
+  MemoryTree tree;
+  tree.file("python/pkg/attn.py", kAttnPost);
+  tree.unexaminable("python/pkg/bad.py");
+  std::string bad = kAttnPatch;
+  for (std::size_t at; (at = bad.find("attn.py")) != std::string::npos;) bad.replace(at, 7, "bad.py");
+  std::vector<Patch> run_patches;
+  for (const std::string& text : {std::string(kAttnPatch), bad, std::string(kAttnPatch), bad})
+    run_patches.push_back(parse_one(text));
+  VerifyOptions options;
+  options.strip = 1;  // detection would stat the bad path at every level first
+  const VerifyReport r = verify(run_patches, tree, options);
+  ASSERT_EQ(r.patches.size(), 4u);
+  EXPECT_EQ(r.patches[0].status, Status::kApplied);
+  EXPECT_EQ(r.patches[2].status, Status::kApplied);
+  for (std::size_t i : {1u, 3u}) {
+    EXPECT_EQ(r.patches[i].files[0].status, Status::kError) << i;
+    EXPECT_EQ(r.patches[i].files[0].reason, "python/pkg/bad.py: cannot examine: test") << i;
+  }
+  for (const auto& [path, calls] : tree.asked) EXPECT_EQ(calls, 1) << path;
+  EXPECT_EQ(tree.asked.count("python/pkg/attn.py"), 1u);
+  EXPECT_EQ(tree.asked.count("python/pkg/bad.py"), 1u);
 }
 
 TEST(VerifyModify, ShiftedFileReportsOffset) {

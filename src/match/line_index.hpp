@@ -204,17 +204,22 @@ inline std::string_view normalise(std::string_view s, TextMode mode, std::string
     case TextMode::kFoldWs: {
       if (!needs_fold(s)) return s;
       const std::size_t begin = storage.size();
+      storage.resize(begin + s.size());  // a fold is never longer than what it folds
+      char* const first = storage.data() + begin;
+      char* out = first;
       bool in_space = false;
       for (const char c : s) {
         if (is_space(c)) {
           in_space = true;
-        } else {
-          if (in_space) storage += ' ';
-          in_space = false;
-          storage += c;
+          continue;
         }
+        if (in_space) *out++ = ' ';
+        in_space = false;
+        *out++ = c;
       }
-      return std::string_view(storage).substr(begin);
+      const auto size = static_cast<std::size_t>(out - first);
+      storage.resize(begin + size);
+      return {first, size};
     }
   }
   return s;
