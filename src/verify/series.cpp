@@ -306,6 +306,10 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
     HunkApply done = apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
     if (!done.failed.empty()) {
       const HunkMatch& m = matches[done.failed.front()];
+      const HunkStatus want = forward ? HunkStatus::kApplicable : HunkStatus::kApplied;
+      if (m.status == want && m.kind != MatchKind::kDrifted)  // apply_hunks() refused the place
+        return fmt::format("'{}': hunk {} cannot be written where it matches (line {})", source,
+                           done.failed.front() + 1, m.line);
       return fmt::format("'{}': hunk {} is {}{}", source, done.failed.front() + 1,
                          to_string(m.status),
                          m.kind == MatchKind::kDrifted ? " (drifted: not taken out mechanically)"
