@@ -102,7 +102,7 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
     std::string id;  // the file's blob id, computed once for all its units
     try {
       if (base.stat(path).type != Entry::Type::kFile) continue;
-      id = cache.blob_id(cache.get(path, [&] { return base.read(path); }));
+      id = cache.blob_id(cache.get(path, [&, &p = path] { return base.read(p); }));
     } catch (const Error&) {
       continue;  // verify_file reports it
     }

@@ -300,7 +300,7 @@ void arch_one(std::string_view input) {
       l.kind = line.starts_with('+')   ? LineKind::kAdded
                : line.starts_with('-') ? LineKind::kRemoved
                                        : LineKind::kContext;
-      l.text = std::string(line.substr(line.empty() ? 0 : 1));
+      l.text = line.substr(line.empty() ? 0 : 1);  // a view into `input`, which outlives it
       h.old_lines += l.kind != LineKind::kAdded ? 1 : 0;
       h.new_lines += l.kind != LineKind::kRemoved ? 1 : 0;
       h.lines.push_back(std::move(l));
