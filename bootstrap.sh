@@ -1,18 +1,25 @@
 #!/bin/sh
 # One-command set-up for a fresh Debian 12 machine (run as root, or with sudo available).
 #   ./bootstrap.sh demo   install dependencies, build, and verify the bundled example patches
-#   ./bootstrap.sh test   install dependencies, build (warnings as errors), run the whole test suite
-# Both are idempotent. BUILD_DIR (default: build) chooses the build folder.
+#   ./bootstrap.sh test   install dependencies, build (warnings as errors), run the whole test suite;
+#                         then the sanitizer pass below with 60 s per fuzzer (SANITIZE=0 skips it)
+#   ./bootstrap.sh sanitize [SECONDS]
+#                         clang build with ASan+UBSan and libFuzzer coverage (BUILD_DIR-sanitize):
+#                         the whole test suite under the sanitizers, then each fuzzer of tests/fuzz
+#                         for SECONDS (default 60; 0 skips them; artifacts in BUILD_DIR-sanitize/fuzz)
+# All are idempotent. BUILD_DIR (default: build) chooses the build folder.
 set -eu
 cd "$(dirname "$0")"
 mode=${1:-demo}
 build=${BUILD_DIR:-build}
 
 packages="g++ cmake ninja-build pkg-config git patch libgit2-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libpcre2-dev libvectorscan-dev nettle-dev"
+# The sanitizer pass: clang with its sanitizer and libFuzzer runtimes.
+sanitize_packages="clang libclang-rt-dev"
 
 install_deps() {
   missing=""
-  for p in $packages; do
+  for p in $packages "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
   done
   [ -z "$missing" ] && return 0
@@ -21,6 +28,16 @@ install_deps() {
   echo "bootstrap: installing:$missing"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+}
+
+# The sanitizer pass (see the top): the suite under ASan+UBSan, then each fuzzer for $1 seconds.
+sanitize() {
+  sbuild=$build-sanitize
+  cmake -S . -B "$sbuild" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DSM120CHECK_FUZZ=ON -DSM120CHECK_BUILD_TESTS=ON -DSM120CHECK_WITH_CUDA=OFF >/dev/null
+  cmake --build "$sbuild"
+  ctest --test-dir "$sbuild" --output-on-failure --no-tests=error -j"$(nproc)"
+  [ "$1" -eq 0 ] || tests/fuzz/run.sh -t "$1" -b "$sbuild/tests/fuzz" -o "$sbuild/fuzz"
 }
 
 case "$mode" in
@@ -37,13 +54,18 @@ case "$mode" in
     [ "$rc" -le 2 ]
     ;;
   test)
-    install_deps
+    if [ "${SANITIZE:-1}" = 0 ]; then install_deps; else install_deps $sanitize_packages; fi
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSM120CHECK_BUILD_TESTS=ON -DSM120CHECK_WERROR=ON >/dev/null
     cmake --build "$build"
     ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$(nproc)"
+    [ "${SANITIZE:-1}" = 0 ] || sanitize 60
+    ;;
+  sanitize)
+    install_deps $sanitize_packages
+    sanitize "${2:-60}"
     ;;
   *)
-    echo "usage: $0 demo|test" >&2
+    echo "usage: $0 demo|test|sanitize [SECONDS]" >&2
     exit 2
     ;;
 esac

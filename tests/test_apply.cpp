@@ -61,6 +61,25 @@ TEST(Apply, NoNewlineAtEndOfFile) {
   EXPECT_EQ(run("a\nb\n", diff, Direction::kReverse).content, "a\nb");
 }
 
+// fuzz_apply: a hunk inserting a last line without newline ("@@ -0,0 +1 @@", "+x", "\ No
+// newline") into a file with lines matched its empty pre-image at line 1, and "x" was written
+// there without its newline, glued to the next line ("xkeep\n"); planned again, once more.
+// git apply refuses the hunk; it is failed here, the file unchanged.
+TEST(Apply, LineWithoutNewlineIsNeverWrittenBeforeOtherLines) {
+  const std::string diff =
+      "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n";
+  const HunkApply fwd = run("keep\n", diff, Direction::kForward);
+  EXPECT_EQ(fwd.failed, (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(fwd.written.empty());
+  EXPECT_EQ(fwd.content, "keep\n");
+  // Into an empty file it is the whole file.
+  EXPECT_EQ(run("", diff, Direction::kForward).content, "x");
+  // Taken out where it does end the file: the line goes, the rest stays.
+  const std::string tail =
+      "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+x\n\\ No newline at end of file\n";
+  EXPECT_EQ(run("a\nx", tail, Direction::kReverse).content, "a\n");
+}
+
 TEST(Apply, FuzzKeepsTheFilesEdgeLines) {
   const std::string diff = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n X\n-b\n+B\n Y\n";
   HunkApply fwd = run("x\nb\ny\n", diff, Direction::kForward, 1);

@@ -200,7 +200,8 @@ std::vector<Marker> reference_markers(const Patch& patch, unsigned strip) {
       std::stable_sort(found.begin(), found.end(),
                        [](const auto& a, const auto& b) { return a.first > b.first; });
       std::size_t taken = 0;
-      for (auto& [score, text] : found) {
+      for (const auto& entry : found) {
+        const std::string& text = entry.second;  // not a binding: clang 14 cannot capture one
         if (taken == kMaxMarkersPerHunk) break;
         if (std::any_of(out.begin(), out.end(),
                         [&](const Marker& m) { return !m.regex && m.text == text; }))

@@ -54,7 +54,8 @@ std::string undo_splices(std::string_view content, const std::vector<HunkApply::
 /// gives (match_hunks(file, hunks, options): one per hunk, in order). Only hunks matched exactly
 /// or with fuzz move lines; the others are `already` or `failed` as above. A placement that does
 /// not hold the image it claims (it is checked line by line, white space folded as the match
-/// did when `ignore_whitespace`) is `failed`, never written blindly.
+/// did when `ignore_whitespace`) is `failed`, never written blindly; so is one where an image
+/// ending in a line without newline ("\ No newline at end of file") would not end the file.
 ///
 /// Cost: linear in the file's bytes plus the hunks' lines. Never throws on content
 /// (std::bad_alloc aside). `matches.size()` must equal `hunks.size()` (std::invalid_argument).

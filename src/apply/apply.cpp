@@ -59,6 +59,29 @@ bool placement_holds(const FileText& file, const Hunk& hunk, const HunkMatch& m,
   return true;
 }
 
+/// Whether the image written at `m` may end where it would: its last written line, when it has
+/// no newline ("\ No newline at end of file"), must be the file's last line, not stand before
+/// the file's lines after the placement (an empty pre-image matched before them, say).
+bool end_fits(const FileText& file, const Hunk& hunk, const HunkMatch& m, Sides side) {
+  std::size_t image_size = 0;
+  for (const HunkLine& l : hunk.lines)
+    if (l.kind != side.to) ++image_size;
+  bool open_end = false;
+  std::size_t index = 0;
+  for (const HunkLine& l : hunk.lines) {
+    if (l.kind == side.from) {
+      ++index;
+      continue;
+    }
+    if (l.kind == LineKind::kContext) {
+      const std::size_t i = index++;
+      if (i < m.dropped_top || i >= image_size - m.dropped_bottom) continue;  // left as it is
+    }
+    open_end = l.no_newline_at_eof;
+  }
+  return !open_end || m.image_end == file.size();
+}
+
 /// Offset in the content of file line `i` (the content's size for i == size()).
 std::size_t byte_offset(const FileText& file, std::size_t i) {
   if (i >= file.size()) return file.content().size();
@@ -108,7 +131,8 @@ HunkApply apply_hunks(const FileText& file, const std::vector<Hunk>& hunks,
       continue;
     }
     if (m.status != want || !placed || m.image_begin < next ||
-        !placement_holds(file, hunk, m, side.from, ignore_whitespace)) {
+        !placement_holds(file, hunk, m, side.from, ignore_whitespace) ||
+        !end_fits(file, hunk, m, side)) {
       out.failed.push_back(k);
       continue;
     }

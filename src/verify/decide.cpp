@@ -268,14 +268,24 @@ std::optional<Status> mode_status(const FilePatch& fp, const Entry& entry, FileR
   if (!fp.old_mode || !fp.new_mode) return std::nullopt;
   constexpr std::uint32_t kTypeMask = 0170000;
   if ((*fp.old_mode & kTypeMask) != (*fp.new_mode & kTypeMask)) {
-    auto is_type = [&](std::uint32_t mode) {
-      return is_symlink_mode(mode) ? entry.type == Entry::Type::kSymlink
-                                   : entry.type == Entry::Type::kFile;
+    // The tree shows regular files and symlinks: a type it cannot show (a gitlink, or a mode
+    // of no file type, "new mode 201510") is not taken for a regular file.
+    auto type_of = [](std::uint32_t mode) -> std::optional<Entry::Type> {
+      if ((mode & kTypeMask) == kModeSymlink) return Entry::Type::kSymlink;
+      if ((mode & kTypeMask) == (kModeRegular & kTypeMask)) return Entry::Type::kFile;
+      return std::nullopt;
     };
-    Status s = is_type(*fp.new_mode)   ? Status::kApplied
-               : is_type(*fp.old_mode) ? Status::kApplicable
-                                       : Status::kConflict;
-    append_reason(fr, fmt::format("type change {:o} -> {:o}", *fp.old_mode, *fp.new_mode));
+    const std::optional<Entry::Type> old_type = type_of(*fp.old_mode);
+    const std::optional<Entry::Type> new_type = type_of(*fp.new_mode);
+    Status s = !new_type                  ? Status::kUnknown
+               : entry.type == *new_type  ? Status::kApplied
+               : !old_type                ? Status::kUnknown
+               : entry.type == *old_type  ? Status::kApplicable
+                                          : Status::kConflict;
+    append_reason(fr, fmt::format("type change {:o} -> {:o}{}", *fp.old_mode, *fp.new_mode,
+                                  s == Status::kUnknown
+                                      ? ": only regular files and symlinks are verified"
+                                      : ""));
     return s;
   }
   if (entry.type != Entry::Type::kFile) return std::nullopt;

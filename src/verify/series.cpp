@@ -102,7 +102,7 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
     std::string id;  // the file's blob id, computed once for all its units
     try {
       if (base.stat(path).type != Entry::Type::kFile) continue;
-      id = cache.blob_id(cache.get(path, [&] { return base.read(path); }));
+      id = cache.blob_id(cache.get(path, [&, &p = path] { return base.read(p); }));
     } catch (const Error&) {
       continue;  // verify_file reports it
     }
@@ -205,11 +205,20 @@ bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache) {
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
                         Direction direction, const MatchOptions& options, FileUndo* undo,
                         const FileReport* judged) {
-  const Resolved old_side = resolve(fp.old_path, strip);
-  const Resolved new_side = resolve(fp.new_path, strip);
+  Resolved old_side = resolve(fp.old_path, strip);
+  Resolved new_side = resolve(fp.new_path, strip);
   if (!old_side.error.empty()) return old_side.error;
   if (!new_side.error.empty()) return new_side.error;
   const bool forward = direction == Direction::kForward;
+  const bool named_move = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
+  if (!named_move && old_side.path && new_side.path && *old_side.path != *new_side.path) {
+    // A plain diff naming two files (a backup on one side) changes one of them in place: the
+    // one verify_file() examines, the name that exists (the new one when both do).
+    const std::string in_place =
+        exists(tree, *new_side.path) || !exists(tree, *old_side.path) ? *new_side.path
+                                                                     : *old_side.path;
+    old_side.path = new_side.path = in_place;
+  }
   const std::optional<std::string>& from = forward ? old_side.path : new_side.path;
   const std::optional<std::string>& to = forward ? new_side.path : old_side.path;
   const std::optional<std::uint32_t>& mode_to = forward ? fp.new_mode : fp.old_mode;
@@ -297,6 +306,10 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
     HunkApply done = apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
     if (!done.failed.empty()) {
       const HunkMatch& m = matches[done.failed.front()];
+      const HunkStatus want = forward ? HunkStatus::kApplicable : HunkStatus::kApplied;
+      if (m.status == want && m.kind != MatchKind::kDrifted)  // apply_hunks() refused the place
+        return fmt::format("'{}': hunk {} cannot be written where it matches (line {})", source,
+                           done.failed.front() + 1, m.line);
       return fmt::format("'{}': hunk {} is {}{}", source, done.failed.front() + 1,
                          to_string(m.status),
                          m.kind == MatchKind::kDrifted ? " (drifted: not taken out mechanically)"
