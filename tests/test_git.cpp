@@ -161,6 +161,37 @@ TEST(GitRev, UnknownRevisionIsAOneLineError) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
 }
 
+// A host without libgit2 (the static binary copied to a fleet host): what needs libgit2 is a
+// one-line error, exit 3; verify in a work tree whose facts the native reader cannot tell (a
+// staged change) still judges the patch and leaves the repository section out. The load error
+// used to be thrown through std::call_once, i.e. glibc's pthread_once, which aborts a binary
+// with a static libgcc (SIGABRT, exit 134, no message).
+TEST(GitRev, WithoutLibgit2WhatNeedsItIsAnErrorAndVerifyStillRuns) {
+  FixRepo f;
+  const std::vector<std::string> env{"SM120CHECK_LIBGIT2_LIBRARY=/nonexistent/libgit2.so.1"};
+  RunResult r = test::run_sm120check(
+      {"verify", "--rev", "v1", f.repo.patch_file(), f.repo.dir()}, {}, env);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("libgit2 (/nonexistent/libgit2.so.1) could not be loaded"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  r = test::run_sm120check({"log", f.repo.patch_file(), f.repo.dir()}, {}, env);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("could not be loaded"), std::string::npos) << r.err;
+  // Staged: the work-tree reader declines and libgit2 would be asked.
+  f.repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 31));
+  f.repo.git("add a.txt");
+  r = test::run_sm120check({"verify", "--no-gpu", f.repo.patch_file(), f.repo.dir()}, {}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("summary: 1 patch: 1 applied"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("HEAD:"), std::string::npos) << r.out;
+  // With libgit2 the same run has its repository section.
+  r = test::run_sm120check({"verify", "--no-gpu", f.repo.patch_file(), f.repo.dir()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("HEAD:"), std::string::npos) << r.out;
+}
+
 TEST(GitRev, NotARepositoryIsAnError) {
   TempDir plain;
   test::write_file(plain / "a.txt", "x\n");

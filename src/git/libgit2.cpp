@@ -2,7 +2,8 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
+#include <cstdlib>
+
 #include <string>
 
 #include "sm120check/error.hpp"
@@ -15,11 +16,15 @@ namespace sm120check::git {
 namespace {
 
 Libgit2 load() {
-  // RTLD_LOCAL keeps libgit2's dependencies out of the global namespace.
-  void* handle = ::dlopen(SM120CHECK_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
+  // SM120CHECK_LIBGIT2_LIBRARY names another file (a libgit2 outside the loader's path; the
+  // tests name a missing one). RTLD_LOCAL keeps libgit2's dependencies out of the global
+  // namespace.
+  const char* env = std::getenv("SM120CHECK_LIBGIT2_LIBRARY");
+  const std::string name = env != nullptr && *env != '\0' ? env : SM120CHECK_LIBGIT2_SONAME;
+  void* handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = ::dlerror();
-    throw Error(std::string("libgit2 (" SM120CHECK_LIBGIT2_SONAME ") could not be loaded: ") +
+    throw Error("libgit2 (" + name + ") could not be loaded: " +
                 (why != nullptr ? why : "unknown reason") + "; install the libgit2 package");
   }
   Libgit2 lib;
@@ -45,10 +50,26 @@ Libgit2 load() {
 }  // namespace
 
 const Libgit2& libgit2() {
-  static std::once_flag once;
-  static Libgit2 lib;
-  std::call_once(once, [] { lib = load(); });  // a throw leaves `once` unset: the next call retries
-  return lib;
+  // Loaded once; a failure is kept and thrown again at each call. No exception may leave the
+  // initialisation: std::call_once runs it inside glibc's pthread_once, and an exception
+  // unwinding through that C frame aborts the process when libgcc is linked statically (the
+  // static unwinder meets the shared libgcc's personality routine): a host without libgit2
+  // got SIGABRT instead of the error.
+  struct Loaded {
+    Libgit2 lib;
+    std::string error;
+  };
+  static const Loaded loaded = [] {
+    Loaded out;
+    try {
+      out.lib = load();
+    } catch (const Error& e) {
+      out.error = e.what();
+    }
+    return out;
+  }();
+  if (!loaded.error.empty()) throw Error(loaded.error);
+  return loaded.lib;
 }
 
 const char* last_error_message(const char* fallback) {
