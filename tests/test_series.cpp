@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sm120check/patch.hpp"
+#include "sm120check/report.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
 #include "test_util.hpp"
@@ -535,6 +536,68 @@ TEST(Series, TheMoveSeriesOnItsEarlierStates) {
     EXPECT_EQ(r.patches[0].status, k == 1 ? Status::kApplied : Status::kApplicable) << k;
     EXPECT_EQ(r.patches[1].status, Status::kApplicable) << k;
     EXPECT_FALSE(r.patches[0].files[0].relocated);
+  }
+}
+
+/// A disk tree that counts the handles opened on it (open_again()), each one counted too.
+class CountingTree final : public Tree {
+ public:
+  CountingTree(std::unique_ptr<Tree> tree, int& opened) : tree_(std::move(tree)), opened_(opened) {}
+  std::string name() const override { return tree_->name(); }
+  Entry stat(const std::string& path) const override { return tree_->stat(path); }
+  std::string read(const std::string& path) const override { return tree_->read(path); }
+  std::string read_link(const std::string& path) const override { return tree_->read_link(path); }
+  std::unique_ptr<Tree> open_again() const override {
+    std::unique_ptr<Tree> again = tree_->open_again();
+    if (!again) return nullptr;
+    ++opened_;
+    return std::make_unique<CountingTree>(std::move(again), opened_);
+  }
+
+ private:
+  std::unique_ptr<Tree> tree_;
+  int& opened_;
+};
+
+// The first pass shares the patches out among threads (-j); the report must not depend on how
+// many: the linear series at every state, with a relocated file, evidence and the series
+// passes, gives the same JSON with 1, 2, 3 and 8 threads, and more than one thread was used.
+TEST(Series, ThreadsShareThePatchesAndTheReportIsTheSameForAnyCount) {
+  std::vector<Patch> series = linear_series();
+  // Two more patches: one for a file that moved (relocated by name), one for a missing file.
+  const Lines other = {"alpha = 1", "beta = 2", "gamma = 3", "delta = 4", "eps = 5", "zeta = 6"};
+  Lines other_fixed = other;
+  other_fixed[2] = "gamma = 30  # SM120: smaller tile";
+  for (const std::string& path : {std::string("pkg/moved.py"), std::string("pkg/gone.py")}) {
+    std::vector<Patch> p =
+        parse_patches("Subject: [PATCH] fix " + path + "\n\n---\n" + make_diff(path, other, other_fixed),
+                      path + ".patch");
+    series.push_back(std::move(p.at(0)));
+  }
+  for (std::size_t k = 0; k <= 8; k += 4) {
+    test::TempDir dir;
+    test::write_file(dir.path() / "k.py", join(state(k)));
+    test::write_file(dir.path() / "lib/pkg/moved.py", join(k % 8 == 0 ? other : other_fixed));
+    std::optional<std::string> first;
+    for (unsigned threads : {1u, 2u, 3u, 8u}) {
+      int opened = 0;
+      CountingTree tree(open_disk_tree(dir.path().string()), opened);
+      VerifyOptions options;
+      options.search_root = dir.path().string();
+      options.threads = threads;
+      const VerifyReport r = verify(series, tree, options);
+      EXPECT_EQ(opened, static_cast<int>(threads) - 1) << "threads " << threads;
+      ASSERT_EQ(r.patches.size(), 10u);
+      EXPECT_TRUE(r.patches[8].files.at(0).relocated) << r.patches[8].files[0].relocation;
+      for (std::size_t j = 0; j < 8; ++j)
+        EXPECT_EQ(r.patches[j].status, j < k ? Status::kApplied : Status::kApplicable)
+            << "state " << k << " patch " << j + 1 << " threads " << threads;
+      const std::string json = verify_to_json(r).dump(1);
+      if (!first)
+        first = json;
+      else
+        EXPECT_EQ(json, *first) << "state " << k << " threads " << threads;
+    }
   }
 }
 

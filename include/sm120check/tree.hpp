@@ -46,6 +46,11 @@ class Tree {
   virtual std::uint64_t max_file_size() const { return kDefaultMaxFileSize; }
 
   static constexpr std::uint64_t kDefaultMaxFileSize = 256ull << 20;  // 256 MiB
+
+  /// Another handle on this same tree, for another thread: one Tree is not thread-safe, but
+  /// two handles may be used at once. nullptr (the default) when the tree cannot be shared
+  /// so; the caller then uses this one from one thread.
+  virtual std::unique_ptr<Tree> open_again() const { return nullptr; }
 };
 
 /// Opens directory `root` as a tree. Throws Error(root, 0, ...) if it does not exist, is not a

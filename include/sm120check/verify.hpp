@@ -39,6 +39,9 @@ inline constexpr std::size_t kPresenceCount = 4;
 std::string_view to_string(Status status);
 
 /// Options of `sm120check verify`.
+/// Most threads one verify() uses (VerifyOptions::threads).
+inline constexpr unsigned kMaxVerifyThreads = 16;
+
 struct VerifyOptions {
   /// Strip level (`-p N`); std::nullopt detects it per patch (see detect_strip()).
   std::optional<unsigned> strip;
@@ -67,6 +70,11 @@ struct VerifyOptions {
   /// taken out first, the earlier ones that are not applied put in first, in memory (see
   /// verify()). False (`--independent`) judges each patch alone against the tree.
   bool series = true;
+  /// Threads that verify the run's patches at once before the series passes (`-j`): 0 is one
+  /// per CPU (at most kMaxVerifyThreads), 1 verifies them one after the other. The report is
+  /// the same for every count; more than one is used only over a tree with open_again() and a
+  /// run of several patches.
+  unsigned threads = 1;
   std::vector<Marker> markers;  ///< --marker / --marker-regex, searched for every patch.
   SearchOptions search;         ///< walk limits; max_hits_per_marker applies to reports.
 };

@@ -56,6 +56,11 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
                 "Judge each patch alone against TARGET; by default the patches are an ordered "
                 "series, each judged in the tree as the series leaves it (later applied patches "
                 "taken out, earlier missing ones put in, in memory)");
+  cmd->add_option("-j,--threads", options.threads,
+                  "Threads that verify patches at once, 1 to 16 (default: one per CPU, at most "
+                  "16); the report is the same for any number")
+      ->type_name("N")
+      ->check(CLI::Range(0u, kMaxVerifyThreads));
   cmd->add_flag("--markers", options.markers,
                 "Search TARGET for each patch's markers (distinctive added lines) and report the "
                 "lines found");
@@ -170,6 +175,7 @@ int run_verify(const VerifyCommandOptions& options) {
   verify_options.search_root = options.target;
   verify_options.relocate = !options.no_relocate;
   verify_options.series = !options.independent;
+  verify_options.threads = options.threads;
   verify_options.search_markers = options.markers;
   verify_options.search.max_hits_per_marker = 20;
   for (const std::string& t : options.marker_texts)

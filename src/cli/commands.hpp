@@ -23,6 +23,7 @@ struct VerifyCommandOptions {
   bool ignore_whitespace = false;
   bool strict = false;            ///< --strict: exact images only (no drift search).
   bool independent = false;       ///< --independent: judge each patch alone, not as a series.
+  unsigned threads = 0;           ///< -j/--threads: 0 = one per CPU (VerifyOptions::threads).
   std::optional<std::string> cc;  ///< --cc: assume this GPU instead of probing.
   bool no_gpu = false;            ///< --no-gpu: do not probe (GPU source "none").
   bool only_relevant = false;     ///< --only-relevant: skip patches for other architectures.

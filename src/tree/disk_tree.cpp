@@ -114,6 +114,14 @@ class DiskTree final : public Tree {
   std::string name() const override { return root_; }
   std::uint64_t max_file_size() const override { return max_file_size_; }
 
+  /// The same directory through a duplicate of the root descriptor, not reopened by name: the
+  /// new handle sees the directory this one opened even if TARGET was replaced since.
+  std::unique_ptr<Tree> open_again() const override {
+    const int fd = ::fcntl(root_fd_, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return nullptr;
+    return std::make_unique<DiskTree>(root_, real_root_, fd, max_file_size_);
+  }
+
   Entry stat(const std::string& path) const override {
     Resolved r = resolve(path, 0);
     Entry entry;

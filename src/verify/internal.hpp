@@ -105,6 +105,25 @@ class FileCache {
     }
   }
 
+  /// Takes the files `other` read and this cache has not (the same tree read by another
+  /// thread), with their blob ids, as far as kMaxBytes allows; `other` is left empty. Neither
+  /// may be a cache over a base.
+  void absorb(FileCache& other) {
+    for (auto& [key, text] : other.files_) {
+      const std::size_t size = text->content().size();
+      if (files_.count(key) != 0 || bytes_ + size > kMaxBytes) continue;
+      if (auto id = other.blob_ids_.find(text.get()); id != other.blob_ids_.end())
+        blob_ids_.emplace(text.get(), std::move(id->second));
+      bytes_ += size;
+      own_.insert(text.get());
+      files_.emplace(key, std::move(text));
+    }
+    other.files_.clear();
+    other.own_.clear();
+    other.blob_ids_.clear();
+    other.bytes_ = 0;
+  }
+
   /// git_blob_id() of `text`'s content, computed once: `text` must be one get() returned.
   const std::string& blob_id(const FileText& text) {
     auto it = blob_ids_.find(&text);

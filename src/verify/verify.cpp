@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -299,7 +302,17 @@ class SingleUse {
 /// verify() over `cache`; with `release`, files named by one file patch of the run leave it
 /// once done (SingleUse), else it holds every file read afterwards (verify_with()).
 VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
-                        const VerifyOptions& options, FileCache& cache, bool release);
+                        const VerifyOptions& options, FileCache& cache, bool release,
+                        const std::vector<std::unique_ptr<Tree>>& more_trees = {});
+
+/// The threads verify() uses for `patches`: options.threads (0: one per CPU), at most
+/// kMaxVerifyThreads and one per patch.
+unsigned thread_count(const VerifyOptions& options, std::size_t patches) {
+  unsigned n = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
+  n = std::min({std::max(n, 1u), kMaxVerifyThreads,
+                static_cast<unsigned>(std::min<std::size_t>(patches, kMaxVerifyThreads))});
+  return std::max(n, 1u);
+}
 
 }  // namespace
 
@@ -315,8 +328,15 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options) {
   const StatCache cached(tree);
+  // One more handle on the tree per extra thread; with none to be had, one thread.
+  std::vector<std::unique_ptr<Tree>> more_trees;
+  for (unsigned k = 1; k < thread_count(options, patches.size()); ++k) {
+    std::unique_ptr<Tree> handle = tree.open_again();
+    if (!handle) break;
+    more_trees.push_back(std::move(handle));
+  }
   FileCache cache;
-  return verify_run(patches, cached, options, cache, true);
+  return verify_run(patches, cached, options, cache, true, more_trees);
 }
 
 VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& tree,
@@ -326,8 +346,18 @@ VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& 
 
 namespace {
 
+/// A thread of the run's first pass: its own handle on the tree, its own stat and file caches.
+struct Worker {
+  Worker(const Tree& handle, const Context& run)
+      : tree(handle), ctx{tree, run.options, cache, run.relocation_search} {}
+  StatCache tree;
+  FileCache cache;
+  Context ctx;
+};
+
 VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
-                        const VerifyOptions& options, FileCache& cache, bool release) {
+                        const VerifyOptions& options, FileCache& cache, bool release,
+                        const std::vector<std::unique_ptr<Tree>>& more_trees) {
   VerifyReport report;
   report.target = tree.name();
   report.series = options.series;
@@ -399,20 +429,54 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     }
   }
   // Each file is searched for its patch's evidence right after its verdict (EarlyEvidence),
-  // and, with `release`, leaves the cache then when no other file patch names it.
+  // and, with `release`, leaves the cache then when no other file patch names it. Each patch
+  // is verified alone against the tree here, so the patches are shared out among threads
+  // (each with its own handle on the tree and its own caches, the relocation search shared
+  // read-only); their caches join the run's for the series passes, which follow in order.
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (const std::unique_ptr<Tree>& handle : more_trees)
+    workers.push_back(std::make_unique<Worker>(*handle, ctx));
   const SingleUse single_use(patches, strips);
-  std::vector<EarlyEvidence> evidence;
-  evidence.reserve(patches.size());
-  for (std::size_t i = 0; i < patches.size(); ++i) {
-    EarlyEvidence& found = evidence.emplace_back(patches[i], strips[i], ctx);
-    report.patches.push_back(
-        verify_patch_in(patches[i], ctx, strips[i], [&](const FilePatch& fp, const FileReport& f) {
-          found.add(f);
-          if (release) single_use.done(fp, strips[i], cache);
-        }));
+  std::vector<std::optional<EarlyEvidence>> evidence(patches.size());
+  report.patches.resize(patches.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&](Context& c) {
+    for (std::size_t i; (i = next.fetch_add(1)) < patches.size();) {
+      EarlyEvidence& found = evidence[i].emplace(patches[i], strips[i], c);
+      report.patches[i] =
+          verify_patch_in(patches[i], c, strips[i], [&](const FilePatch& fp, const FileReport& f) {
+            found.add(f);
+            if (release) single_use.done(fp, strips[i], c.cache);
+          });
+    }
+  };
+  if (workers.empty()) {
+    work(ctx);
+  } else {
+    std::vector<std::exception_ptr> failed(workers.size() + 1);
+    std::vector<std::thread> pool;
+    for (std::size_t k = 0; k < workers.size(); ++k)
+      pool.emplace_back([&, k] {
+        try {
+          work(workers[k]->ctx);
+        } catch (...) {
+          failed[k + 1] = std::current_exception();
+          next = patches.size();  // the others stop at their next patch
+        }
+      });
+    try {
+      work(ctx);
+    } catch (...) {
+      failed[0] = std::current_exception();
+      next = patches.size();
+    }
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
+    for (const std::unique_ptr<Worker>& w : workers) cache.absorb(w->cache);
   }
   if (options.series) judge_series(patches, report, ctx);
-  for (std::size_t i = 0; i < patches.size(); ++i) evidence[i].finish(report.patches[i]);
+  for (std::size_t i = 0; i < patches.size(); ++i) evidence[i]->finish(report.patches[i]);
   std::vector<PatchReport*> ptrs;
   for (PatchReport& r : report.patches) ptrs.push_back(&r);
   attach_search(ptrs, sets, options,
