@@ -290,6 +290,15 @@ struct SeriesUnit {
   /// For a relocated file patch judged at its own path instead: the later patch of the run
   /// that moves the file to where relocation found it (see run_series()).
   std::optional<std::size_t> moved_by;
+  /// For a relocated file patch judged at its own path instead: the earlier patch of the run
+  /// that brings a file to that path (see run_series()).
+  std::optional<std::size_t> brought_by;
+  /// An add or a delete the tree's verdict judged by its path missing alone: in a series that
+  /// is no evidence (missing before the run makes the file, or after it takes it away).
+  bool by_absence = false;
+  /// Neither in nor out by what the tree holds: a file it needs is missing both before the
+  /// run makes it and after the run takes it away (see placed_by_existence()).
+  bool ambiguous = false;
 };
 
 /// The passes over a run: per file patch (those sharing a file with another, or every one

@@ -39,6 +39,9 @@ struct Unit {
   /// A relocated one: the patch's own path (at `origin_strip`), which the tree lacks.
   std::optional<std::string> origin;
   unsigned origin_strip = 1;
+  /// A file patch relocation moved elsewhere, judged at its own path instead: the earlier
+  /// patch of the run that brings a file there.
+  std::optional<std::size_t> brought_by;
 };
 
 bool status_in(Status s, std::initializer_list<Status> set) {
@@ -55,7 +58,7 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
       const FileReport& fr = pr.files[f];
       if (fr.status == Status::kError) continue;
       const FilePatch& source = patches[i].files[f];
-      Unit u{i, f, nullptr, {}, {}, pr.strip, {}, false, {}, pr.strip};
+      Unit u{i, f, nullptr, {}, {}, pr.strip, {}, false, {}, pr.strip, {}};
       if (fr.relocated && fr.target_path) {
         u.relocated_to = *fr.target_path;
         u.strip = 0;
@@ -138,6 +141,132 @@ std::optional<std::string> created_path(const FilePatch& fp, unsigned strip) {
   if (!from.path) return to.path;
   const bool move = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
   return move && *from.path != *to.path ? to.path : std::nullopt;
+}
+
+/// Where the tree's files, by existing or not, place a file patch of the run (see
+/// placed_by_existence()).
+enum class Placed {
+  kOpen,       ///< existence does not decide: the hunks do, in the passes
+  kIn,         ///< its change is in the tree
+  kOut,        ///< its change is not in the tree
+  kAmbiguous,  ///< a file it needs is absent both before the run makes it and after the run
+               ///< takes it away again, and nothing else in the tree tells which
+};
+
+/// What the existence of each file the run's units name says about each unit. Per path, the
+/// units on it in run order form a chain; between two of them (and before the first, after
+/// the last) the file exists or not, by what the units do (an add, a rename or copy to it
+/// makes it; a delete or a rename away takes it away; others need it there). The gaps of the
+/// chain where the file exists as it does in `tree` are where the tree can be: a unit before
+/// every such gap is in, one after every such gap is out. A unit on several paths (a rename)
+/// or in a patch with others (a move written as delete + add) must be in or out on all of them
+/// alike, which narrows the other chains; `evidence` gives, per patch, what the tree's own
+/// verdicts of its file patches on files no other file patch names say (kIn, kOut or kOpen).
+/// A unit left open on a path the tree lacks, with gaps on both sides of it, is kAmbiguous:
+/// git's own content cannot tell (add x, change it, delete it: a tree without x is both
+/// before and after). Linear in the units (a bounded number of rounds).
+std::vector<Placed> placed_by_existence(const std::vector<Unit>& units, const Tree& tree,
+                                        const std::vector<Placed>& evidence) {
+  const std::size_t n = units.size();
+  struct Chain {
+    std::vector<std::size_t> at;  ///< the units on the path, in run order
+    std::vector<bool> gap;        ///< gap g (before at[g], or after the last): can be the tree
+    bool absent = false;          ///< the tree lacks the path
+  };
+  std::map<std::string, Chain> chains;
+  for (std::size_t k = 0; k < n; ++k)
+    for (const std::string& p : units[k].paths) chains[p].at.push_back(k);
+  for (auto it = chains.begin(); it != chains.end();) {
+    Chain& c = it->second;
+    bool present = false;
+    try {
+      present = exists(tree, it->first);
+    } catch (const Error&) {
+      it = chains.erase(it);  // not a path the passes can judge: no claim from it
+      continue;
+    }
+    c.absent = !present;
+    // exists[g]: the file exists in gap g.
+    const FilePatch& first = *units[c.at.front()].fp;
+    bool now = created_path(first, units[c.at.front()].strip) != it->first;
+    c.gap.push_back(now == present);
+    for (std::size_t k : c.at) {
+      const Unit& u = units[k];
+      if (created_path(*u.fp, u.strip) == it->first) now = true;
+      else if (removed_path(*u.fp, u.strip) == it->first) now = false;
+      c.gap.push_back(now == present);
+    }
+    if (std::none_of(c.gap.begin(), c.gap.end(), [](bool b) { return b; })) {
+      it = chains.erase(it);  // no gap fits: the tree is no state of this chain
+      continue;
+    }
+    ++it;
+  }
+  // Unit at position i of a chain: in when every fitting gap is after it, out when before.
+  auto place = [](const Chain& c, std::size_t i) {
+    bool before = false, after = false;
+    for (std::size_t g = 0; g < c.gap.size(); ++g)
+      if (c.gap[g]) (g > i ? after : before) = true;
+    return after && !before ? Placed::kIn : before && !after ? Placed::kOut : Placed::kOpen;
+  };
+  std::vector<Placed> out(n, Placed::kOpen);
+  std::vector<bool> clash(n, false);
+  auto settle = [&](std::size_t k, Placed p) {
+    if (p == Placed::kOpen || clash[k] || out[k] == p) return false;
+    if (out[k] != Placed::kOpen) {
+      clash[k] = true;  // the tree is no state of the run here: existence decides nothing
+      out[k] = Placed::kOpen;
+      return true;
+    }
+    out[k] = p;
+    return true;
+  };
+  // Each round settles at least one unit or stops; a few rounds settle what chains of moves
+  // tie together in practice.
+  constexpr int kMaxRounds = 8;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool changed = false;
+    for (auto& [path, c] : chains)
+      for (std::size_t i = 0; i < c.at.size(); ++i) changed |= settle(c.at[i], place(c, i));
+    // One patch: its units that make or take away files go together, with the tree's verdicts
+    // on its files no other file patch names.
+    std::map<std::size_t, Placed> by_patch;
+    for (std::size_t k = 0; k < n; ++k) {
+      Placed p = out[k];
+      if (p == Placed::kOpen && units[k].patch < evidence.size()) p = evidence[units[k].patch];
+      if (p == Placed::kOpen) continue;
+      auto [it, fresh] = by_patch.emplace(units[k].patch, p);
+      if (!fresh && it->second != p) it->second = Placed::kAmbiguous;  // they disagree
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto it = by_patch.find(units[k].patch);
+      const Unit& u = units[k];
+      if (it != by_patch.end() && it->second != Placed::kAmbiguous && out[k] == Placed::kOpen &&
+          (created_path(*u.fp, u.strip) || removed_path(*u.fp, u.strip)))
+        changed |= settle(k, it->second);
+    }
+    // Settled units narrow their chains' gaps (never to none).
+    for (auto& [path, c] : chains)
+      for (std::size_t i = 0; i < c.at.size(); ++i) {
+        const Placed p = out[c.at[i]];
+        if (p != Placed::kIn && p != Placed::kOut) continue;
+        std::vector<bool> narrowed = c.gap;
+        for (std::size_t g = 0; g < narrowed.size(); ++g)
+          if ((p == Placed::kIn) != (g > i)) narrowed[g] = false;
+        if (narrowed != c.gap && std::any_of(narrowed.begin(), narrowed.end(),
+                                             [](bool b) { return b; })) {
+          c.gap = std::move(narrowed);
+          changed = true;
+        }
+      }
+    if (!changed) break;
+  }
+  for (const auto& [path, c] : chains)
+    if (c.absent)
+      for (std::size_t i = 0; i < c.at.size(); ++i)
+        if (out[c.at[i]] == Placed::kOpen && place(c, i) == Placed::kOpen)
+          out[c.at[i]] = Placed::kAmbiguous;
+  return out;
 }
 
 /// Whether `tree` reads as its base at every one of `paths`: nothing written or removed there,
@@ -339,6 +468,22 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                         FileCache* base_cache) {
   SeriesResult out;
   std::vector<Unit> all = units_of(patches, report);
+  // A relocated file patch whose own path an earlier file patch of the run brings a file to
+  // (an add, a rename or copy there) is judged at its own path: the series makes the file it
+  // changes, and the file relocation found by that name is the tree before the move.
+  std::map<std::string, std::size_t> brought;  // path -> the patch that last brings a file there
+  for (Unit& u : all) {
+    if (u.relocated_to && u.origin)
+      if (const auto it = brought.find(*u.origin); it != brought.end()) {
+        u.brought_by = it->second;
+        u.paths = {*u.origin};
+        u.relocated_to.reset();
+        u.origin.reset();
+        u.strip = u.origin_strip;
+      }
+    if (std::optional<std::string> p = created_path(patches[u.patch].files[u.file], u.strip))
+      brought[*p] = u.patch;
+  }
   // A relocated file patch whose own path a later patch of the run takes away (a move, as
   // delete + add or a rename) may be judged there once that patch is taken out (see
   // moved_back below): it then takes part on that path too. Otherwise it never is.
@@ -357,6 +502,22 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   for (const Unit& u : all) {
     for (const std::string& p : u.paths) ++users[p];
     if (u.origin) ++users[*u.origin];
+  }
+  // Per patch, what the tree's verdicts on its files that no other file patch names say: in
+  // (applied), out (applicable), or nothing (none, mixed, or anything else).
+  std::vector<Placed> evidence(report.patches.size(), Placed::kOpen);
+  {
+    std::vector<std::set<Status>> seen(report.patches.size());
+    for (const Unit& u : all)
+      if (!u.relocated_to && std::all_of(u.paths.begin(), u.paths.end(), [&](const std::string& p) {
+            return users[p] == 1;
+          }))
+        seen[u.patch].insert(report.patches[u.patch].files[u.file].status);
+    for (std::size_t i = 0; i < seen.size(); ++i)
+      if (seen[i].size() == 1)
+        evidence[i] = *seen[i].begin() == Status::kApplied      ? Placed::kIn
+                      : *seen[i].begin() == Status::kApplicable ? Placed::kOut
+                                                                : Placed::kOpen;
   }
   std::vector<Unit> units;
   for (Unit& u : all) {
@@ -388,6 +549,21 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     out.units[k].patch = units[k].patch;
     out.units[k].file = units[k].file;
     out.units[k].shared = units[k].shared;
+    out.units[k].brought_by = units[k].brought_by;
+  }
+  const std::vector<Placed> placed = placed_by_existence(units, base, evidence);
+  // A unit the tree's verdict judged by a missing path alone (an add: applicable; a delete:
+  // applied): in a series that verdict is no evidence (the path may be missing before the run
+  // makes it or after it takes it away), so the series' verdict stands (see
+  // apply_series_verdicts()).
+  for (std::size_t k = 0; k < n; ++k) {
+    const Unit& u = units[k];
+    if (u.relocated_to || (!is_dev_null(u.fp->old_path) && !is_dev_null(u.fp->new_path)))
+      continue;
+    try {
+      out.units[k].by_absence = !exists(base, u.paths.front());
+    } catch (const Error&) {
+    }
   }
   // Backward: later applied ones taken out first. `taken` holds, per path, the patch of the
   // nearest later file patch taken out (the one a verdict is judged without).
@@ -440,23 +616,17 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     if (const FileReport* first = first_verdict(report, units[k], tree)) return *first;
     return verify_file(*units[k].fp, ctx, units[k].strip);
   };
-  const std::vector<bool> pinned = pinned_out(units, base, cache);
+  // Judged in the forward pass only (nothing of them is in the tree to take out): units whose
+  // file is an earlier state byte for byte (pinned_out()), units the existence of files places
+  // after the tree, and units it cannot place (placed_by_existence(): judged as not in, the
+  // reading under which the series, put in, gives git's tree).
+  std::vector<bool> forward_only = pinned_out(units, base, cache);
+  for (std::size_t k = 0; k < n; ++k)
+    if (placed[k] == Placed::kOut || placed[k] == Placed::kAmbiguous) forward_only[k] = true;
   std::vector<FileUndo> undo(n);
-  // Paths the tree does not have that the backward pass wrote back by taking out a later
-  // deletion (or a move away): their content comes from that patch, not from the tree, so an
-  // earlier file patch that reads applied there proves nothing about the tree (the file may as
-  // well never have been added): it is unknown, never applied (path -> the deleting patch).
-  std::map<std::string, std::size_t> written_back;
-  auto in_base = [&](const std::string& p) {
-    try {
-      return base.stat(p).type != Entry::Type::kMissing;
-    } catch (const Error&) {
-      return true;  // not a path the passes can judge: no claim made here
-    }
-  };
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
-    if (pinned[k]) continue;  // not in the tree (its file is an earlier state): judged forward
+    if (forward_only[k]) continue;
     if (const std::optional<std::size_t> mover = moved_back(k)) {
       Unit& u = units[k];
       u.fp = &patches[u.patch].files[u.file];
@@ -468,37 +638,12 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     }
     su.back = judge(k);
     nearest(taken, units[k], su.without);
-    std::optional<std::size_t> deleted_by;
-    for (const std::string& p : units[k].paths)
-      if (auto it = written_back.find(p); it != written_back.end() && it->second != units[k].patch)
-        deleted_by = it->second;
     if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
       su.undo_error = change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
                                   local.match, &undo[k], &su.back);
       su.undone = su.undo_error.empty();
       if (su.undone)
         for (const std::string& p : units[k].paths) taken[p] = units[k].patch;
-      // A move (delete and add, or a rename) whose new file the tree holds as the patch made
-      // it is in the tree: what its taking out writes back is borne out. A bare deletion reads
-      // applied on the file's absence alone.
-      auto moved_in_tree = [&] {
-        for (std::size_t w = k; w < n && units[w].patch == units[k].patch; ++w)
-          if (created_path(*units[w].fp, units[w].strip) &&
-              out.units[w].back.status == Status::kApplied)
-            return true;
-        return false;
-      };
-      if (su.undone)
-        if (std::optional<std::string> gone = removed_path(*units[k].fp, units[k].strip))
-          if (!in_base(*gone) && !moved_in_tree()) written_back.emplace(*gone, units[k].patch);
-      if (deleted_by) {
-        su.back.status = Status::kUnknown;
-        append_reason(su.back,
-                      fmt::format("the file is not in the tree: it reads as applied only with "
-                                  "patch {} (which removes it) taken out; the tree cannot tell "
-                                  "whether this change was ever made",
-                                  *deleted_by + 1));
-      }
     }
   }
   out.before = tree.changes();
@@ -506,7 +651,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // patch of the nearest earlier file patch put in that the tree did not have.
   for (std::size_t k = 0; k < n; ++k) {
     SeriesUnit& su = out.units[k];
-    if (!pinned[k] && (su.undone || su.back.status == Status::kApplied)) {
+    if (!forward_only[k] && (su.undone || su.back.status == Status::kApplied)) {
       su.verdict = su.back;
       su.from_back = true;
     } else {
@@ -526,7 +671,14 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                       nullptr, !su.from_back || restored ? &su.verdict : nullptr);
     if (!su.from_back && put_in && su.redo_error.empty())
       for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
-    if (pinned[k]) {  // nothing of it was in the tree to take out
+    if (placed[k] == Placed::kAmbiguous) {
+      su.ambiguous = true;
+      append_reason(su.verdict,
+                    "the tree cannot tell whether this change was made: a file it needs is "
+                    "missing both before this run makes it and after the run takes it away "
+                    "again; judged as not made");
+    }
+    if (forward_only[k]) {  // nothing of it was in the tree to take out
       su.back = su.verdict;
       if (su.back.status == Status::kApplied || su.back.status == Status::kPartial)
         su.back.status = Status::kApplicable;
@@ -552,7 +704,11 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
     // The series explains what the tree alone cannot decide: a file patch that is applied or
     // applicable there keeps that verdict (its change is, or is not, in the tree, whatever other
     // patches of the run do: a patch given twice is not applied because its copy is).
-    if (fr.status == Status::kApplied || fr.status == Status::kApplicable) continue;
+    // Not so for a verdict on a path's absence alone (see SeriesUnit::by_absence), nor for one
+    // on a file relocation found that the series judged at the patch's own path.
+    if ((fr.status == Status::kApplied || fr.status == Status::kApplicable) && !su.by_absence &&
+        !su.moved_by && !su.brought_by)
+      continue;
     // Applied only once earlier patches of the run are put in: the change is theirs, not the
     // tree's.
     if (!su.from_back && (su.verdict.status == Status::kApplied ||
@@ -572,8 +728,14 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
                                 "judged where the series has it",
                                 describe(report, *su.moved_by));
     }
+    if (su.brought_by) {  // judged at its own path: where relocation found it is a candidate
+      if (fr.target_path) candidates.insert(candidates.begin(), *fr.target_path);
+      relocation += fmt::format("; not used: {} of this run brings a file to the path the "
+                                "patch names, so it is judged there",
+                                describe(report, *su.brought_by));
+    }
     fr = su.verdict;
-    fr.relocated = relocated && !su.moved_by;
+    fr.relocated = relocated && !su.moved_by && !su.brought_by;
     fr.relocation = std::move(relocation);
     fr.candidates = std::move(candidates);
     std::vector<std::string> names;

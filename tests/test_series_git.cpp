@@ -1,0 +1,191 @@
+// Series with renames, deletions and additions, made by git: each test commits a few steps,
+// exports them with `git format-patch` and checks, on a copy of every state k (the tree of
+// commit k), that `verify` reads patches 1..k applied and the others applicable, that `apply`
+// gives the last state byte for byte, and `apply --reverse` on the last state the first (the
+// checks of bench/random_series.py, on the shapes of the hostile review's findings).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+namespace fs = std::filesystem;
+using Files = std::map<std::string, std::string>;
+
+/// Every regular file under `root` (no .git): path -> bytes.
+Files read_tree(const fs::path& root) {
+  Files out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    if (it->path().filename() == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file())
+      out[fs::relative(it->path(), root).string()] = test::read_file(it->path());
+  }
+  return out;
+}
+
+/// A git repository whose commits are `steps` (shell commands run in it, on top of a base
+/// commit made by the first step), exported as patches 1..N with `git format-patch
+/// <format_options>`; state k is the tree of commit k, extracted to its own folder.
+class GitSeries {
+ public:
+  GitSeries(const std::vector<std::string>& steps, const std::string& format_options = "") {
+    const fs::path repo = dir_.path() / "repo";
+    fs::create_directories(repo);
+    std::string script =
+        "export HOME='" + dir_.path().string() +
+        "' GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t "
+        "GIT_COMMITTER_EMAIL=t@e; set -e; git init -q -b main .; "
+        "lines() { for i in $(seq 1 12); do echo \"line $i\"; done; }; ";
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      script += steps[i] + "; git add -A; git commit -q -m 'step " + std::to_string(i) + "'; ";
+    script += "git format-patch -q -o ../patches " + format_options + " HEAD~" +
+              std::to_string(steps.size() - 1) + "..HEAD; k=0; for r in $(git rev-list --reverse "
+              "HEAD); do mkdir ../s$k; git archive $r | tar -x -C ../s$k; k=$((k+1)); done";
+    const test::RunResult r = test::run_shell(script, repo);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    count_ = steps.size() - 1;
+  }
+  std::size_t patches() const { return count_; }
+  std::string patch_dir() const { return dir_ / "patches"; }
+  fs::path state(std::size_t k) const { return dir_.path() / ("s" + std::to_string(k)); }
+  /// A fresh copy of state k to write into.
+  fs::path copy_of(std::size_t k) {
+    const fs::path to = dir_.path() / ("copy" + std::to_string(copies_++));
+    fs::copy(state(k), to, fs::copy_options::recursive);
+    return to;
+  }
+
+ private:
+  test::TempDir dir_;
+  std::size_t count_ = 0;
+  int copies_ = 0;
+};
+
+/// The statuses `verify` gives the series' patches on `tree`.
+std::vector<std::string> verdicts(const GitSeries& s, const fs::path& tree,
+                                  const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"verify", "--no-gpu", "--no-repo", "--format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(s.patch_dir());
+  args.push_back(tree.string());
+  const test::RunResult r = test::run_sm120check(args);
+  std::vector<std::string> out;
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& p : doc.at("patches")) out.push_back(p.at("status").get<std::string>());
+  } catch (const nlohmann::json::exception&) {
+    ADD_FAILURE() << "no JSON (exit " << r.exit_code << "): " << r.out << r.err;
+  }
+  if (out.empty()) ADD_FAILURE() << "no patch (exit " << r.exit_code << "): " << r.out << r.err;
+  return out;
+}
+
+/// Patches 1..k applied, the others applicable.
+std::vector<std::string> linear(std::size_t k, std::size_t n) {
+  std::vector<std::string> out;
+  for (std::size_t j = 1; j <= n; ++j) out.push_back(j <= k ? "applied" : "applicable");
+  return out;
+}
+
+/// `apply` (or --reverse) on a copy of state `from`: exit 0 and the tree of state `to`, and a
+/// second run changes nothing.
+void expect_apply(GitSeries& s, std::size_t from, std::size_t to, bool reverse) {
+  const fs::path tree = s.copy_of(from);
+  std::vector<std::string> args = {"apply"};
+  if (reverse) args.push_back("--reverse");
+  args.push_back(s.patch_dir());
+  args.push_back(tree.string());
+  const test::RunResult r = test::run_sm120check(args);
+  EXPECT_EQ(r.exit_code, 0) << "from state " << from << ":\n" << r.out << r.err;
+  EXPECT_EQ(read_tree(tree), read_tree(s.state(to))) << "from state " << from << ":\n" << r.out;
+  const test::RunResult again = test::run_sm120check(args);
+  EXPECT_EQ(again.exit_code, 0) << "again from state " << from << ":\n" << again.out << again.err;
+}
+
+/// Every state: verify reads it as git made it; apply gives the last state, --reverse on the
+/// last state the first.
+void expect_like_git(GitSeries& s) {
+  const std::size_t n = s.patches();
+  for (std::size_t k = 0; k <= n; ++k) {
+    EXPECT_EQ(verdicts(s, s.state(k)), linear(k, n)) << "state " << k;
+    expect_apply(s, k, n, false);
+  }
+  expect_apply(s, n, 0, true);
+}
+
+// Hostile review: rename a.py -> b.py, then delete b.py. On the base tree (a.py there, b.py
+// not) the deletion read applied (b.py is missing, but it was never made) and apply said done
+// while a.py remained.
+TEST(SeriesGit, ARenameThenADeletionOnTheBaseTree) {
+  GitSeries s({"lines > a.py; echo keep > k.py", "git mv a.py b.py", "git rm -q b.py"});
+  ASSERT_EQ(s.patches(), 2u);
+  EXPECT_EQ(verdicts(s, s.state(0)), linear(0, 2));
+  expect_like_git(s);
+}
+
+// Hostile review: add a file, then rename it; on the last state verify read the add
+// applicable (the tree lacks a.py) while apply read it applied.
+TEST(SeriesGit, AnAddThenARenameOnTheLastTree) {
+  GitSeries s({"echo keep > k.py", "lines > a.py", "git mv a.py b.py"});
+  EXPECT_EQ(verdicts(s, s.state(2)), linear(2, 2));
+  expect_like_git(s);
+}
+
+// Hostile review: a file moved, then edited twice near the same lines. On the base tree the
+// last edit's file (lib/a.py) is missing, relocation found src/a.py by its name before the
+// series was judged, and the edit read conflict there.
+TEST(SeriesGit, AMoveThenTwoEditsAreJudgedWhereTheSeriesPutsTheFile) {
+  GitSeries s({"mkdir -p src; lines > src/a.py; echo keep > k.py",
+               "mkdir -p lib; git mv src/a.py lib/a.py",
+               "sed -i 's/line 3/line three/' lib/a.py", "sed -i 's/line 4/line four/' lib/a.py"});
+  EXPECT_EQ(verdicts(s, s.state(0)), linear(0, 3));
+  expect_like_git(s);
+}
+
+// Hostile review: a 6-patch chain of edits, a rename and a delete; apply left moved.py in
+// place with exit 0.
+TEST(SeriesGit, ASixPatchChainWithARenameAndADeletion) {
+  GitSeries s({"lines > a.py; lines > b.py; echo keep > k.py",
+               "sed -i 's/line 2/line two/' a.py", "git mv a.py moved.py",
+               "sed -i 's/line 5/line five/' moved.py", "sed -i 's/line 5/line 5b/' b.py",
+               "sed -i 's/line 9/line nine/' moved.py", "git rm -q moved.py"});
+  ASSERT_EQ(s.patches(), 6u);
+  expect_like_git(s);
+}
+
+// The series adds x.py, changes it and deletes it; a tree without x.py is both the state
+// before and the state after: nothing may read applied on the deletion's word, and apply
+// gives git's tree (no x.py) either way.
+TEST(SeriesGit, AFileAddedChangedAndDeletedIsNeverAppliedOnItsAbsence) {
+  GitSeries s({"echo keep > k.py", "lines > x.py", "sed -i 's/line 2/line two/' x.py",
+               "git rm -q x.py"});
+  for (std::size_t k : {0u, 3u})
+    for (const std::string& v : std::vector<std::string>(verdicts(s, s.state(k))))
+      EXPECT_NE(v, "applied") << "state " << k;
+  for (std::size_t k = 0; k <= 3; ++k) expect_apply(s, k, 3, false);
+  // In between, the states are clear.
+  EXPECT_EQ(verdicts(s, s.state(1)), linear(1, 3));
+  EXPECT_EQ(verdicts(s, s.state(2)), linear(2, 3));
+}
+
+// An edit, then the file's deletion: the file existed before the series, so its absence is
+// the deletion's, which only applies to the edited file: both applied (not unknown).
+TEST(SeriesGit, AnEditThenADeletionOfAFileThatWasThere) {
+  GitSeries s({"lines > a.py; echo keep > k.py", "sed -i 's/line 2/line two/' a.py",
+               "git rm -q a.py"});
+  expect_like_git(s);
+}
+
+}  // namespace
+}  // namespace sm120check
