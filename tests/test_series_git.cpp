@@ -187,5 +187,20 @@ TEST(SeriesGit, AnEditThenADeletionOfAFileThatWasThere) {
   expect_like_git(s);
 }
 
+// Random series (bench/random_series.py seed 130): edit, edit, revert of the second, checked
+// on the tree before all three. The revert's own lines are the tree's there, with one context
+// line differing (the first edit's), so the tree alone read it applied (drifted); the series,
+// with the first two put in, finds its pre-image exactly: applicable, as git says (the revert
+// cannot be in a tree that lacks what it reverts). States 1 and 3 hold the same tree (git
+// cannot tell them apart) and are left out.
+TEST(SeriesGit, ARevertOfAMissingEditIsNotAppliedByItsOwnLines) {
+  GitSeries s({"lines > a.py; echo keep > k.py", "sed -i 's/line 5/line five/' a.py",
+               "sed -i 's/line 7/line seven/' a.py", "sed -i 's/line seven/line 7/' a.py"});
+  ASSERT_EQ(s.patches(), 3u);
+  EXPECT_EQ(verdicts(s, s.state(0)), linear(0, 3));
+  EXPECT_EQ(verdicts(s, s.state(2)), linear(2, 3));
+  for (std::size_t k : {0u, 2u}) expect_apply(s, k, 3, false);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -695,6 +695,27 @@ void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Conte
                         report);
 }
 
+namespace {
+
+/// A tree's `applied` that rests on a drifted hunk (found with its context differing) while the
+/// series, with the run's earlier patches put in, finds every hunk's pre-image exactly where it
+/// belongs: the context differs because those patches are not in the tree, and the change is not
+/// there either. The shape: a revert of a patch the tree lacks reads applied by its own lines
+/// (edit, edit, revert, on the tree before all three). The series decides.
+bool applied_only_by_drift(const FileReport& tree, const FileReport& series) {
+  if (tree.status != Status::kApplied || series.status != Status::kApplicable) return false;
+  const bool drifted = std::any_of(tree.hunks.begin(), tree.hunks.end(), [](const HunkReport& h) {
+    return h.match.kind == MatchKind::kDrifted;
+  });
+  return drifted && !series.hunks.empty() &&
+         std::all_of(series.hunks.begin(), series.hunks.end(), [](const HunkReport& h) {
+           return h.match.status == HunkStatus::kApplicable &&
+                  (h.match.kind == MatchKind::kExact || h.match.kind == MatchKind::kFuzz);
+         });
+}
+
+}  // namespace
+
 void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
   std::set<std::size_t> changed;
   for (const SeriesUnit& su : series.units) {
@@ -707,7 +728,7 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
     // Not so for a verdict on a path's absence alone (see SeriesUnit::by_absence), nor for one
     // on a file relocation found that the series judged at the patch's own path.
     if ((fr.status == Status::kApplied || fr.status == Status::kApplicable) && !su.by_absence &&
-        !su.moved_by && !su.brought_by)
+        !su.moved_by && !su.brought_by && !applied_only_by_drift(fr, su.verdict))
       continue;
     // Applied only once earlier patches of the run are put in: the change is theirs, not the
     // tree's.
