@@ -601,5 +601,49 @@ TEST(Series, ThreadsShareThePatchesAndTheReportIsTheSameForAnyCount) {
   }
 }
 
+// One patch of many files: the files are shared out among threads too (one per file at most),
+// and the patch's evidence, found file by file, is joined in file order: the same JSON with
+// 1, 2 and 6 threads, 5 more handles opened for 6 files.
+TEST(Series, ThreadsShareOnePatchsFilesAndItsEvidenceIsJoinedInOrder) {
+  std::string text = "Subject: [PATCH] SM120: smaller tiles everywhere\n\n---\n";
+  test::TempDir dir;
+  for (int f = 0; f < 6; ++f) {
+    Lines before, after;
+    for (int i = 0; i < 30; ++i) before.push_back("k" + std::to_string(f) + "_line_" + std::to_string(i) + " = " + std::to_string(i));
+    after = before;
+    after[10] = "if CUDA_CAPABILITY[0] == 12: tile_" + std::to_string(f) + " = 64";
+    after[20] = "num_stages_" + std::to_string(f) + " = 1  # SM120 shared memory";
+    const std::string path = "pkg/m" + std::to_string(f) + ".py";
+    text += make_diff(path, before, after);
+    // Files 0-2 applied, 3-4 not, 5 absent.
+    if (f < 3) test::write_file(dir.path() / path, join(after));
+    else if (f < 5) test::write_file(dir.path() / path, join(before));
+  }
+  const std::vector<Patch> one = parse_patches(text, "many.patch");
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(one[0].files.size(), 6u);
+  std::optional<std::string> first;
+  for (unsigned threads : {1u, 2u, 6u}) {
+    int opened = 0;
+    CountingTree tree(open_disk_tree(dir.path().string()), opened);
+    VerifyOptions options;
+    options.search_root = dir.path().string();
+    options.threads = threads;
+    const VerifyReport r = verify(one, tree, options);
+    EXPECT_EQ(opened, static_cast<int>(threads) - 1);
+    ASSERT_EQ(r.patches.size(), 1u);
+    ASSERT_EQ(r.patches[0].files.size(), 6u);
+    EXPECT_EQ(r.patches[0].files[0].status, Status::kApplied);
+    EXPECT_EQ(r.patches[0].files[3].status, Status::kApplicable);
+    EXPECT_EQ(r.patches[0].files[5].status, Status::kConflict);
+    EXPECT_FALSE(r.patches[0].evidence.empty());
+    const std::string json = verify_to_json(r).dump(1);
+    if (!first)
+      first = json;
+    else
+      EXPECT_EQ(json, *first) << "threads " << threads;
+  }
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -146,6 +146,11 @@ class MarkerSearcher {
   void add(std::vector<MarkerHits>& into, std::string_view path, std::string_view content,
            std::size_t max_hits_per_marker = 0) const;
 
+  /// Adds `found` (one file's search(), or hits joined so) to `into` as add() does: `into` is
+  /// empty or holds as many MarkerHits; throws Error when the counts differ.
+  static void merge(std::vector<MarkerHits>& into, std::vector<MarkerHits> found,
+                    std::size_t max_hits_per_marker = 0);
+
  private:
   struct Compiled;
   std::vector<Marker> markers_;

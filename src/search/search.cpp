@@ -882,7 +882,11 @@ std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::strin
 
 void MarkerSearcher::add(std::vector<MarkerHits>& into, std::string_view path,
                          std::string_view content, std::size_t max_hits_per_marker) const {
-  std::vector<MarkerHits> found = search(path, content, max_hits_per_marker);
+  merge(into, search(path, content, max_hits_per_marker), max_hits_per_marker);
+}
+
+void MarkerSearcher::merge(std::vector<MarkerHits>& into, std::vector<MarkerHits> found,
+                           std::size_t max_hits_per_marker) {
   if (into.empty()) {
     into = std::move(found);
     return;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -86,12 +87,10 @@ unsigned strip_of(const Patch& patch, const Context& ctx) {
   return ctx.options.strip ? *ctx.options.strip : detect_strip(patch, ctx.tree);
 }
 
-/// Called after each file patch is verified, with its report.
-using AfterFile = std::function<void(const FilePatch&, const FileReport&)>;
-
-PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip,
-                            const AfterFile& after_file = {}) {
-  const VerifyOptions& options = ctx.options;
+/// A patch's report before its files are verified: an error when it changes no file, else
+/// one FileReport per file patch, to be filled in (verify_file()) and then summed up
+/// (finish_report()).
+PatchReport start_report(const Patch& patch, const VerifyOptions& options, unsigned strip) {
   PatchReport r;
   r.source = patch.source;
   r.subject = patch.subject;
@@ -101,18 +100,30 @@ PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip,
   if (patch.files.empty()) {
     r.status = Status::kError;
     r.error = "patch changes no file";
-    return r;
+  } else {
+    r.files.resize(patch.files.size());
   }
+  return r;
+}
+
+/// The patch's status and presence from its files' (all verified).
+void finish_report(PatchReport& r) {
   std::vector<Status> statuses;
   std::vector<Presence> presences;
-  for (const FilePatch& fp : patch.files) {
-    r.files.push_back(verify_file(fp, ctx, r.strip));
-    if (after_file) after_file(fp, r.files.back());
-    statuses.push_back(r.files.back().status);
-    presences.push_back(r.files.back().presence);
+  for (const FileReport& f : r.files) {
+    statuses.push_back(f.status);
+    presences.push_back(f.presence);
   }
   r.status = combine(statuses);
   r.presence = r.status == Status::kError ? Presence::kUnknown : combine_presence(presences);
+}
+
+PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip) {
+  PatchReport r = start_report(patch, ctx.options, strip);
+  if (patch.files.empty()) return r;  // an error
+  for (std::size_t k = 0; k < patch.files.size(); ++k)
+    r.files[k] = verify_file(patch.files[k], ctx, r.strip);
+  finish_report(r);
   return r;
 }
 
@@ -216,57 +227,89 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
 }
 
 /// A patch's evidence (attach_evidence()) searched file by file as each is verified, while its
-/// content is in the cache: a run then need not keep every file it read until the end. The
-/// series passes may still change verdicts: finish() keeps what was found only when the files
-/// searched are those attach_evidence() would search in the final report.
-class EarlyEvidence {
+/// content is in the cache (a run then need not keep every file it read until the end), by
+/// whichever thread verified the file; finish() joins the files' hits in file order, and keeps
+/// them only when the files searched are those attach_evidence() would search in the final
+/// report (the series passes may still change verdicts).
+class PatchEvidence {
  public:
-  EarlyEvidence(const Patch& patch, unsigned strip, Context& ctx)
-      : patch_(patch), strip_(strip), ctx_(ctx) {}
+  PatchEvidence(const Patch& patch, unsigned strip)
+      : patch_(patch), strip_(strip), files_(patch.files.size()) {}
 
-  /// After verify_file(): searches `f`'s file when attach_evidence() would, given the report so
-  /// far.
-  void add(const FileReport& f) {
-    if (!ctx_.options.evidence || !f.target_path || f.status == Status::kError ||
-        !seen_.insert(*f.target_path).second)
-      return;
+  /// After verify_file() of the patch's file `k` (`ctx`: the thread's): searches its file when
+  /// attach_evidence() would, given the report so far. Safe from several threads at once, for
+  /// different `k`.
+  void add(std::size_t k, const FileReport& f, Context& ctx) {
+    if (!ctx.options.evidence || !f.target_path || f.status == Status::kError) return;
+    File& file = files_[k];
     const std::string& path = *f.target_path;
-    candidates_.push_back(path);
-    if (failed_ || ctx_.tree.stat(path).type != Entry::Type::kFile) return;
+    file.path = path;
+    if (ctx.tree.stat(path).type != Entry::Type::kFile) return;
+    const MarkerSearcher* searcher = prepare(ctx);
+    if (searcher == nullptr) return;  // no marker, or one that does not compile
     try {
-      if (!prepared_) {  // at the first file to search, as attach_evidence()
-        prepared_ = true;
-        std::vector<Marker> markers = evidence_markers(patch_, strip_, ctx_);
-        if (!markers.empty()) searcher_.emplace(std::move(markers));
-      }
-      if (!searcher_) return;  // no marker
-      const FileText& text = ctx_.cache.get(path, [&] { return ctx_.tree.read(path); });
-      searcher_->add(hits_, path, text.content(), kMaxEvidenceHits);
+      const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
+      file.hits = searcher->search(path, text.content(), kMaxEvidenceHits);
+      file.searched = true;
     } catch (const Error&) {
-      failed_ = true;
-      hits_.clear();
+      file.failed = true;
     }
   }
 
-  /// Sets r.evidence as attach_evidence() does for the final report `r`.
-  void finish(PatchReport& r) {
-    if (!ctx_.options.evidence || r.status == Status::kError) return;
-    if (evidence_candidates(r.files) == candidates_)
-      r.evidence = std::move(hits_);  // the same files, in the same order
-    else
-      attach_evidence(patch_, r, ctx_);
+  /// Sets r.evidence as attach_evidence() does for the final report `r` (`ctx`: the run's).
+  void finish(PatchReport& r, Context& ctx) {
+    if (!ctx.options.evidence || r.status == Status::kError) return;
+    std::vector<std::string> searched;  // as evidence_candidates() of the reports verified
+    std::unordered_set<std::string> seen;
+    std::vector<MarkerHits> hits;
+    bool failed = prepare_failed_;
+    for (File& file : files_) {
+      if (!file.path || !seen.insert(*file.path).second) continue;
+      searched.push_back(*file.path);
+      if (failed || !file.searched) {
+        failed = failed || file.failed;
+        continue;
+      }
+      MarkerSearcher::merge(hits, std::move(file.hits), kMaxEvidenceHits);
+    }
+    if (evidence_candidates(r.files) != searched)
+      attach_evidence(patch_, r, ctx);
+    else if (!failed)
+      r.evidence = std::move(hits);
   }
 
  private:
+  struct File {
+    std::optional<std::string> path;  ///< its report's target path, when it has one
+    bool searched = false;
+    bool failed = false;
+    std::vector<MarkerHits> hits;
+  };
+
+  /// The patch's searcher, made at the first file to search (as attach_evidence(): a patch
+  /// none of whose files exists extracts no marker); null without markers or when one does
+  /// not compile.
+  const MarkerSearcher* prepare(Context& ctx) {
+    std::lock_guard lock(mutex_);
+    if (!prepared_) {
+      prepared_ = true;
+      try {
+        std::vector<Marker> markers = evidence_markers(patch_, strip_, ctx);
+        if (!markers.empty()) searcher_.emplace(std::move(markers));
+      } catch (const Error&) {
+        prepare_failed_ = true;
+      }
+    }
+    return searcher_ ? &*searcher_ : nullptr;
+  }
+
   const Patch& patch_;
   unsigned strip_;
-  Context& ctx_;
-  std::vector<std::string> candidates_;  ///< as evidence_candidates() of the reports so far
-  std::unordered_set<std::string> seen_;
+  std::vector<File> files_;
+  std::mutex mutex_;
   bool prepared_ = false;
+  bool prepare_failed_ = false;
   std::optional<MarkerSearcher> searcher_;
-  std::vector<MarkerHits> hits_;
-  bool failed_ = false;
 };
 
 /// The tree paths that one file patch of a run names and no other (at their strip levels;
@@ -305,12 +348,12 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
                         const VerifyOptions& options, FileCache& cache, bool release,
                         const std::vector<std::unique_ptr<Tree>>& more_trees = {});
 
-/// The threads verify() uses for `patches`: options.threads (0: one per CPU), at most
-/// kMaxVerifyThreads and one per patch.
-unsigned thread_count(const VerifyOptions& options, std::size_t patches) {
+/// The threads verify() uses for `jobs` file patches: options.threads (0: one per CPU), at
+/// most kMaxVerifyThreads and one per file patch.
+unsigned thread_count(const VerifyOptions& options, std::size_t jobs) {
   unsigned n = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
   n = std::min({std::max(n, 1u), kMaxVerifyThreads,
-                static_cast<unsigned>(std::min<std::size_t>(patches, kMaxVerifyThreads))});
+                static_cast<unsigned>(std::min<std::size_t>(jobs, kMaxVerifyThreads))});
   return std::max(n, 1u);
 }
 
@@ -330,7 +373,9 @@ VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
   const StatCache cached(tree);
   // One more handle on the tree per extra thread; with none to be had, one thread.
   std::vector<std::unique_ptr<Tree>> more_trees;
-  for (unsigned k = 1; k < thread_count(options, patches.size()); ++k) {
+  std::size_t file_patches = 0;
+  for (const Patch& p : patches) file_patches += p.files.size();
+  for (unsigned k = 1; k < thread_count(options, file_patches); ++k) {
     std::unique_ptr<Tree> handle = tree.open_again();
     if (!handle) break;
     more_trees.push_back(std::move(handle));
@@ -345,6 +390,48 @@ VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& 
 }
 
 namespace {
+
+/// One file patch of a run: (patch, file) indices.
+using FileJob = std::pair<std::size_t, std::size_t>;
+
+/// The run's file patches as the first pass hands them out: with one thread, one group in run
+/// order; with more, one group per path (the stripped path each file patch names; /dev/null
+/// sides aside), so that a file the run names several times is read by one thread, largest
+/// groups (in hunk lines) first so that the last to finish are small.
+std::vector<std::vector<FileJob>> file_jobs(const std::vector<Patch>& patches,
+                                            const std::vector<unsigned>& strips,
+                                            std::size_t threads) {
+  std::vector<std::vector<FileJob>> groups;
+  std::vector<std::size_t> weight;
+  std::unordered_map<std::string, std::size_t> group_of;
+  for (std::size_t i = 0; i < patches.size(); ++i)
+    for (std::size_t k = 0; k < patches[i].files.size(); ++k) {
+      const FilePatch& fp = patches[i].files[k];
+      std::size_t g = groups.size();
+      if (threads > 1) {
+        const Resolved side = resolve(is_dev_null(fp.new_path) ? fp.old_path : fp.new_path,
+                                      strips[i]);
+        if (side.path) g = group_of.emplace(*side.path, groups.size()).first->second;
+      } else if (!groups.empty()) {
+        g = 0;
+      }
+      if (g == groups.size()) {
+        groups.emplace_back();
+        weight.push_back(0);
+      }
+      groups[g].emplace_back(i, k);
+      weight[g] += 1;
+      for (const Hunk& h : fp.hunks) weight[g] += h.lines.size();
+    }
+  std::vector<std::size_t> order(groups.size());
+  for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
+  std::vector<std::vector<FileJob>> out;
+  out.reserve(groups.size());
+  for (std::size_t g : order) out.push_back(std::move(groups[g]));
+  return out;
+}
 
 /// A thread of the run's first pass: its own handle on the tree, its own stat and file caches.
 struct Worker {
@@ -428,27 +515,32 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
       searched = false;
     }
   }
-  // Each file is searched for its patch's evidence right after its verdict (EarlyEvidence),
-  // and, with `release`, leaves the cache then when no other file patch names it. Each patch
-  // is verified alone against the tree here, so the patches are shared out among threads
+  // Each file is searched for its patch's evidence right after its verdict (PatchEvidence),
+  // and, with `release`, leaves the cache then when no other file patch names it. Each file
+  // patch is verified alone against the tree here, so they are shared out among threads
   // (each with its own handle on the tree and its own caches, the relocation search shared
   // read-only); their caches join the run's for the series passes, which follow in order.
   std::vector<std::unique_ptr<Worker>> workers;
   for (const std::unique_ptr<Tree>& handle : more_trees)
     workers.push_back(std::make_unique<Worker>(*handle, ctx));
   const SingleUse single_use(patches, strips);
-  std::vector<std::optional<EarlyEvidence>> evidence(patches.size());
-  report.patches.resize(patches.size());
+  std::vector<std::unique_ptr<PatchEvidence>> evidence;
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    report.patches.push_back(start_report(patches[i], options, strips[i]));
+    evidence.push_back(std::make_unique<PatchEvidence>(patches[i], strips[i]));
+  }
+  const std::vector<std::vector<FileJob>> jobs =
+      file_jobs(patches, strips, workers.empty() ? 1 : workers.size() + 1);
+  if (workers.size() >= jobs.size()) workers.resize(jobs.empty() ? 0 : jobs.size() - 1);
   std::atomic<std::size_t> next{0};
   auto work = [&](Context& c) {
-    for (std::size_t i; (i = next.fetch_add(1)) < patches.size();) {
-      EarlyEvidence& found = evidence[i].emplace(patches[i], strips[i], c);
-      report.patches[i] =
-          verify_patch_in(patches[i], c, strips[i], [&](const FilePatch& fp, const FileReport& f) {
-            found.add(f);
-            if (release) single_use.done(fp, strips[i], c.cache);
-          });
-    }
+    for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();)
+      for (const auto& [i, k] : jobs[j]) {
+        const FilePatch& fp = patches[i].files[k];
+        FileReport& f = report.patches[i].files[k] = verify_file(fp, c, strips[i]);
+        evidence[i]->add(k, f, c);
+        if (release) single_use.done(fp, strips[i], c.cache);
+      }
   };
   if (workers.empty()) {
     work(ctx);
@@ -461,22 +553,24 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
           work(workers[k]->ctx);
         } catch (...) {
           failed[k + 1] = std::current_exception();
-          next = patches.size();  // the others stop at their next patch
+          next = jobs.size();  // the others stop at their next file
         }
       });
     try {
       work(ctx);
     } catch (...) {
       failed[0] = std::current_exception();
-      next = patches.size();
+      next = jobs.size();
     }
     for (std::thread& t : pool) t.join();
     for (const std::exception_ptr& e : failed)
       if (e) std::rethrow_exception(e);
     for (const std::unique_ptr<Worker>& w : workers) cache.absorb(w->cache);
   }
+  for (PatchReport& r : report.patches)
+    if (!r.files.empty()) finish_report(r);  // (a patch without files is an error already)
   if (options.series) judge_series(patches, report, ctx);
-  for (std::size_t i = 0; i < patches.size(); ++i) evidence[i]->finish(report.patches[i]);
+  for (std::size_t i = 0; i < patches.size(); ++i) evidence[i]->finish(report.patches[i], ctx);
   std::vector<PatchReport*> ptrs;
   for (PatchReport& r : report.patches) ptrs.push_back(&r);
   attach_search(ptrs, sets, options,
