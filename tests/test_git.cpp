@@ -9,12 +9,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "../src/git/index_scan.hpp"
 #include "../src/git/libgit2.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/git.hpp"
@@ -530,6 +533,368 @@ TEST(WorkTreeFacts, EarlyStopFindsTheCacheTreeFromTheEnd) {
   expect_facts(f.repo, {"dir/b.py"}, true);
   f.repo.git("update-index --split-index");
   EXPECT_FALSE(read_work_tree_facts(f.repo.dir(), {"a.txt"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The index searched rather than walked (git::scan_index with IndexRead::search): the same
+// answer as the walk, on indexes git wrote and on generated ones with hostile bytes.
+
+/// `s` printable: bytes outside ASCII as \xNN, a long path cut short with its length.
+std::string escaped(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out.size() > 120 ? out.substr(0, 60) + "... (" + std::to_string(s.size()) + " bytes)" : out;
+}
+
+/// scan_index() both ways for `wanted` (sorted and made unique here), expecting the same
+/// answer; returns whether the search skipped entries.
+bool expect_search_as_walk(const std::string& index, std::vector<std::string> wanted) {
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  const std::optional<git::IndexScan> searched =
+      git::scan_index(index, wanted, true, git::IndexRead::search);
+  const std::optional<git::IndexScan> walked =
+      git::scan_index(index, wanted, true, git::IndexRead::walk);
+  EXPECT_EQ(searched.has_value(), walked.has_value());
+  if (!searched || !walked) return false;
+  EXPECT_FALSE(walked->searched);
+  EXPECT_EQ(searched->root_tree, walked->root_tree);
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    SCOPED_TRACE("wanted path " + escaped(wanted[i]));
+    EXPECT_EQ(searched->found[i].has_value(), walked->found[i].has_value());
+    if (searched->found[i] && walked->found[i]) {
+      EXPECT_EQ(searched->found[i]->id, walked->found[i]->id);
+      EXPECT_TRUE(*searched->found[i] == *walked->found[i]);
+    }
+    EXPECT_EQ(searched->conflicted[i], walked->conflicted[i]);
+    EXPECT_EQ(searched->is_dir[i], walked->is_dir[i]);
+  }
+  return searched->searched;
+}
+
+/// The answer of the search for one path (the walk agreeing, checked).
+git::IndexScan scan_one(const std::string& index, const std::string& path) {
+  EXPECT_TRUE(expect_search_as_walk(index, {path})) << path << ": not searched";
+  std::optional<git::IndexScan> s = git::scan_index(index, {path}, true);
+  EXPECT_TRUE(s);
+  return s ? *s : git::IndexScan{};
+}
+
+/// A name of `n` bytes under `dir` whose bytes 6 and 7 read, as an entry's flags, as the length
+/// of the name's rest after byte 8: a probe starting 8 bytes into its entry meets a well-formed
+/// false entry there when the gid holds a mode (as 40960 = 0xa000 does). `high`: the high
+/// nibble of byte 6 (0x30: stage 3, 0x80: assume-valid, stage 0).
+std::string flags_like_name(const std::string& dir, std::size_t n, unsigned char high) {
+  std::string name = dir + std::string(n - dir.size(), 'a');
+  name[6] = static_cast<char>(high | ((n - 8) >> 8));
+  name[7] = static_cast<char>((n - 8) & 0xFF);
+  return name;
+}
+
+TEST(WorkTreeFacts, LargeIndexSearchedAsWalkedAndAsGitSays) {
+  FactsRepo f;
+  // 23000 entries (a 1.8 MB index) in 481 folders: 1000 with their files, 22000 recorded
+  // without (writing, committing and removing that many files and trees takes a slow disk
+  // half a minute).
+  constexpr int kFiles = 1000, kEntries = 23000;
+  auto file = [](int i) {
+    char rel[64];
+    std::snprintf(rel, sizeof rel, "d%02d/s%02d/f%05d.py", i % 37, i % 13, i);
+    return std::string(rel);
+  };
+  for (int i = 0; i < kFiles; ++i) test::write_file(f.repo.path(file(i)), "x\n");
+  // Names holding bytes of an entry's header: the four modes, and flags giving a length.
+  const std::vector<std::string> odd = {
+      "d05/\x81\xa4\x81\xed\xa0\x01\xe0 modes.py", "d05/DIRC\x01\x02\x03TREE.py",
+      flags_like_name("d05/", 73, 0x30), flags_like_name("d05/", 140, 0x80),
+      flags_like_name("d06/", 9 + 0x2f, 0x30), flags_like_name("d30/", 250, 0x80)};
+  for (const std::string& rel : odd) {
+    test::write_file(f.repo.path(rel), "odd\n");
+    // A gid that reads as mode 120000 puts a well-formed false entry 8 bytes into this one
+    // (not possible when not root: the names still hold the other bytes).
+    (void)::chown(f.repo.path(rel).c_str(), static_cast<uid_t>(-1), 0xa000);
+  }
+  f.repo.write("zz/last.py", "last\n");
+  const std::string blob = f.repo.git("echo x | git hash-object -w --stdin").substr(0, 40);
+  std::string info;
+  for (int i = kFiles; i < kEntries; ++i) info += "100644 " + blob + "\t" + file(i) + "\n";
+  test::write_file(f.repo.path(".git/bulk"), info);
+  f.repo.git("add -A && git update-index --index-info <.git/bulk && git commit -qm many");
+  const std::string index = f.repo.path(".git/index");
+  ASSERT_GT(std::filesystem::file_size(index), std::size_t{1} << 20);
+
+  // Version 2: first, middle and last entries, the odd names, a folder, paths between entries,
+  // before the first and after the last.
+  const std::string first = "a.txt", middle = file(10020), last = "zz/last.py";
+  const std::string between = middle.substr(0, middle.size() - 1) + "z";  // no such entry
+  std::vector<std::string> wanted = {first,   middle, last, "d03/s10", "d03/s10/f0.py",
+                                     between, "0",    "zzz"};
+  wanted.insert(wanted.end(), odd.begin(), odd.end());
+  EXPECT_TRUE(expect_search_as_walk(index, wanted));
+  EXPECT_TRUE(scan_one(index, "d03/s10").is_dir[0]);
+  EXPECT_TRUE(scan_one(index, middle).found[0]);
+  EXPECT_TRUE(scan_one(index, odd[3]).found[0]);
+  EXPECT_FALSE(scan_one(index, between).found[0]);
+  for (std::size_t i = 7; i < 200; i += 7) {  // one path at a time, all over the index
+    const std::string rel = file(static_cast<int>(i * kEntries / 200));
+    EXPECT_TRUE(scan_one(index, rel).found[0]) << rel;
+  }
+  // Against git and libgit2: a clean, a modified, two deleted files and one the patch adds.
+  const std::string real = file(500);
+  f.repo.write(real, "y\n");  // same size
+  std::filesystem::remove(f.repo.path(last));
+  const std::vector<std::string> paths = {first, real, middle, last, odd[2], "d03/s10/new.py"};
+  expect_facts(f.repo, paths, true);
+  std::vector<std::string> dirty = {real, middle, last};
+  std::sort(dirty.begin(), dirty.end());
+  EXPECT_EQ(native_dirty(f.repo.dir(), paths), dirty);
+  f.repo.write(real, "x\n");
+  f.repo.write(last, "last\n");
+
+  // Conflict stages 1-3 in the middle of the index (as a merge leaves them).
+  const std::string both = file(4240);
+  const std::string ids = f.repo.git("hash-object -w --stdin </dev/null && echo ours | git "
+                                     "hash-object -w --stdin && echo theirs | git hash-object -w --stdin");
+  const std::string before = f.repo.git("rev-parse :" + both).substr(0, 40);
+  f.repo.git("update-index --index-info <<'EOF'\n0 " + std::string(40, '0') + "\t" + both +
+             "\n100644 " + ids.substr(0, 40) + " 1\t" + both + "\n100644 " + ids.substr(41, 40) +
+             " 2\t" + both + "\n100644 " + ids.substr(82, 40) + " 3\t" + both + "\nEOF");
+  const git::IndexScan conflict = scan_one(index, both);
+  EXPECT_TRUE(conflict.conflicted[0]);
+  EXPECT_FALSE(conflict.found[0]);
+  EXPECT_TRUE(expect_search_as_walk(
+      index, {both, both.substr(0, both.size() - 1), both + "c", both.substr(0, 8), last}));
+  f.repo.git("update-index --cacheinfo 100644," + before + "," + both);
+
+  // Version 3: entries with extended flags (skip-worktree, intent-to-add).
+  f.repo.git("update-index --skip-worktree " + middle);
+  f.repo.write("d11/new.py", "new\n");
+  f.repo.git("add -N d11/new.py && git write-tree >/dev/null");
+  ASSERT_EQ(test::read_file(index).substr(0, 8), std::string("DIRC\0\0\0\3", 8));
+  EXPECT_TRUE(scan_one(index, middle).found[0]->skip_worktree);
+  EXPECT_TRUE(scan_one(index, "d11/new.py").found[0]->intent_to_add);
+  wanted.insert(wanted.end(), {"d11/new.py", "d11/new.p", "d11/new.pyc"});
+  EXPECT_TRUE(expect_search_as_walk(index, wanted));
+
+  // Names of 0xfff bytes and more (the flags say 0xfff, the NUL ends them), recorded without
+  // a file (no file system takes such a path).
+  std::vector<std::string> longs;
+  for (std::size_t n : {0xffeu, 0xfffu, 0x1000u, 0x1001u, 5000u}) {
+    longs.push_back("d13/" + std::string(n - 4, 'L'));
+    f.repo.git("update-index --add --cacheinfo 100644," + blob + "," + longs.back());
+  }
+  f.repo.git("write-tree >/dev/null");
+  for (const std::string& name : longs) EXPECT_TRUE(scan_one(index, name).found[0]) << name.size();
+  std::vector<std::string> around = longs;
+  for (const std::string& name : longs) around.push_back(name + "x");
+  around.push_back("d13/" + std::string(100, 'L'));
+  EXPECT_TRUE(expect_search_as_walk(index, around));
+  EXPECT_TRUE(expect_search_as_walk(index, wanted));
+
+  // Version 4 (prefix-compressed names): walked, the same answer.
+  f.repo.git("update-index --index-version 4");
+  std::optional<git::IndexScan> v4 = git::scan_index(index, {"d11/new.py", middle}, true);
+  ASSERT_TRUE(v4);
+  EXPECT_FALSE(v4->searched);
+  EXPECT_TRUE(v4->found[0] && v4->found[0]->intent_to_add);
+  EXPECT_TRUE(v4->found[1] && v4->found[1]->skip_worktree);
+}
+
+/// Generated index files: versions 2 and 3 with the bytes the search must not be misled by.
+class IndexGenerator {
+ public:
+  explicit IndexGenerator(unsigned seed) : rng_(seed) {}
+
+  struct Index {
+    std::string bytes;
+    std::vector<std::string> names;  ///< sorted, one per path (conflicts have several entries)
+    std::size_t entries_bytes = 0;   ///< from the first entry to the end of the last
+    bool end_marked = false;         ///< the TREE extension follows the entries directly
+  };
+
+  /// `layout`: 0 TREE, 1 TREE then another extension, 2 IEOT before TREE, 3 an invalid root,
+  /// 4 no TREE at all.
+  Index make(int version, bool hostile, int layout) {
+    Index ix;
+    std::vector<std::string> names;
+    const std::size_t want = pick(500, 2500);
+    while (names.size() < want) names.push_back(path(hostile));
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    ix.names = names;
+    // Hostile header fields: per index, which fields hold one of the four modes.
+    const std::uint32_t modes[] = {0100644, 0100755, 0120000, 0160000};
+    const bool gid_mode = hostile && pick(0, 1) == 1;
+    const int field_odds = hostile ? 8 : 0;  // percent, each of ctime, mtime, dev, sha-1 parts
+    std::string entries;
+    std::uint32_t count = 0;
+    for (const std::string& name : names) {
+      std::vector<unsigned> stages = {0};
+      if (pick(0, 99) < 3) {
+        stages.clear();
+        for (unsigned s = 1; s <= 3; ++s)
+          if (pick(0, 1) == 1 || (s == 3 && stages.empty())) stages.push_back(s);
+      }
+      for (unsigned stage : stages) {
+        unsigned char h[64] = {};
+        auto put32 = [&](std::size_t at, std::uint32_t v) {
+          for (int k = 0; k < 4; ++k) h[at + k] = static_cast<unsigned char>(v >> (24 - 8 * k));
+        };
+        auto field = [&](std::size_t at) {
+          put32(at, pick(0, 99) < field_odds ? modes[pick(0, 3)] : word());
+        };
+        for (std::size_t at : {0u, 4u, 8u, 12u, 16u, 20u, 28u, 36u}) put32(at, word());
+        for (std::size_t at : {0u, 8u, 16u}) field(at);  // ctime, mtime, dev
+        put32(24, modes[pick(0, 9) < 7 ? 0 : pick(1, 3)]);
+        put32(32, gid_mode ? modes[pick(0, 3)] : word());
+        for (std::size_t at = 40; at < 60; at += 4) put32(at, word());
+        for (std::size_t at : {40u, 48u, 56u}) field(at);  // sha-1 parts
+        std::uint16_t flags = static_cast<std::uint16_t>(std::min<std::size_t>(name.size(), 0xFFF));
+        flags |= static_cast<std::uint16_t>(stage << 12);
+        if (pick(0, 9) == 0) flags |= 0x8000;
+        std::size_t header = 62;
+        if (version == 3 && pick(0, 9) == 0) {
+          flags |= 0x4000;
+          const std::uint16_t ext[] = {0x4000, 0x2000, 0x6000};
+          const std::uint16_t x = ext[pick(0, 2)];
+          h[62] = static_cast<unsigned char>(x >> 8);
+          h[63] = static_cast<unsigned char>(x);
+          header = 64;
+        }
+        h[60] = static_cast<unsigned char>(flags >> 8);
+        h[61] = static_cast<unsigned char>(flags);
+        entries.append(reinterpret_cast<const char*>(h), header);
+        entries += name;
+        entries.append(8 - (header + name.size()) % 8, '\0');
+        ++count;
+      }
+    }
+    ix.entries_bytes = entries.size();
+    ix.bytes = std::string("DIRC", 4);
+    for (std::uint32_t v : {static_cast<std::uint32_t>(version), count})
+      for (int k = 0; k < 4; ++k) ix.bytes += static_cast<char>(v >> (24 - 8 * k));
+    ix.bytes += entries;
+    auto extension = [&](const char* sig, const std::string& data) {
+      ix.bytes.append(sig, 4);
+      const std::uint32_t len = static_cast<std::uint32_t>(data.size());
+      for (int k = 0; k < 4; ++k) ix.bytes += static_cast<char>(len >> (24 - 8 * k));
+      ix.bytes += data;
+    };
+    std::string id;
+    for (int k = 0; k < 20; ++k) id += static_cast<char>(pick(0, 255));
+    const std::string tree = std::string(1, '\0') + std::to_string(count) + " 0\n" + id;
+    if (layout == 2) {
+      std::string ieot(4 + 8 * 3, '\0');
+      ieot[3] = 1;
+      for (std::size_t k = 4; k < ieot.size(); ++k) ieot[k] = static_cast<char>(pick(0, 3));
+      extension("IEOT", ieot);
+    }
+    if (layout == 3)
+      extension("TREE", std::string(1, '\0') + "-1 0\n");
+    else if (layout != 4)
+      extension("TREE", tree);
+    if (layout == 1 || layout == 4) extension(layout == 1 ? "UNTR" : "REUC", id + id + "TREE");
+    ix.end_marked = layout == 0 || layout == 1 || layout == 3;
+    ix.bytes += id;  // the checksum (not read)
+    return ix;
+  }
+
+  /// Paths to look up: names, the paths just around them, folders, and the ends.
+  std::vector<std::string> wanted(const Index& ix) {
+    std::vector<std::string> out;
+    const std::size_t n = pick(1, 12);
+    while (out.size() < n) {
+      const std::string& name = ix.names[pick(0, ix.names.size() - 1)];
+      switch (pick(0, 6)) {
+        case 0:
+        case 1: out.push_back(name); break;
+        case 2: out.push_back(name + "\x01"); break;
+        case 3: out.push_back(name.substr(0, name.size() - 1)); break;
+        case 4: {
+          const std::size_t slash = name.rfind('/');
+          if (slash != std::string::npos) out.push_back(name.substr(0, slash));
+          break;
+        }
+        case 5: out.push_back(path(false)); break;
+        default: out.push_back(pick(0, 1) == 1 ? std::string("\x01") : std::string("\xff\xff"));
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::size_t pick(std::size_t lo, std::size_t hi) {
+    return std::uniform_int_distribution<std::size_t>(lo, hi)(rng_);
+  }
+  std::uint32_t word() { return static_cast<std::uint32_t>(rng_()); }
+
+  std::string component(bool hostile) {
+    std::string c;
+    const std::size_t len = pick(1, 12);
+    for (std::size_t k = 0; k < len; ++k) {
+      unsigned char b = static_cast<unsigned char>("abcdefghij._-0123"[pick(0, 16)]);
+      if (hostile && pick(0, 4) == 0) b = static_cast<unsigned char>(pick(1, 255));
+      if (b == '/') b = 'x';
+      c += static_cast<char>(b);
+    }
+    return c;
+  }
+
+  std::string path(bool hostile) {
+    const std::size_t roll = pick(0, 999);
+    if (roll < 3) return "long/" + std::string(pick(0xFF0, 0x1010), 'L');
+    std::string p = "d" + std::to_string(pick(0, 6));
+    for (std::size_t depth = pick(0, 3); depth > 0; --depth)
+      p += "/s" + std::to_string(pick(0, 9));
+    p += "/" + component(hostile);
+    if (hostile && roll < 200) {
+      // Bytes 6-7 as flags naming the rest's length: false entries 8 bytes in.
+      const std::size_t n = pick(std::max<std::size_t>(p.size() + 1, 12), 400);
+      const unsigned char highs[] = {0x00, 0x10, 0x20, 0x30, 0x80, 0xB0};
+      p = flags_like_name(p, n, highs[pick(0, 5)]);
+      if (p[6] == '\0' || p[6] == '/' || p[7] == '\0' || p[7] == '/') return path(hostile);
+    }
+    return p;
+  }
+
+  std::mt19937 rng_;
+};
+
+TEST(IndexSearch, AgreesWithTheWalkOnGeneratedIndexes) {
+  TempDir dir;
+  const std::string file = (dir.path() / "index").string();
+  int searched = 0, expected = 0;
+  for (unsigned seed = 1; seed <= 200; ++seed) {
+    IndexGenerator gen(seed);
+    const int version = seed % 2 == 0 ? 2 : 3;
+    const bool hostile = seed % 3 != 0;
+    const int layout = static_cast<int>(seed / 6 % 5);
+    const IndexGenerator::Index ix = gen.make(version, hostile, layout);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", layout " + std::to_string(layout));
+    test::write_file(file, ix.bytes);
+    for (int round = 0; round < 8; ++round) {
+      std::vector<std::string> wanted = gen.wanted(ix);
+      wanted.push_back(ix.names.back());  // the last name: the search must skip to it
+      const bool skipped = expect_search_as_walk(file, wanted);
+      if (ix.end_marked && ix.entries_bytes > 40000) {
+        ++expected;
+        searched += skipped ? 1 : 0;
+        EXPECT_TRUE(skipped) << "version " << version << (hostile ? ", hostile" : "");
+      } else if (!ix.end_marked) {
+        EXPECT_FALSE(skipped);  // nothing tells where the entries end: walked
+      }
+    }
+  }
+  EXPECT_GT(expected, 400);
+  EXPECT_EQ(searched, expected);
 }
 
 TEST(WorkTreeFacts, ObjectsBorrowedThroughAlternates) {

@@ -3,11 +3,11 @@
 //
 // What is read, and only that: HEAD and the refs it names (loose, then packed-refs), the config
 // keys that change what `git status` says about a path, the index (Documentation/
-// gitformat-index.txt, versions 2, 3 and 4) scanned once for the touched paths and its cache
-// tree, and HEAD's commit object (loose or undeltified in a pack) for its tree id. Anything
-// else (split or sparse index, a touched path that is untracked, skip-worktree, submodules,
-// attributes when a file must be hashed, a delta-compressed commit, ...) answers "cannot tell"
-// and the caller asks libgit2.
+// gitformat-index.txt, versions 2, 3 and 4) read once for the touched paths (searched in 2 and
+// 3, walked in 4) and its cache tree, and HEAD's commit object (loose or undeltified in a pack)
+// for its tree id. Anything else (split or sparse index, a touched path that is untracked,
+// skip-worktree, submodules, attributes when a file must be hashed, a delta-compressed commit,
+// ...) answers "cannot tell" and the caller asks libgit2.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "index_scan.hpp"
 #include "sha1.hpp"
 #include "sm120check/git.hpp"
 
@@ -393,22 +394,15 @@ std::optional<std::string> commit_tree_id_in(const std::string& objects, const s
 }
 
 // ---------------------------------------------------------------------------------------------
-// The index.
+// The index (types in index_scan.hpp).
 
-/// One stage-0 entry's on-disk fields (Documentation/gitformat-index.txt).
-struct IndexEntry {
-  std::uint32_t ctime_s, ctime_ns, mtime_s, mtime_ns, dev, ino, mode, uid, gid, size;
-  std::string id;
-  bool assume_valid = false, skip_worktree = false, intent_to_add = false;
-};
+using git::IndexEntry;
+using git::IndexRead;
+using git::IndexScan;
 
-struct IndexScan {
-  std::vector<std::optional<IndexEntry>> found;  ///< per wanted path (stage 0)
-  std::vector<bool> conflicted;                  ///< per wanted path: stages 1-3 present
-  std::vector<bool> is_dir;                      ///< per wanted path: entries below "path/"
-  std::optional<std::string> root_tree;          ///< the cache tree's root id, when valid
-  struct timespec index_mtime {};
-};
+std::uint16_t be16(const unsigned char* p) {
+  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
+}
 
 /// Parses one cache-tree node and its subtrees at `at` (gitformat-index.txt, "Cache tree"):
 /// "<path>\0<entry count> <subtree count>\n" and a 20-byte id unless the count is -1. Returns
@@ -451,13 +445,19 @@ bool parse_cache_tree(std::string_view data, std::size_t& at, int depth, long& c
   return true;
 }
 
+/// The TREE extension found from the end of the index.
+struct TreeAtTheEnd {
+  std::size_t at = 0;               ///< offset of its "TREE" signature
+  std::optional<std::string> root;  ///< the root's id; std::nullopt when invalid (count -1)
+};
+
 /// The root of the TREE extension, found from the end of the index when the entries were not
-/// all read: the last "TREE" whose extension chain (upper-case signatures) ends exactly at the
-/// checksum, whose data parse as a cache tree to its last byte, and whose root counts all
-/// `entries`. std::nullopt when there is no such extension (the caller then reads on).
-std::optional<std::optional<std::string>> tree_from_the_end(const unsigned char* d,
-                                                            std::size_t from, std::size_t end,
-                                                            std::uint32_t entries) {
+/// all read: the last "TREE" at or after `from` whose extension chain (upper-case signatures)
+/// ends exactly at the checksum, whose data parse as a cache tree to its last byte, and whose
+/// root counts all `entries`. std::nullopt when there is no such extension (the caller then
+/// reads on).
+std::optional<TreeAtTheEnd> tree_from_the_end(const unsigned char* d, std::size_t from,
+                                              std::size_t end, std::uint32_t entries) {
   auto chain_ends = [&](std::size_t q) {
     while (q < end) {
       if (q + 8 > end) return false;
@@ -479,19 +479,275 @@ std::optional<std::optional<std::string>> tree_from_the_end(const unsigned char*
     std::optional<std::string> id;
     if (!parse_cache_tree(data, at, 0, count, id) || at != len) continue;
     if (count >= 0 && count != static_cast<long>(entries)) continue;
-    return id;  // an invalid root (-1) is found too: then nothing is known
+    return TreeAtTheEnd{p, id};  // an invalid root (-1) is found too: then nothing is known
   }
   return std::nullopt;
 }
 
+/// The walk's state over the sorted wanted paths: every entry read is shown to it, in order,
+/// and it records what the entries say about each wanted path.
+class WantedPaths {
+ public:
+  WantedPaths(const std::vector<std::string>& wanted, IndexScan& out) : wanted_(wanted), out_(out) {
+    out_.found.assign(wanted.size(), std::nullopt);
+    out_.conflicted.assign(wanted.size(), false);
+    out_.is_dir.assign(wanted.size(), false);
+  }
+  /// True when every wanted path sorts before the last entry shown: no later entry matters.
+  bool passed() const { return next_ >= wanted_.size(); }
+  /// The first wanted path not yet passed, and its number (passed() must be false).
+  const std::string& next() const { return wanted_[next_]; }
+  std::size_t next_number() const { return next_; }
+
+  /// Shows the entry at `e` (its header; `extended`: v3's extended flags, else 0) named `name`.
+  void show(std::string_view name, const unsigned char* e, std::uint16_t flags,
+            std::uint16_t extended) {
+    // Advance past wanted paths sorting before this entry. Git sorts by bytes, which a
+    // directory's entries ("a/x") keep inside the range of its name ("a" < "a/x" < "a0").
+    while (next_ < wanted_.size() && std::string_view(wanted_[next_]) < name) {
+      const std::string& w = wanted_[next_];
+      if (name.size() > w.size() && name.compare(0, w.size(), w) == 0 && name[w.size()] == '/')
+        out_.is_dir[next_] = true;
+      ++next_;
+    }
+    if (next_ >= wanted_.size() || name != wanted_[next_]) return;
+    if (((flags >> 12) & 3) != 0) {
+      out_.conflicted[next_] = true;
+      return;
+    }
+    IndexEntry ie;
+    ie.ctime_s = be32(e);
+    ie.ctime_ns = be32(e + 4);
+    ie.mtime_s = be32(e + 8);
+    ie.mtime_ns = be32(e + 12);
+    ie.dev = be32(e + 16);
+    ie.ino = be32(e + 20);
+    ie.mode = be32(e + 24);
+    ie.uid = be32(e + 28);
+    ie.gid = be32(e + 32);
+    ie.size = be32(e + 36);
+    ie.id = hex_of(e + 40);
+    ie.assume_valid = (flags & 0x8000) != 0;
+    ie.skip_worktree = (extended & 0x4000) != 0;
+    ie.intent_to_add = (extended & 0x2000) != 0;
+    out_.found[next_] = std::move(ie);
+  }
+
+ private:
+  const std::vector<std::string>& wanted_;
+  IndexScan& out_;
+  std::size_t next_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Finding a wanted path without reading the entries before it (versions 2 and 3).
+//
+// The entries have no table of offsets (the IEOT extension has one, but git writes it only
+// with index.threads set), yet their layout lets a reader that lands on any byte find the next
+// entry. The entries start 12 bytes in, and each is padded with 1-8 NULs to a multiple of 8
+// bytes, so every entry starts at an offset of 4 modulo 8. And an entry as git writes it is
+// recognisable: its mode (bytes 24-27) is one of 00 00 81 a4 (100644), 00 00 81 ed (100755),
+// 00 00 a0 00 (120000) or 00 00 e0 00 (160000); the 12-bit length in its flags (bytes 60-61)
+// equals the bytes before the name's NUL (0xfff: at least that many); the padding is NULs
+// exactly to the next multiple of 8; the extended flag (64-byte header) only in v3 and with no
+// reserved bit; the name is not empty and does not start or end with '/'; names increase
+// (equal only for conflict stages 1 < 2 < 3).
+//
+// Can a place that is not an entry's start pass those checks (a false synchronisation)? Say a
+// false entry F starts at m inside a real entry R that starts at b (m ≡ b mod 8, b < m). F's
+// mode puts two NULs at m+24, and a name holds no NUL: so m+24 is not in R's name. Nor in R's
+// padding: its NULs run to R's end, which is 8-aligned like m+24, while byte m+26 (F's mode's
+// third byte) is not NUL. So F's mode is a 4-byte field of R (gid, or the sha-1's bytes 0, 8
+// or 12 on) or of the next entry (ctime, mtime, dev) that holds one of the four modes: rare but
+// possible (a gid of 40960 = 0xa000 is plausible), so a mode alone proves nothing. F's name
+// starts 62 or 64 bytes after m. If that is inside R's name, F's name ends at R's NUL (its
+// first NUL), and F's padding, rounding to the same multiple of 8 since m ≡ b, ends exactly
+// where R ends: F passes only when its length, two bytes of R's name read as flags, happens to
+// match, and then the entries after F are R's successors, real ones. If F's name starts in a
+// header instead (R's name is short, or F sits over the next header), the header's bytes must
+// be NUL-free up to a NUL exactly at the length F's flags give, then exact padding, and the
+// entry after F is again at a false place that needs its own mode-valued field and lengths.
+// So a probe (below) trusts only the third of three consecutive entries that pass every check
+// in order: a false one would take two false entries in a row, each its own coincidence. The
+// reading after a jump checks each entry the same way, including its order after the probe,
+// and on any failure the whole index is read the old way: a false "not in the index" would
+// call a deleted file clean.
+//
+// The search also needs where the entries end: the TREE extension found from the end marks it
+// only when entries read this strictly from a probe just before it end exactly there (no other
+// extension between, such as IEOT).
+
+/// An entry of version 2 or 3 that passed the checks above.
+struct StrictEntry {
+  std::size_t at = 0, size = 0;  ///< its offset, and the bytes to the next entry
+  std::string_view name;
+  std::uint16_t flags = 0, extended = 0;
+  unsigned stage() const { return (flags >> 12) & 3; }
+};
+
+class EntrySearch {
+ public:
+  /// `end`: where the entries end (the first extension, or the checksum).
+  EntrySearch(const unsigned char* d, std::size_t end, std::uint32_t version)
+      : d_(d), end_(end), version_(version) {}
+
+  std::size_t end() const { return end_; }
+
+  /// The entry at `at` (an offset of 4 modulo 8) when it is one git could have written there.
+  std::optional<StrictEntry> entry_at(std::size_t at) const {
+    if (at + 64 > end_) return std::nullopt;  // header, a name byte and a NUL at the least
+    const unsigned char* e = d_ + at;
+    const std::uint32_t mode = be32(e + 24);
+    if (mode != 0100644 && mode != 0100755 && mode != 0120000 && mode != 0160000)
+      return std::nullopt;
+    StrictEntry s;
+    s.at = at;
+    s.flags = be16(e + 60);
+    std::size_t header = 62;
+    if (s.flags & 0x4000) {
+      s.extended = be16(e + 62);
+      if (version_ < 3 || (s.extended & ~0x6000) != 0) return std::nullopt;
+      header = 64;
+    }
+    const std::size_t said = s.flags & 0xFFF;
+    const char* name = reinterpret_cast<const char*>(e + header);
+    const std::size_t room = end_ - at - header;
+    const void* nul = std::memchr(name, '\0', said == 0xFFF ? room : std::min(room, said + 1));
+    if (nul == nullptr) return std::nullopt;
+    const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nul) - name);
+    if (len == 0 || (said == 0xFFF ? len < 0xFFF : len != said)) return std::nullopt;
+    s.size = (header + len + 8) & ~std::size_t{7};
+    if (s.size > end_ - at) return std::nullopt;
+    for (std::size_t k = header + len; k < s.size; ++k)
+      if (e[k] != 0) return std::nullopt;
+    if (name[0] == '/' || name[len - 1] == '/') return std::nullopt;
+    s.name = std::string_view(name, len);
+    return s;
+  }
+
+  /// Whether `b` may follow `a` in an index: a greater name, or the next conflict stage.
+  static bool in_order(const StrictEntry& a, const StrictEntry& b) {
+    const int c = a.name.compare(b.name);
+    return c < 0 || (c == 0 && a.stage() != 0 && b.stage() > a.stage());
+  }
+
+  /// Whether the entries end exactly at end(): read strictly from a probe before it (or from
+  /// the first entry in a small index), they must land there.
+  bool ends_where_said() const {
+    std::size_t at = 12;
+    std::optional<StrictEntry> last;
+    if (end_ - 12 > kTail) {
+      last = probe(aligned(end_ - kTail), end_);
+      if (!last) return false;
+      at = last->at + last->size;
+    }
+    while (at < end_) {
+      std::optional<StrictEntry> e = entry_at(at);
+      if (!e || (last && !in_order(*last, *e))) return false;
+      last = e;
+      at += e->size;
+    }
+    return at == end_;
+  }
+
+  /// An entry at or after `from` (an entry's start) whose name sorts before `wanted`, as far on
+  /// as the search finds: every entry from `from` to its end sorts before `wanted` too.
+  /// std::nullopt when none was found (the first entry from `from` may be it). Gallops from
+  /// `from` first (a patch's paths cluster, and those pages are mapped already), then bisects
+  /// down to kWalk bytes.
+  std::optional<StrictEntry> seek(std::size_t from, std::string_view wanted) const {
+    std::optional<StrictEntry> before;
+    std::size_t lo = from, hi = end_;
+    auto narrow = [&](std::size_t mid) {
+      std::optional<StrictEntry> p = probe(mid, hi);
+      if (!p) {
+        hi = mid;
+        return false;
+      }
+      if (p->name < wanted) {
+        lo = p->at + p->size;
+        before = p;
+        return true;
+      }
+      hi = p->at;
+      return false;
+    };
+    for (std::size_t step = kWalk; hi - lo > step; step *= 2)
+      if (!narrow(lo + step)) break;
+    while (hi - lo > kWalk) narrow(lo + ((hi - lo) / 2 & ~std::size_t{7}));
+    return before;
+  }
+
+ private:
+  static constexpr std::size_t kWalk = 2048;   ///< bytes read in order rather than searched
+  static constexpr std::size_t kScan = 16384;  ///< bytes a probe tries for an entry's start
+  static constexpr std::size_t kTail = 16384;  ///< bytes before the end ends_where_said() reads
+  static constexpr int kRun = 3;               ///< entries in a row a probe needs
+
+  /// `at` moved on to the next offset of 4 modulo 8 (where entries start).
+  static std::size_t aligned(std::size_t at) { return at + ((4 - at) & 7); }
+
+  /// The last of the first kRun consecutive strict entries in order starting in
+  /// [from, from + kScan), when it starts before `to`.
+  std::optional<StrictEntry> probe(std::size_t from, std::size_t to) const {
+    const std::size_t stop = std::min(to, from + kScan);
+    for (std::size_t at = aligned(from); at < stop; at += 8) {
+      std::optional<StrictEntry> last = entry_at(at);
+      for (int k = 1; last && k < kRun; ++k) {
+        std::optional<StrictEntry> e = entry_at(last->at + last->size);
+        if (!e || !in_order(*last, *e))
+          last.reset();
+        else
+          last = e;
+      }
+      if (last) return last->at < to ? last : std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  const unsigned char* d_;
+  std::size_t end_;
+  std::uint32_t version_;
+};
+
+/// Index files smaller than this are walked: the search would not save a page.
+constexpr std::size_t kSearchFrom = 32768;
+
+/// scan_index() through EntrySearch; std::nullopt when an entry read on the way is not as git
+/// writes it (then the caller walks the index, the same answer or "cannot tell").
+std::optional<IndexScan> search_index(const unsigned char* d, const EntrySearch& search,
+                                      const std::vector<std::string>& wanted,
+                                      const TreeAtTheEnd& tree, IndexScan out) {
+  WantedPaths paths(wanted, out);
+  std::size_t at = 12;
+  std::optional<StrictEntry> last;  // the entry before `at`, when read
+  std::size_t sought = wanted.size();
+  while (!paths.passed() && at < search.end()) {
+    // Each wanted path is sought once, when the walk has not reached it yet.
+    if (paths.next_number() != sought && (!last || last->name < paths.next())) {
+      sought = paths.next_number();
+      if (std::optional<StrictEntry> before = search.seek(at, paths.next())) {
+        at = before->at + before->size;
+        last = before;
+        out.searched = true;
+        continue;
+      }
+    }
+    std::optional<StrictEntry> e = search.entry_at(at);
+    if (!e || (last && !EntrySearch::in_order(*last, *e))) return std::nullopt;
+    paths.show(e->name, d + at, e->flags, e->extended);
+    last = e;
+    at += e->size;
+  }
+  out.root_tree = tree.root;
+  return out;
+}
+
 /// Reads the index once; `wanted` must be sorted. With `may_stop`, the entries after the last
 /// wanted path are not read when the TREE extension can be found from the end.
-IndexScan scan_index(const std::string& path, const std::vector<std::string>& wanted,
-                     bool may_stop) {
+IndexScan read_index(const std::string& path, const std::vector<std::string>& wanted,
+                     bool may_stop, IndexRead how) {
   IndexScan out;
-  out.found.resize(wanted.size());
-  out.conflicted.assign(wanted.size(), false);
-  out.is_dir.assign(wanted.size(), false);
   Mapped m;
   if (!m.open(path)) throw CannotTell{};  // no index yet: every file is untracked
   out.index_mtime = m.st.st_mtim;
@@ -502,19 +758,28 @@ IndexScan scan_index(const std::string& path, const std::vector<std::string>& wa
   if (version < 2 || version > 4) throw CannotTell{};
   const std::uint32_t count = be32(d + 8);
   const std::size_t end = size - 20;  // the trailing checksum
+  if (how == IndexRead::search && may_stop && version != 4 && !wanted.empty() &&
+      end > kSearchFrom) {
+    if (std::optional<TreeAtTheEnd> tree = tree_from_the_end(d, 12, end, count)) {
+      const EntrySearch search(d, tree->at, version);
+      if (search.ends_where_said())
+        if (std::optional<IndexScan> found = search_index(d, search, wanted, *tree, out))
+          return std::move(*found);
+    }
+  }
+  WantedPaths paths(wanted, out);
   std::size_t at = 12;
   std::string name;  // the current entry's path (v4 builds it from the previous one)
-  std::size_t next = 0;  // the first wanted path not yet passed (entries are sorted)
   bool tried_the_end = false;
   for (std::uint32_t i = 0; i < count; ++i) {
     if (at + 62 > end) throw CannotTell{};
     const unsigned char* e = d + at;
-    const std::uint16_t flags = static_cast<std::uint16_t>((e[60] << 8) | e[61]);
+    const std::uint16_t flags = be16(e + 60);
     std::size_t header = 62;
     std::uint16_t extended = 0;
     if (flags & 0x4000) {
       if (version < 3 || at + 64 > end) throw CannotTell{};
-      extended = static_cast<std::uint16_t>((e[62] << 8) | e[63]);
+      extended = be16(e + 62);
       header = 64;
     }
     const char* name_at = reinterpret_cast<const char*>(e + header);
@@ -549,53 +814,19 @@ IndexScan scan_index(const std::string& path, const std::vector<std::string>& wa
       }
       at += (header + name_len + 8) & ~std::size_t{7};
     }
-    if (next >= wanted.size()) {
+    if (paths.passed()) {
       // Past every wanted path: the rest is only walked to reach the extensions.
       if (may_stop && !tried_the_end) {
         tried_the_end = true;
-        if (auto root = tree_from_the_end(d, at, end, count)) {
-          out.root_tree = *root;
+        if (std::optional<TreeAtTheEnd> tree = tree_from_the_end(d, at, end, count)) {
+          out.root_tree = tree->root;
           return out;
         }
       }
       continue;
     }
-    const std::string_view entry_name =
-        version == 4 ? std::string_view(name) : std::string_view(name_at, name_len);
-    // Advance past wanted paths sorting before this entry. Git sorts by bytes, which a
-    // directory's entries ("a/x") keep inside the range of its name ("a" < "a/x" < "a0").
-    while (next < wanted.size() && std::string_view(wanted[next]) < entry_name) {
-      const std::string& w = wanted[next];
-      if (entry_name.size() > w.size() && entry_name.compare(0, w.size(), w) == 0 &&
-          entry_name[w.size()] == '/') {
-        out.is_dir[next] = true;
-        ++next;
-        continue;
-      }
-      ++next;
-    }
-    if (next >= wanted.size() || entry_name != wanted[next]) continue;
-    const unsigned stage = (flags >> 12) & 3;
-    if (stage != 0) {
-      out.conflicted[next] = true;
-      continue;
-    }
-    IndexEntry ie;
-    ie.ctime_s = be32(e);
-    ie.ctime_ns = be32(e + 4);
-    ie.mtime_s = be32(e + 8);
-    ie.mtime_ns = be32(e + 12);
-    ie.dev = be32(e + 16);
-    ie.ino = be32(e + 20);
-    ie.mode = be32(e + 24);
-    ie.uid = be32(e + 28);
-    ie.gid = be32(e + 32);
-    ie.size = be32(e + 36);
-    ie.id = hex_of(e + 40);
-    ie.assume_valid = (flags & 0x8000) != 0;
-    ie.skip_worktree = (extended & 0x4000) != 0;
-    ie.intent_to_add = (extended & 0x2000) != 0;
-    out.found[next] = std::move(ie);
+    paths.show(version == 4 ? std::string_view(name) : std::string_view(name_at, name_len), e,
+               flags, extended);
   }
   // Extensions: a lower-case signature is one a reader must understand (split index "link",
   // sparse directories "sdir"): those cannot be told here.
@@ -781,7 +1012,7 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
                     !config.flag("index.sparse").value_or(false) &&
                     !config.flag("core.sparsecheckout").value_or(false);
     if (may_stop && has_shared_index(git_dir)) may_stop = false;
-    const IndexScan scan = scan_index(git_dir + "/index", wanted, may_stop);
+    const IndexScan scan = read_index(git_dir + "/index", wanted, may_stop, IndexRead::search);
     // The index against HEAD: the same tree as HEAD's when its cache tree is whole and names
     // HEAD's tree (what `git commit` and `git reset` leave); otherwise libgit2 compares them.
     if (!scan.root_tree || *scan.root_tree != commit_tree_id(common_dir, f.head))
@@ -811,4 +1042,16 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
   }
 }
 
+namespace git {
+
+std::optional<IndexScan> scan_index(const std::string& path, const std::vector<std::string>& wanted,
+                                    bool may_stop, IndexRead how) {
+  try {
+    return read_index(path, wanted, may_stop, how);
+  } catch (const CannotTell&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace git
 }  // namespace sm120check
