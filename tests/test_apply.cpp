@@ -80,6 +80,21 @@ TEST(Apply, LineWithoutNewlineIsNeverWrittenBeforeOtherLines) {
   EXPECT_EQ(run("a\nx", tail, Direction::kReverse).content, "a\n");
 }
 
+// fuzz_apply (H200 run, 4 jobs x 500 s): a hunk inserting after the last line of a file whose
+// last line has no newline ("@@ -3,0 +4 @@", "+E" on "\ncommit ") wrote "E" glued to that
+// line ("commit E\n") and was planned again on every apply. git refuses it (the patch would
+// have to rewrite the unterminated line); it is failed here, the file unchanged. Inserted
+// before that line, or into a file that ends in a newline, it is written.
+TEST(Apply, NothingIsWrittenAfterALastLineWithoutNewline) {
+  const std::string diff = "--- a/f\n+++ b/f\n@@ -3,0 +4 @@\n+E\n";
+  const HunkApply fwd = run("\ncommit ", diff, Direction::kForward);
+  EXPECT_EQ(fwd.failed, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(fwd.content, "\ncommit ");
+  EXPECT_EQ(run("a\nb\nc\n", diff, Direction::kForward).content, "a\nb\nc\nE\n");
+  const std::string before = "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+E\n";
+  EXPECT_EQ(run("a\nb", before, Direction::kForward).content, "E\na\nb");
+}
+
 TEST(Apply, FuzzKeepsTheFilesEdgeLines) {
   const std::string diff = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n X\n-b\n+B\n Y\n";
   HunkApply fwd = run("x\nb\ny\n", diff, Direction::kForward, 1);

@@ -60,6 +60,29 @@ TEST(ApplyCli, AppliesASeriesAndTwiceIsOnce) {
   EXPECT_EQ(s.k(), kTuned);
 }
 
+// A mode is read as git reads it: executable when the owner's execute bit is set (100755 when
+// set, 100644 otherwise). fuzz_apply (H200 run) found an index line "index 1111111..2222222
+// 100643" (other-execute only): it read as executable, the first apply wrote the content and
+// the second the mode. Now one apply does it all, the file stays a plain file, and a second
+// apply has nothing to do.
+TEST(ApplyCli, AModeWithoutTheOwnersExecuteBitIsAPlainFilesAndTwiceIsOnce) {
+  TempDir dir;
+  write_file(dir.path() / "tree" / "b", "b\nkeep\n");
+  write_file(dir.path() / "p.patch",
+             "diff --git a/b b/b\nindex 1111111..2222222 100643\n--- a/b\n+++ b/b\n"
+             "@@ -1,2 +1,2 @@\n-b\n+B\n keep\n");
+  const std::vector<std::string> args = {"apply", dir / "p.patch", dir / "tree"};
+  RunResult r = run_sm120check(args);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(read_file(dir.path() / "tree" / "b"), "B\nkeep\n");
+  struct stat st {};
+  ASSERT_EQ(::stat((dir.path() / "tree" / "b").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0111, 0u);
+  RunResult again = run_sm120check(args);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("nothing to do"), std::string::npos) << again.out;
+}
+
 TEST(ApplyCli, AGitBinaryPatchIsABlockerThatSaysSo) {
   // A file added by a "GIT binary patch" (a fresh user's case): apply writes nothing and says
   // it does not decode binary patches, not that the content is missing from the patch.

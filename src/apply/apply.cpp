@@ -82,6 +82,14 @@ bool end_fits(const FileText& file, const Hunk& hunk, const HunkMatch& m, Sides 
   return !open_end || m.image_end == file.size();
 }
 
+/// Whether the image written at `m` may begin where it would: placed after the file's last
+/// line when that line has no newline, the written lines would run on from it (the line
+/// glued to the first of them, and the hunk planned again on the next apply). git refuses such
+/// a hunk too: it would have to rewrite that line, with "\ No newline at end of file".
+bool start_fits(const FileText& file, const HunkMatch& m) {
+  return file.size() == 0 || file.final_newline() || m.image_begin < file.size();
+}
+
 /// Offset in the content of file line `i` (the content's size for i == size()).
 std::size_t byte_offset(const FileText& file, std::size_t i) {
   if (i >= file.size()) return file.content().size();
@@ -132,7 +140,7 @@ HunkApply apply_hunks(const FileText& file, const std::vector<Hunk>& hunks,
     }
     if (m.status != want || !placed || m.image_begin < next ||
         !placement_holds(file, hunk, m, side.from, ignore_whitespace) ||
-        !end_fits(file, hunk, m, side)) {
+        !end_fits(file, hunk, m, side) || !start_fits(file, m)) {
       out.failed.push_back(k);
       continue;
     }

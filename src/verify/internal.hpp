@@ -44,8 +44,11 @@ inline bool is_symlink_mode(const std::optional<std::uint32_t>& mode) {
   return mode && (*mode & 0170000) == kModeSymlink;
 }
 
+/// Whether a patch's file mode is an executable file's: the owner's execute bit, as git reads
+/// a mode (canon_mode(): 100755 when it is set, 100644 otherwise; "100643" is not executable)
+/// and as Entry::executable is read from the tree.
 inline bool is_executable_mode(const std::optional<std::uint32_t>& mode) {
-  return mode && (*mode & 0111) != 0;
+  return mode && (*mode & 0100) != 0;
 }
 
 /// Appends `text` to the file's reason ("; " between parts); nothing for "".
