@@ -202,5 +202,30 @@ TEST(SeriesGit, ARevertOfAMissingEditIsNotAppliedByItsOwnLines) {
   for (std::size_t k : {0u, 2u}) expect_apply(s, k, 3, false);
 }
 
+// Hostile review (F1): add X, change another line, remove X, checked on the tree before all
+// three. "remove X" read applied by its own lines (X is absent), although the file is byte for
+// byte patch 1's pre-image (index lines): the three are out. (lmdeploy HEAD~260..HEAD~60 on
+// its base read patch 49 applied so.)
+TEST(SeriesGit, ARemovalOfLinesAnEarlierPatchAddsIsNotInTheTreeBeforeBoth) {
+  GitSeries s({"seq 1 40 | sed 's/^/line /' > f.py; echo keep > k.py",
+               "sed -i 's/^line 10$/line 10\\nadded X/' f.py",
+               "sed -i 's/^line 30$/line 30 changed/' f.py", "sed -i '/^added X$/d' f.py"});
+  ASSERT_EQ(s.patches(), 3u);
+  EXPECT_EQ(verdicts(s, s.state(0)), linear(0, 3));
+  EXPECT_EQ(verdicts(s, s.state(1)), linear(1, 3));
+  EXPECT_EQ(verdicts(s, s.state(2)), linear(2, 3));
+  for (std::size_t k : {0u, 1u, 2u}) expect_apply(s, k, 3, false);
+}
+
+// Hostile review (F2): a patch that adds python/LICENSE, checked where only the top-level
+// LICENSE exists: strip detection took -p2 (the added path "LICENSE" exists there) and read
+// the add applied. An added file's own path is no evidence of a level: -p1, applicable.
+TEST(SeriesGit, AnAddedCopyOfATopLevelFileIsNotTheTopLevelFile) {
+  GitSeries s({"printf 'MIT\\nCopyright\\n' > LICENSE", "mkdir python; cp LICENSE python/"});
+  ASSERT_EQ(s.patches(), 1u);
+  EXPECT_EQ(verdicts(s, s.state(0)), linear(0, 1));
+  EXPECT_EQ(verdicts(s, s.state(1)), linear(1, 1));
+}
+
 }  // namespace
 }  // namespace sm120check

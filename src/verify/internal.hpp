@@ -302,6 +302,10 @@ struct SeriesUnit {
   /// Neither in nor out by what the tree holds: a file it needs is missing both before the
   /// run makes it and after the run takes it away (see placed_by_existence()).
   bool ambiguous = false;
+  /// Its file is, byte for byte (the `index` lines' blob ids), the state before this file
+  /// patch or an earlier one on it (see pinned_out()): it is not in the tree, whatever its
+  /// hunks read there (a revert's lines stand in the tree before what it reverts).
+  bool pinned_out = false;
 };
 
 /// The passes over a run: per file patch (those sharing a file with another, or every one

@@ -455,8 +455,10 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
     for (const FilePatch& fp : patch.files)
       for (const std::string* raw : {&fp.old_path, &fp.new_path})
         if (!is_dev_null(*raw) && !strip_path(*raw, p)) breaks[p] = true;
-  // An existing file is strong evidence (2); an existing parent directory of an added file is
-  // weak evidence (1).
+  // An existing file the patch changes is strong evidence (2); an existing parent directory
+  // of an added file is weak evidence (1). An added file's own path existing is none: at the
+  // wrong level it is another file (a patch adding python/LICENSE, at -p2, named the
+  // top-level LICENSE and read applied), and at the right one the parent directory counts.
   auto score = [&](unsigned p) {
     unsigned total = 0;
     for (const FilePatch& fp : patch.files) {
@@ -464,7 +466,7 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
       Resolved new_side = resolve(fp.new_path, p);
       if (old_side.path && exists_for_detection(tree, *old_side.path)) {
         total += 2;
-      } else if (new_side.path && exists_for_detection(tree, *new_side.path)) {
+      } else if (old_side.path && new_side.path && exists_for_detection(tree, *new_side.path)) {
         total += 2;
       } else if (!old_side.path && new_side.path && new_side.error.empty() &&
                  new_side.path->find('/') != std::string::npos &&

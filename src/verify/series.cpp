@@ -621,6 +621,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // after the tree, and units it cannot place (placed_by_existence(): judged as not in, the
   // reading under which the series, put in, gives git's tree).
   std::vector<bool> forward_only = pinned_out(units, base, cache);
+  for (std::size_t k = 0; k < n; ++k) out.units[k].pinned_out = forward_only[k];
   for (std::size_t k = 0; k < n; ++k)
     if (placed[k] == Placed::kOut || placed[k] == Placed::kAmbiguous) forward_only[k] = true;
   std::vector<FileUndo> undo(n);
@@ -728,7 +729,8 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
     // Not so for a verdict on a path's absence alone (see SeriesUnit::by_absence), nor for one
     // on a file relocation found that the series judged at the patch's own path.
     if ((fr.status == Status::kApplied || fr.status == Status::kApplicable) && !su.by_absence &&
-        !su.moved_by && !su.brought_by && !applied_only_by_drift(fr, su.verdict))
+        !su.moved_by && !su.brought_by && !applied_only_by_drift(fr, su.verdict) &&
+        !(su.pinned_out && fr.status == Status::kApplied))
       continue;
     // Applied only once earlier patches of the run are put in: the change is theirs, not the
     // tree's.
