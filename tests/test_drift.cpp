@@ -72,6 +72,35 @@ TEST(Drift, ChangeFoundWhereTheContextPointsIsPresent) {
   EXPECT_EQ(m.context_lines, 6u);
 }
 
+// Fresh-user review: a guard added at the top of get_num_stages(); in the tree that function's
+// signature moved on (default=2) and it lacks the guard, while another function below holds
+// the same two lines before its own ">= 9" branch. The copy fits the context 3 of 6 (two blank
+// lines and the ">= 9" line); the place the change belongs 4 of 6 without it. Was present (a
+// false applied); the old code standing as convincingly makes it unknown.
+TEST(Drift, AFixsLinesInAnotherFunctionAreNotTheFixWhereItsSignatureMoved) {
+  const std::string hunk =
+      "@@ -20,6 +20,8 @@ def get_block_sizes(Lq):\n \n \n def get_num_stages():\n"
+      "+    if CUDA_CAPABILITY[0] == 12:\n+        return 1\n     if CUDA_CAPABILITY[0] >= 9:\n"
+      "         return 3\n     return 2\n";
+  std::string file;
+  for (int i = 1; i <= 18; ++i) file += "    line_" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  file += "    return BLOCK_M\n\n\ndef get_num_stages(default=2):\n    if CUDA_CAPABILITY[0] >= 9:\n"
+          "        return 3\n    return default\n\n\ndef get_num_warps_decode():\n"
+          "    if CUDA_CAPABILITY[0] == 12:\n        return 1\n    if CUDA_CAPABILITY[0] >= 9:\n"
+          "        return 8\n    return 4\n";
+  const std::vector<HunkMatch> m = run(file, hunk);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NE(m[0].presence, Presence::kPresent);
+  EXPECT_NE(m[0].status, HunkStatus::kApplied);
+  // With the guard where it belongs as well, it is present there.
+  std::string fixed = file;
+  const std::string sig = "def get_num_stages(default=2):\n";
+  fixed.insert(fixed.find(sig) + sig.size(), "    if CUDA_CAPABILITY[0] == 12:\n        return 1\n");
+  const std::vector<HunkMatch> f = run(fixed, hunk);
+  EXPECT_EQ(f.at(0).presence, Presence::kPresent);
+  EXPECT_EQ(f[0].line, 23u);
+}
+
 TEST(Drift, StrictKeepsExactImages) {
   const HunkMatch m = run(later(kFixedBranch), kFix, {.drift = false})[0];
   EXPECT_EQ(m.status, HunkStatus::kConflict);

@@ -265,6 +265,7 @@ class Drift {
       for (const Candidate& s : slots(pre_more)) old_code.push_back(s);
     } else {
       old_code = joins(pre_more);
+      if (old_code.empty()) old_code = half_joins(pre_more);
     }
     const std::optional<Candidate> old_best = best_old(old_code, images_.pre, lead_, r_count_);
 
@@ -721,6 +722,39 @@ class Drift {
         continue;
       if (!take(i)) break;
     }
+    return out;
+  }
+
+  /// Where a pure addition's block would go when its context has drifted at the join itself:
+  /// before each line that is the trailing context's first, and after each that is the leading
+  /// context's last (each line at most kScanLimit times in the file), scored by the context
+  /// around. The fix's lines found elsewhere (another function holding the same two lines) are
+  /// then weighed against the place the change belongs, whose signature line moved on.
+  std::vector<Candidate> half_joins(bool& more) {
+    std::vector<Candidate> out;
+    if (lead_ == 0 || trail_ == 0 || n_ < 2) return out;
+    const std::size_t post_n = post_.size();
+    FileSide fs(file_, cache_, mode_);
+    auto take_all = [&](std::size_t image_line, std::size_t shift) {
+      const Range r = fs.occurrences(post_.window(image_line, 1, true, cache_.pow));
+      if (static_cast<std::size_t>(r.second - r.first) > kScanLimit) return true;  // too common
+      for (const std::size_t* e = r.first; e != r.second; ++e) {
+        const std::size_t i = *e + shift;
+        if (i > n_ || claimed(i == 0 ? 0 : i - 1, std::min(n_, i + 1))) continue;
+        // The edge of a copy of the block (its last line just before, its first just after):
+        // the block's own shadow, not the old code.
+        if ((i > 0 && image_at(file_, mode_, post_, post_n - trail_ - 1, 1, i - 1, true)) ||
+            (i < n_ && image_at(file_, mode_, post_, lead_, 1, i, true)))
+          continue;
+        if (out.size() == kMaxDriftCandidates) {
+          more = true;
+          return false;
+        }
+        out.push_back(scored(i, i));
+      }
+      return true;
+    };
+    if (take_all(post_n - trail_, 0)) take_all(lead_ - 1, 1);
     return out;
   }
 
