@@ -1289,6 +1289,48 @@ TEST(ParseError, NulInFileName) {
   EXPECT_EQ(parse(body).at(0).files.at(0).hunks.at(0).lines.at(1).text, std::string(1, '\0') + "b");
 }
 
+// Git headers that contradict each other, and rename/copy names outside the tree: refused at
+// their line, as git apply refuses them (hostile review, issue 11 finding 4: `new file mode`
+// with `--- a/x` was an add, `rename to ../../etc/passwd` a rename of a file to itself).
+TEST(ParseError, ContradictoryGitHeaders) {
+  const auto line_of = [](std::string_view text) { return parse_error(text).line(); };
+  EXPECT_EQ(line_of("diff --git a/x b/x\nnew file mode 100644\n--- a/x\n+++ b/x\n"
+                    "@@ -0,0 +1 @@\n+y\n"),
+            3u);
+  EXPECT_EQ(line_of("diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ b/x\n"
+                    "@@ -1 +0,0 @@\n-y\n"),
+            4u);
+  EXPECT_EQ(line_of("diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n"), 3u);
+  EXPECT_EQ(line_of("diff --git a/x b/y\ndeleted file mode 100644\nrename from x\nrename to y\n"),
+            4u);
+  EXPECT_EQ(line_of("diff --git a/x b/y\ncopy from x\ncopy to y\nrename from x\nrename to y\n"),
+            5u);
+  EXPECT_EQ(line_of("diff --git a/x b/y\nrename to y\n"), 2u);
+  EXPECT_EQ(line_of("diff --git a/x b/y\ncopy from x\n"), 2u);
+  EXPECT_EQ(line_of("--- /dev/null\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 3u);
+  EXPECT_EQ(line_of("--- a/x\n+++ /dev/null\n@@ -1,2 +1 @@\n-a\n b\n"), 3u);
+  EXPECT_EQ(
+      parse_error("diff --git a/x b/y\nrename from x\nrename to ../../etc/passwd\n").message(),
+      "file name '../../etc/passwd' climbs out of the tree ('..'); refused");
+  EXPECT_EQ(parse_error("diff --git a/x b/y\ncopy from /etc/shadow\ncopy to y\n").message(),
+            "file name '/etc/shadow' is absolute; refused");
+  // What git writes still parses: a new file, a deletion, a rename with a change.
+  EXPECT_EQ(parse("diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n"
+                  "@@ -0,0 +1 @@\n+y\n")
+                .at(0)
+                .files.at(0)
+                .change,
+            ChangeKind::kAdd);
+  EXPECT_EQ(parse("diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n"
+                  "--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n")
+                .at(0)
+                .files.at(0)
+                .change,
+            ChangeKind::kRename);
+  EXPECT_EQ(parse("diff --git a/..x b/x..\nrename from ..x\nrename to x..\n").at(0).files.size(),
+            1u);
+}
+
 TEST(ParseBom, LeadingBomIsSkipped) {
   auto patches = parse(
       "\xEF\xBB\xBF"
