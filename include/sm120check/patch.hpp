@@ -99,6 +99,10 @@ struct Patch {
   std::string message;
   std::size_t patch_line = 0;  ///< 1-based line in the source where the patch starts.
   std::vector<FilePatch> files;
+  /// Non-empty for a source that could not be read or parsed, kept in a run so that the other
+  /// patches are still judged: why (an Error's message), with `patch_line` the offending line
+  /// (0 when none applies) and no files. verify() reports such a patch with status error.
+  std::string error;
 };
 
 /// Start of the Error message parse_patches() throws for a text holding no patch at all.

@@ -23,9 +23,9 @@ void report_errors(const VerifyReport& report) {
   std::string err;
   for (const PatchReport& p : report.patches) {
     if (p.status == Status::kSkipped) continue;  // left out of the verdict by --only-relevant
-    if (!p.error.empty())
-      err += fmt::format("sm120check: error: {}:{}: {}\n", escape_for_terminal(p.source),
-                         p.patch_line, escape_for_terminal(p.error));
+    if (!p.error.empty())  // "FILE:LINE: what", or "FILE: what" without a line
+      err += "sm120check: error: " +
+             escape_for_terminal(Error(p.source, p.patch_line, p.error).what()) + "\n";
     for (const FileReport& f : p.files)
       if (f.status == Status::kError)
         err += fmt::format("sm120check: error: {}:{}: {}\n", escape_for_terminal(p.source),
@@ -150,7 +150,8 @@ void add_strict_option(CLI::App& cmd, bool& strict) {
 int run_verify(const VerifyCommandOptions& options) {
   // Revisions are read from the repository: no work tree, so no probe or repository section.
   if (!options.revs.empty())
-    return run_verify_revisions(options, parse_inputs(read_patch_inputs(options.patches)));
+    return run_verify_revisions(
+        options, parse_inputs(read_patch_inputs(options.patches, BadInput::kReport), BadInput::kReport));
   // The probe (NVML's start-up, or the CUDA driver's) runs while patches are read and verified.
   std::future<GpuReport> probe;
   GpuReport gpu = unprobed_gpu();
@@ -158,10 +159,10 @@ int run_verify(const VerifyCommandOptions& options) {
     gpu = override_gpu(parse_compute_capability(*options.cc));
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
-  std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
+  std::vector<PatchInput> inputs = read_patch_inputs(options.patches, BadInput::kReport);
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
-  std::vector<Patch> patches = parse_inputs(inputs);
+  std::vector<Patch> patches = parse_inputs(inputs, BadInput::kReport);
   VerifyOptions verify_options;
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;

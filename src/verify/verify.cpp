@@ -95,6 +95,11 @@ PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip,
   r.patch_line = patch.patch_line;
   r.strip_detected = !options.strip.has_value();
   r.strip = strip;
+  if (!patch.error.empty()) {  // its source could not be read or parsed
+    r.status = Status::kError;
+    r.error = patch.error;
+    return r;
+  }
   if (patch.files.empty()) {
     r.status = Status::kError;
     r.error = "patch changes no file";
