@@ -29,6 +29,9 @@ inline constexpr const char* kGpuSchema = "sm120check.gpu/1";
 /// line. ANSI colour only when `color` is true.
 void render_verify_text(std::ostream& out, const VerifyReport& report, bool color);
 
+/// The `tool` object of every JSON document: {"name": "sm120check", "version": VERSION}.
+nlohmann::ordered_json tool_to_json();
+
 /// The "sm120check.verify/3" document (keys in the documented order).
 nlohmann::ordered_json verify_to_json(const VerifyReport& report);
 

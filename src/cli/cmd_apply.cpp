@@ -148,6 +148,7 @@ int run_apply(const ApplyCommandOptions& options) {
   if (options.format == OutputFormat::kJson) {
     nlohmann::ordered_json doc;
     doc["schema"] = "sm120check.apply/1";
+    doc["tool"] = tool_to_json();
     doc["target"] = options.target;
     doc["direction"] = std::string(to_string(direction));
     doc["dry_run"] = options.dry_run;

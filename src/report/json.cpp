@@ -201,10 +201,14 @@ nlohmann::ordered_json search_to_json(const SearchResult& result) {
   return out;
 }
 
+nlohmann::ordered_json tool_to_json() {
+  return {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+}
+
 nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
   json doc = json::object();
   doc["schema"] = kVerifySchema;
-  doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+  doc["tool"] = tool_to_json();
   std::optional<unsigned> strip = report.common_strip();
   doc["target"] = {{"path", str(report.target)}, {"strip", strip ? json(*strip) : json(nullptr)}};
   doc["series"] = report.series;
@@ -229,7 +233,7 @@ nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
 nlohmann::ordered_json show_to_json(const std::vector<Patch>& patches) {
   json doc = json::object();
   doc["schema"] = kShowSchema;
-  doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+  doc["tool"] = tool_to_json();
   json list = json::array();
   for (const Patch& p : patches) {
     json out = json::object();
