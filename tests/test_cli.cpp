@@ -385,9 +385,19 @@ TEST(CliUsage, BoundsVersionAndUnknownCommand) {
   };
   const std::vector<Case> cases{
       {{"verify", "--fuzz", "0x10", patch, fx.tree}, "--fuzz: '0x10' is not a decimal number"},
-      {{"verify", "--fuzz", "101", patch, fx.tree}, "--fuzz: 101 is over 100"},
+      {{"verify", "--fuzz", "101", patch, fx.tree}, "--fuzz: 101 is out of range (0 to 100)"},
       {{"verify", "-p", "", patch, fx.tree}, "--strip: '' is not a decimal number"},
-      {{"verify", "-p", "65", patch, fx.tree}, "--strip: 65 is over 64"},
+      {{"verify", "-p", "65", patch, fx.tree}, "--strip: 65 is out of range (0 to 64)"},
+      // Too many digits for any integer type: out of range, not "not a decimal number".
+      {{"verify", "-p", "99999999999999999999", patch, fx.tree},
+       "--strip: 99999999999999999999 is out of range (0 to 64)"},
+      {{"verify", "-p", "0000000000000000000007", "--fuzz", "100000", patch, fx.tree},
+       "--fuzz: 100000 is out of range (0 to 100)"},
+      // -j is what the README shows: the message names it beside --threads.
+      {{"grep", "-j", "17", fx.tree, "x"},
+       "--threads: -j 17 is out of range (0 to 16; 0: one thread per CPU)"},
+      {{"log", "-j", "99999999999", patch, fx.tree},
+       "--threads: -j 99999999999 is out of range (0 to 16; 0: one thread per CPU)"},
       {{"apply", "--dry-run", "-p", "-1", patch, fx.tree}, "--strip"},
       {{"log", "--fuzz", "1e3", patch, fx.tree}, "--fuzz: '1e3' is not a decimal number"},
       {{"verify", "--cc", "120", patch, fx.tree},

@@ -41,7 +41,7 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
   cmd->add_option("-j,--threads", options.threads,
                   "Worker threads, 1 to 16 (default: one per CPU, at most 16)")
       ->type_name("N")
-      ->check(CLI::Range(0u, kMaxSearchThreads));
+      ->check(threads_at_most(kMaxSearchThreads));
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(
       "Output: path:line:text, TARGET as given joined with the path below it, one line per "
@@ -93,7 +93,7 @@ int run_grep(const GrepCommandOptions& options) {
     const int code = grep_exit_code(result);
     nlohmann::ordered_json doc = nlohmann::ordered_json::object();
     doc["schema"] = "sm120check.grep/1";
-    doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+    doc["tool"] = tool_to_json();
     doc["target"] = {{"path", sanitize_utf8(options.target)}};
     doc["markers"] = markers_to_json(result.markers);
     doc["search"] = search_to_json(result);

@@ -101,13 +101,30 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
 CLI::Validator decimal_at_most(unsigned most) {
   return CLI::Validator(
       [most](std::string& value) -> std::string {
-        if (value.empty() || value.size() > 4 ||
+        if (value.empty() ||
             !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
           return fmt::format("'{}' is not a decimal number", value);
-        if (std::stoul(value) > most) return fmt::format("{} is over {}", value, most);
+        // Any number of digits: compared as text past 4 (no overflow), then as a number.
+        const std::size_t digits = value.size() - std::min(value.find_first_not_of('0'), value.size());
+        if (digits > 4 || std::stoul(value) > most)
+          return fmt::format("{} is out of range (0 to {})", value, most);
         return {};
       },
       "", "decimal");
+}
+
+CLI::Validator threads_at_most(unsigned most) {
+  return CLI::Validator(
+      [most](std::string& value) -> std::string {
+        const bool digits = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+          return c >= '0' && c <= '9';
+        });
+        if (!digits || value.size() > 4 || std::stoul(value) > most)
+          return fmt::format("-j {} is out of range (0 to {}; 0: one thread per CPU)", value,
+                             most);
+        return {};
+      },
+      "", "threads");
 }
 
 void add_strip_and_fuzz_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz) {

@@ -154,6 +154,10 @@ void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& 
 inline constexpr unsigned kMaxStripOption = 64;
 inline constexpr unsigned kMaxFuzzOption = 100;
 
+/// A CLI11 check for -j/--threads: a decimal number from 0 (one thread per CPU) to `most`. Its
+/// message names both spellings ("-j/--threads: 17 is out of range (0 to 16; 0: one per CPU)").
+CLI::Validator threads_at_most(unsigned most);
+
 /// Adds -p/--strip and --fuzz, decimal and bounded (kMaxStripOption, kMaxFuzzOption).
 void add_strip_and_fuzz_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz);
 
