@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <future>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -33,6 +34,28 @@ void report_errors(const VerifyReport& report) {
   }
   std::cerr << err;
 }
+
+namespace {
+
+/// A one-line warning on stderr per regular expression PCRE2 gave up on for some line of the
+/// marker search (its hits are incomplete; the verdicts do not depend on them).
+void report_unevaluated(const VerifyReport& report, const std::string& target) {
+  std::string err;
+  std::set<std::string> seen;
+  const auto note = [&](const MarkerHits& m) {
+    if (m.error_lines == 0 || !seen.insert(m.marker.text).second) return;
+    err += "sm120check: warning: " + unevaluated_regex(m, target_prefix(target)) +
+           "; its hits are incomplete\n";
+  };
+  for (const PatchReport& p : report.patches) {
+    if (p.search)
+      for (const MarkerHits& m : p.search->markers) note(m);
+    for (const MarkerHits& m : p.evidence) note(m);
+  }
+  std::cerr << err;
+}
+
+}  // namespace
 
 CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   CLI::App* cmd = app.add_subcommand(
@@ -213,6 +236,7 @@ int run_verify(const VerifyCommandOptions& options) {
   if (probe.valid()) gpu = probe.get();
   assess_arch(report, patches, arch.get(), strips, std::move(gpu), options.only_relevant);
   report_errors(report);
+  report_unevaluated(report, options.target);
   std::optional<RepositoryFacts> facts;
   if (!options.no_repo) facts = work_tree_facts(options.target, patches, report);
 
