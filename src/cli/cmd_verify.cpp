@@ -242,12 +242,16 @@ int run_verify(const VerifyCommandOptions& options) {
 
   std::string out;
   if (options.format == OutputFormat::kJson) {
-    nlohmann::ordered_json doc = verify_to_json(report);
-    doc["repository"] = repository_to_json(facts);
-    doc["revisions"] = nullptr;
-    // Invalid UTF-8 in paths or subjects is replaced rather than aborting the report.
-    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += '\n';
+    nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+    extra["repository"] = repository_to_json(facts);
+    extra["revisions"] = nullptr;
+    // Written as it is rendered, hunk by hunk (memory does not grow with the hunks); invalid
+    // UTF-8 in paths or subjects is replaced rather than aborting the report.
+    bool open = true;
+    write_verify_json(report, extra, [&open](std::string_view piece) {
+      open = open && write_stdout(std::string(piece));  // a closed stdout: stop quietly
+    });
+    return report.exit_code();
   } else {
     std::ostringstream text;
     render_verify_text(text, report, use_color(options.color));
