@@ -2,6 +2,7 @@
 // the file and line and a documented exit code, never a crash, a hang or a change to the target.
 // Every run here goes through run_leaving_unchanged(): the target's files, modes and times are
 // the same after `verify` (and after an `apply` that fails) as before.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -593,6 +594,18 @@ TEST(HostileInput, EmptyAndBinaryPatchesAndStandardInput) {
   RunResult applied = test::run_sm120check({"apply", "-", f.tree}, kGood);
   EXPECT_EQ(applied.exit_code, 0) << applied.err;
   EXPECT_EQ(read_file(f.dir / "t/f.txt"), "y\n");
+}
+
+// The guard itself: a run that writes is caught (here an apply that succeeds), naming the file.
+TEST(HostileInput, TheUnchangedTreeCheckCatchesAWrite) {
+  Fixture f;
+  const std::string good = f.patch("good.patch", kGood);
+  EXPECT_NONFATAL_FAILURE(run_leaving_unchanged(f.tree, {"apply", good, f.tree}),
+                          "the run changed '.', 'f.txt' under");
+  EXPECT_EQ(read_file(f.dir / "t/f.txt"), "y\n");
+  // Touching a file's time alone counts too.
+  EXPECT_NONFATAL_FAILURE(run_leaving_unchanged(f.tree, {"apply", "--reverse", good, f.tree}),
+                          "the run changed");
 }
 
 // A failing apply leaves the tree byte-identical: a conflict in the last patch of a series

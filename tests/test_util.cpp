@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -158,13 +159,58 @@ RunResult spawn_capture(const std::vector<std::string>& argv, std::string_view s
 
 }  // namespace
 
+namespace {
+
+/// The TARGET a run of `args` must leave unchanged: the last argument, when it is a directory,
+/// of verify, log and apply --dry-run (which never write under TARGET); empty otherwise.
+std::filesystem::path read_only_target(const std::vector<std::string>& args) {
+  if (args.size() < 3) return {};
+  const bool dry_run = std::find(args.begin(), args.end(), "--dry-run") != args.end();
+  if (args[0] != "verify" && args[0] != "log" && !(args[0] == "apply" && dry_run)) return {};
+  std::error_code ec;
+  if (!std::filesystem::is_directory(args.back(), ec) ||
+      std::filesystem::is_symlink(args.back(), ec))
+    return {};
+  return args.back();
+}
+
+/// Fails the test when `after` differs from `before` (tree_state() of `root`), naming every
+/// entry that changed ("." for the root itself).
+void expect_same_state(const std::map<std::string, std::string>& before,
+                       const std::map<std::string, std::string>& after,
+                       const std::filesystem::path& root, const RunResult& r) {
+  if (after == before) return;
+  std::string changed;
+  const auto add = [&](const std::string& path, const char* how) {
+    changed += (changed.empty() ? "'" : ", '") + (path.empty() ? "." : path) + "'" + how;
+  };
+  for (const auto& [path, value] : before) {
+    auto it = after.find(path);
+    if (it == after.end())
+      add(path, " (removed)");
+    else if (it->second != value)
+      add(path, "");
+  }
+  for (const auto& [path, value] : after)
+    if (before.count(path) == 0) add(path, " (created)");
+  ADD_FAILURE() << "the run changed " << changed << " under " << root << "\nstderr: " << r.err;
+}
+
+}  // namespace
+
 RunResult run_sm120check(const std::vector<std::string>& args, std::string_view stdin_data,
                          const std::vector<std::string>& env) {
   std::vector<std::string> argv{SM120CHECK_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> full_env{"NO_COLOR=1"};
   full_env.insert(full_env.end(), env.begin(), env.end());
-  return spawn_capture(argv, stdin_data, full_env, {});
+  // Every end-to-end run of a command that never writes checks that TARGET is unchanged.
+  const std::filesystem::path target = read_only_target(args);
+  std::map<std::string, std::string> before;
+  if (!target.empty()) before = tree_state(target);
+  RunResult r = spawn_capture(argv, stdin_data, full_env, {});
+  if (!target.empty()) expect_same_state(before, tree_state(target), target, r);
+  return r;
 }
 
 RunResult run_sm120check_within(double seconds, const std::vector<std::string>& args,
@@ -212,24 +258,7 @@ RunResult run_leaving_unchanged(const std::filesystem::path& root,
   const std::map<std::string, std::string> before = tree_state(root);
   RunResult r = run_sm120check_within(seconds, args, stdin_data);
   EXPECT_FALSE(r.timed_out) << "still running after " << seconds << " s";
-  const std::map<std::string, std::string> after = tree_state(root);
-  if (after != before) {
-    std::string changed;
-    for (const auto& [path, value] : before) {
-      auto it = after.find(path);
-      if (it == after.end() || it->second != value) {
-        changed = "'" + path + "'" + (it == after.end() ? " (removed)" : "");
-        break;
-      }
-    }
-    if (changed.empty())
-      for (const auto& [path, value] : after)
-        if (before.count(path) == 0) {
-          changed = "'" + path + "' (created)";
-          break;
-        }
-    ADD_FAILURE() << "the run changed " << changed << " under " << root << "\nstderr: " << r.err;
-  }
+  expect_same_state(before, tree_state(root), root, r);
   return r;
 }
 
