@@ -134,35 +134,43 @@ TEST(HostileInput, OneBadPatchAmongManyIsAnErrorEntry) {
   EXPECT_EQ(plan["verify"]["patches"][1]["status"], "error");
 }
 
-// A file of several patches (an mbox) with one bad is one error entry; an input over the size
-// limit and an empty input are error entries too, without line.
+// In a file of several patches (an mbox) only the bad one is an error entry (with its
+// subject), the next one is parsed from its "From " line on; an input over the size limit and
+// an empty input are error entries too, without line.
 TEST(HostileInput, BadInputsOfEveryKindAreErrorEntries) {
   Fixture f;
   const std::string good = f.patch("good.patch", kGood);
-  const std::string mbox = f.patch(
-      "series.mbox",
-      std::string("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 "
-                  "2001\nSubject: [PATCH 1/2] one\n\n---\n") +
-          kGood +
-          "\nFrom 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\nSubject: "
-          "[PATCH 2/2] two\n\n---\n"
-          "--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n+only an addition, counted as one of each\n");
+  const std::string from =
+      "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n";
+  const std::string mbox =
+      f.patch("series.mbox", from + "Subject: [PATCH 1/3] one\n\n---\n" +
+                                 "--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-g1\n+G1\n" + from +
+                                 "Subject: [PATCH 2/3] two\n\n---\n" +
+                                 "--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n+an addition only\n" +
+                                 from + "Subject: [PATCH 3/3] three\n\n---\n" +
+                                 "--- a/g.txt\n+++ b/g.txt\n@@ -2 +2 @@\n-g2\n+G2\n");
   const std::string empty = f.patch("empty.patch", "");
   const std::string huge = f.patch("huge.patch", "");
   fs::resize_file(huge, (std::uintmax_t{64} << 20) + 1);  // sparse
   RunResult r = f.verify({"--format", "json", good, mbox, empty, huge});
   EXPECT_EQ(r.exit_code, 3);
   json doc = parse_json(r);
-  ASSERT_EQ(doc["patches"].size(), 4u);
-  EXPECT_EQ(doc["patches"][0]["status"], "applicable");
-  for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(doc["patches"][i]["status"], "error") << i;
-  EXPECT_EQ(doc["patches"][1]["line"], 18);
-  EXPECT_EQ(doc["patches"][2]["line"], 0);
-  EXPECT_TRUE(contains(doc["patches"][2]["error"], "no patch found")) << doc["patches"][2];
-  EXPECT_EQ(doc["patches"][3]["error"], "patch is larger than the limit of 67108864 bytes");
+  ASSERT_EQ(doc["patches"].size(), 6u);
+  const std::vector<std::string> statuses = {"applicable", "applicable", "error",
+                                             "applicable", "error",      "error"};
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(doc["patches"][i]["status"], statuses[i]) << i;
+  EXPECT_EQ(doc["patches"][2]["subject"], "two");
+  EXPECT_EQ(doc["patches"][2]["line"], 18);
+  EXPECT_EQ(doc["patches"][3]["subject"], "three");
+  EXPECT_EQ(doc["patches"][3]["line"], 18);
+  EXPECT_EQ(doc["patches"][4]["line"], 0);
+  EXPECT_TRUE(contains(doc["patches"][4]["error"], "no patch found")) << doc["patches"][4];
+  EXPECT_EQ(doc["patches"][5]["error"], "patch is larger than the limit of 67108864 bytes");
   EXPECT_EQ(line_count(r.err), 3u) << r.err;
   EXPECT_TRUE(contains(r.err, kError + mbox + ":18: ")) << r.err;
   EXPECT_TRUE(contains(r.err, kError + empty + ": no patch found")) << r.err;
+  // show still refuses the file as a whole.
+  EXPECT_EQ(test::run_sm120check({"show", mbox}).exit_code, 3);
 }
 
 // --- Finding 4: malformed git headers ---------------------------------------------------------

@@ -1331,6 +1331,40 @@ TEST(ParseError, ContradictoryGitHeaders) {
             1u);
 }
 
+// A bad patch of a series costs only itself: kept with its error, the next one parsed from its
+// boundary on; without a boundary after it, the rest of the text is its.
+TEST(ParseError, KeepingErrorsResumesAtTheNextPatch) {
+  const std::string bad_hunk = "--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n-a\n";
+  const std::string good = "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
+  const auto commit = [](char c) {
+    return "commit " + std::string(40, c) + "\nAuthor: A <a@b>\nDate:   now\n\n    msg " + c +
+           "\n\n";
+  };
+  auto text = std::make_shared<const std::string>(commit('a') + good + commit('b') + bad_hunk +
+                                                  commit('c') + good);
+  std::vector<Patch> patches = parse_patches_keeping_errors(text, "log.txt");
+  ASSERT_EQ(patches.size(), 3u);
+  EXPECT_TRUE(patches[0].error.empty());
+  EXPECT_EQ(patches[0].files.size(), 1u);
+  EXPECT_EQ(patches[1].subject, "msg b");
+  EXPECT_TRUE(patches[1].files.empty());
+  EXPECT_EQ(patches[1].patch_line, 22u);  // the line before which the hunk's lines ran out
+  EXPECT_NE(patches[1].error.find("hunk body does not match header"), std::string::npos)
+      << patches[1].error;
+  EXPECT_EQ(patches[2].subject, "msg c");
+  EXPECT_EQ(patches[2].files.size(), 1u);
+  EXPECT_THROW(parse_patches(text, "log.txt"), Error);  // as before
+  // Concatenated diffs are one patch: a bad file patch in it makes the whole one entry.
+  text = std::make_shared<const std::string>(good + "--- a/x\n+++ b/x\n@@ -1,5 +1 @@\n-a\n");
+  patches = parse_patches_keeping_errors(text, "cat.diff");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(patches[0].files.empty());
+  EXPECT_EQ(patches[0].patch_line, 8u);
+  // Errors about the whole text are still thrown.
+  EXPECT_THROW(parse_patches_keeping_errors(std::make_shared<const std::string>("words\n"), "t"),
+               Error);
+}
+
 TEST(ParseBom, LeadingBomIsSkipped) {
   auto patches = parse(
       "\xEF\xBB\xBF"

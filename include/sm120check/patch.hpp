@@ -139,6 +139,15 @@ inline constexpr std::size_t kMaxHunkLines = std::size_t{4} << 20;
 /// of a patch costs 24 bytes a line besides the text, whatever the lines' length.
 std::vector<Patch> parse_patches(std::shared_ptr<const std::string> text, std::string_view source);
 
+/// parse_patches() that keeps going past a patch it cannot parse: that patch is returned in its
+/// place with Patch::error set (the Error's message; Patch::patch_line its line; no file
+/// patches; its subject when its mail headers were read), and parsing resumes at the next patch
+/// boundary (an mbox "From " line, a `git log` "commit" line, an `hg export` header): one bad
+/// patch of a `git format-patch` series costs only itself. Errors about the text as a whole
+/// (line 0: no patch at all, 4 GiB or more) are still thrown.
+std::vector<Patch> parse_patches_keeping_errors(std::shared_ptr<const std::string> text,
+                                                std::string_view source);
+
 /// parse_patches() of a copy of `text` (the hunks keep the copy).
 std::vector<Patch> parse_patches(std::string_view text, std::string_view source);
 

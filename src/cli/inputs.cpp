@@ -147,7 +147,8 @@ std::vector<Patch> parse_inputs(const std::vector<PatchInput>& inputs, BadInput 
     std::vector<Patch> parsed;
     try {
       if (input.error) throw *input.error;
-      parsed = parse_patches(input.text, input.source);
+      parsed = bad == BadInput::kReport ? parse_patches_keeping_errors(input.text, input.source)
+                                        : parse_patches(input.text, input.source);
     } catch (const Error& e) {
       if (input.from_directory && e.message().starts_with(kNoPatchFound)) {
         std::cerr << "sm120check: warning: " << escape_for_terminal(input.source)

@@ -44,8 +44,8 @@ std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args,
 /// cover letter of a `git format-patch --cover-letter` series) is skipped with a warning on
 /// stderr. Any other input that cannot be parsed (or was not read: PatchInput::error) is an
 /// Error with kThrow, and with kReport one Patch with Patch::error set (its source, the line
-/// of the error, no files) in its place: one such entry for a file of several patches (an mbox)
-/// with an error in any of them.
+/// of the error, no files) in its place; in a file of several patches (an mbox, `git log -p`)
+/// only the bad patch is such an entry (parse_patches_keeping_errors()).
 std::vector<Patch> parse_inputs(const std::vector<PatchInput>& inputs,
                                 BadInput bad = BadInput::kThrow);
 

@@ -458,7 +458,9 @@ class Parser {
     n_ = starts_.size() - 1;
   }
 
-  std::vector<Patch> run();
+  /// Parses the text. With `keep_going`, a patch that cannot be parsed is kept with its error
+  /// (fail_patch()) and parsing resumes at the next patch boundary.
+  std::vector<Patch> run(bool keep_going = false);
 
  private:
   [[noreturn]] void fail(std::size_t index, const std::string& message) const {
@@ -507,6 +509,7 @@ class Parser {
 
   void start_patch(std::size_t i, PatchKind kind);
   void finish_patch();
+  void fail_patch(const Error& e);
   std::optional<std::string> subject_of(std::size_t begin, std::size_t end) const;
 
   std::shared_ptr<const std::string> owner_;  ///< the text, which every hunk keeps
@@ -1292,6 +1295,19 @@ void Parser::start_patch(std::size_t i, PatchKind kind) {
 
 /// Keeps the current patch if it has file patches (a cover letter or a merge commit without a
 /// diff has none and is dropped).
+/// Keeps the current patch as one that could not be parsed: no file patches, Patch::error set
+/// to `e`'s message, Patch::patch_line to its line; its subject when its headers were read.
+void Parser::fail_patch(const Error& e) {
+  cur_.files.clear();
+  cur_.error = e.message();
+  cur_.message = std::string(
+      text_.substr(starts_[cur_start_], starts_[cur_message_end_] - starts_[cur_start_]));
+  cur_.subject = subject_of(cur_start_, cur_message_end_);
+  cur_.patch_line = e.line();
+  out_.push_back(std::move(cur_));
+  cur_ = Patch{};
+}
+
 void Parser::finish_patch() {
   if (cur_.files.empty()) return;
   cur_.message = std::string(
@@ -1349,7 +1365,7 @@ std::optional<std::string> Parser::subject_of(std::size_t begin, std::size_t end
   return std::nullopt;
 }
 
-std::vector<Patch> Parser::run() {
+std::vector<Patch> Parser::run(bool keep_going) {
   start_patch(0, PatchKind::kPlain);
   if (is_mail_start(0)) text_until_ = mail_text_end(0);
   std::size_t i = 0;
@@ -1372,23 +1388,33 @@ std::vector<Patch> Parser::run() {
     bool binary = false;
     bool git = git_header_at(i);
     bool plain = !git && plain_header_at(i, binary) != kNpos;
-    if (git || plain) {
-      if (!cur_.files.empty() && junk != kNpos) {
-        // Message text after a complete file patch introduces the next patch.
-        finish_patch();
-        start_patch(junk, PatchKind::kPlain);
+    try {
+      if (git || plain) {
+        if (!cur_.files.empty() && junk != kNpos) {
+          // Message text after a complete file patch introduces the next patch.
+          finish_patch();
+          start_patch(junk, PatchKind::kPlain);
+        }
+        if (cur_.files.empty()) cur_message_end_ = i;
+        if (git) {
+          cur_.files.push_back(parse_git(i));
+        } else if (auto fp = parse_plain(i, binary)) {
+          cur_.files.push_back(std::move(*fp));
+        }
+        junk = kNpos;
+        noise = false;
+        continue;
       }
-      if (cur_.files.empty()) cur_message_end_ = i;
-      if (git) {
-        cur_.files.push_back(parse_git(i));
-      } else if (auto fp = parse_plain(i, binary)) {
-        cur_.files.push_back(std::move(*fp));
-      }
+      check_unsupported(i);
+    } catch (const Error& e) {
+      if (!keep_going || e.line() == 0) throw;
+      // This patch is kept with its error; the next one starts at the next boundary.
+      fail_patch(e);
+      for (i = std::max(i, e.line() - 1); i < n_ && !boundary_at(i);) ++i;
       junk = kNpos;
       noise = false;
       continue;
     }
-    check_unsupported(i);
     if (!cur_.files.empty() && junk == kNpos && !noise) {
       string_view h = hdr(i);
       if (h.starts_with("Property changes on: ")) {
@@ -1413,6 +1439,11 @@ std::vector<Patch> Parser::run() {
 
 std::vector<Patch> parse_patches(std::shared_ptr<const std::string> text, std::string_view source) {
   return Parser(std::move(text), source).run();
+}
+
+std::vector<Patch> parse_patches_keeping_errors(std::shared_ptr<const std::string> text,
+                                                std::string_view source) {
+  return Parser(std::move(text), source).run(true);
 }
 
 std::vector<Patch> parse_patches(std::string_view text, std::string_view source) {
