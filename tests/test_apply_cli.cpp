@@ -188,6 +188,8 @@ TEST(ApplyCli, JsonReport) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["schema"], "sm120check.apply/1");
+  // The same tool object as every other document (was missing).
+  EXPECT_EQ(doc["tool"], nlohmann::json({{"name", "sm120check"}, {"version", SM120CHECK_VERSION}}));
   EXPECT_EQ(doc["direction"], "forward");
   EXPECT_EQ(doc["changes"].size(), 1u);
   EXPECT_EQ(doc["changes"][0]["path"], "k.py");

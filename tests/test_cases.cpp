@@ -124,12 +124,24 @@ TEST_P(CaseTest, VerdictMatchesCase) {
                               tree);
   EXPECT_EQ(before.out, after.out) << "verification changed the target tree";
 
-  if (ct.verdict == "PARSE-ERROR") {
+  // A patch that cannot be parsed is still reported: one patch with status error, its line and
+  // message, and the same one line on stderr.
+  const auto expect_parse_error = [&] {
     EXPECT_EQ(r.exit_code, 3);
-    EXPECT_TRUE(r.out.empty());
-    EXPECT_NE(r.err.find("sm120check: error: "), std::string::npos);
+    EXPECT_EQ(r.err.rfind("sm120check: error: ", 0), 0u);
     EXPECT_NE(r.err.find("patch.diff:"), std::string::npos) << "error must name the patch line";
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line";
+    json j = json::parse(r.out);
+    ASSERT_EQ(j["patches"].size(), 1u);
+    const json& p = j["patches"][0];
+    EXPECT_EQ(p["status"], "error");
+    EXPECT_TRUE(p["files"].empty());
+    EXPECT_GT(p["line"].get<std::size_t>(), 0u);
+    EXPECT_NE(r.err.find(p["error"].get<std::string>()), std::string::npos);
+    EXPECT_EQ(j["exit_code"], 3);
+  };
+  if (ct.verdict == "PARSE-ERROR") {
+    expect_parse_error();
     return;
   }
 
@@ -140,16 +152,15 @@ TEST_P(CaseTest, VerdictMatchesCase) {
   }
   ASSERT_FALSE(allowed.empty()) << "unknown verdict " << ct.verdict;
 
-  if (r.out.empty()) {
-    // Refused as a whole (e.g. an unsupported format): only an error verdict allows that.
-    EXPECT_TRUE(allowed.count("error")) << "no report, but " << ct.verdict << " was expected";
-    EXPECT_EQ(r.exit_code, 3);
-    EXPECT_NE(r.err.find("patch.diff:"), std::string::npos);
-    return;
-  }
   json j = json::parse(r.out);
   ASSERT_EQ(j["patches"].size(), 1u);
   const json& p = j["patches"][0];
+  if (p["status"] == "error" && p["files"].empty()) {
+    // Refused as a whole (e.g. an unsupported format): only an error verdict allows that.
+    EXPECT_TRUE(allowed.count("error")) << "not parsed, but " << ct.verdict << " was expected";
+    expect_parse_error();
+    return;
+  }
   std::string status = p["status"];
   EXPECT_TRUE(allowed.count(status)) << "status " << status << " for verdict " << ct.verdict;
   EXPECT_EQ(r.exit_code, exit_for(status));

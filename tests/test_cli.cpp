@@ -214,7 +214,15 @@ TEST(CliInputs, PatchLargerThanLimit) {
   std::string patch = dir / "huge.patch";
   write_file(patch, "");
   fs::resize_file(patch, (std::uintmax_t{64} << 20) + 1);  // sparse: no real disk use
-  expect_error(run_sm120check({"verify", patch, dir.path()}),
+  // Reported as a patch with status error (the others of the run are still judged).
+  RunResult r = run_sm120check({"verify", "--no-gpu", patch, dir.path()});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, kPrefix + patch + ": patch is larger than the limit of 67108864 bytes\n");
+  EXPECT_TRUE(contains(r.out, "patch 1/1: " + patch + "  [error]\n  error: patch is larger "
+                              "than the limit of 67108864 bytes\n"))
+      << r.out;
+  // show reads it as a whole or not at all.
+  expect_error(run_sm120check({"show", patch}),
                patch + ": patch is larger than the limit of 67108864 bytes");
 }
 
@@ -377,9 +385,19 @@ TEST(CliUsage, BoundsVersionAndUnknownCommand) {
   };
   const std::vector<Case> cases{
       {{"verify", "--fuzz", "0x10", patch, fx.tree}, "--fuzz: '0x10' is not a decimal number"},
-      {{"verify", "--fuzz", "101", patch, fx.tree}, "--fuzz: 101 is over 100"},
+      {{"verify", "--fuzz", "101", patch, fx.tree}, "--fuzz: 101 is out of range (0 to 100)"},
       {{"verify", "-p", "", patch, fx.tree}, "--strip: '' is not a decimal number"},
-      {{"verify", "-p", "65", patch, fx.tree}, "--strip: 65 is over 64"},
+      {{"verify", "-p", "65", patch, fx.tree}, "--strip: 65 is out of range (0 to 64)"},
+      // Too many digits for any integer type: out of range, not "not a decimal number".
+      {{"verify", "-p", "99999999999999999999", patch, fx.tree},
+       "--strip: 99999999999999999999 is out of range (0 to 64)"},
+      {{"verify", "-p", "0000000000000000000007", "--fuzz", "100000", patch, fx.tree},
+       "--fuzz: 100000 is out of range (0 to 100)"},
+      // -j is what the README shows: the message names it beside --threads.
+      {{"grep", "-j", "17", fx.tree, "x"},
+       "--threads: -j 17 is out of range (0 to 16; 0: one thread per CPU)"},
+      {{"log", "-j", "99999999999", patch, fx.tree},
+       "--threads: -j 99999999999 is out of range (0 to 16; 0: one thread per CPU)"},
       {{"apply", "--dry-run", "-p", "-1", patch, fx.tree}, "--strip"},
       {{"log", "--fuzz", "1e3", patch, fx.tree}, "--fuzz: '1e3' is not a decimal number"},
       {{"verify", "--cc", "120", patch, fx.tree},
@@ -543,25 +561,10 @@ TEST(CliE2E, TextOutputWithoutColorUnderNoColor) {
   EXPECT_TRUE(contains(always.out, "\x1b[")) << always.out;
 }
 
-/// Every file under `root` (including .git): content, mode and modification time.
-std::map<std::string, std::string> snapshot(const fs::path& root) {
-  std::map<std::string, std::string> result;
-  for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    struct stat st {};
-    EXPECT_EQ(::lstat(entry.path().c_str(), &st), 0);
-    std::string key = fs::relative(entry.path(), root).string();
-    std::string value = std::to_string(st.st_mode) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
-                        std::to_string(st.st_mtim.tv_nsec);
-    if (entry.is_regular_file() && !entry.is_symlink()) value += " " + read_file(entry.path());
-    result[key] = value;
-  }
-  return result;
-}
-
 TEST(CliE2E, VerifyNeverModifiesTarget) {
   Fixture fx(kModNew, kUtilOld);
   ASSERT_TRUE(test::git_init_commit(fx.tree));
-  std::map<std::string, std::string> before = snapshot(fx.tree);
+  std::map<std::string, std::string> before = test::tree_state(fx.tree);
   ASSERT_GT(before.size(), 5u);
   std::string both = fx.patch("both.patch", both_patch());
   std::string mod = fx.patch("mod.patch", kModPatch);
@@ -570,7 +573,7 @@ TEST(CliE2E, VerifyNeverModifiesTarget) {
   EXPECT_EQ(run_sm120check({"verify", "--fuzz", "3", "--ignore-whitespace", mod, both, fx.tree})
                 .exit_code,
             2);
-  EXPECT_EQ(snapshot(fx.tree), before);
+  EXPECT_EQ(test::tree_state(fx.tree), before);
 }
 
 TEST(CliE2E, ShowJson) {
@@ -596,7 +599,7 @@ TEST(CliE2E, MalformedPatchIsAnErrorNamingIt) {
   fs::create_directories(dir / "tree");
   RunResult r = run_sm120check({"verify", dir / "notes.patch", dir / "tree"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(contains(r.out, "  error: no patch found")) << r.out;
   EXPECT_EQ(r.err.rfind(kPrefix + dir / "notes.patch" + ":", 0), 0u) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }

@@ -1309,10 +1309,27 @@ TEST(GitLog, AppliedAtTheOldestCommit) {
   EXPECT_EQ(kept["events"], json::array());
   RunResult text =
       test::run_sm120check({"log", "--rev", ids[3] + ".." + ids[6], repo.patch_file(), repo.dir()});
-  EXPECT_NE(text.out.find("applied since the oldest commit of the range: " + ids[4].substr(0, 12)),
+  EXPECT_NE(text.out.find("applied before the range (the fix predates it); oldest commit: " +
+                          ids[4].substr(0, 12)),
             std::string::npos)
       << text.out;
   EXPECT_EQ(text.out.find("events:"), std::string::npos) << text.out;
+  EXPECT_EQ(kept["brought_in_by_oldest"], false);
+  // A range whose oldest commit is the fix (its parent, where the range starts, lacks it): that
+  // commit brought the fix in (was "applied since the oldest commit of the range").
+  const std::string from_fix = ids[1] + ".." + ids[6];
+  json fix_first =
+      run_json({"log", "--format", "json", "--rev", from_fix, repo.patch_file(), repo.dir()}, 0);
+  EXPECT_EQ(fix_first["applied_at_oldest"], true);
+  EXPECT_EQ(fix_first["brought_in_by_oldest"], true);
+  EXPECT_EQ(fix_first["oldest"]["commit"], ids[2]);
+  RunResult brought = test::run_sm120check(
+      {"log", "--rev", from_fix, "--in", ids[6], repo.patch_file(), repo.dir()});
+  EXPECT_NE(brought.out.find("fix brought in by: " + ids[2].substr(0, 12)), std::string::npos)
+      << brought.out;
+  EXPECT_NE(brought.out.find("yes: contains the fix commit " + ids[2].substr(0, 12)),
+            std::string::npos)
+      << brought.out;
 }
 
 // A series of two patches on two files: verified per file patch (one verification per state
@@ -1431,8 +1448,8 @@ TEST(GitLog, JsonShape) {
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(r.out);
   using V = std::vector<std::string>;
   EXPECT_EQ(keys(doc), (V{"schema", "tool", "target", "range", "commits", "evaluated", "verified",
-                          "tip", "oldest", "monotone", "applied_at_oldest", "shallow",
-                          "first_applied",
+                          "tip", "oldest", "monotone", "applied_at_oldest",
+                          "brought_in_by_oldest", "shallow", "first_applied",
                           "first_ever_applied", "events", "in", "exit_code"}));
   const V commit{"commit", "short", "subject", "date", "status"};
   EXPECT_EQ(keys(doc["tip"]), commit);

@@ -1289,6 +1289,82 @@ TEST(ParseError, NulInFileName) {
   EXPECT_EQ(parse(body).at(0).files.at(0).hunks.at(0).lines.at(1).text, std::string(1, '\0') + "b");
 }
 
+// Git headers that contradict each other, and rename/copy names outside the tree: refused at
+// their line, as git apply refuses them (hostile review, issue 11 finding 4: `new file mode`
+// with `--- a/x` was an add, `rename to ../../etc/passwd` a rename of a file to itself).
+TEST(ParseError, ContradictoryGitHeaders) {
+  const auto line_of = [](std::string_view text) { return parse_error(text).line(); };
+  EXPECT_EQ(line_of("diff --git a/x b/x\nnew file mode 100644\n--- a/x\n+++ b/x\n"
+                    "@@ -0,0 +1 @@\n+y\n"),
+            3u);
+  EXPECT_EQ(line_of("diff --git a/x b/x\ndeleted file mode 100644\n--- a/x\n+++ b/x\n"
+                    "@@ -1 +0,0 @@\n-y\n"),
+            4u);
+  EXPECT_EQ(line_of("diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n"), 3u);
+  EXPECT_EQ(line_of("diff --git a/x b/y\ndeleted file mode 100644\nrename from x\nrename to y\n"),
+            4u);
+  EXPECT_EQ(line_of("diff --git a/x b/y\ncopy from x\ncopy to y\nrename from x\nrename to y\n"),
+            5u);
+  EXPECT_EQ(line_of("diff --git a/x b/y\nrename to y\n"), 2u);
+  EXPECT_EQ(line_of("diff --git a/x b/y\ncopy from x\n"), 2u);
+  EXPECT_EQ(line_of("--- /dev/null\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 3u);
+  EXPECT_EQ(line_of("--- a/x\n+++ /dev/null\n@@ -1,2 +1 @@\n-a\n b\n"), 3u);
+  EXPECT_EQ(
+      parse_error("diff --git a/x b/y\nrename from x\nrename to ../../etc/passwd\n").message(),
+      "file name '../../etc/passwd' climbs out of the tree ('..'); refused");
+  EXPECT_EQ(parse_error("diff --git a/x b/y\ncopy from /etc/shadow\ncopy to y\n").message(),
+            "file name '/etc/shadow' is absolute; refused");
+  // What git writes still parses: a new file, a deletion, a rename with a change.
+  EXPECT_EQ(parse("diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n"
+                  "@@ -0,0 +1 @@\n+y\n")
+                .at(0)
+                .files.at(0)
+                .change,
+            ChangeKind::kAdd);
+  EXPECT_EQ(parse("diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n"
+                  "--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n")
+                .at(0)
+                .files.at(0)
+                .change,
+            ChangeKind::kRename);
+  EXPECT_EQ(parse("diff --git a/..x b/x..\nrename from ..x\nrename to x..\n").at(0).files.size(),
+            1u);
+}
+
+// A bad patch of a series costs only itself: kept with its error, the next one parsed from its
+// boundary on; without a boundary after it, the rest of the text is its.
+TEST(ParseError, KeepingErrorsResumesAtTheNextPatch) {
+  const std::string bad_hunk = "--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n-a\n";
+  const std::string good = "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
+  const auto commit = [](char c) {
+    return "commit " + std::string(40, c) + "\nAuthor: A <a@b>\nDate:   now\n\n    msg " + c +
+           "\n\n";
+  };
+  auto text = std::make_shared<const std::string>(commit('a') + good + commit('b') + bad_hunk +
+                                                  commit('c') + good);
+  std::vector<Patch> patches = parse_patches_keeping_errors(text, "log.txt");
+  ASSERT_EQ(patches.size(), 3u);
+  EXPECT_TRUE(patches[0].error.empty());
+  EXPECT_EQ(patches[0].files.size(), 1u);
+  EXPECT_EQ(patches[1].subject, "msg b");
+  EXPECT_TRUE(patches[1].files.empty());
+  EXPECT_EQ(patches[1].patch_line, 22u);  // the line before which the hunk's lines ran out
+  EXPECT_NE(patches[1].error.find("hunk body does not match header"), std::string::npos)
+      << patches[1].error;
+  EXPECT_EQ(patches[2].subject, "msg c");
+  EXPECT_EQ(patches[2].files.size(), 1u);
+  EXPECT_THROW(parse_patches(text, "log.txt"), Error);  // as before
+  // Concatenated diffs are one patch: a bad file patch in it makes the whole one entry.
+  text = std::make_shared<const std::string>(good + "--- a/x\n+++ b/x\n@@ -1,5 +1 @@\n-a\n");
+  patches = parse_patches_keeping_errors(text, "cat.diff");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_TRUE(patches[0].files.empty());
+  EXPECT_EQ(patches[0].patch_line, 8u);
+  // Errors about the whole text are still thrown.
+  EXPECT_THROW(parse_patches_keeping_errors(std::make_shared<const std::string>("words\n"), "t"),
+               Error);
+}
+
 TEST(ParseBom, LeadingBomIsSkipped) {
   auto patches = parse(
       "\xEF\xBB\xBF"

@@ -242,6 +242,41 @@ TEST(ReportJson, VerifyDocumentTopLevel) {
   ASSERT_EQ(doc["patches"].size(), 2u);
 }
 
+// The streamed document is byte for byte the whole document's dump (written piece by piece so
+// that memory does not grow with the hunks), for reports with and without patches, files,
+// hunks, evidence, odd bytes, and with extra keys.
+TEST(ReportJson, StreamedDocumentEqualsTheWholeDump) {
+  VerifyReport empty;
+  empty.target = "t";
+  VerifyReport odd = sample_report();
+  odd.patches[0].files[0].old_path = "a/caf\xe9\x1b.py";
+  odd.patches[0].subject = "quote \" and \\ and \n";
+  odd.patches[1].files.clear();
+  VerifyReport many = sample_report();
+  for (int i = 0; i < 2000; ++i)  // more than one 1 MiB piece
+    many.patches[0].files[0].hunks.push_back(many.patches[0].files[0].hunks.front());
+  const VerifyReport evidence = evidence_report();
+  using ordered = nlohmann::ordered_json;
+  for (const VerifyReport* report :
+       std::vector<const VerifyReport*>{&empty, &odd, &many, &evidence}) {
+    ordered extra = ordered::object();
+    extra["repository"] = nullptr;
+    extra["revisions"] = ordered::array({1, 2});
+    ordered whole = verify_to_json(*report);
+    for (auto it = extra.begin(); it != extra.end(); ++it) whole[it.key()] = it.value();
+    std::string streamed;
+    std::size_t pieces = 0;
+    write_verify_json(*report, extra, [&](std::string_view piece) {
+      streamed += piece;
+      ++pieces;
+    });
+    // (EXPECT_TRUE: gtest's diff of two equal-length megabyte strings takes seconds)
+    EXPECT_TRUE(streamed == whole.dump(2, ' ', false, ordered::error_handler_t::replace) + "\n")
+        << streamed.substr(0, 2000);
+    if (report == &many) EXPECT_GT(pieces, 1u);
+  }
+}
+
 TEST(ReportJson, VerifyPatchAndFileFields) {
   const json doc = json::parse(verify_to_json(sample_report()).dump(2));
   const json& p1 = doc["patches"][0];

@@ -557,10 +557,39 @@ TEST(CliGrep, APatternPcre2GivesUpOnIsAnErrorNotNotFound) {
   RunResult r = run_sm120check({"grep", "-E", dir / "t", "(a+)+$"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err.find("not found"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("sm120check: error: regular expression '(a+)+$' could not be evaluated on 1 "
-                       "line (first: a.txt:1: match limit exceeded)"),
-            std::string::npos)
-      << r.err;
+  // The path as grep prints hits: TARGET joined with the path below it (was "a.txt:1").
+  EXPECT_EQ(r.err, "sm120check: error: regular expression '(a+)+$' could not be evaluated on 1 "
+                   "line (first: " + dir / "t/a.txt" +
+                       ":1: match limit exceeded); its result is incomplete\n");
+  // JSON: the errors and their count, exit 3.
+  r = run_sm120check({"grep", "-E", "--format", "json", dir / "t", "(a+)+$|!$"});
+  EXPECT_EQ(r.exit_code, 3);
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc["markers"][0]["hit_count"], 0);
+  EXPECT_EQ(doc["markers"][0]["error_lines"], 1);
+  EXPECT_EQ(doc["markers"][0]["errors"], json::array({"a.txt:1: match limit exceeded"}));
+  EXPECT_EQ(doc["exit_code"], 3);
+  // PCRE2's depth (JIT stack) limit is reported the same way.
+  write_file(dir / "t/a.txt", std::string(100000, 'a') + "\n");
+  r = run_sm120check({"grep", "-E", dir / "t", "^(a|aa)*$"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("(first: " + dir / "t/a.txt" + ":1: "), std::string::npos) << r.err;
+}
+
+// verify --marker-regex: a regular expression PCRE2 gives up on is a one-line warning naming
+// the file (the hits are evidence; the verdict stands), and "not evaluated" in the report.
+TEST(CliGrep, VerifyWarnsOfARegexPcre2GivesUpOn) {
+  TempDir dir;
+  write_file(dir / "t/a.txt", std::string(30, 'a') + "b\n");
+  write_file(dir / "p.patch", "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-" +
+                                  std::string(30, 'a') + "b\n+x\n");
+  RunResult r = run_sm120check(
+      {"verify", "--no-gpu", "--marker-regex", "(a+)+$", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "sm120check: warning: regular expression '(a+)+$' could not be evaluated on 1 "
+                   "line (first: " + dir / "t/a.txt" +
+                       ":1: match limit exceeded); its hits are incomplete\n");
+  EXPECT_NE(r.out.find("not evaluated on 1 line: regex \"(a+)+$\""), std::string::npos) << r.out;
 }
 
 TEST(CliGrep, ThreadsOutOfRangeAndEmptyPatternAreUsageErrors) {

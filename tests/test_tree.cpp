@@ -242,6 +242,11 @@ TEST(TreeStat, SymlinkLoopsEndWithAnError) {
   auto tree = open_disk_tree(dir.path().string());
   EXPECT_TRUE(contains(error_of([&] { tree->stat("a/x"); }), "Too many levels of symbolic links"));
   EXPECT_TRUE(contains(error_of([&] { tree->read("f"); }), "Too many levels of symbolic links"));
+  // The error names the path asked for, not the resolver's placeholder ("b/-").
+  fs::create_directory_symlink("pkg", dir / "pkg");
+  EXPECT_EQ(error_of([&] { tree->read("pkg/mod.py"); }),
+            "pkg/mod.py: cannot resolve symlink 'pkg': Too many levels of symbolic links");
+  EXPECT_EQ(error_of([&] { tree->stat("a/x"); }).rfind("a/x: ", 0), 0u);
 }
 
 TEST(TreeRead, ManyDirectoriesOutliveTheDescriptorCache) {

@@ -3,12 +3,15 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -54,9 +57,10 @@ std::string read_file(const std::filesystem::path& path) {
 
 namespace {
 
+/// Runs `argv`; `seconds` > 0 limits its run (SIGKILL when over).
 RunResult spawn_capture(const std::vector<std::string>& argv, std::string_view stdin_data,
                         const std::vector<std::string>& extra_env,
-                        const std::filesystem::path& cwd) {
+                        const std::filesystem::path& cwd, double seconds = 0) {
   RunResult result;
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (::pipe(in_pipe) != 0 || ::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return result;
@@ -101,13 +105,28 @@ RunResult spawn_capture(const std::vector<std::string>& argv, std::string_view s
   struct pollfd fds[3];
   bool out_open = true, err_open = true;
   char buf[65536];
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(seconds > 0 ? seconds : 0));
   while (out_open || err_open || in_pipe[1] >= 0) {
+    int wait_ms = -1;
+    if (seconds > 0) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) {
+        ::kill(pid, SIGKILL);
+        result.timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(left);
+    }
     int n = 0;
     int out_idx = -1, err_idx = -1, in_idx = -1;
     if (out_open) { fds[n] = {out_pipe[0], POLLIN, 0}; out_idx = n++; }
     if (err_open) { fds[n] = {err_pipe[0], POLLIN, 0}; err_idx = n++; }
     if (in_pipe[1] >= 0) { fds[n] = {in_pipe[1], POLLOUT, 0}; in_idx = n++; }
-    if (::poll(fds, static_cast<nfds_t>(n), -1) < 0) {
+    if (::poll(fds, static_cast<nfds_t>(n), wait_ms) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -128,6 +147,7 @@ RunResult spawn_capture(const std::vector<std::string>& argv, std::string_view s
       }
     }
   }
+  if (in_pipe[1] >= 0) ::close(in_pipe[1]);
   ::close(out_pipe[0]);
   ::close(err_pipe[0]);
   int status = 0;
@@ -139,13 +159,107 @@ RunResult spawn_capture(const std::vector<std::string>& argv, std::string_view s
 
 }  // namespace
 
+namespace {
+
+/// The TARGET a run of `args` must leave unchanged: the last argument, when it is a directory,
+/// of verify, log and apply --dry-run (which never write under TARGET); empty otherwise.
+std::filesystem::path read_only_target(const std::vector<std::string>& args) {
+  if (args.size() < 3) return {};
+  const bool dry_run = std::find(args.begin(), args.end(), "--dry-run") != args.end();
+  if (args[0] != "verify" && args[0] != "log" && !(args[0] == "apply" && dry_run)) return {};
+  std::error_code ec;
+  if (!std::filesystem::is_directory(args.back(), ec) ||
+      std::filesystem::is_symlink(args.back(), ec))
+    return {};
+  return args.back();
+}
+
+/// Fails the test when `after` differs from `before` (tree_state() of `root`), naming every
+/// entry that changed ("." for the root itself).
+void expect_same_state(const std::map<std::string, std::string>& before,
+                       const std::map<std::string, std::string>& after,
+                       const std::filesystem::path& root, const RunResult& r) {
+  if (after == before) return;
+  std::string changed;
+  const auto add = [&](const std::string& path, const char* how) {
+    changed += (changed.empty() ? "'" : ", '") + (path.empty() ? "." : path) + "'" + how;
+  };
+  for (const auto& [path, value] : before) {
+    auto it = after.find(path);
+    if (it == after.end())
+      add(path, " (removed)");
+    else if (it->second != value)
+      add(path, "");
+  }
+  for (const auto& [path, value] : after)
+    if (before.count(path) == 0) add(path, " (created)");
+  ADD_FAILURE() << "the run changed " << changed << " under " << root << "\nstderr: " << r.err;
+}
+
+}  // namespace
+
 RunResult run_sm120check(const std::vector<std::string>& args, std::string_view stdin_data,
                          const std::vector<std::string>& env) {
   std::vector<std::string> argv{SM120CHECK_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> full_env{"NO_COLOR=1"};
   full_env.insert(full_env.end(), env.begin(), env.end());
-  return spawn_capture(argv, stdin_data, full_env, {});
+  // Every end-to-end run of a command that never writes checks that TARGET is unchanged.
+  const std::filesystem::path target = read_only_target(args);
+  std::map<std::string, std::string> before;
+  if (!target.empty()) before = tree_state(target);
+  RunResult r = spawn_capture(argv, stdin_data, full_env, {});
+  if (!target.empty()) expect_same_state(before, tree_state(target), target, r);
+  return r;
+}
+
+RunResult run_sm120check_within(double seconds, const std::vector<std::string>& args,
+                                std::string_view stdin_data) {
+  std::vector<std::string> argv{SM120CHECK_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return spawn_capture(argv, stdin_data, {"NO_COLOR=1"}, {}, seconds);
+}
+
+std::map<std::string, std::string> tree_state(const std::filesystem::path& root) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> state;
+  const auto add = [&](const fs::path& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+      ADD_FAILURE() << "cannot lstat " << path;
+      return;
+    }
+    std::string value = std::to_string(st.st_mode) + " size " + std::to_string(st.st_size) +
+                        " mtime " + std::to_string(st.st_mtim.tv_sec) + "." +
+                        std::to_string(st.st_mtim.tv_nsec) + " ctime " +
+                        std::to_string(st.st_ctim.tv_sec) + "." +
+                        std::to_string(st.st_ctim.tv_nsec);
+    if (S_ISREG(st.st_mode)) {
+      value += " bytes " + read_file(path);
+    } else if (S_ISLNK(st.st_mode)) {
+      std::error_code ec;
+      value += " -> " + fs::read_symlink(path, ec).string();
+    }
+    const std::string key = path == root ? std::string() : fs::relative(path, root).string();
+    state[key] = std::move(value);
+  };
+  add(root);
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    add(it->path());
+  EXPECT_FALSE(ec) << "cannot walk " << root << ": " << ec.message();
+  return state;
+}
+
+RunResult run_leaving_unchanged(const std::filesystem::path& root,
+                                const std::vector<std::string>& args, std::string_view stdin_data,
+                                double seconds) {
+  const std::map<std::string, std::string> before = tree_state(root);
+  RunResult r = run_sm120check_within(seconds, args, stdin_data);
+  EXPECT_FALSE(r.timed_out) << "still running after " << seconds << " s";
+  expect_same_state(before, tree_state(root), root, r);
+  return r;
 }
 
 RunResult run_shell(const std::string& command, const std::filesystem::path& cwd) {

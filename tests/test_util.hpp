@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,16 +31,36 @@ std::string read_file(const std::filesystem::path& path);
 
 /// Result of running a command.
 struct RunResult {
-  int exit_code = -1;  ///< exit status, or 128 + signal number
-  std::string out;     ///< standard output
-  std::string err;     ///< standard error
+  int exit_code = -1;      ///< exit status, or 128 + signal number
+  std::string out;         ///< standard output
+  std::string err;         ///< standard error
+  bool timed_out = false;  ///< killed (SIGKILL) for running past its time limit
 };
+
+/// Everything below `root` that a run could change, one entry per path relative to it (the
+/// root itself is ""), symlinks not followed: type and permission bits, size, modification and
+/// status-change times (nanoseconds), and a regular file's bytes or a symlink's target. FIFOs,
+/// devices and sockets are never opened. Equal before and after a run: it changed nothing.
+std::map<std::string, std::string> tree_state(const std::filesystem::path& root);
 
 /// Runs the built sm120check binary with `args` (no shell), feeding `stdin_data` on standard
 /// input, with NO_COLOR=1 unless `env` overrides. `env` entries are "NAME=value" added to the
-/// environment.
+/// environment. For `verify`, `log` and `apply --dry-run` whose last argument is a directory
+/// (TARGET), it also expects tree_state(TARGET) to be the same after the run as before: every
+/// end-to-end test checks that these commands change nothing.
 RunResult run_sm120check(const std::vector<std::string>& args, std::string_view stdin_data = {},
                          const std::vector<std::string>& env = {});
+
+/// run_sm120check() that kills the process (SIGKILL) once it has run `seconds`: exit code
+/// 137 and RunResult::timed_out then (a hang fails the test instead of the suite).
+RunResult run_sm120check_within(double seconds, const std::vector<std::string>& args,
+                                std::string_view stdin_data = {});
+
+/// run_sm120check_within(`seconds`) that also expects tree_state(`root`) to be the same after
+/// the run as before it (a test failure names the first entry that changed).
+RunResult run_leaving_unchanged(const std::filesystem::path& root,
+                                const std::vector<std::string>& args,
+                                std::string_view stdin_data = {}, double seconds = 120);
 
 /// Runs `command` through /bin/sh -c in `cwd`; returns its exit code and output.
 RunResult run_shell(const std::string& command, const std::filesystem::path& cwd = {});

@@ -210,7 +210,8 @@ struct LogResult {
   /// were cache hits).
   std::size_t verified = 0;
   /// Commits at which a status was taken: the oldest, each commit where the touched paths'
-  /// entries change, and --in refs outside the range; every other commit has its parent's.
+  /// entries change, --in refs outside the range, and the oldest commit's parent when the
+  /// patches are applied at the oldest; every other commit has its parent's.
   std::size_t evaluated = 0;
   LogCommit tip;     ///< the newest commit of the range.
   LogCommit oldest;  ///< the oldest commit of the range.
@@ -218,6 +219,10 @@ struct LogResult {
   /// tip and at none before it. False after a kReverted or kRewritten event.
   bool monotone = true;
   bool applied_at_oldest = false;  ///< already applied at the oldest commit of the range.
+  /// With applied_at_oldest: the oldest commit brought the fix in, i.e. its first parent (the
+  /// commit an A..B range starts from) is not applied, or it has no parent (a root commit).
+  /// False when the fix is older than the range, or a shallow clone's boundary hides the parent.
+  bool brought_in_by_oldest = false;
   /// The commit from which the patches stay applied to the tip (the newest kApplied or
   /// kReapplied event, or the oldest commit); std::nullopt when not applied at the tip.
   std::optional<LogCommit> first_applied;

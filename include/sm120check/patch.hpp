@@ -99,6 +99,10 @@ struct Patch {
   std::string message;
   std::size_t patch_line = 0;  ///< 1-based line in the source where the patch starts.
   std::vector<FilePatch> files;
+  /// Non-empty for a source that could not be read or parsed, kept in a run so that the other
+  /// patches are still judged: why (an Error's message), with `patch_line` the offending line
+  /// (0 when none applies) and no files. verify() reports such a patch with status error.
+  std::string error;
 };
 
 /// Start of the Error message parse_patches() throws for a text holding no patch at all.
@@ -134,6 +138,15 @@ inline constexpr std::size_t kMaxHunkLines = std::size_t{4} << 20;
 /// The hunks' lines are views into `text`, which every hunk keeps (Hunk::patch_text): the model
 /// of a patch costs 24 bytes a line besides the text, whatever the lines' length.
 std::vector<Patch> parse_patches(std::shared_ptr<const std::string> text, std::string_view source);
+
+/// parse_patches() that keeps going past a patch it cannot parse: that patch is returned in its
+/// place with Patch::error set (the Error's message; Patch::patch_line its line; no file
+/// patches; its subject when its mail headers were read), and parsing resumes at the next patch
+/// boundary (an mbox "From " line, a `git log` "commit" line, an `hg export` header): one bad
+/// patch of a `git format-patch` series costs only itself. Errors about the text as a whole
+/// (line 0: no patch at all, 4 GiB or more) are still thrown.
+std::vector<Patch> parse_patches_keeping_errors(std::shared_ptr<const std::string> text,
+                                                std::string_view source);
 
 /// parse_patches() of a copy of `text` (the hunks keep the copy).
 std::vector<Patch> parse_patches(std::string_view text, std::string_view source);

@@ -2,6 +2,7 @@
 // The JSON shapes are documented in docs/json.md; fields may be added, none renamed.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -29,8 +30,18 @@ inline constexpr const char* kGpuSchema = "sm120check.gpu/1";
 /// line. ANSI colour only when `color` is true.
 void render_verify_text(std::ostream& out, const VerifyReport& report, bool color);
 
+/// The `tool` object of every JSON document: {"name": "sm120check", "version": VERSION}.
+nlohmann::ordered_json tool_to_json();
+
 /// The "sm120check.verify/3" document (keys in the documented order).
 nlohmann::ordered_json verify_to_json(const VerifyReport& report);
+
+/// verify_to_json(`report`) with the keys of `extra` (an object) added at the end, written to
+/// `sink` as dump(2, ' ', false, error_handler_t::replace) and a "\n" would write it, in pieces
+/// of about 1 MiB: each hunk's object is built and written on its own, so memory does not grow
+/// with the number of hunks (500k hunks: 1.85 GB with the whole document in memory).
+void write_verify_json(const VerifyReport& report, const nlohmann::ordered_json& extra,
+                       const std::function<void(std::string_view)>& sink);
 
 /// The "markers" array of a search, and the "evidence" array of a patch (docs/json.md): per
 /// marker its text, regex, origin, file, hits ({"path", "line", "text"}) and hit_count.

@@ -112,9 +112,9 @@ int run_apply(const ApplyCommandOptions& options) {
     throw Error(
         "apply: --rev is refused: a revision cannot be written; check it out and apply to the "
         "work tree (verify --rev reads revisions)");
-  std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
+  std::vector<PatchInput> inputs = read_patch_inputs(options.patches, BadInput::kReport);
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
-  std::vector<Patch> patches = parse_inputs(inputs);
+  std::vector<Patch> patches = parse_inputs(inputs, BadInput::kReport);
   VerifyOptions verify_options;
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;
@@ -148,6 +148,7 @@ int run_apply(const ApplyCommandOptions& options) {
   if (options.format == OutputFormat::kJson) {
     nlohmann::ordered_json doc;
     doc["schema"] = "sm120check.apply/1";
+    doc["tool"] = tool_to_json();
     doc["target"] = options.target;
     doc["direction"] = std::string(to_string(direction));
     doc["dry_run"] = options.dry_run;

@@ -156,8 +156,10 @@ CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
                 "Compare lines with white space folded");
   add_strict_option(*cmd, options.strict);
   cmd->add_option("-j,--threads", options.threads,
-                  "Threads verifying the distinct file states (default: one per CPU)")
-      ->type_name("N");
+                  "Threads verifying the distinct file states, 1 to 16 (default: one per CPU, "
+                  "at most 16)")
+      ->type_name("N")
+      ->check(threads_at_most(16));
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(kLogExitCodesHelp);
   return cmd;

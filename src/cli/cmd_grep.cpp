@@ -41,7 +41,7 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
   cmd->add_option("-j,--threads", options.threads,
                   "Worker threads, 1 to 16 (default: one per CPU, at most 16)")
       ->type_name("N")
-      ->check(CLI::Range(0u, kMaxSearchThreads));
+      ->check(threads_at_most(kMaxSearchThreads));
   add_output_options(*cmd, options.format, options.color);
   cmd->footer(
       "Output: path:line:text, TARGET as given joined with the path below it, one line per "
@@ -54,6 +54,21 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
       "  3  could not search (missing target, bad regular expression, a regular expression "
       "PCRE2 gave up on for some line (match limit), usage error)");
   return cmd;
+}
+
+std::string target_prefix(const std::string& target) {
+  std::string prefix = target;
+  while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+  if (prefix != "/") prefix += '/';
+  return prefix;
+}
+
+std::string unevaluated_regex(const MarkerHits& m, const std::string& path_prefix) {
+  return fmt::format("regular expression '{}' could not be evaluated on {} line{} (first: {})",
+                     escape_for_terminal(m.marker.text), m.error_lines,
+                     m.error_lines == 1 ? "" : "s",
+                     escape_for_terminal(m.errors.empty() ? std::string()
+                                                          : path_prefix + m.errors.front()));
 }
 
 namespace {
@@ -93,7 +108,7 @@ int run_grep(const GrepCommandOptions& options) {
     const int code = grep_exit_code(result);
     nlohmann::ordered_json doc = nlohmann::ordered_json::object();
     doc["schema"] = "sm120check.grep/1";
-    doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+    doc["tool"] = tool_to_json();
     doc["target"] = {{"path", sanitize_utf8(options.target)}};
     doc["markers"] = markers_to_json(result.markers);
     doc["search"] = search_to_json(result);
@@ -105,9 +120,7 @@ int run_grep(const GrepCommandOptions& options) {
   // Text: each file's lines printed as found (memory bounded whatever the number of hits), as
   // rg -n --no-heading prints them: TARGET as given, "/", the relative path, ":", the line
   // number, ":", the raw line. Escaped only for a terminal.
-  std::string prefix = options.target;
-  while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
-  if (prefix != "/") prefix += '/';
+  const std::string prefix = target_prefix(options.target);
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   std::mutex out_mutex;
   struct OutputClosed {};
@@ -138,11 +151,8 @@ int run_grep(const GrepCommandOptions& options) {
   std::string notes;
   for (const MarkerHits& m : result.markers) {
     if (m.error_lines > 0)
-      notes += fmt::format(
-          "sm120check: error: regular expression '{}' could not be evaluated on {} line{} "
-          "(first: {}); its result is incomplete\n",
-          escape_for_terminal(m.marker.text), m.error_lines, m.error_lines == 1 ? "" : "s",
-          escape_for_terminal(m.errors.empty() ? std::string() : m.errors.front()));
+      notes += "sm120check: error: " + unevaluated_regex(m, prefix) +
+               "; its result is incomplete\n";
     else if (m.total == 0)
       notes += "sm120check: not found: " + escape_for_terminal(m.marker.text) + "\n";
   }

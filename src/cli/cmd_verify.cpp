@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <future>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -23,9 +24,9 @@ void report_errors(const VerifyReport& report) {
   std::string err;
   for (const PatchReport& p : report.patches) {
     if (p.status == Status::kSkipped) continue;  // left out of the verdict by --only-relevant
-    if (!p.error.empty())
-      err += fmt::format("sm120check: error: {}:{}: {}\n", escape_for_terminal(p.source),
-                         p.patch_line, escape_for_terminal(p.error));
+    if (!p.error.empty())  // "FILE:LINE: what", or "FILE: what" without a line
+      err += "sm120check: error: " +
+             escape_for_terminal(Error(p.source, p.patch_line, p.error).what()) + "\n";
     for (const FileReport& f : p.files)
       if (f.status == Status::kError)
         err += fmt::format("sm120check: error: {}:{}: {}\n", escape_for_terminal(p.source),
@@ -33,6 +34,28 @@ void report_errors(const VerifyReport& report) {
   }
   std::cerr << err;
 }
+
+namespace {
+
+/// A one-line warning on stderr per regular expression PCRE2 gave up on for some line of the
+/// marker search (its hits are incomplete; the verdicts do not depend on them).
+void report_unevaluated(const VerifyReport& report, const std::string& target) {
+  std::string err;
+  std::set<std::string> seen;
+  const auto note = [&](const MarkerHits& m) {
+    if (m.error_lines == 0 || !seen.insert(m.marker.text).second) return;
+    err += "sm120check: warning: " + unevaluated_regex(m, target_prefix(target)) +
+           "; its hits are incomplete\n";
+  };
+  for (const PatchReport& p : report.patches) {
+    if (p.search)
+      for (const MarkerHits& m : p.search->markers) note(m);
+    for (const MarkerHits& m : p.evidence) note(m);
+  }
+  std::cerr << err;
+}
+
+}  // namespace
 
 CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
   CLI::App* cmd = app.add_subcommand(
@@ -106,13 +129,30 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
 CLI::Validator decimal_at_most(unsigned most) {
   return CLI::Validator(
       [most](std::string& value) -> std::string {
-        if (value.empty() || value.size() > 4 ||
+        if (value.empty() ||
             !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
           return fmt::format("'{}' is not a decimal number", value);
-        if (std::stoul(value) > most) return fmt::format("{} is over {}", value, most);
+        // Any number of digits: compared as text past 4 (no overflow), then as a number.
+        const std::size_t digits = value.size() - std::min(value.find_first_not_of('0'), value.size());
+        if (digits > 4 || std::stoul(value) > most)
+          return fmt::format("{} is out of range (0 to {})", value, most);
         return {};
       },
       "", "decimal");
+}
+
+CLI::Validator threads_at_most(unsigned most) {
+  return CLI::Validator(
+      [most](std::string& value) -> std::string {
+        const bool digits = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+          return c >= '0' && c <= '9';
+        });
+        if (!digits || value.size() > 4 || std::stoul(value) > most)
+          return fmt::format("-j {} is out of range (0 to {}; 0: one thread per CPU)", value,
+                             most);
+        return {};
+      },
+      "", "threads");
 }
 
 void add_strip_and_fuzz_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz) {
@@ -155,7 +195,8 @@ void add_strict_option(CLI::App& cmd, bool& strict) {
 int run_verify(const VerifyCommandOptions& options) {
   // Revisions are read from the repository: no work tree, so no probe or repository section.
   if (!options.revs.empty())
-    return run_verify_revisions(options, parse_inputs(read_patch_inputs(options.patches)));
+    return run_verify_revisions(
+        options, parse_inputs(read_patch_inputs(options.patches, BadInput::kReport), BadInput::kReport));
   // The probe (NVML's start-up, or the CUDA driver's) runs while patches are read and verified.
   std::future<GpuReport> probe;
   GpuReport gpu = unprobed_gpu();
@@ -163,10 +204,10 @@ int run_verify(const VerifyCommandOptions& options) {
     gpu = override_gpu(parse_compute_capability(*options.cc));
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
-  std::vector<PatchInput> inputs = read_patch_inputs(options.patches);
+  std::vector<PatchInput> inputs = read_patch_inputs(options.patches, BadInput::kReport);
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
-  std::vector<Patch> patches = parse_inputs(inputs);
+  std::vector<Patch> patches = parse_inputs(inputs, BadInput::kReport);
   VerifyOptions verify_options;
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;
@@ -201,17 +242,22 @@ int run_verify(const VerifyCommandOptions& options) {
   if (probe.valid()) gpu = probe.get();
   assess_arch(report, patches, arch.get(), strips, std::move(gpu), options.only_relevant);
   report_errors(report);
+  report_unevaluated(report, options.target);
   std::optional<RepositoryFacts> facts;
   if (!options.no_repo) facts = work_tree_facts(options.target, patches, report);
 
   std::string out;
   if (options.format == OutputFormat::kJson) {
-    nlohmann::ordered_json doc = verify_to_json(report);
-    doc["repository"] = repository_to_json(facts);
-    doc["revisions"] = nullptr;
-    // Invalid UTF-8 in paths or subjects is replaced rather than aborting the report.
-    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += '\n';
+    nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+    extra["repository"] = repository_to_json(facts);
+    extra["revisions"] = nullptr;
+    // Written as it is rendered, hunk by hunk (memory does not grow with the hunks); invalid
+    // UTF-8 in paths or subjects is replaced rather than aborting the report.
+    bool open = true;
+    write_verify_json(report, extra, [&open](std::string_view piece) {
+      open = open && write_stdout(std::string(piece));  // a closed stdout: stop quietly
+    });
+    return report.exit_code();
   } else {
     std::ostringstream text;
     render_verify_text(text, report, use_color(options.color));

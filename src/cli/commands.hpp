@@ -11,6 +11,7 @@
 #include "output.hpp"
 #include "sm120check/git.hpp"
 #include "sm120check/report.hpp"
+#include "sm120check/search.hpp"
 
 namespace sm120check::cli {
 
@@ -155,6 +156,10 @@ void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& 
 inline constexpr unsigned kMaxStripOption = 64;
 inline constexpr unsigned kMaxFuzzOption = 100;
 
+/// A CLI11 check for -j/--threads: a decimal number from 0 (one thread per CPU) to `most`. Its
+/// message names both spellings ("-j/--threads: 17 is out of range (0 to 16; 0: one per CPU)").
+CLI::Validator threads_at_most(unsigned most);
+
 /// Adds -p/--strip and --fuzz, decimal and bounded (kMaxStripOption, kMaxFuzzOption).
 void add_strip_and_fuzz_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz);
 
@@ -194,5 +199,13 @@ std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
 
 /// Prints a one-line error on stderr for each patch or file with status error.
 void report_errors(const VerifyReport& report);
+
+/// For a regular expression PCRE2 gave up on for some line (MarkerHits::error_lines > 0):
+/// "regular expression 'RE' could not be evaluated on N line(s) (first: PREFIX PATH:LINE: why)",
+/// the path joined to `path_prefix` (TARGET and "/", as grep prints hits). One line, escaped.
+std::string unevaluated_regex(const MarkerHits& marker, const std::string& path_prefix);
+
+/// TARGET as grep prefixes the paths below it: a trailing "/" dropped, then one "/" added.
+std::string target_prefix(const std::string& target);
 
 }  // namespace sm120check::cli

@@ -20,8 +20,11 @@ namespace {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+/// Start of the message of too_large().
+constexpr std::string_view kPatchTooLarge = "patch is larger than the limit of ";
+
 Error too_large(const std::string& source) {
-  return Error(source, 0, fmt::format("patch is larger than the limit of {} bytes", kMaxPatchSize));
+  return Error(source, 0, fmt::format("{}{} bytes", kPatchTooLarge, kMaxPatchSize));
 }
 
 /// Reads all of `fd` (a file, a pipe or a terminal), at most kMaxPatchSize bytes. `expected`:
@@ -104,40 +107,60 @@ std::vector<std::string> list_patch_dir(const std::string& dir) {
 
 }  // namespace
 
-std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args) {
+std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args, BadInput bad) {
   // Checked before anything is read, so that no input is consumed for nothing.
   if (std::count(args.begin(), args.end(), "-") > 1)
     throw Error("-", 0, "standard input can be given only once");
   std::vector<PatchInput> inputs;
+  // Reads one input with `read`; an input over the size limit is kept as an error entry when
+  // `bad` says so.
+  const auto add = [&](std::string source, bool from_directory, const auto& read) {
+    try {
+      auto text = std::make_shared<const std::string>(read());
+      inputs.push_back({std::move(source), std::move(text), from_directory, std::nullopt});
+    } catch (const Error& e) {
+      if (bad == BadInput::kThrow || !e.message().starts_with(kPatchTooLarge)) throw;
+      inputs.push_back(
+          {std::move(source), std::make_shared<const std::string>(), from_directory, e});
+    }
+  };
   for (const std::string& arg : args) {
     if (arg == "-") {
-      inputs.push_back({"-", std::make_shared<const std::string>(read_all(STDIN_FILENO, "-"))});
+      add("-", false, [] { return read_all(STDIN_FILENO, "-"); });
       continue;
     }
     if (arg.empty()) throw Error("patch path is empty");
     struct stat st {};
     if (::stat(arg.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      for (std::string& path : list_patch_dir(arg)) {
-        auto text = std::make_shared<const std::string>(read_patch_file(path));
-        inputs.push_back({std::move(path), std::move(text), true});
-      }
+      for (std::string& path : list_patch_dir(arg))
+        add(path, true, [&path] { return read_patch_file(path); });
       continue;
     }
-    inputs.push_back({arg, std::make_shared<const std::string>(read_patch_file(arg))});
+    add(arg, false, [&arg] { return read_patch_file(arg); });
   }
   return inputs;
 }
 
-std::vector<Patch> parse_inputs(const std::vector<PatchInput>& inputs) {
+std::vector<Patch> parse_inputs(const std::vector<PatchInput>& inputs, BadInput bad) {
   std::vector<Patch> patches;
   for (const PatchInput& input : inputs) {
     std::vector<Patch> parsed;
     try {
-      parsed = parse_patches(input.text, input.source);
+      if (input.error) throw *input.error;
+      parsed = bad == BadInput::kReport ? parse_patches_keeping_errors(input.text, input.source)
+                                        : parse_patches(input.text, input.source);
     } catch (const Error& e) {
-      if (!input.from_directory || !e.message().starts_with(kNoPatchFound)) throw;
-      std::cerr << "sm120check: warning: " << escape_for_terminal(input.source)
-                << ": no patch found (a cover letter?); skipped\n";
+      if (input.from_directory && e.message().starts_with(kNoPatchFound)) {
+        std::cerr << "sm120check: warning: " << escape_for_terminal(input.source)
+                  << ": no patch found (a cover letter?); skipped\n";
+        continue;
+      }
+      if (bad == BadInput::kThrow) throw;
+      Patch entry;  // the other inputs are still judged; this one is reported as an error
+      entry.source = input.source;
+      entry.patch_line = e.line();
+      entry.error = e.message();
+      patches.push_back(std::move(entry));
       continue;
     }
     patches.insert(patches.end(), std::make_move_iterator(parsed.begin()),

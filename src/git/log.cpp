@@ -373,6 +373,23 @@ LogResult find_fixing_commit(const std::vector<Patch>& patches, const std::strin
   r.tip = {repo->commit_info(commits.back()), statuses.back()};
   if (!is_applied(r.tip.status)) r.first_applied.reset();
   r.evaluated = points.size();
+  // Applied at the oldest commit: did it bring the fix in, or is the fix older than the range?
+  // Its first parent (A of A..B) tells; a root commit brought it in; a shallow boundary hides it.
+  if (r.applied_at_oldest && !r.oldest.info.parent_missing) {
+    std::optional<std::string> parent;
+    try {
+      parent = repo->resolve_commit(r.oldest.info.id + "^");
+    } catch (const Error&) {  // no parent: the root commit
+    }
+    if (parent) {
+      const State before = walker.plan(*parent);
+      walker.verify_pending();
+      ++r.evaluated;
+      r.brought_in_by_oldest = !is_applied(walker.status(before));
+    } else {
+      r.brought_in_by_oldest = true;
+    }
+  }
 
   const std::unordered_set<std::string> in_range(commits.begin(), commits.end());
   for (std::size_t k = 0; k < r.in.size(); ++k) {

@@ -458,7 +458,9 @@ class Parser {
     n_ = starts_.size() - 1;
   }
 
-  std::vector<Patch> run();
+  /// Parses the text. With `keep_going`, a patch that cannot be parsed is kept with its error
+  /// (fail_patch()) and parsing resumes at the next patch boundary.
+  std::vector<Patch> run(bool keep_going = false);
 
  private:
   [[noreturn]] void fail(std::size_t index, const std::string& message) const {
@@ -491,6 +493,14 @@ class Parser {
   };
   Name parse_name_line(std::size_t i, std::size_t marker_len) const;
   std::string parse_header_name(std::size_t i, string_view value) const;
+  std::string parse_move_name(std::size_t i, string_view value) const;
+  /// Lines (0-based, kNpos: absent) of a git file patch's "new file mode", "deleted file
+  /// mode", "rename ..." and "copy ..." headers.
+  struct ChangeHeaders {
+    std::size_t added, deleted, rename, copy;
+  };
+  void check_git_headers(std::size_t start, const ChangeHeaders& at) const;
+  void check_images(const FilePatch& fp) const;
   std::uint32_t parse_mode(std::size_t i, string_view value) const;
 
   std::size_t skip_hunk(std::size_t i) const;
@@ -499,6 +509,7 @@ class Parser {
 
   void start_patch(std::size_t i, PatchKind kind);
   void finish_patch();
+  void fail_patch(const Error& e);
   std::optional<std::string> subject_of(std::size_t begin, std::size_t end) const;
 
   std::shared_ptr<const std::string> owner_;  ///< the text, which every hunk keeps
@@ -657,6 +668,55 @@ std::string Parser::parse_header_name(std::size_t i, string_view value) const {
   if (value.empty()) fail(i, "missing file name");
   if (value.find('\0') != kNpos) fail(i, "file name contains a NUL byte");
   return std::string(value);
+}
+
+/// Name on a "rename from/to", "copy from/to" line: parse_header_name(), refused when absolute
+/// or holding a ".." component (git writes these names relative to the top of the tree and
+/// git apply refuses such a path; a strip level never applies to them).
+std::string Parser::parse_move_name(std::size_t i, string_view value) const {
+  std::string name = parse_header_name(i, value);
+  if (name.front() == '/') fail(i, "file name '" + excerpt(name) + "' is absolute; refused");
+  for (std::size_t at = 0; at <= name.size();) {
+    std::size_t slash = name.find('/', at);
+    if (slash == kNpos) slash = name.size();
+    if (string_view(name).substr(at, slash - at) == "..")
+      fail(i, "file name '" + excerpt(name) + "' climbs out of the tree ('..'); refused");
+    at = slash + 1;
+  }
+  return name;
+}
+
+/// Refuses the header combinations git apply refuses ("inconsistent header lines"): a file both
+/// new and deleted, and a new or deleted file that is also renamed or copied, or a rename that
+/// is also a copy. Fails at the later of the two lines.
+void Parser::check_git_headers(std::size_t start, const ChangeHeaders& at) const {
+  const std::pair<std::size_t, const char*> kinds[] = {{at.added, "new file mode"},
+                                                       {at.deleted, "deleted file mode"},
+                                                       {at.rename, "rename"},
+                                                       {at.copy, "copy"}};
+  for (std::size_t a = 0; a < 4; ++a)
+    for (std::size_t b = a + 1; b < 4; ++b) {
+      if (kinds[a].first == kNpos || kinds[b].first == kNpos) continue;
+      const auto [first, second] = std::minmax(kinds[a], kinds[b]);
+      fail(second.first, "inconsistent headers of the file patch at line " +
+                             std::to_string(start + 1) + ": '" + first.second + "' (line " +
+                             std::to_string(first.first + 1) + ") and '" + second.second +
+                             "' contradict each other");
+    }
+}
+
+/// As git apply: an added file's hunks hold no pre-image lines ("new file depends on old
+/// contents") and a deleted file's no post-image lines ("deleted file still has contents").
+void Parser::check_images(const FilePatch& fp) const {
+  for (const Hunk& h : fp.hunks) {
+    if (fp.old_path == "/dev/null" && h.old_lines > 0)
+      fail(h.patch_line - 1, "new file '" + excerpt(fp.new_path) +
+                                 "' has a hunk with pre-image lines (it depends on old "
+                                 "contents)");
+    if (fp.new_path == "/dev/null" && h.new_lines > 0)
+      fail(h.patch_line - 1, "deleted file '" + excerpt(fp.old_path) +
+                                 "' has a hunk with post-image lines (it still has contents)");
+  }
 }
 
 /// Name on a "--- " / "+++ " line: C-quoted, or up to a TAB (a timestamp or "(revision N)"
@@ -920,6 +980,10 @@ FilePatch Parser::parse_git(std::size_t& i) {
   bool mode_lines = false;
   std::optional<std::string> rename_from, rename_to, copy_from, copy_to;
   std::optional<Name> minus, plus;
+  // Lines (0-based) of the headers that say what happens to the file, for the contradictions
+  // git apply refuses too (kNpos: absent).
+  std::size_t added_at = kNpos, deleted_at = kNpos, rename_at = kNpos, copy_at = kNpos;
+  std::size_t minus_at = kNpos;
   ++i;
   while (i < n_) {
     string_view h = hdr(i);
@@ -932,17 +996,23 @@ FilePatch Parser::parse_git(std::size_t& i) {
     } else if (h.starts_with("deleted file mode ")) {
       fp.old_mode = parse_mode(i, h.substr(18));
       deleted = true;
+      deleted_at = i;
     } else if (h.starts_with("new file mode ")) {
       fp.new_mode = parse_mode(i, h.substr(14));
       added = true;
+      added_at = i;
     } else if (h.starts_with("rename from ") || h.starts_with("rename old ")) {
-      rename_from = parse_header_name(i, h.substr(h[7] == 'f' ? 12 : 11));
+      rename_from = parse_move_name(i, h.substr(h[7] == 'f' ? 12 : 11));
+      rename_at = i;
     } else if (h.starts_with("rename to ") || h.starts_with("rename new ")) {
-      rename_to = parse_header_name(i, h.substr(h[7] == 't' ? 10 : 11));
+      rename_to = parse_move_name(i, h.substr(h[7] == 't' ? 10 : 11));
+      rename_at = i;
     } else if (h.starts_with("copy from ")) {
-      copy_from = parse_header_name(i, h.substr(10));
+      copy_from = parse_move_name(i, h.substr(10));
+      copy_at = i;
     } else if (h.starts_with("copy to ")) {
-      copy_to = parse_header_name(i, h.substr(8));
+      copy_to = parse_move_name(i, h.substr(8));
+      copy_at = i;
     } else if (h.starts_with("similarity index ")) {
       string_view v = trim(h.substr(17));
       if (v.ends_with('%')) v.remove_suffix(1);
@@ -986,6 +1056,7 @@ FilePatch Parser::parse_git(std::size_t& i) {
       }
       minus = parse_name_line(i, 3);
       plus = parse_name_line(i + 1, 3);
+      minus_at = i;
       i += 2;
       if (!(i < n_ && hdr(i).starts_with("@@"))) {
         fail(i < n_ ? i : i - 1, "no hunk after the '---'/'+++' lines");
@@ -1007,6 +1078,19 @@ FilePatch Parser::parse_git(std::size_t& i) {
   // split (a rename whose names contain spaces), the split is the one whose halves end with the
   // "rename/copy from/to" names; failing that, those names (which git writes without prefix)
   // get "a/" / "b/" prepended, so that strip level 1 still yields the real path.
+  check_git_headers(start, {added_at, deleted_at, rename_at, copy_at});
+  if (rename_from.has_value() != rename_to.has_value())
+    fail(rename_at,
+         rename_from ? "'rename from' without 'rename to'" : "'rename to' without 'rename from'");
+  if (copy_from.has_value() != copy_to.has_value())
+    fail(copy_at, copy_from ? "'copy from' without 'copy to'" : "'copy to' without 'copy from'");
+  // As git apply: a new file's "---" and a deleted file's "+++" name /dev/null.
+  if (added && minus && minus->path != "/dev/null")
+    fail(minus_at, "'new file mode' (line " + std::to_string(added_at + 1) + ") but '--- " +
+                       excerpt(minus->path) + "': expected '--- /dev/null'");
+  if (deleted && plus && plus->path != "/dev/null")
+    fail(minus_at + 1, "'deleted file mode' (line " + std::to_string(deleted_at + 1) +
+                           ") but '+++ " + excerpt(plus->path) + "': expected '+++ /dev/null'");
   bool rename = rename_from || rename_to;
   bool copy = !rename && (copy_from || copy_to);
   const std::optional<std::string>& from = rename ? rename_from : copy_from;
@@ -1065,6 +1149,7 @@ FilePatch Parser::parse_git(std::size_t& i) {
   } else {
     fp.change = ChangeKind::kModify;
   }
+  check_images(fp);
   return fp;
 }
 
@@ -1136,6 +1221,7 @@ std::optional<FilePatch> Parser::parse_plain(std::size_t& i, bool binary) {
   fp.change = fp.old_path == "/dev/null"   ? ChangeKind::kAdd
               : fp.new_path == "/dev/null" ? ChangeKind::kDelete
                                            : ChangeKind::kModify;
+  check_images(fp);
   return fp;
 }
 
@@ -1209,6 +1295,19 @@ void Parser::start_patch(std::size_t i, PatchKind kind) {
 
 /// Keeps the current patch if it has file patches (a cover letter or a merge commit without a
 /// diff has none and is dropped).
+/// Keeps the current patch as one that could not be parsed: no file patches, Patch::error set
+/// to `e`'s message, Patch::patch_line to its line; its subject when its headers were read.
+void Parser::fail_patch(const Error& e) {
+  cur_.files.clear();
+  cur_.error = e.message();
+  cur_.message = std::string(
+      text_.substr(starts_[cur_start_], starts_[cur_message_end_] - starts_[cur_start_]));
+  cur_.subject = subject_of(cur_start_, cur_message_end_);
+  cur_.patch_line = e.line();
+  out_.push_back(std::move(cur_));
+  cur_ = Patch{};
+}
+
 void Parser::finish_patch() {
   if (cur_.files.empty()) return;
   cur_.message = std::string(
@@ -1266,7 +1365,7 @@ std::optional<std::string> Parser::subject_of(std::size_t begin, std::size_t end
   return std::nullopt;
 }
 
-std::vector<Patch> Parser::run() {
+std::vector<Patch> Parser::run(bool keep_going) {
   start_patch(0, PatchKind::kPlain);
   if (is_mail_start(0)) text_until_ = mail_text_end(0);
   std::size_t i = 0;
@@ -1289,23 +1388,33 @@ std::vector<Patch> Parser::run() {
     bool binary = false;
     bool git = git_header_at(i);
     bool plain = !git && plain_header_at(i, binary) != kNpos;
-    if (git || plain) {
-      if (!cur_.files.empty() && junk != kNpos) {
-        // Message text after a complete file patch introduces the next patch.
-        finish_patch();
-        start_patch(junk, PatchKind::kPlain);
+    try {
+      if (git || plain) {
+        if (!cur_.files.empty() && junk != kNpos) {
+          // Message text after a complete file patch introduces the next patch.
+          finish_patch();
+          start_patch(junk, PatchKind::kPlain);
+        }
+        if (cur_.files.empty()) cur_message_end_ = i;
+        if (git) {
+          cur_.files.push_back(parse_git(i));
+        } else if (auto fp = parse_plain(i, binary)) {
+          cur_.files.push_back(std::move(*fp));
+        }
+        junk = kNpos;
+        noise = false;
+        continue;
       }
-      if (cur_.files.empty()) cur_message_end_ = i;
-      if (git) {
-        cur_.files.push_back(parse_git(i));
-      } else if (auto fp = parse_plain(i, binary)) {
-        cur_.files.push_back(std::move(*fp));
-      }
+      check_unsupported(i);
+    } catch (const Error& e) {
+      if (!keep_going || e.line() == 0) throw;
+      // This patch is kept with its error; the next one starts at the next boundary.
+      fail_patch(e);
+      for (i = std::max(i, e.line() - 1); i < n_ && !boundary_at(i);) ++i;
       junk = kNpos;
       noise = false;
       continue;
     }
-    check_unsupported(i);
     if (!cur_.files.empty() && junk == kNpos && !noise) {
       string_view h = hdr(i);
       if (h.starts_with("Property changes on: ")) {
@@ -1330,6 +1439,11 @@ std::vector<Patch> Parser::run() {
 
 std::vector<Patch> parse_patches(std::shared_ptr<const std::string> text, std::string_view source) {
   return Parser(std::move(text), source).run();
+}
+
+std::vector<Patch> parse_patches_keeping_errors(std::shared_ptr<const std::string> text,
+                                                std::string_view source) {
+  return Parser(std::move(text), source).run(true);
 }
 
 std::vector<Patch> parse_patches(std::string_view text, std::string_view source) {

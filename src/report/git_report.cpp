@@ -139,7 +139,11 @@ std::string ref_reason(const LogRefAnswer& a, const LogResult& r) {
   if (a.applied()) {
     if (a.reverted_by) return "applied there, although it contains " + removal(*a.reverted_by);
     if (a.fix_commit) return "contains the fix commit " + short_id(a.fix_commit->info.id);
-    if (r.applied_at_oldest) return "applied there (the fix predates the range)";
+    if (r.applied_at_oldest && !r.brought_in_by_oldest)
+      return "applied there (the fix predates the range)";
+    if (r.brought_in_by_oldest && a.contains && r.first_applied &&
+        r.first_applied->info.id == r.oldest.info.id)
+      return "contains the fix commit " + short_id(r.oldest.info.id);
     return "applied there, but it contains none of the range's fix commits (cherry-picked?)";
   }
   if (a.fix_commit && a.reverted_by)
@@ -312,7 +316,7 @@ void render_revisions_text(std::ostream& out, const std::vector<RevisionReport>&
 json log_to_json(const LogResult& r, const std::string& target) {
   json doc = json::object();
   doc["schema"] = kLogSchema;
-  doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+  doc["tool"] = tool_to_json();
   doc["target"] = {{"path", sanitize_utf8(target)}, {"root", sanitize_utf8(r.root)}};
   doc["range"] = sanitize_utf8(r.range);
   doc["commits"] = r.commits;
@@ -322,6 +326,7 @@ json log_to_json(const LogResult& r, const std::string& target) {
   doc["oldest"] = commit_to_json(r.oldest);
   doc["monotone"] = r.monotone;
   doc["applied_at_oldest"] = r.applied_at_oldest;
+  doc["brought_in_by_oldest"] = r.brought_in_by_oldest;
   doc["shallow"] = r.oldest.info.parent_missing;
   doc["first_applied"] = r.first_applied ? commit_to_json(*r.first_applied) : json(nullptr);
   doc["first_ever_applied"] =
@@ -380,9 +385,13 @@ void render_log_text(std::ostream& out, const LogResult& r, const std::string& t
     out << "never applied in the range (oldest commit " << short_id(r.oldest.info.id) << ": "
         << status(r.oldest.status) << ")\n";
   } else if (r.first_applied) {
-    out << (r.applied_at_oldest && r.first_applied->info.id == r.oldest.info.id
-                ? "applied since the oldest commit of the range: "
-                : "fix brought in by: ")
+    const bool since_oldest = r.applied_at_oldest && !r.brought_in_by_oldest &&
+                              r.first_applied->info.id == r.oldest.info.id;
+    out << (!since_oldest                     ? "fix brought in by: "
+            : r.oldest.info.parent_missing ? "applied since the oldest commit (the history "
+                                               "before it is not here): "
+                                             : "applied before the range (the fix predates "
+                                               "it); oldest commit: ")
         << describe(r.first_applied->info) << "\n";
     if (r.first_ever_applied->info.id != r.first_applied->info.id)
       out << "first applied by: " << describe(r.first_ever_applied->info) << "\n";

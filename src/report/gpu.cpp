@@ -80,9 +80,8 @@ nlohmann::ordered_json gpu_to_json(const GpuReport& gpu) {
 nlohmann::ordered_json gpu_document(const GpuReport& gpu, int exit_code) {
   json doc = json::object();
   doc["schema"] = kGpuSchema;
-  doc["tool"] = {{"name", "sm120check"},
-                 {"version", SM120CHECK_VERSION},
-                 {"built_with_cuda", built_with_cuda()}};
+  doc["tool"] = tool_to_json();
+  doc["tool"]["built_with_cuda"] = built_with_cuda();
   const json body = gpu_to_json(gpu);
   for (auto it = body.begin(); it != body.end(); ++it) doc[it.key()] = *it;
   doc["exit_code"] = exit_code;

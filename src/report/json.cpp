@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,7 +75,8 @@ json hunk_to_json(const HunkReport& hunk) {
   return out;
 }
 
-json file_to_json(const FileReport& file) {
+/// A file's object; its `hunks` empty unless `with_hunks`.
+json file_to_json(const FileReport& file, bool with_hunks = true) {
   json out = json::object();
   out["old_path"] = str(file.old_path);
   out["new_path"] = str(file.new_path);
@@ -84,7 +86,8 @@ json file_to_json(const FileReport& file) {
   out["presence"] = std::string(to_string(file.presence));
   out["reason"] = str_or_null(file.reason);
   json hunks = json::array();
-  for (const HunkReport& h : file.hunks) hunks.push_back(hunk_to_json(h));
+  if (with_hunks)
+    for (const HunkReport& h : file.hunks) hunks.push_back(hunk_to_json(h));
   out["hunks"] = std::move(hunks);
   out["relocated"] = file.relocated;
   out["relocation"] = str_or_null(file.relocation);
@@ -94,7 +97,8 @@ json file_to_json(const FileReport& file) {
   return out;
 }
 
-json patch_report_to_json(const PatchReport& patch) {
+/// A patch's object; its `files` empty unless `with_files`.
+json patch_report_to_json(const PatchReport& patch, bool with_files = true) {
   json out = json::object();
   out["source"] = str(patch.source);
   out["subject"] = opt_str(patch.subject);
@@ -119,7 +123,8 @@ json patch_report_to_json(const PatchReport& patch) {
   arch["doubt"] = patch.arch.empty() ? json(nullptr) : str_or_null(patch.arch.doubt);
   out["arch"] = std::move(arch);
   json files = json::array();
-  for (const FileReport& f : patch.files) files.push_back(file_to_json(f));
+  if (with_files)
+    for (const FileReport& f : patch.files) files.push_back(file_to_json(f));
   out["files"] = std::move(files);
   out["evidence"] = markers_to_json(patch.evidence);
   out["markers"] = patch.search ? markers_to_json(patch.search->markers) : json(nullptr);
@@ -201,16 +206,24 @@ nlohmann::ordered_json search_to_json(const SearchResult& result) {
   return out;
 }
 
-nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
+nlohmann::ordered_json tool_to_json() {
+  return {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+}
+
+namespace {
+
+/// The verify document; its `patches` empty unless `with_patches`.
+json verify_document(const VerifyReport& report, bool with_patches) {
   json doc = json::object();
   doc["schema"] = kVerifySchema;
-  doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+  doc["tool"] = tool_to_json();
   std::optional<unsigned> strip = report.common_strip();
   doc["target"] = {{"path", str(report.target)}, {"strip", strip ? json(*strip) : json(nullptr)}};
   doc["series"] = report.series;
   doc["gpu"] = gpu_to_json(report.gpu ? *report.gpu : unprobed_gpu());
   json patches = json::array();
-  for (const PatchReport& p : report.patches) patches.push_back(patch_report_to_json(p));
+  if (with_patches)
+    for (const PatchReport& p : report.patches) patches.push_back(patch_report_to_json(p));
   doc["patches"] = std::move(patches);
   json summary = json::object();
   Summary counts = report.summary();
@@ -226,10 +239,99 @@ nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
   return doc;
 }
 
+/// Writes JSON text in pieces of about kChunk bytes.
+class ChunkedWriter {
+ public:
+  explicit ChunkedWriter(const std::function<void(std::string_view)>& sink) : sink_(sink) {}
+  ~ChunkedWriter() = default;
+  ChunkedWriter(const ChunkedWriter&) = delete;
+  ChunkedWriter& operator=(const ChunkedWriter&) = delete;
+  void add(std::string_view text) {
+    buffer_ += text;
+    if (buffer_.size() >= kChunk) flush();
+  }
+  void flush() {
+    if (!buffer_.empty()) sink_(buffer_);
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kChunk = std::size_t{1} << 20;
+  const std::function<void(std::string_view)>& sink_;
+  std::string buffer_;
+};
+
+/// `value` as dump(2, ' ', false, replace) writes it at nesting depth `depth`: every line after
+/// the first indented by 2 * depth more spaces.
+std::string dump_at(const json& value, std::size_t depth) {
+  const std::string text = value.dump(2, ' ', false, json::error_handler_t::replace);
+  if (depth == 0) return text;
+  const std::string indent(2 * depth, ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  return out;
+}
+
+/// Writes `object` (at nesting depth `depth`, built with its array `key` empty) as if that array
+/// held `count` elements: element i written by `element(i, depth + 2)`. The text around the
+/// array is dump_at()'s, so the whole is byte for byte what dumping the full object gives.
+void write_with_array(ChunkedWriter& out, const json& object, std::size_t depth,
+                      std::string_view key, std::size_t count,
+                      const std::function<void(std::size_t, std::size_t)>& element) {
+  const std::string text = dump_at(object, depth);
+  const std::string marker =
+      "\n" + std::string(2 * (depth + 1), ' ') + "\"" + std::string(key) + "\": []";
+  const std::size_t at = text.find(marker);
+  if (at == std::string::npos || count == 0) {  // (never absent: the caller built the key)
+    out.add(text);
+    return;
+  }
+  const std::size_t open = at + marker.size() - 1;  // the "]" of "[]"
+  out.add(std::string_view(text).substr(0, open));
+  const std::string element_indent(2 * (depth + 2), ' ');
+  for (std::size_t i = 0; i < count; ++i) {
+    out.add(i == 0 ? "\n" : ",\n");
+    out.add(element_indent);
+    element(i, depth + 2);
+  }
+  out.add("\n" + std::string(2 * (depth + 1), ' '));
+  out.add(std::string_view(text).substr(open));
+}
+
+}  // namespace
+
+nlohmann::ordered_json verify_to_json(const VerifyReport& report) {
+  return verify_document(report, true);
+}
+
+void write_verify_json(const VerifyReport& report, const nlohmann::ordered_json& extra,
+                       const std::function<void(std::string_view)>& sink) {
+  json doc = verify_document(report, false);
+  for (auto it = extra.begin(); it != extra.end(); ++it) doc[it.key()] = it.value();
+  ChunkedWriter out(sink);
+  write_with_array(out, doc, 0, "patches", report.patches.size(), [&](std::size_t i, std::size_t d) {
+    const PatchReport& patch = report.patches[i];
+    write_with_array(out, patch_report_to_json(patch, false), d, "files", patch.files.size(),
+                     [&](std::size_t k, std::size_t fd) {
+                       const FileReport& file = patch.files[k];
+                       write_with_array(out, file_to_json(file, false), fd, "hunks",
+                                        file.hunks.size(), [&](std::size_t h, std::size_t hd) {
+                                          out.add(dump_at(hunk_to_json(file.hunks[h]), hd));
+                                        });
+                     });
+  });
+  out.add("\n");
+  out.flush();
+}
+
 nlohmann::ordered_json show_to_json(const std::vector<Patch>& patches) {
   json doc = json::object();
   doc["schema"] = kShowSchema;
-  doc["tool"] = {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+  doc["tool"] = tool_to_json();
   json list = json::array();
   for (const Patch& p : patches) {
     json out = json::object();

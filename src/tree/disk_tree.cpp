@@ -328,8 +328,13 @@ class DiskTree final : public Tree {
         const std::string destination = link_destination(path, link, relative);
         // The destination's own components, symlinks included, are resolved the same way (the
         // name after it is only there to make every component of it a directory to open).
-        Resolved inner = destination.empty() ? Resolved{root_fd_, "", "-", false, r.hops}
-                                             : resolve(destination + "/-", r.hops);
+        Resolved inner;
+        try {
+          inner = destination.empty() ? Resolved{root_fd_, "", "-", false, r.hops}
+                                      : resolve(destination + "/-", r.hops);
+        } catch (const Error& e) {  // named for the path asked, not the placeholder "DEST/-"
+          throw Error(path, 0, e.message());
+        }
         r.hops = inner.hops;
         if (inner.missing) return not_a_directory();
         opened.fd = ::fcntl(inner.dir, F_DUPFD_CLOEXEC, 0);

@@ -97,6 +97,11 @@ PatchReport start_report(const Patch& patch, const VerifyOptions& options, unsig
   r.patch_line = patch.patch_line;
   r.strip_detected = !options.strip.has_value();
   r.strip = strip;
+  if (!patch.error.empty()) {  // its source could not be read or parsed
+    r.status = Status::kError;
+    r.error = patch.error;
+    return r;
+  }
   if (patch.files.empty()) {
     r.status = Status::kError;
     r.error = "patch changes no file";
