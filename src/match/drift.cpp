@@ -265,8 +265,11 @@ class Drift {
       for (const Candidate& s : slots(pre_more)) old_code.push_back(s);
     } else {
       old_code = joins(pre_more);
-      if (old_code.empty()) old_code = half_joins(pre_more);
     }
+    // Where a pure addition belongs when its context drifted at the join itself: weak, so it
+    // only weighs against a block found elsewhere (never makes the change absent).
+    std::vector<Candidate> half;
+    if (r_count_ == 0 && old_code.empty()) half = half_joins(pre_more);
     const std::optional<Candidate> old_best = best_old(old_code, images_.pre, lead_, r_count_);
 
     std::vector<Candidate> eligible;
@@ -285,6 +288,15 @@ class Drift {
       // Nor is a place that holds the block itself (another copy of the fix).
       std::vector<Candidate> elsewhere = old_code;
       for (const Candidate& f : found) elsewhere = apart_from(elsewhere, f.pos, f.end);
+      // A half join at a found block's own edge (its context lines with up to kDriftSlack
+      // lines inserted between) is that block's place, not old code.
+      for (const Candidate& h : half) {
+        const bool own_edge = std::any_of(found.begin(), found.end(), [&](const Candidate& f) {
+          return (h.pos + kDriftSlack >= f.pos && h.pos <= f.pos) ||
+                 (h.pos >= f.end && h.pos <= f.end + kDriftSlack);
+        });
+        if (!own_edge) elsewhere.push_back(h);
+      }
       const std::optional<Candidate> old_here =
           best_old(elsewhere, images_.pre, lead_, r_count_);
       // The old code stands somewhere at least as convincingly (trivial context lines, a
@@ -736,6 +748,8 @@ class Drift {
     const std::size_t post_n = post_.size();
     FileSide fs(file_, cache_, mode_);
     auto take_all = [&](std::size_t image_line, std::size_t shift) {
+      // Only an informative line anchors (a blank line or a `}` stands everywhere).
+      if (!informative_line(images_.post[image_line]->text)) return true;
       const Range r = fs.occurrences(post_.window(image_line, 1, true, cache_.pow));
       if (static_cast<std::size_t>(r.second - r.first) > kScanLimit) return true;  // too common
       for (const std::size_t* e = r.first; e != r.second; ++e) {
