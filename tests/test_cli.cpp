@@ -396,6 +396,8 @@ TEST(CliUsage, BoundsVersionAndUnknownCommand) {
       // -j is what the README shows: the message names it beside --threads.
       {{"grep", "-j", "17", fx.tree, "x"},
        "--threads: -j 17 is out of range (0 to 16; 0: one thread per CPU)"},
+      {{"verify", "-j", "17", patch, fx.tree},
+       "--threads: -j 17 is out of range (0 to 16; 0: one thread per CPU)"},
       {{"log", "-j", "99999999999", patch, fx.tree},
        "--threads: -j 99999999999 is out of range (0 to 16; 0: one thread per CPU)"},
       {{"apply", "--dry-run", "-p", "-1", patch, fx.tree}, "--strip"},

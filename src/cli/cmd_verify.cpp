@@ -80,10 +80,10 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
                 "series, each judged in the tree as the series leaves it (later applied patches "
                 "taken out, earlier missing ones put in, in memory)");
   cmd->add_option("-j,--threads", options.threads,
-                  "Threads that verify patches at once, 1 to 16 (default: one per CPU, at most "
-                  "16); the report is the same for any number")
+                  "Threads that verify the file patches, 0 to 16 (0, the default: one per CPU, "
+                  "at most 16); the report is the same for any number")
       ->type_name("N")
-      ->check(CLI::Range(0u, kMaxVerifyThreads));
+      ->check(threads_at_most(kMaxVerifyThreads));
   cmd->add_flag("--markers", options.markers,
                 "Search TARGET for each patch's markers (distinctive added lines) and report the "
                 "lines found");
