@@ -442,6 +442,20 @@ TEST(VerifyMode, ExecutableBitDecides) {
   EXPECT_EQ(run(exec, patch).status, Status::kApplied);
 }
 
+// fuzz_apply (H200 run 2): a zero-context insertion ("@@ -0,0 +1 @@", "+only line") whose
+// index line names the file holding that line as its pre-image. The blob id settled the hunk
+// applicable because an empty pre-image stands at its header in any file, and apply wrote the
+// line a second time. The inserted line found where it belongs decides: applied.
+TEST(VerifyModify, AnEmptyImageAtItsHeaderDoesNotLetALyingIndexLineFlipTheHunk) {
+  MemoryTree tree;
+  tree.file("x", "only line\nalpha\n");
+  const PatchReport r = run(tree,
+                            "diff --git a/x b/x\nindex bcd4e07..1bd3656\n--- a/x\n+++ b/x\n"
+                            "@@ -0,0 +1 @@\n+only line\n");
+  EXPECT_EQ(r.status, Status::kApplied);
+  EXPECT_NE(r.files.at(0).reason.find("the hunks decide"), std::string::npos) << r.files[0].reason;
+}
+
 TEST(VerifyBinary, DecidedByBlobId) {
   std::string old_content = std::string("\x89PNG\0\x01", 6);
   std::string new_content = std::string("\x89PNG\0\x02", 6);

@@ -167,6 +167,14 @@ std::pair<std::size_t, std::size_t> header_place(const Hunk& hunk, Image image) 
   return {size == 0 ? start : (start == 0 ? 0 : start - 1), size};
 }
 
+/// Whether `hunk`'s `image` has no line (a pure insertion's pre-image, a pure deletion's
+/// post-image).
+bool image_is_empty(const Hunk& hunk, Image image) {
+  const LineKind other = image == Image::kPost ? LineKind::kRemoved : LineKind::kAdded;
+  return std::all_of(hunk.lines.begin(), hunk.lines.end(),
+                     [&](const HunkLine& l) { return l.kind == other; });
+}
+
 /// Whether `hunk`'s `image` stands byte for byte at header_place() in `file` (the final
 /// newline included).
 bool at_header(const FileText& file, const Hunk& hunk, Image image) {
@@ -201,7 +209,14 @@ BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<Hunk>&
   for (std::size_t k = 0; k < matches.size(); ++k) {
     const HunkMatch& m = *matches[k];
     if (m.status == says) continue;
-    if (m.both_images || (k < hunks.size() && at_header(file, hunks[k], *image))) {
+    // An empty image stands at its header in any file: no evidence against the other image,
+    // found there (a lying index line, "-0,0 +1" whose ids name the file with the line as
+    // its pre-image, flipped the applied insertion and apply wrote the line twice).
+    const bool decided_by_lines =
+        (m.status == HunkStatus::kApplied || m.status == HunkStatus::kApplicable) &&
+        k < hunks.size() && image_is_empty(hunks[k], *image);
+    if (m.both_images || (!decided_by_lines && k < hunks.size() &&
+                          at_header(file, hunks[k], *image))) {
       settle[k] = true;
       ++out.open;
       continue;
