@@ -227,5 +227,21 @@ TEST(SeriesGit, AnAddedCopyOfATopLevelFileIsNotTheTopLevelFile) {
   EXPECT_EQ(verdicts(s, s.state(1)), linear(1, 1));
 }
 
+// Hostile review (F3): a file fixed, then deleted, while a look-alike of the same name stands
+// elsewhere. On the last state the fix's file is missing, relocation found the look-alike by
+// name and the fix read conflict there (lmdeploy #4392 relocated to lmdeploy/cli/utils.py
+// after a later patch deleted tool_parser/utils.py). The later deletion, taken out, gives
+// the file back where the patch names it: judged there.
+TEST(SeriesGit, AFixToAFileALaterPatchDeletesIsNotJudgedOnALookAlike) {
+  GitSeries s({"mkdir a b; printf 'import json\\nfrom typing import List, Optional\\n' > a/utils.py; "
+               "seq 30 | sed 's/^/alpha /' >> a/utils.py; "
+               "printf 'import json\\nfrom typing import Optional\\n' > b/utils.py; "
+               "seq 30 | sed 's/^/beta /' >> b/utils.py",
+               "sed -i 's/List, Optional/Optional/; s/^alpha 20$/alpha 20 fixed/' a/utils.py",
+               "git rm -q a/utils.py"});
+  ASSERT_EQ(s.patches(), 2u);
+  expect_like_git(s);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -296,6 +296,9 @@ struct SeriesUnit {
   /// For a relocated file patch judged at its own path instead: the earlier patch of the run
   /// that brings a file to that path (see run_series()).
   std::optional<std::size_t> brought_by;
+  /// For a relocated file patch judged at its own path instead: the later patch of the run
+  /// that deletes the file there (see run_series()).
+  std::optional<std::size_t> deleted_by;
   /// An add or a delete the tree's verdict judged by its path missing alone: in a series that
   /// is no evidence (missing before the run makes the file, or after it takes it away).
   bool by_absence = false;

@@ -611,6 +611,27 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     }
     return std::nullopt;
   };
+  // Likewise when that later unit is a bare deletion of X (no move: its patch brings no file
+  // to Y) and the backward pass took it out: X is back as the series had it, and the file
+  // relocation found by name (Y) is another one (a look-alike of the same name elsewhere).
+  auto deleted_back = [&](std::size_t k) -> std::optional<std::size_t> {
+    const Unit& u = units[k];
+    if (!u.origin || !u.relocated_to) return std::nullopt;
+    try {
+      if (!exists(tree, *u.origin)) return std::nullopt;
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    const auto gone = removers.find(*u.origin);
+    if (gone == removers.end()) return std::nullopt;
+    for (std::size_t r : gone->second) {
+      if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
+      if (units[r].fp->change != ChangeKind::kDelete) continue;
+      if (creators.count({units[r].patch, *u.relocated_to}) != 0) continue;
+      return units[r].patch;
+    }
+    return std::nullopt;
+  };
   // A unit whose files still read as in the tree is judged as the run's first judgement did.
   auto judge = [&](std::size_t k) {
     if (const FileReport* first = first_verdict(report, units[k], tree)) return *first;
@@ -636,6 +657,14 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
       u.paths = {*u.origin};
       u.relocated_to.reset();
       su.moved_by = mover;
+    } else if (const std::optional<std::size_t> remover = deleted_back(k)) {
+      Unit& u = units[k];
+      u.fp = &patches[u.patch].files[u.file];
+      u.moved.reset();
+      u.strip = u.origin_strip;
+      u.paths = {*u.origin};
+      u.relocated_to.reset();
+      su.deleted_by = remover;
     }
     su.back = judge(k);
     nearest(taken, units[k], su.without);
@@ -729,7 +758,8 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
     // Not so for a verdict on a path's absence alone (see SeriesUnit::by_absence), nor for one
     // on a file relocation found that the series judged at the patch's own path.
     if ((fr.status == Status::kApplied || fr.status == Status::kApplicable) && !su.by_absence &&
-        !su.moved_by && !su.brought_by && !applied_only_by_drift(fr, su.verdict) &&
+        !su.moved_by && !su.brought_by && !su.deleted_by &&
+        !applied_only_by_drift(fr, su.verdict) &&
         !(su.pinned_out && fr.status == Status::kApplied))
       continue;
     // Applied only once earlier patches of the run are put in: the change is theirs, not the
@@ -757,8 +787,14 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
                                 "patch names, so it is judged there",
                                 describe(report, *su.brought_by));
     }
+    if (su.deleted_by) {  // judged at its own path: where relocation found it is a candidate
+      if (fr.target_path) candidates.insert(candidates.begin(), *fr.target_path);
+      relocation += fmt::format("; not used: {} of this run deletes the file at the path the "
+                                "patch names, so it is judged there before that deletion",
+                                describe(report, *su.deleted_by));
+    }
     fr = su.verdict;
-    fr.relocated = relocated && !su.moved_by && !su.brought_by;
+    fr.relocated = relocated && !su.moved_by && !su.brought_by && !su.deleted_by;
     fr.relocation = std::move(relocation);
     fr.candidates = std::move(candidates);
     std::vector<std::string> names;
