@@ -182,6 +182,20 @@ TEST(GitRev, WithoutLibgit2WhatNeedsItIsAnErrorAndVerifyStillRuns) {
   r = test::run_sm120check({"log", f.repo.patch_file(), f.repo.dir()}, {}, env);
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("could not be loaded"), std::string::npos) << r.err;
+  // apply --dry-run: the plan without the diff (libgit2's), saying why; nothing written.
+  {
+    TempDir plain;
+    test::write_file(plain.path() / "a.txt", lines(1, 30));
+    r = test::run_sm120check({"apply", "--dry-run", f.repo.patch_file(), plain.path().string()},
+                             {}, env);
+    EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("would change 1 file:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("diff not shown: libgit2 (/nonexistent/libgit2.so.1) could not be loaded"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(test::read_file(plain.path() / "a.txt"), lines(1, 30));
+  }
   // Staged: the work-tree reader declines and libgit2 would be asked.
   f.repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 31));
   f.repo.git("add a.txt");

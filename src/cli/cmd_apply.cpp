@@ -133,7 +133,16 @@ int run_apply(const ApplyCommandOptions& options) {
     for (const FileReport& f : p.files) errors = errors || f.status == Status::kError;
   }
   const bool blocked = !plan.blockers.empty();
-  const std::string diff = options.dry_run && !blocked ? diff_of(plan, *tree) : std::string();
+  // The diff is libgit2's (git_patch_from_buffers): on a host without it the plan still
+  // stands, the diff is left out with the reason.
+  std::string diff, no_diff;
+  if (options.dry_run && !blocked) {
+    try {
+      diff = diff_of(plan, *tree);
+    } catch (const Error& e) {
+      no_diff = e.message();
+    }
+  }
   WriteResult written;
   if (!options.dry_run && !blocked && !plan.changes.empty()) {
     WriteOptions write_options;
@@ -166,8 +175,10 @@ int run_apply(const ApplyCommandOptions& options) {
     doc["written"] = written.written;
     doc["deleted"] = written.deleted;
     doc["backups"] = written.backups;
-    doc["diff"] = options.dry_run && !blocked ? nlohmann::ordered_json(diff)
-                                              : nlohmann::ordered_json(nullptr);
+    doc["diff"] = options.dry_run && !blocked && no_diff.empty() ? nlohmann::ordered_json(diff)
+                                                                 : nlohmann::ordered_json(nullptr);
+    doc["diff_unavailable"] =
+        no_diff.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(no_diff);
     doc["exit_code"] = code;
     doc["verify"] = verify_to_json(plan.report);
     out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -200,6 +211,7 @@ int run_apply(const ApplyCommandOptions& options) {
     if (options.dry_run) {
       // The diff is what scripts take from stdout (git apply / patch -p1 accept it); the summary
       // goes to stderr.
+      if (!no_diff.empty()) text << "diff not shown: " << escape_for_terminal(no_diff) << "\n";
       std::cerr << text.str();
       out = diff;
     } else {
