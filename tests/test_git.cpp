@@ -509,6 +509,28 @@ TEST(WorkTreeFacts, IndexVersion4AndSplitIndex) {
   EXPECT_FALSE(read_work_tree_facts(f.repo.dir(), f.paths));
 }
 
+// Hostile review (F5): under a sparse index (git sparse-checkout --sparse-index) libgit2 1.5
+// called a modified file in the cone clean, and the report said nothing was uncommitted. The
+// uncommitted files are unknown there, as under a split index.
+TEST(WorkTreeFacts, SparseIndexMakesTheUncommittedFilesUnknown) {
+  FactsRepo f;
+  f.repo.git("sparse-checkout set --cone --sparse-index dir >/dev/null 2>&1");
+  EXPECT_TRUE(work_tree_may_have_sparse_index(f.repo.dir()));
+  f.repo.write("dir/b.py", lines(1, 11, "b"));
+  std::string diff = "diff --git a/dir/b.py b/dir/b.py\n--- a/dir/b.py\n+++ b/dir/b.py\n"
+                     "@@ -1,2 +1,2 @@\n-b 1\n+B 1\n b 2\n";
+  TempDir patches;
+  test::write_file(patches.path() / "p.patch", diff);
+  const RunResult r = test::run_sm120check(
+      {"verify", "--no-gpu", "--format", "json", (patches.path() / "p.patch").string(), f.repo.dir()});
+  const json doc = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+  ASSERT_TRUE(doc["repository"].is_object()) << r.out;
+  EXPECT_TRUE(doc["repository"]["dirty_unknown"].is_string()) << doc["repository"];
+  FactsRepo plain;
+  EXPECT_FALSE(work_tree_may_have_sparse_index(plain.repo.dir()));
+}
+
 TEST(WorkTreeFacts, LinkedWorktreeHasItsOwnHeadAndIndex) {
   FactsRepo f;
   f.repo.git("worktree add -q -b other ../wt");

@@ -51,6 +51,12 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
 /// unknown (RepositoryFacts::dirty_unknown). Never throws.
 bool work_tree_may_have_split_index(const std::string& root);
 
+/// Whether the work tree at `root` may have a sparse index (`git sparse-checkout
+/// --sparse-index`, config index.sparse=true): its entries for folders outside the cone
+/// ("sdir") are read neither by read_work_tree_facts() nor by libgit2 1.5, which calls a
+/// modified file clean: the uncommitted files are then unknown. Never throws.
+bool work_tree_may_have_sparse_index(const std::string& root);
+
 /// Where one path's tree entry changes along a list of commits (GitRepository::path_history).
 struct PathChange {
   std::size_t commit = 0;  ///< index into the commit list: the entry holds from this commit on.

@@ -87,6 +87,11 @@ std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
       facts.dirty_unknown =
           "the index is split (git update-index --split-index), which libgit2 1.5 does not "
           "read: see git status";
+    } else if (work_tree_may_have_sparse_index(*root)) {
+      facts.dirty.clear();
+      facts.dirty_unknown =
+          "the index is sparse (git sparse-checkout --sparse-index), which libgit2 1.5 does "
+          "not read: see git status";
     }
     return facts;
   } catch (const Error&) {

@@ -965,6 +965,26 @@ bool work_tree_may_have_split_index(const std::string& root) {
   return git_dir && has_shared_index(*git_dir);
 }
 
+bool work_tree_may_have_sparse_index(const std::string& root) {
+  try {
+    const std::optional<std::string> git_dir = git_dir_of(root);
+    if (!git_dir) return false;
+    std::string common_dir = *git_dir;
+    if (std::optional<std::string> common = read_small_file(*git_dir + "/commondir", 4096)) {
+      const std::string c = trim(*common);
+      common_dir = !c.empty() && c[0] == '/' ? c : *git_dir + "/" + c;
+    }
+    // `git sparse-checkout` writes it to config.worktree (extensions.worktreeConfig), which
+    // read_config() refuses (the work-tree reader then declines).
+    Config config;
+    config.read(common_dir + "/config");
+    config.read(*git_dir + "/config.worktree");
+    return config.flag("index.sparse").value_or(false);
+  } catch (...) {
+    return false;
+  }
+}
+
 std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
                                                     const std::vector<std::string>& paths) {
   try {
