@@ -591,17 +591,24 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // the file to Y (add, rename, copy) were both taken out, so X is back as the series had it
   // before that patch. Returns the moving patch. Without that evidence (Y is not that patch's
   // file), the file stays where relocation found it.
-  auto moved_back = [&](std::size_t k) -> std::optional<std::size_t> {
+  // The later units that take away the path relocated unit k names, once the overlay holds
+  // that path again; none when k is not relocated or the path cannot be judged.
+  auto removers_of = [&](std::size_t k) -> const std::vector<std::size_t>* {
     const Unit& u = units[k];
-    if (!u.origin || !u.relocated_to) return std::nullopt;
+    if (!u.origin || !u.relocated_to) return nullptr;
     try {
-      if (!exists(tree, *u.origin)) return std::nullopt;
+      if (!exists(tree, *u.origin)) return nullptr;
     } catch (const Error&) {
-      return std::nullopt;  // not a path the passes can judge
+      return nullptr;  // not a path the passes can judge
     }
     const auto gone = removers.find(*u.origin);
-    if (gone == removers.end()) return std::nullopt;
-    for (std::size_t r : gone->second) {
+    return gone == removers.end() ? nullptr : &gone->second;
+  };
+  auto moved_back = [&](std::size_t k) -> std::optional<std::size_t> {
+    const Unit& u = units[k];
+    const std::vector<std::size_t>* gone = removers_of(k);
+    if (gone == nullptr) return std::nullopt;
+    for (std::size_t r : *gone) {
       if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
       const auto made = creators.find({units[r].patch, *u.relocated_to});
       if (made == creators.end()) continue;
@@ -616,15 +623,9 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // relocation found by name (Y) is another one (a look-alike of the same name elsewhere).
   auto deleted_back = [&](std::size_t k) -> std::optional<std::size_t> {
     const Unit& u = units[k];
-    if (!u.origin || !u.relocated_to) return std::nullopt;
-    try {
-      if (!exists(tree, *u.origin)) return std::nullopt;
-    } catch (const Error&) {
-      return std::nullopt;
-    }
-    const auto gone = removers.find(*u.origin);
-    if (gone == removers.end()) return std::nullopt;
-    for (std::size_t r : gone->second) {
+    const std::vector<std::size_t>* gone = removers_of(k);
+    if (gone == nullptr) return std::nullopt;
+    for (std::size_t r : *gone) {
       if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
       if (units[r].fp->change != ChangeKind::kDelete) continue;
       if (creators.count({units[r].patch, *u.relocated_to}) != 0) continue;
@@ -649,21 +650,19 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
     if (forward_only[k]) continue;
-    if (const std::optional<std::size_t> mover = moved_back(k)) {
-      Unit& u = units[k];
+    // Judged at its own path from now on, not where relocation found the file.
+    auto at_origin = [&](Unit& u) {
       u.fp = &patches[u.patch].files[u.file];
       u.moved.reset();
       u.strip = u.origin_strip;
       u.paths = {*u.origin};
       u.relocated_to.reset();
+    };
+    if (const std::optional<std::size_t> mover = moved_back(k)) {
+      at_origin(units[k]);
       su.moved_by = mover;
     } else if (const std::optional<std::size_t> remover = deleted_back(k)) {
-      Unit& u = units[k];
-      u.fp = &patches[u.patch].files[u.file];
-      u.moved.reset();
-      u.strip = u.origin_strip;
-      u.paths = {*u.origin};
-      u.relocated_to.reset();
+      at_origin(units[k]);
       su.deleted_by = remover;
     }
     su.back = judge(k);
