@@ -158,6 +158,54 @@ TEST(ApplyHostile, ZeroContextSeriesIsIdempotent) {
   EXPECT_EQ(read_file(dir / "t/f"), v0);
 }
 
+// fuzz_apply (crash-3f91cfff): an "index" line's mode names the file's mode, unchanged; git
+// apply keeps the file's own (it only warns "f has type 100644, expected 100755"). Before the
+// fix apply made f executable when it wrote the content (and, in a series where another patch
+// had written it, only on a second run: a written plan planned a further change).
+TEST(ApplyHostile, IndexLineModeIsNotWritten) {
+  TempDir dir;
+  write_file(dir / "t/f", "a\n");
+  write_file(dir / "x.patch", "diff --git a/f b/f\nindex " + blob("a\n") + ".." + blob("b\n") +
+                                  " 100755\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n");
+  write_file(dir / "p.patch", "diff --git a/f b/f\nindex " + blob("a\n") + ".." + blob("b\n") +
+                                  " 100644\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n");
+  for (int run = 0; run < 2; ++run) {
+    const test::RunResult apply =
+        run_sm120check({"apply", dir / "p.patch", dir / "x.patch", dir / "t"});
+    EXPECT_EQ(apply.exit_code, 0) << "run " << run << "\n" << apply.out << apply.err;
+    EXPECT_EQ(read_file(dir / "t/f"), "b\n");
+    EXPECT_EQ(fs::status(dir / "t/f").permissions() & fs::perms::owner_exec, fs::perms::none)
+        << "run " << run << "\n" << apply.out;
+  }
+  write_file(dir / "t/f", "a\n");
+  const test::RunResult alone = run_sm120check({"apply", dir / "x.patch", dir / "t"});
+  EXPECT_EQ(alone.exit_code, 0) << alone.out << alone.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "b\n");
+  EXPECT_EQ(fs::status(dir / "t/f").permissions() & fs::perms::owner_exec, fs::perms::none);
+}
+
+// fuzz_apply (crash-534605fe, crash-f8a02d2f): "@@ -1,0 +1,2 @@" writes its lines after line 1
+// (where its "-" start puts them, as git apply and GNU patch do), so they stand at line 2, not
+// at the line 1 its "+" start names. Before the fix the tree apply wrote read "cannot be
+// decided" (a hunk without context not at its line) and apply -R could not take it out.
+TEST(ApplyHostile, InsertionWhoseHeaderDisagreesReadsAppliedWhereWritten) {
+  TempDir dir;
+  write_file(dir / "t/f", "one\ntwo\n");
+  write_file(dir / "p.patch", "--- a/f\n+++ b/f\n@@ -1,0 +1,2 @@\n+A\n+B\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 0) << apply.out << apply.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "one\nA\nB\ntwo\n");
+  const test::RunResult verify = run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+  EXPECT_NE(verify.out.find("applied at line 2"), std::string::npos) << verify.out;
+  const test::RunResult again = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "one\nA\nB\ntwo\n");
+  const test::RunResult back = run_sm120check({"apply", "-R", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "one\ntwo\n");
+}
+
 // A tree at state 0 of a linear series (found by a fuzzer): patch 1 turns "4" into "bar()3",
 // patch 3 deletes "bar()3" and "b" again. In state 0 patch 3's post-image (" b", " ") stands
 // two lines down by chance, so alone it reads applied. The blob id says the file is patch 1's

@@ -993,7 +993,20 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
   std::vector<HunkMatch> out;
   std::size_t lo = 0;
   std::int64_t offset = 0;
+  std::int64_t added_before = 0;  // lines the hunks before this one add
   for (const Hunk& h : hunks) {
+    // The "+" start judged by: for a hunk without leading context, the one its "-" start and the
+    // hunks before it give, whatever the header says (match_hunks(), "Headers").
+    std::uint32_t new_start = h.new_start;
+    {
+      auto region = [](std::uint32_t s, std::uint32_t lines) -> std::int64_t {
+        return lines == 0 ? s : (s == 0 ? 0 : static_cast<std::int64_t>(s) - 1);
+      };
+      const std::int64_t post_at = region(h.old_start, h.old_lines) + added_before;
+      added_before += static_cast<std::int64_t>(h.new_lines) - h.old_lines;
+      if (h.leading_context() == 0 && post_at >= 0 && region(h.new_start, h.new_lines) != post_at)
+        new_start = static_cast<std::uint32_t>(h.new_lines == 0 ? post_at : post_at + 1);
+    }
     std::vector<RefLine> pre, post;
     bool any_flag = false;
     for (const HunkLine& l : h.lines) {
@@ -1015,7 +1028,7 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       return s == 0 ? 0 : static_cast<std::int64_t>(s) - 1;
     };
     const std::int64_t pre_base = base_of(h.old_start, pre.empty());
-    const std::int64_t post_base = base_of(h.new_start, post.empty());
+    const std::int64_t post_base = base_of(new_start, post.empty());
     auto try_image = [&](const std::vector<RefLine>& img, std::int64_t expected, std::size_t from,
                          std::size_t top, std::size_t bottom, RefMode mode, bool strict,
                          RefAnchor anchored = RefAnchor::kNone) -> std::optional<RefFound> {
@@ -1073,7 +1086,7 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
         return !img.empty() &&
                try_image(img, e, lo, 0, 0, base_mode, true, RefAnchor::kExpected).has_value();
       };
-      const bool q_whole = whole(post, h.new_start);
+      const bool q_whole = whole(post, new_start);
       const bool p_whole = !q_whole && whole(pre, h.old_start);
       const bool q_at = !q_whole && !p_whole && at(post, qe);
       const bool p_at = !q_whole && !p_whole && at(pre, pe);
@@ -1088,7 +1101,7 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
         m.status = applied ? kApplied : kApplicable;
         m.line = static_cast<std::size_t>(e) + 1;
         m.offset =
-            e - base_of(applied ? h.new_start : h.old_start, applied ? post.empty() : pre.empty());
+            e - base_of(applied ? new_start : h.old_start, applied ? post.empty() : pre.empty());
         offset = m.offset;
         lo = static_cast<std::size_t>(e) + (applied ? post.size() : pre.size());
       } else {
@@ -1227,7 +1240,19 @@ void differential(unsigned seed, int files, int min_lines, int max_lines, int le
         ASSERT_TRUE(is_match(got[k], want[k].status, want[k].line, want[k].offset, want[k].fuzz,
                              want[k].both_images, want[k].diagnostic))
             << "file " << file_no << " set " << set << " hunk " << k << " fuzz " << options.fuzz
-            << " ignore_whitespace " << options.ignore_whitespace;
+            << " ignore_whitespace " << options.ignore_whitespace << "\n"
+            << [&] {
+                 std::string d = content + "----\n";
+                 for (const Hunk& h : hunks) {
+                   d += "@@ -" + std::to_string(h.old_start) + "," + std::to_string(h.old_lines) +
+                        " +" + std::to_string(h.new_start) + "," + std::to_string(h.new_lines) +
+                        " @@\n";
+                   for (const HunkLine& l : h.lines)
+                     d += (l.kind == LineKind::kAdded ? "+" : l.kind == LineKind::kRemoved ? "-" : " ") +
+                          std::string(l.text) + (l.no_newline_at_eof ? "\\nonl\n" : "\n");
+                 }
+                 return d;
+               }();
       }
     }
   }

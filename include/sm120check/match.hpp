@@ -208,6 +208,12 @@ std::string presence_words(const HunkMatch& m);
 /// but never starting before the end of the previous matched hunk's compared lines: hunks match
 /// in order and do not overlap. A conflicting hunk changes neither the offset nor that bound.
 ///
+/// Headers. A hunk without leading context is tied to its place by its header alone, and every
+/// tool that applies it (git apply, GNU patch, apply_hunks()) places it by the "-" start. Where
+/// its "+" start disagrees with that place (its "-" start shifted by the lines the hunks before
+/// it add: a hand-edited or garbled header, "@@ -1,0 +1,2 @@" for lines written after line 1),
+/// the post-image is expected where applying writes it, not where the "+" start says.
+///
 /// Fuzz. At level f = 0..options.fuzz, min(f, leading context) lines are dropped from the top
 /// of both images and min(f, trailing context) from the bottom (added/removed lines are never
 /// dropped, and a level that would empty a non-empty image does not match for that image).

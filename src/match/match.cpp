@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -1005,9 +1006,46 @@ class Matcher {
 
 }  // namespace
 
+namespace {
+
+/// 0-based line where an image starting at 1-based `start` begins; for an empty image, the line
+/// it sits before (Matcher::header_base()).
+std::int64_t region_of(std::uint32_t start, std::uint32_t lines) {
+  if (lines == 0) return start;
+  return start == 0 ? 0 : static_cast<std::int64_t>(start) - 1;
+}
+
+/// `hunks` with the "+" start of each hunk without leading context recomputed from its "-"
+/// start and the line counts of the hunks before it, where the header says otherwise (a
+/// hand-edited or garbled header: "@@ -1,0 +1,2 @@" inserts after line 1, so its lines land at
+/// line 2, not 1). Such a hunk is tied to a place by its header alone, and every tool that
+/// applies it (git apply, GNU patch, apply_hunks()) places it by the "-" start: its post-image
+/// is then looked for where it was written, and a tree it was applied to reads applied.
+/// std::nullopt when every header agrees (the common case: nothing is copied).
+std::optional<std::vector<Hunk>> with_consistent_new_starts(const std::vector<Hunk>& hunks) {
+  std::optional<std::vector<Hunk>> out;
+  std::int64_t delta = 0;  // lines the hunks before this one add
+  for (std::size_t k = 0; k < hunks.size(); ++k) {
+    const Hunk& h = hunks[k];
+    const std::int64_t post = region_of(h.old_start, h.old_lines) + delta;
+    delta += static_cast<std::int64_t>(h.new_lines) - static_cast<std::int64_t>(h.old_lines);
+    if (h.leading_context() != 0 || region_of(h.new_start, h.new_lines) == post) continue;
+    if (post < 0) continue;  // hunks out of order: no place to derive
+    const std::int64_t start = h.new_lines == 0 ? post : post + 1;
+    if (start > std::numeric_limits<std::uint32_t>::max()) continue;
+    if (!out) out = hunks;
+    (*out)[k].new_start = static_cast<std::uint32_t>(start);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<HunkMatch> match_hunks(const FileText& file, const std::vector<Hunk>& hunks,
                                    const MatchOptions& options) {
   Matcher matcher(file, options);
+  if (const std::optional<std::vector<Hunk>> fixed = with_consistent_new_starts(hunks))
+    return matcher.run(*fixed);
   return matcher.run(hunks);
 }
 

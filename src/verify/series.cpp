@@ -350,7 +350,13 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
   }
   const std::optional<std::string>& from = forward ? old_side.path : new_side.path;
   const std::optional<std::string>& to = forward ? new_side.path : old_side.path;
-  const std::optional<std::uint32_t>& mode_to = forward ? fp.new_mode : fp.old_mode;
+  // The mode written: the patch's where it changes the mode or makes the file; where it names
+  // one unchanged mode (an "index" line's), the file keeps its own, as with git apply (which
+  // only warns when the file's differs).
+  const bool mode_changes = fp.old_mode != fp.new_mode || !from || !to;
+  static const std::optional<std::uint32_t> kKeep;
+  const std::optional<std::uint32_t>& mode_to =
+      !mode_changes ? kKeep : forward ? fp.new_mode : fp.old_mode;
   const bool link_to = is_symlink_mode(mode_to);
   auto put = [&](const std::string& path, std::string content, bool executable, bool link) {
     tree.write(path, std::move(content), executable, link);
