@@ -388,6 +388,17 @@ TEST(MatchFuzz, TwoLinesAtBothEdges) {
   EXPECT_MATCH(match(file, kWideHunk, {.fuzz = 2})[0], kApplicable, 6, 1, 2);
 }
 
+// fuzz_apply (reverse-fuzz-1-lone-added-line): at fuzz 1 the post-image of "@@ -2,2 +2,3 @@
+// c +c z" is the added "c" alone, which stood at line 1 of "c c _ _ z": it read applied there,
+// and apply -R --fuzz 1 took a "c" out on every run. Changed lines alone match only at their
+// expected line.
+TEST(MatchFuzz, ContextDroppedWholeMatchesOnlyAtItsLine) {
+  constexpr std::string_view hunk = "@@ -2,2 +2,3 @@\n c\n+c\n z\n";
+  EXPECT_CONFLICT(match("c\nc\n\n\nz\n", hunk, {.fuzz = 1, .drift = false})[0]);
+  // At its expected line (line 3 once the top context line is dropped), it still matches.
+  EXPECT_MATCH(match("a\nX\nc\nY\n", hunk, {.fuzz = 1, .drift = false})[0], kApplied, 2, 0, 1);
+}
+
 TEST(MatchFuzz, NeverDropsChangedLines) {
   const std::string file = numbered_with({{8, "other 8"}});
   EXPECT_CONFLICT(match(file, kWideHunk, {.fuzz = 3})[0]);
@@ -1039,6 +1050,9 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
         return RefFound{e, 0};
       }
       if (top + bottom >= img.size()) return std::nullopt;
+      // Fuzz left the changed lines alone: only at the expected line.
+      if (top + bottom > 0 && top >= leading && bottom >= trailing && anchored == RefAnchor::kNone)
+        anchored = RefAnchor::kExpected;
       const std::size_t count = img.size() - top - bottom;
       const auto pos = ref_find(f, img, top, count, expected + static_cast<std::int64_t>(top), from,
                                 mode, strict, anchored, bottom);

@@ -216,7 +216,11 @@ std::string presence_words(const HunkMatch& m);
 ///
 /// Fuzz. At level f = 0..options.fuzz, min(f, leading context) lines are dropped from the top
 /// of both images and min(f, trailing context) from the bottom (added/removed lines are never
-/// dropped, and a level that would empty a non-empty image does not match for that image).
+/// dropped, and a level that would empty a non-empty image does not match for that image; a
+/// level that drops every context line leaves the changed lines alone, which say nothing of
+/// where they belong: that image then matches only at its expected line, as a hunk without
+/// context does, else `apply -R --fuzz 1` would take out a lone added line wherever one stands,
+/// run after run).
 /// Both images are tried at each level; the first level where either matches decides, and a
 /// match at a lower level wins whatever its distance.
 ///

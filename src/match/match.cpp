@@ -701,13 +701,18 @@ class Matcher {
   }
 
   /// Searches one image with `top`/`bottom` context lines dropped. An image that fuzz would
-  /// empty does not match (it would match anywhere).
+  /// empty does not match (it would match anywhere); one fuzz left without any context line
+  /// (its changed lines alone, which say nothing of where they belong) matches only at its
+  /// expected line, as a hunk without context does.
   std::optional<Found> try_image(TextMode mode, ImageText& img, std::int64_t expected,
                                  std::size_t lo, std::size_t top, std::size_t bottom,
                                  bool strict_eof, Anchor anchor) {
     Probe p;
     if (img.size() != 0) {
       if (top + bottom >= img.size()) return std::nullopt;
+      if (top + bottom > 0 && top >= images_.leading && bottom >= images_.trailing &&
+          anchor == Anchor::kNone)
+        anchor = Anchor::kExpected;
       p.first = top;
       p.count = img.size() - top - bottom;
       p.bottom = bottom;
