@@ -254,6 +254,9 @@ std::optional<Image> blob_image(const FilePatch& fp, std::string_view content);
 bool has_blob_ids(const FilePatch& fp);
 /// blob_image() from the file's full blob id.
 std::optional<Image> blob_image_of_id(const FilePatch& fp, std::string_view id);
+/// Whether the `index` line id `patch_id` (one side's, maybe abbreviated) is usable and names
+/// the blob whose full id is `full_id`.
+bool blob_id_names(std::string_view patch_id, std::string_view full_id);
 /// The same, from the file's blob id `id()` (called only when the patch has ids).
 template <typename Id>
 std::optional<Image> blob_image_by(const FilePatch& fp, Id&& id) {

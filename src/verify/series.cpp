@@ -78,30 +78,33 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
 }
 
 /// Units the backward pass must not take out, whatever their hunks say: where a file is, byte
-/// for byte (by the `index` lines' blob ids), the state of the series' history just before
-/// file patch j on it, or just after it, the file patches on it from j on (after j) are not
-/// in the tree. Without this a later patch whose small hunk happens to match at an offset in
-/// an earlier state reads applied, is taken out (writing lines that were never there), and
-/// the result differs from putting the series in. Only files every unit of which changes that
-/// file alone (no renames, copies) and whose blob ids name one state only (a patch that is
-/// reverted, or repeated, names two: then the hunks decide).
+/// for byte (by the `index` lines' blob ids), a state of the series' history on it, the file
+/// patches on it after the last state it can be are not in the tree. Per path, the units on it
+/// in run order name the states: unit i's pre-image (old id) is state i, its post-image (new
+/// id) state i + 1; a reverted or repeated patch makes the file's id name several states, and
+/// then only the units after the last of them are out (those between are left to the hunks:
+/// git's own content cannot tell them apart). Without this a later patch whose small hunk
+/// happens to match at an offset in an earlier state reads applied, is taken out (writing
+/// lines that were never there), and the result differs from putting the series in; and a
+/// revert reads applied by its own lines in the tree before what it reverts. Only files every
+/// unit of which changes, adds or deletes that file alone (no renames, copies, binaries).
 std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, FileCache& cache) {
   std::vector<bool> out(units.size(), false);
   std::map<std::string, std::vector<std::size_t>> by_path;
   std::set<std::string> mixed;
   for (std::size_t k = 0; k < units.size(); ++k) {
     const Unit& u = units[k];
-    if (u.paths.size() == 1 && u.fp->change == ChangeKind::kModify && !u.fp->binary)
+    const ChangeKind c = u.fp->change;
+    if (u.paths.size() == 1 && !u.fp->binary &&
+        (c == ChangeKind::kModify || c == ChangeKind::kAdd || c == ChangeKind::kDelete))
       by_path[u.paths.front()].push_back(k);
     else
       mixed.insert(u.paths.begin(), u.paths.end());
   }
   for (const auto& [path, ks] : by_path) {
     if (mixed.count(path) != 0) continue;
-    const bool any_id = std::any_of(ks.begin(), ks.end(), [&](std::size_t k) {
-      return !units[k].fp->old_blob.empty() || !units[k].fp->new_blob.empty();
-    });
-    if (!any_id) continue;
+    if (std::none_of(ks.begin(), ks.end(), [&](std::size_t k) { return has_blob_ids(*units[k].fp); }))
+      continue;
     std::string id;  // the file's blob id, computed once for all its units
     try {
       if (base.stat(path).type != Entry::Type::kFile) continue;
@@ -109,17 +112,14 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
     } catch (const Error&) {
       continue;  // verify_file reports it
     }
-    std::optional<std::size_t> state;
-    bool clash = false;
-    for (std::size_t i = 0; i < ks.size() && !clash; ++i) {
-      const std::optional<Image> image = blob_image_by(*units[ks[i]].fp, [&] { return id; });
-      if (!image) continue;
-      const std::size_t s = *image == Image::kPost ? i + 1 : i;
-      if (state && *state != s) clash = true;
-      state = s;
+    std::optional<std::size_t> last;  // the last state the file can be
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      const FilePatch& fp = *units[ks[i]].fp;
+      if (blob_id_names(fp.old_blob, id)) last = i;
+      if (blob_id_names(fp.new_blob, id)) last = i + 1;
     }
-    if (clash || !state) continue;
-    for (std::size_t i = *state; i < ks.size(); ++i) out[ks[i]] = true;
+    if (!last) continue;
+    for (std::size_t i = *last; i < ks.size(); ++i) out[ks[i]] = true;
   }
   return out;
 }
@@ -680,11 +680,18 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // patch of the nearest earlier file patch put in that the tree did not have.
   for (std::size_t k = 0; k < n; ++k) {
     SeriesUnit& su = out.units[k];
-    if (!forward_only[k] && (su.undone || su.back.status == Status::kApplied)) {
+    // Applied in the backward pass but not taken out (a drifted hunk: its lines found with
+    // other context): when the run's earlier patches, put in, leave its pre-image standing
+    // where it belongs, its change is not in the tree (a revert of a patch the tree lacks reads
+    // applied by its own lines) and it is put in like any other; else it keeps that verdict.
+    std::optional<FileReport> again;
+    if (!forward_only[k] && !su.undone && su.back.status == Status::kApplied)
+      if (FileReport now = judge(k); now.status == Status::kApplicable) again = std::move(now);
+    if (!forward_only[k] && !again && (su.undone || su.back.status == Status::kApplied)) {
       su.verdict = su.back;
       su.from_back = true;
     } else {
-      su.verdict = judge(k);
+      su.verdict = again ? std::move(*again) : judge(k);
       nearest(missing, units[k], su.needs);
       su.without.clear();
     }
@@ -874,8 +881,8 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
   for (const SeriesUnit& su : series.units) {
     // Reverse, a file patch the series says is not in the tree (applicable once the ones
     // before it are in) has nothing to take out, whatever it reads in the backward pass.
-    const FileReport& f =
-        forward || su.verdict.status == Status::kApplicable ? su.verdict : su.back;
+    const bool judged_back = !forward && su.verdict.status != Status::kApplicable;
+    const FileReport& f = judged_back ? su.back : su.verdict;
     const std::string at = where(su.patch, &report.patches[su.patch].files[su.file]);
     if (f.status == Status::kConflict || f.status == Status::kUnknown ||
         f.status == Status::kError) {
@@ -897,7 +904,7 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
                                           why.empty() ? "" : ": " + why));
     } else if (forward && !su.redo_error.empty()) {
       plan.blockers.push_back(fmt::format("{}: cannot be applied: {}", at, su.redo_error));
-    } else if (!forward && !su.undo_error.empty()) {
+    } else if (judged_back && !su.undo_error.empty()) {
       plan.blockers.push_back(fmt::format("{}: cannot be taken out: {}", at, su.undo_error));
     }
   }
