@@ -311,5 +311,27 @@ TEST(SeriesGit, ARevertThatReadsAppliedByDriftIsPutInWhenTheSeriesShowsItsPreIma
   expect_apply(s, 4, 0, true);
 }
 
+// Random series with --no-renames (bench/random_series.py seed 4's shape): a.py edited and
+// moved to b.py, written as a deletion and an addition, then that reverted, then a.py edited.
+// On the states before the move and after the revert (0, 2, 3) the tree holds the move and
+// its revert both or neither: b.py is missing before and after, a.py there before and after.
+// The revert read partial (its addition of a.py applied by the file, its deletion of b.py
+// judged as not made), which neither reading is; the patch goes as one.
+TEST(SeriesGit, AMoveAndItsRevertAsDeletionsAndAdditionsAreNeverPartial) {
+  GitSeries s({"lines > a.py; echo keep > k.py",
+               "sed -i 's/^line 2$/line two/' a.py; git mv a.py b.py",
+               "git revert --no-commit HEAD", "sed -i 's/^line 9$/line nine/' a.py"},
+              "--no-renames");
+  ASSERT_EQ(s.patches(), 3u);
+  for (std::size_t k : {0u, 2u, 3u}) {
+    expect_decided(s, k, {3});
+    const std::vector<std::string> got = verdicts(s, s.state(k));
+    EXPECT_EQ(got[0], got[1]) << "state " << k << ": the move and its revert go together";
+    expect_apply(s, k, 3, false);
+  }
+  expect_decided(s, 1, {1, 2, 3});
+  expect_apply(s, 3, 0, true);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -306,7 +306,8 @@ struct SeriesUnit {
   /// is no evidence (missing before the run makes the file, or after it takes it away).
   bool by_absence = false;
   /// Neither in nor out by what the tree holds: a file it needs is missing both before the
-  /// run makes it and after the run takes it away (see placed_by_existence()).
+  /// run makes it and after the run takes it away, or such a file of its patch is and its own
+  /// is there both before and after it (see placed_by_existence()). Judged as not made.
   bool ambiguous = false;
   /// Its file is, byte for byte (the `index` lines' blob ids), the state before this file
   /// patch or an earlier one on it (see pinned_out()): it is not in the tree, whatever its

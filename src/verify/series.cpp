@@ -151,6 +151,8 @@ enum class Placed {
   kOut,        ///< its change is not in the tree
   kAmbiguous,  ///< a file it needs is absent both before the run makes it and after the run
                ///< takes it away again, and nothing else in the tree tells which
+  kWithAmbiguous,  ///< another unit of its patch is kAmbiguous, and existence does not place
+                   ///< this one either (the file is there both before and after it)
 };
 
 /// What the existence of each file the run's units name says about each unit. Per path, the
@@ -261,11 +263,35 @@ std::vector<Placed> placed_by_existence(const std::vector<Unit>& units, const Tr
       }
     if (!changed) break;
   }
+  std::set<std::size_t> unplaced;  // patches with a kAmbiguous unit
   for (const auto& [path, c] : chains)
     if (c.absent)
       for (std::size_t i = 0; i < c.at.size(); ++i)
-        if (out[c.at[i]] == Placed::kOpen && place(c, i) == Placed::kOpen)
+        if (out[c.at[i]] == Placed::kOpen && place(c, i) == Placed::kOpen) {
           out[c.at[i]] = Placed::kAmbiguous;
+          unplaced.insert(units[c.at[i]].patch);
+        }
+  // A patch's units that make or take away files go together: one that existence leaves open
+  // on every path it names goes with a kAmbiguous one of its patch (a move written as delete +
+  // add, and its revert, on a tree before both: the moved file is there before the move and
+  // after the revert, its new path missing both times). Judging it by its own file alone
+  // (there, so applied) and the other as not made read the patch partial, which neither
+  // reading of the tree is.
+  for (std::size_t k = 0; k < n; ++k) {
+    const Unit& u = units[k];
+    if (out[k] != Placed::kOpen || unplaced.count(u.patch) == 0 || u.paths.empty() ||
+        (!created_path(*u.fp, u.strip) && !removed_path(*u.fp, u.strip)))
+      continue;
+    const bool open = std::all_of(u.paths.begin(), u.paths.end(), [&](const std::string& p) {
+      const auto it = chains.find(p);
+      if (it == chains.end()) return false;  // the tree is no state of that chain
+      const std::vector<std::size_t>& at = it->second.at;
+      const auto i = std::lower_bound(at.begin(), at.end(), k);  // run order: sorted
+      return i != at.end() && *i == k &&
+             place(it->second, static_cast<std::size_t>(i - at.begin())) == Placed::kOpen;
+    });
+    if (open) out[k] = Placed::kWithAmbiguous;
+  }
   return out;
 }
 
@@ -645,7 +671,9 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   std::vector<bool> forward_only = pinned_out(units, base, cache);
   for (std::size_t k = 0; k < n; ++k) out.units[k].pinned_out = forward_only[k];
   for (std::size_t k = 0; k < n; ++k)
-    if (placed[k] == Placed::kOut || placed[k] == Placed::kAmbiguous) forward_only[k] = true;
+    if (placed[k] == Placed::kOut || placed[k] == Placed::kAmbiguous ||
+        placed[k] == Placed::kWithAmbiguous)
+      forward_only[k] = true;
   std::vector<FileUndo> undo(n);
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
@@ -713,6 +741,13 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                     "the tree cannot tell whether this change was made: a file it needs is "
                     "missing both before this run makes it and after the run takes it away "
                     "again; judged as not made");
+    } else if (placed[k] == Placed::kWithAmbiguous) {
+      su.ambiguous = true;
+      append_reason(su.verdict,
+                    "the tree cannot tell whether this change was made: the file is there both "
+                    "before it and after it, and another file of this patch is missing both "
+                    "before this run makes it and after the run takes it away again; judged as "
+                    "not made, as that one is");
     }
     if (forward_only[k]) {  // nothing of it was in the tree to take out
       su.back = su.verdict;
@@ -764,6 +799,7 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
     // Not so for a verdict on a path's absence alone (see SeriesUnit::by_absence), nor for one
     // on a file relocation found that the series judged at the patch's own path.
     if ((fr.status == Status::kApplied || fr.status == Status::kApplicable) && !su.by_absence &&
+        !su.ambiguous &&
         !su.moved_by && !su.brought_by && !su.deleted_by &&
         !applied_only_by_drift(fr, su.verdict) &&
         !(su.pinned_out && fr.status == Status::kApplied))
