@@ -5,6 +5,7 @@
 // checks of bench/random_series.py, on the shapes of the hostile review's findings).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -57,6 +58,11 @@ class GitSeries {
     count_ = steps.size() - 1;
   }
   std::size_t patches() const { return count_; }
+  /// Takes the `index` lines out of the patches (plain diffs: no blob ids to place a file).
+  void drop_index_lines() {
+    const test::RunResult r = test::run_shell("sed -i '/^index /d' *.patch", dir_.path() / "patches");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
   std::string patch_dir() const { return dir_ / "patches"; }
   fs::path state(std::size_t k) const { return dir_.path() / ("s" + std::to_string(k)); }
   /// A fresh copy of state k to write into.
@@ -241,6 +247,90 @@ TEST(SeriesGit, AFixToAFileALaterPatchDeletesIsNotJudgedOnALookAlike) {
                "git rm -q a/utils.py"});
   ASSERT_EQ(s.patches(), 2u);
   expect_like_git(s);
+}
+
+/// `verify` on state `k` of `s`: patches whose numbers (1-based) are in `decided` read as git
+/// decides them (1..k applied, the others applicable); the others, which git's own content
+/// cannot place (a patch and its revert both on one side of k), read anything but conflict or
+/// partial.
+void expect_decided(const GitSeries& s, std::size_t k, const std::vector<std::size_t>& decided) {
+  const std::vector<std::string> got = verdicts(s, s.state(k));
+  const std::vector<std::string> want = linear(k, s.patches());
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t j = 1; j <= got.size(); ++j) {
+    if (std::find(decided.begin(), decided.end(), j) != decided.end())
+      EXPECT_EQ(got[j - 1], want[j - 1]) << "state " << k << ", patch " << j;
+    else
+      EXPECT_TRUE(got[j - 1] == "applied" || got[j - 1] == "applicable" ||
+                  got[j - 1] == "unknown")
+          << "state " << k << ", patch " << j << ": " << got[j - 1];
+  }
+}
+
+// Random series (bench/random_series.py seed 88): delete a.py, revert that (a.py back), edit,
+// edit, revert the second edit. On state 0 (and 2, the same tree) the last revert read applied
+// by its own lines (drifted: the first edit's line stands in its context), and apply wrote a
+// tree without it. a.py's blob id names states 0 and 2 (the delete's pre-image, the re-add's
+// and the first edit's): every patch on it after the last of them is out. Patches 1 and 2 are
+// a patch and its revert: git's content cannot place them.
+TEST(SeriesGit, ARevertAfterADeletionAndItsRevertIsNotAppliedByItsOwnLines) {
+  GitSeries s({"lines > a.py; echo keep > k.py", "git rm -q a.py", "git revert --no-commit HEAD",
+               "sed -i 's/^line 9$/changed 9/' a.py",
+               "sed -i 's/^line 6$/changed 6/; s/^line 12$/changed 12/' a.py",
+               "git revert --no-commit HEAD"});
+  ASSERT_EQ(s.patches(), 5u);
+  for (std::size_t k : {0u, 2u}) {
+    expect_decided(s, k, {3, 4, 5});
+    expect_apply(s, k, 5, false);
+  }
+  expect_decided(s, 1, {1, 2, 3, 4, 5});
+  expect_decided(s, 4, {3, 4, 5});
+  expect_apply(s, 5, 0, true);
+}
+
+// Hostile review (F4), as plain diffs (no index lines, so no blob id places the file): p1
+// changes line 12 and deletes line 18, p2 deletes line 16, p3 reverts p2, p4 deletes line 13
+// (line 12 as p1 left it and line 16 in its context). On the base tree p3 read applied by its
+// own lines (drifted: line 18 stands in its context) and could not be taken out, so the series
+// left it out of the tree it builds: line 16 was missing there and p4 read conflict, and apply
+// refused. With p1 and p2 put in, p3's pre-image stands where it belongs: it is put in, and p4
+// is applicable.
+TEST(SeriesGit, ARevertThatReadsAppliedByDriftIsPutInWhenTheSeriesShowsItsPreImage) {
+  GitSeries s({"seq 1 30 | sed 's/^/v = /' > f.py",
+               "sed -i '/^v = 18$/d; s/^v = 12$/v = 12 x/' f.py", "sed -i '/^v = 16$/d' f.py",
+               "git revert --no-commit HEAD", "sed -i '/^v = 13$/d' f.py"});
+  ASSERT_EQ(s.patches(), 4u);
+  s.drop_index_lines();
+  for (std::size_t k = 0; k <= 4; ++k) {
+    // States 1, 3 and 4 hold p2 and p3 both or neither (git cannot tell); on state 0 git
+    // cannot apply p2 (line 18 stands in its context) and on state 2 p3 would add line 16.
+    expect_decided(s, k, k == 0 || k == 2 ? std::vector<std::size_t>{1, 2, 3, 4}
+                                          : std::vector<std::size_t>{1, 4});
+    expect_apply(s, k, 4, false);
+  }
+  expect_apply(s, 4, 0, true);
+}
+
+// Random series with --no-renames (bench/random_series.py seed 4's shape): a.py edited and
+// moved to b.py, written as a deletion and an addition, then that reverted, then a.py edited.
+// On the states before the move and after the revert (0, 2, 3) the tree holds the move and
+// its revert both or neither: b.py is missing before and after, a.py there before and after.
+// The revert read partial (its addition of a.py applied by the file, its deletion of b.py
+// judged as not made), which neither reading is; the patch goes as one.
+TEST(SeriesGit, AMoveAndItsRevertAsDeletionsAndAdditionsAreNeverPartial) {
+  GitSeries s({"lines > a.py; echo keep > k.py",
+               "sed -i 's/^line 2$/line two/' a.py; git mv a.py b.py",
+               "git revert --no-commit HEAD", "sed -i 's/^line 9$/line nine/' a.py"},
+              "--no-renames");
+  ASSERT_EQ(s.patches(), 3u);
+  for (std::size_t k : {0u, 2u, 3u}) {
+    expect_decided(s, k, {3});
+    const std::vector<std::string> got = verdicts(s, s.state(k));
+    EXPECT_EQ(got[0], got[1]) << "state " << k << ": the move and its revert go together";
+    expect_apply(s, k, 3, false);
+  }
+  expect_decided(s, 1, {1, 2, 3});
+  expect_apply(s, 3, 0, true);
 }
 
 }  // namespace

@@ -148,6 +148,10 @@ std::optional<Image> blob_image(const FilePatch& fp, std::string_view content) {
   return blob_image_of_id(fp, git_blob_id(content));
 }
 
+bool blob_id_names(std::string_view patch_id, std::string_view full_id) {
+  return usable_blob(patch_id) && blob_matches(full_id, patch_id);
+}
+
 std::optional<Image> blob_image_of_id(const FilePatch& fp, std::string_view id) {
   if (usable_blob(fp.new_blob) && blob_matches(id, fp.new_blob)) return Image::kPost;
   if (usable_blob(fp.old_blob) && blob_matches(id, fp.old_blob)) return Image::kPre;

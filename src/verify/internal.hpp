@@ -254,6 +254,9 @@ std::optional<Image> blob_image(const FilePatch& fp, std::string_view content);
 bool has_blob_ids(const FilePatch& fp);
 /// blob_image() from the file's full blob id.
 std::optional<Image> blob_image_of_id(const FilePatch& fp, std::string_view id);
+/// Whether the `index` line id `patch_id` (one side's, maybe abbreviated) is usable and names
+/// the blob whose full id is `full_id`.
+bool blob_id_names(std::string_view patch_id, std::string_view full_id);
 /// The same, from the file's blob id `id()` (called only when the patch has ids).
 template <typename Id>
 std::optional<Image> blob_image_by(const FilePatch& fp, Id&& id) {
@@ -303,7 +306,8 @@ struct SeriesUnit {
   /// is no evidence (missing before the run makes the file, or after it takes it away).
   bool by_absence = false;
   /// Neither in nor out by what the tree holds: a file it needs is missing both before the
-  /// run makes it and after the run takes it away (see placed_by_existence()).
+  /// run makes it and after the run takes it away, or such a file of its patch is and its own
+  /// is there both before and after it (see placed_by_existence()). Judged as not made.
   bool ambiguous = false;
   /// Its file is, byte for byte (the `index` lines' blob ids), the state before this file
   /// patch or an earlier one on it (see pinned_out()): it is not in the tree, whatever its

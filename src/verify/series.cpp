@@ -78,30 +78,33 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
 }
 
 /// Units the backward pass must not take out, whatever their hunks say: where a file is, byte
-/// for byte (by the `index` lines' blob ids), the state of the series' history just before
-/// file patch j on it, or just after it, the file patches on it from j on (after j) are not
-/// in the tree. Without this a later patch whose small hunk happens to match at an offset in
-/// an earlier state reads applied, is taken out (writing lines that were never there), and
-/// the result differs from putting the series in. Only files every unit of which changes that
-/// file alone (no renames, copies) and whose blob ids name one state only (a patch that is
-/// reverted, or repeated, names two: then the hunks decide).
+/// for byte (by the `index` lines' blob ids), a state of the series' history on it, the file
+/// patches on it after the last state it can be are not in the tree. Per path, the units on it
+/// in run order name the states: unit i's pre-image (old id) is state i, its post-image (new
+/// id) state i + 1; a reverted or repeated patch makes the file's id name several states, and
+/// then only the units after the last of them are out (those between are left to the hunks:
+/// git's own content cannot tell them apart). Without this a later patch whose small hunk
+/// happens to match at an offset in an earlier state reads applied, is taken out (writing
+/// lines that were never there), and the result differs from putting the series in; and a
+/// revert reads applied by its own lines in the tree before what it reverts. Only files every
+/// unit of which changes, adds or deletes that file alone (no renames, copies, binaries).
 std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, FileCache& cache) {
   std::vector<bool> out(units.size(), false);
   std::map<std::string, std::vector<std::size_t>> by_path;
   std::set<std::string> mixed;
   for (std::size_t k = 0; k < units.size(); ++k) {
     const Unit& u = units[k];
-    if (u.paths.size() == 1 && u.fp->change == ChangeKind::kModify && !u.fp->binary)
+    const ChangeKind c = u.fp->change;
+    if (u.paths.size() == 1 && !u.fp->binary &&
+        (c == ChangeKind::kModify || c == ChangeKind::kAdd || c == ChangeKind::kDelete))
       by_path[u.paths.front()].push_back(k);
     else
       mixed.insert(u.paths.begin(), u.paths.end());
   }
   for (const auto& [path, ks] : by_path) {
     if (mixed.count(path) != 0) continue;
-    const bool any_id = std::any_of(ks.begin(), ks.end(), [&](std::size_t k) {
-      return !units[k].fp->old_blob.empty() || !units[k].fp->new_blob.empty();
-    });
-    if (!any_id) continue;
+    if (std::none_of(ks.begin(), ks.end(), [&](std::size_t k) { return has_blob_ids(*units[k].fp); }))
+      continue;
     std::string id;  // the file's blob id, computed once for all its units
     try {
       if (base.stat(path).type != Entry::Type::kFile) continue;
@@ -109,17 +112,14 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
     } catch (const Error&) {
       continue;  // verify_file reports it
     }
-    std::optional<std::size_t> state;
-    bool clash = false;
-    for (std::size_t i = 0; i < ks.size() && !clash; ++i) {
-      const std::optional<Image> image = blob_image_by(*units[ks[i]].fp, [&] { return id; });
-      if (!image) continue;
-      const std::size_t s = *image == Image::kPost ? i + 1 : i;
-      if (state && *state != s) clash = true;
-      state = s;
+    std::optional<std::size_t> last;  // the last state the file can be
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      const FilePatch& fp = *units[ks[i]].fp;
+      if (blob_id_names(fp.old_blob, id)) last = i;
+      if (blob_id_names(fp.new_blob, id)) last = i + 1;
     }
-    if (clash || !state) continue;
-    for (std::size_t i = *state; i < ks.size(); ++i) out[ks[i]] = true;
+    if (!last) continue;
+    for (std::size_t i = *last; i < ks.size(); ++i) out[ks[i]] = true;
   }
   return out;
 }
@@ -151,6 +151,8 @@ enum class Placed {
   kOut,        ///< its change is not in the tree
   kAmbiguous,  ///< a file it needs is absent both before the run makes it and after the run
                ///< takes it away again, and nothing else in the tree tells which
+  kWithAmbiguous,  ///< another unit of its patch is kAmbiguous, and existence does not place
+                   ///< this one either (the file is there both before and after it)
 };
 
 /// What the existence of each file the run's units name says about each unit. Per path, the
@@ -261,11 +263,35 @@ std::vector<Placed> placed_by_existence(const std::vector<Unit>& units, const Tr
       }
     if (!changed) break;
   }
+  std::set<std::size_t> unplaced;  // patches with a kAmbiguous unit
   for (const auto& [path, c] : chains)
     if (c.absent)
       for (std::size_t i = 0; i < c.at.size(); ++i)
-        if (out[c.at[i]] == Placed::kOpen && place(c, i) == Placed::kOpen)
+        if (out[c.at[i]] == Placed::kOpen && place(c, i) == Placed::kOpen) {
           out[c.at[i]] = Placed::kAmbiguous;
+          unplaced.insert(units[c.at[i]].patch);
+        }
+  // A patch's units that make or take away files go together: one that existence leaves open
+  // on every path it names goes with a kAmbiguous one of its patch (a move written as delete +
+  // add, and its revert, on a tree before both: the moved file is there before the move and
+  // after the revert, its new path missing both times). Judging it by its own file alone
+  // (there, so applied) and the other as not made read the patch partial, which neither
+  // reading of the tree is.
+  for (std::size_t k = 0; k < n; ++k) {
+    const Unit& u = units[k];
+    if (out[k] != Placed::kOpen || unplaced.count(u.patch) == 0 || u.paths.empty() ||
+        (!created_path(*u.fp, u.strip) && !removed_path(*u.fp, u.strip)))
+      continue;
+    const bool open = std::all_of(u.paths.begin(), u.paths.end(), [&](const std::string& p) {
+      const auto it = chains.find(p);
+      if (it == chains.end()) return false;  // the tree is no state of that chain
+      const std::vector<std::size_t>& at = it->second.at;
+      const auto i = std::lower_bound(at.begin(), at.end(), k);  // run order: sorted
+      return i != at.end() && *i == k &&
+             place(it->second, static_cast<std::size_t>(i - at.begin())) == Placed::kOpen;
+    });
+    if (open) out[k] = Placed::kWithAmbiguous;
+  }
   return out;
 }
 
@@ -651,7 +677,9 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   std::vector<bool> forward_only = pinned_out(units, base, cache);
   for (std::size_t k = 0; k < n; ++k) out.units[k].pinned_out = forward_only[k];
   for (std::size_t k = 0; k < n; ++k)
-    if (placed[k] == Placed::kOut || placed[k] == Placed::kAmbiguous) forward_only[k] = true;
+    if (placed[k] == Placed::kOut || placed[k] == Placed::kAmbiguous ||
+        placed[k] == Placed::kWithAmbiguous)
+      forward_only[k] = true;
   std::vector<FileUndo> undo(n);
   for (std::size_t k = n; k-- > 0;) {
     SeriesUnit& su = out.units[k];
@@ -686,11 +714,18 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // patch of the nearest earlier file patch put in that the tree did not have.
   for (std::size_t k = 0; k < n; ++k) {
     SeriesUnit& su = out.units[k];
-    if (!forward_only[k] && (su.undone || su.back.status == Status::kApplied)) {
+    // Applied in the backward pass but not taken out (a drifted hunk: its lines found with
+    // other context): when the run's earlier patches, put in, leave its pre-image standing
+    // where it belongs, its change is not in the tree (a revert of a patch the tree lacks reads
+    // applied by its own lines) and it is put in like any other; else it keeps that verdict.
+    std::optional<FileReport> again;
+    if (!forward_only[k] && !su.undone && su.back.status == Status::kApplied)
+      if (FileReport now = judge(k); now.status == Status::kApplicable) again = std::move(now);
+    if (!forward_only[k] && !again && (su.undone || su.back.status == Status::kApplied)) {
       su.verdict = su.back;
       su.from_back = true;
     } else {
-      su.verdict = judge(k);
+      su.verdict = again ? std::move(*again) : judge(k);
       nearest(missing, units[k], su.needs);
       su.without.clear();
     }
@@ -712,6 +747,13 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
                     "the tree cannot tell whether this change was made: a file it needs is "
                     "missing both before this run makes it and after the run takes it away "
                     "again; judged as not made");
+    } else if (placed[k] == Placed::kWithAmbiguous) {
+      su.ambiguous = true;
+      append_reason(su.verdict,
+                    "the tree cannot tell whether this change was made: the file is there both "
+                    "before it and after it, and another file of this patch is missing both "
+                    "before this run makes it and after the run takes it away again; judged as "
+                    "not made, as that one is");
     }
     if (forward_only[k]) {  // nothing of it was in the tree to take out
       su.back = su.verdict;
@@ -763,6 +805,7 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
     // Not so for a verdict on a path's absence alone (see SeriesUnit::by_absence), nor for one
     // on a file relocation found that the series judged at the patch's own path.
     if ((fr.status == Status::kApplied || fr.status == Status::kApplicable) && !su.by_absence &&
+        !su.ambiguous &&
         !su.moved_by && !su.brought_by && !su.deleted_by &&
         !applied_only_by_drift(fr, su.verdict) &&
         !(su.pinned_out && fr.status == Status::kApplied))
@@ -880,8 +923,8 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
   for (const SeriesUnit& su : series.units) {
     // Reverse, a file patch the series says is not in the tree (applicable once the ones
     // before it are in) has nothing to take out, whatever it reads in the backward pass.
-    const FileReport& f =
-        forward || su.verdict.status == Status::kApplicable ? su.verdict : su.back;
+    const bool judged_back = !forward && su.verdict.status != Status::kApplicable;
+    const FileReport& f = judged_back ? su.back : su.verdict;
     const std::string at = where(su.patch, &report.patches[su.patch].files[su.file]);
     if (f.status == Status::kConflict || f.status == Status::kUnknown ||
         f.status == Status::kError) {
@@ -903,7 +946,7 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
                                           why.empty() ? "" : ": " + why));
     } else if (forward && !su.redo_error.empty()) {
       plan.blockers.push_back(fmt::format("{}: cannot be applied: {}", at, su.redo_error));
-    } else if (!forward && !su.undo_error.empty()) {
+    } else if (judged_back && !su.undo_error.empty()) {
       plan.blockers.push_back(fmt::format("{}: cannot be taken out: {}", at, su.undo_error));
     }
   }
