@@ -421,3 +421,34 @@ TEST(TreeBlob, LooksBinary) {
 
 }  // namespace
 }  // namespace sm120check
+
+namespace sm120check {
+namespace {
+
+TEST(TreeList, SortedTypedAndNeverThroughASymlink) {
+  test::TempDir dir;
+  test::write_file(dir.path() / "b.txt", "x");
+  test::write_file(dir.path() / "a/inner.py", "y");
+  std::filesystem::create_directory_symlink(dir.path() / "a", dir.path() / "link");
+  ASSERT_EQ(::mkfifo((dir.path() / "fifo").c_str(), 0600), 0);
+  std::unique_ptr<Tree> tree = open_disk_tree(dir.path().string());
+  const std::vector<Tree::DirEntry> root = tree->list("");
+  ASSERT_EQ(root.size(), 4u);
+  EXPECT_EQ(root[0].name, "a");
+  EXPECT_EQ(root[0].type, Entry::Type::kDirectory);
+  EXPECT_EQ(root[1].name, "b.txt");
+  EXPECT_EQ(root[1].type, Entry::Type::kFile);
+  EXPECT_EQ(root[2].name, "fifo");
+  EXPECT_EQ(root[2].type, Entry::Type::kOther);
+  EXPECT_EQ(root[3].name, "link");
+  EXPECT_EQ(root[3].type, Entry::Type::kSymlink);
+  ASSERT_EQ(tree->list("a").size(), 1u);
+  EXPECT_EQ(tree->list("a")[0].name, "inner.py");
+  // The symlinked folder is not listed through, a file or a missing path is no directory.
+  EXPECT_THROW(tree->list("link"), Error);
+  EXPECT_THROW(tree->list("b.txt"), Error);
+  EXPECT_THROW(tree->list("nope"), Error);
+}
+
+}  // namespace
+}  // namespace sm120check

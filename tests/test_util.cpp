@@ -162,11 +162,14 @@ RunResult spawn_capture(const std::vector<std::string>& argv, std::string_view s
 namespace {
 
 /// The TARGET a run of `args` must leave unchanged: the last argument, when it is a directory,
-/// of verify, log and apply --dry-run (which never write under TARGET); empty otherwise.
+/// of verify, log, scan and apply --dry-run (which never write under TARGET); empty otherwise.
 std::filesystem::path read_only_target(const std::vector<std::string>& args) {
-  if (args.size() < 3) return {};
+  if (args.size() < 2) return {};
   const bool dry_run = std::find(args.begin(), args.end(), "--dry-run") != args.end();
-  if (args[0] != "verify" && args[0] != "log" && !(args[0] == "apply" && dry_run)) return {};
+  if (args[0] != "verify" && args[0] != "log" && args[0] != "scan" &&
+      !(args[0] == "apply" && dry_run))
+    return {};
+  if (args[0] != "scan" && args.size() < 3) return {};
   std::error_code ec;
   if (!std::filesystem::is_directory(args.back(), ec) ||
       std::filesystem::is_symlink(args.back(), ec))

@@ -45,7 +45,7 @@ std::map<std::string, std::string> tree_state(const std::filesystem::path& root)
 
 /// Runs the built sm120check binary with `args` (no shell), feeding `stdin_data` on standard
 /// input, with NO_COLOR=1 unless `env` overrides. `env` entries are "NAME=value" added to the
-/// environment. For `verify`, `log` and `apply --dry-run` whose last argument is a directory
+/// environment. For `verify`, `log`, `scan` and `apply --dry-run` whose last argument is a directory
 /// (TARGET), it also expects tree_state(TARGET) to be the same after the run as before: every
 /// end-to-end test checks that these commands change nothing.
 RunResult run_sm120check(const std::vector<std::string>& args, std::string_view stdin_data = {},

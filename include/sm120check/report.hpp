@@ -11,6 +11,7 @@
 
 #include "sm120check/gpu.hpp"
 #include "sm120check/patch.hpp"
+#include "sm120check/scan.hpp"
 #include "sm120check/verify.hpp"
 
 namespace sm120check {
@@ -22,6 +23,8 @@ enum class OutputFormat { kText, kJson };
 inline constexpr const char* kVerifySchema = "sm120check.verify/3";
 inline constexpr const char* kShowSchema = "sm120check.show/1";
 inline constexpr const char* kGpuSchema = "sm120check.gpu/1";
+inline constexpr const char* kScanSchema = "sm120check.scan/1";
+inline constexpr const char* kCatalogListSchema = "sm120check.catalog/1";
 
 /// Writes the human report of a verify run: one block per patch, a line per file and per hunk
 /// (line found, offset, fuzz), the patch's evidence when it has some ("evidence:", then up to
@@ -65,6 +68,25 @@ void render_show_text(std::ostream& out, const std::vector<Patch>& patches, bool
 
 /// The "sm120check.show/1" document.
 nlohmann::ordered_json show_to_json(const std::vector<Patch>& patches);
+
+/// Writes the human report of `sm120check scan`: target, GPU, catalog and walk lines, then per
+/// install a header (distribution and version, or project and HEAD; kind; root) and one line per
+/// fix ("VERDICT ID: title  [CCs, relevant: yes|no|unknown]"), for fixes not present the reason,
+/// and up to 10 evidence lines "path:line: text" (paths relative to the install's root, text
+/// cut at kMaxHitText bytes); then the entries not installed (counted per project), the kernels
+/// placeholder, notes, and a summary line with the exit code. Colour only when `color`.
+void render_scan_text(std::ostream& out, const ScanReport& report, bool color);
+
+/// The "sm120check.scan/1" document (docs/json.md), keys in the documented order; "kernels" is
+/// null until the compiled-kernel listing fills it.
+nlohmann::ordered_json scan_to_json(const ScanReport& report);
+
+/// `scan --list`: one line per entry, "ID  PROJECT  CCS  TITLE", aligned, and a count.
+void render_catalog_text(std::ostream& out, const Catalog& catalog);
+
+/// `scan --list --format json`: the "sm120check.catalog/1" document, one object per entry
+/// (id, project, distributions, title, compute_capabilities, upstream, source).
+nlohmann::ordered_json catalog_to_json(const Catalog& catalog);
 
 /// The GPU section of the verify document ("gpu") and body of the gpu document: source, state,
 /// devices, error, driver_version, runtime_version, probe_ms (docs/json.md).

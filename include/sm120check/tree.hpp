@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sm120check {
 
@@ -44,6 +45,17 @@ class Tree {
   virtual std::string read_link(const std::string& path) const = 0;
   /// Largest file read() accepts, in bytes.
   virtual std::uint64_t max_file_size() const { return kDefaultMaxFileSize; }
+
+  /// One name in a directory listing and its type, the final component never followed (a
+  /// symlink is kSymlink, whatever it points to).
+  struct DirEntry {
+    std::string name;
+    Entry::Type type = Entry::Type::kMissing;
+  };
+  /// The entries of directory `path` ("" for the root), "." and ".." left out, sorted by name
+  /// (byte order). Throws Error when `path` is not a directory of the tree (a symlink to one
+  /// included: it is not followed), cannot be read, or the tree cannot list (the default).
+  virtual std::vector<DirEntry> list(const std::string& path) const;
 
   static constexpr std::uint64_t kDefaultMaxFileSize = 256ull << 20;  // 256 MiB
 

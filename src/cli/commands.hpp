@@ -147,6 +147,40 @@ struct LogCommandOptions {
   ColorMode color = ColorMode::kAuto;
 };
 
+/// Exit codes of `sm120check scan`, its help footer.
+inline constexpr const char* kScanExitCodesHelp =
+    "Exit codes:\n"
+    "  0  every fix judged in an install is present (also: none of the catalog's projects is\n"
+    "     installed)\n"
+    "  1  at least one fix is missing (whatever the others are)\n"
+    "  2  none is missing, and at least one is unknown (the report says why)\n"
+    "  3  error: bad catalog entry (the message names its file and line), unknown --only id,\n"
+    "     unreadable TARGET, usage error\n"
+    "Not-installed entries never count; with --only-relevant neither do fixes for other GPUs.\n";
+
+/// Options of `sm120check scan [options] TARGET` and `sm120check scan --list`.
+struct ScanCommandOptions {
+  std::string target;                 ///< the directory scanned.
+  std::vector<std::string> catalogs;  ///< --catalog DIR: user entries added to the built-in ones.
+  std::vector<std::string> only;      ///< --only ID: judge only these entries.
+  bool list = false;                  ///< --list: print the catalog and stop.
+  std::optional<std::string> cc;      ///< --cc: assume this GPU instead of probing.
+  bool no_gpu = false;                ///< --no-gpu: do not probe.
+  bool only_relevant = false;         ///< --only-relevant: fixes for other GPUs do not count.
+  bool stay_inside = false;           ///< --stay-inside: never read outside TARGET.
+  std::size_t max_depth = 16;         ///< --max-depth N.
+  std::size_t max_entries = 2'000'000;  ///< --max-entries N.
+  OutputFormat format = OutputFormat::kText;
+  ColorMode color = ColorMode::kAuto;
+};
+
+/// Adds the `scan` subcommand to `app`. Returns the subcommand.
+CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options);
+
+/// Runs `scan`; returns its exit code (kScanExitCodesHelp). Throws Error for a bad catalog entry,
+/// an unknown --only id or an unreadable TARGET.
+int run_scan(const ScanCommandOptions& options);
+
 /// Adds -p/--strip, --fuzz, --ignore-whitespace and --strict (verify and apply).
 void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz,
                        bool& ignore_whitespace, bool& strict);

@@ -178,6 +178,52 @@ class DiskTree final : public Tree {
     }
   }
 
+  std::vector<DirEntry> list(const std::string& path) const override {
+    int fd = -1;
+    if (path.empty()) {
+      fd = ::fcntl(root_fd_, F_DUPFD_CLOEXEC, 0);
+    } else {
+      Resolved r = resolve(path, 0);
+      if (r.missing) throw Error(path, 0, "cannot list: " + errno_text(ENOENT));
+      fd = open_directory(r.dir, r.name.c_str());  // O_NOFOLLOW: a symlink is refused
+    }
+    if (fd < 0) throw Error(path, 0, "cannot list: " + errno_text(errno));
+    DIR* dir = ::fdopendir(fd);
+    if (dir == nullptr) {
+      const int err = errno;
+      ::close(fd);
+      throw Error(path, 0, "cannot list: " + errno_text(err));
+    }
+    std::vector<DirEntry> out;
+    for (;;) {
+      errno = 0;  // readdir(3) returns nullptr both at the end and on an error
+      const dirent* e = ::readdir(dir);
+      if (e == nullptr) break;
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      DirEntry entry{std::string(name), Entry::Type::kOther};
+      unsigned char type = e->d_type;
+      if (type == DT_UNKNOWN) {  // some file systems give no type: lstat(2) the name
+        struct stat st {};
+        if (::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+          type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+                 : S_ISLNK(st.st_mode)                                ? DT_LNK
+                                                                      : DT_UNKNOWN;
+      }
+      entry.type = type == DT_DIR   ? Entry::Type::kDirectory
+                   : type == DT_REG ? Entry::Type::kFile
+                   : type == DT_LNK ? Entry::Type::kSymlink
+                                    : Entry::Type::kOther;
+      out.push_back(std::move(entry));
+    }
+    const int err = errno;
+    ::closedir(dir);
+    if (err != 0) throw Error(path, 0, "cannot list: " + errno_text(err));
+    std::sort(out.begin(), out.end(),
+              [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    return out;
+  }
+
   std::string read_link(const std::string& path) const override {
     Resolved r = resolve(path, 0);
     if (r.missing) throw Error(path, 0, "cannot read symlink: " + errno_text(ENOENT));
@@ -371,6 +417,10 @@ class DiskTree final : public Tree {
 };
 
 }  // namespace
+
+std::vector<Tree::DirEntry> Tree::list(const std::string& path) const {
+  throw Error(path, 0, "cannot list: " + name() + " is not a directory on disk");
+}
 
 std::optional<std::string> normalize_relative_path(std::string_view path) {
   if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos ||

@@ -1,0 +1,169 @@
+// `sm120check scan TARGET`: which known SM12x fixes (the catalog, sm120check/catalog.hpp) does
+// the software installed under TARGET carry? Discovery finds the installs (site-packages /
+// dist-packages distributions, editable installs and the source trees they point at, git
+// checkouts of known projects); each catalog entry is then judged per install by the rules of
+// patches/catalog/README.md, with evidence lines, and assessed against the GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sm120check/catalog.hpp"
+#include "sm120check/gpu.hpp"
+#include "sm120check/search.hpp"
+
+namespace sm120check {
+
+/// How an install was found, and so which catalog paths apply to it.
+enum class InstallKind {
+  kDistribution,  ///< a *.dist-info / *.egg-info in site-packages: `installed` paths
+  kEditable,      ///< a source tree an editable install points at: `upstream` paths
+  kCheckout,      ///< a git checkout found by the walk: `upstream` paths
+};
+
+/// "distribution", "editable", "checkout".
+std::string_view to_string(InstallKind kind);
+
+/// HEAD of a git checkout, read from `.git/HEAD`, loose refs and `packed-refs` (a `.git` file's
+/// `gitdir:` and the git directory's `commondir` followed) without libgit2.
+struct GitHead {
+  std::string commit;                 ///< 40 hex digits; "" when unborn or unreadable.
+  std::optional<std::string> branch;  ///< short name; std::nullopt when detached.
+  std::string error;                  ///< why HEAD could not be read; "" when it was.
+};
+
+/// One install of a project found under TARGET.
+struct Install {
+  InstallKind kind = InstallKind::kDistribution;
+  /// Catalog projects whose entries are judged here ("flashinfer"); for a distribution, the
+  /// projects of the entries that name it.
+  std::vector<std::string> projects;
+  /// The distribution (PEP 503 normalised: "flashinfer-python") and its version from
+  /// METADATA / PKG-INFO; "" when unknown (a checkout found by the walk).
+  std::string distribution;
+  std::string version;
+  /// The directory the catalog paths are relative to: site-packages (kDistribution) or the
+  /// source tree's root. Relative to TARGET ("" is TARGET itself) when inside it, else absolute.
+  std::string root;
+  bool outside_target = false;  ///< `root` is outside TARGET (an editable install's source).
+  /// Not read: outside TARGET under ScanOptions::stay_inside, or it could not be opened; why.
+  std::string unreadable;
+  /// What named it, relative to TARGET: "venv/lib/python3.11/site-packages/X.dist-info", the
+  /// `.pth`, `.egg-link` or `direct_url.json` of an editable install, or the `.git` entry.
+  std::vector<std::string> found_by;
+  std::optional<GitHead> head;  ///< for source trees holding `.git`.
+  /// For checkouts: "remote" (a remote URL in .git/config names the project's repository) or
+  /// "layout" (files of the project's catalog entries exist); "" otherwise.
+  std::string identified_by;
+};
+
+/// A fix's verdict in one install (patches/catalog/README.md, "Verdict rules").
+enum class FixVerdict { kPresent, kMissing, kNotInstalled, kUnknown };
+
+/// "present", "missing", "not-installed", "unknown".
+std::string_view to_string(FixVerdict verdict);
+
+/// What one marker of an entry found in the install's files.
+struct MarkerFinding {
+  CatalogMarker marker;
+  bool fixed = true;             ///< a present-when-fixed marker (else present-when-unfixed).
+  std::vector<SearchHit> hits;   ///< paths relative to the install's root; at most 20.
+  std::size_t total = 0;         ///< all hits.
+  std::size_t error_lines = 0;   ///< lines PCRE2 gave up on (the marker is then not known absent).
+};
+
+/// One catalog entry judged in one install (or, with no install, not-installed).
+struct FixResult {
+  std::size_t entry = 0;  ///< index into ScanReport::catalog.entries.
+  FixVerdict verdict = FixVerdict::kUnknown;
+  /// Why, one line: for unknown always ("none of the entry's files exists", "compiled into the
+  /// binary; check kernels", "mixed signals: ..."); for the others a short account.
+  std::string why;
+  /// Whether the fix matters for the GPU: some device's capability is among the entry's
+  /// compute_capabilities (true), none is (false), no device known (std::nullopt).
+  std::optional<bool> relevant;
+  bool skipped = false;  ///< left out of the exit code by --only-relevant (relevant is false).
+  std::vector<std::string> looked_for;  ///< candidate paths (relative to the root), in order.
+  std::vector<std::string> files;       ///< those that exist and were searched.
+  std::vector<MarkerFinding> markers;   ///< fixed markers, then unfixed ones; empty if no file.
+};
+
+/// An install and its fixes, in catalog order.
+struct InstallReport {
+  Install install;
+  std::vector<FixResult> fixes;
+};
+
+/// What the walk visited and where it stopped.
+struct WalkStats {
+  std::size_t directories = 0;  ///< directories listed.
+  std::size_t entries = 0;      ///< names seen in them.
+  std::size_t symlinks = 0;     ///< symlinks met (never followed).
+  std::size_t depth_limited = 0;  ///< directories not entered: deeper than ScanOptions::max_depth.
+  bool truncated = false;       ///< stopped at ScanOptions::max_entries.
+  std::vector<std::string> unreadable;  ///< "path: reason" for directories that could not be listed.
+};
+
+/// Options of a scan.
+struct ScanOptions {
+  /// Deepest directory entered, counted from TARGET (TARGET/a/b is depth 2). A venv's
+  /// site-packages is at depth 3, a container's /usr/local/lib/python3.X/dist-packages at 5.
+  std::size_t max_depth = 16;
+  /// Names listed at most (all directories together) before the walk stops, with a note.
+  std::size_t max_entries = 2'000'000;
+  /// Do not read editable-install sources outside TARGET (their fixes read unknown).
+  bool stay_inside = false;
+  /// Leave fixes whose compute capabilities the GPU does not have out of the exit code.
+  bool only_relevant = false;
+  /// Hits kept per marker for the evidence.
+  std::size_t max_hits_per_marker = 20;
+};
+
+/// Counts of the fixes of a report by verdict (all installs, and not-installed entries).
+struct ScanSummary {
+  std::size_t present = 0, missing = 0, unknown = 0, not_installed = 0;
+  std::size_t skipped = 0;  ///< fixes left out of the exit code (--only-relevant)
+};
+
+/// Result of a scan. The "kernels" section (compiled CUDA code of shared objects under TARGET)
+/// is not filled here: `kernels_listed` stays false until that listing exists.
+struct ScanReport {
+  std::string target;  ///< TARGET as given.
+  Catalog catalog;
+  GpuReport gpu;
+  WalkStats walk;
+  std::vector<InstallReport> installs;  ///< in walk order (paths sorted).
+  std::vector<FixResult> not_installed;  ///< entries no install concerns, in catalog order.
+  std::vector<std::string> notes;        ///< one line each: where the scan was limited or guessed.
+  bool only_relevant = false;
+  bool kernels_listed = false;
+
+  ScanSummary summary() const;
+  /// 0: every counted fix present (or none installed); 1: some counted fix missing; 2: none
+  /// missing and some counted fix unknown. Counted: every judged fix of an install, except
+  /// those --only-relevant skips (relevant false). Not-installed entries never count. (3, an
+  /// error, is the CLI's: bad catalog, unreadable TARGET.)
+  int exit_code() const;
+};
+
+/// Whether an entry matters for the GPU(s) of `gpu`: true when some device's compute capability
+/// is one of `entry.capabilities`, false when devices are known and none is, std::nullopt when
+/// no device is known (--no-gpu, no driver).
+std::optional<bool> entry_relevant(const CatalogEntry& entry, const GpuReport& gpu);
+
+/// Sets every fix's `relevant` (entry_relevant() for report.gpu) and `skipped` (with
+/// report.only_relevant, relevant false): for a GPU probed while the scan ran.
+void assess_relevance(ScanReport& report);
+
+/// Scans TARGET: walks it once (never following a symlink, never writing), finds the installs,
+/// judges every entry of `catalog` in each install that concerns it, and assesses relevance for
+/// `gpu`. Files are read through DiskTree (openat, O_NOFOLLOW: nothing outside a tree's root is
+/// reached through a symlink); each searched file is read once and searched once for all the
+/// catalog's markers (one MarkerSearcher). Throws Error when TARGET is not a readable directory.
+ScanReport scan(const std::string& target, Catalog catalog, GpuReport gpu,
+                const ScanOptions& options = {});
+
+}  // namespace sm120check

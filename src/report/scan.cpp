@@ -1,0 +1,308 @@
+// Rendering of `scan` results and of the catalog (`scan --list`): text for people, JSON for
+// scripts (docs/json.md, "sm120check.scan/1" and "sm120check.catalog/1").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "sm120check/report.hpp"
+
+namespace sm120check {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr std::string_view kReset = "\x1b[0m";
+constexpr std::string_view kBold = "\x1b[1m";
+constexpr std::string_view kRed = "\x1b[31m";
+constexpr std::string_view kGreen = "\x1b[32m";
+constexpr std::string_view kMagenta = "\x1b[35m";
+constexpr std::string_view kCyan = "\x1b[36m";
+
+std::string paint(std::string_view text, std::string_view sgr, bool color) {
+  if (!color) return std::string(text);
+  return fmt::format("{}{}{}", sgr, text, kReset);
+}
+
+std::string_view verdict_color(FixVerdict v) {
+  switch (v) {
+    case FixVerdict::kPresent:
+      return kGreen;
+    case FixVerdict::kMissing:
+      return kRed;
+    case FixVerdict::kUnknown:
+      return kMagenta;
+    case FixVerdict::kNotInstalled:
+      return kCyan;
+  }
+  return {};
+}
+
+/// Evidence lines shown per fix; the rest are counted.
+constexpr std::size_t kMaxEvidenceLines = 10;
+
+std::string relevance_text(const FixResult& f) {
+  if (!f.relevant) return "unknown (no GPU known)";
+  return *f.relevant ? "yes" : "no";
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : std::string(sep)) + s;
+  return out;
+}
+
+/// "flashinfer-python 0.5.0 (distribution, venv/lib/python3.11/site-packages)".
+std::string install_title(const Install& i) {
+  std::string name = !i.distribution.empty() ? i.distribution : join(i.projects);
+  if (!i.version.empty()) name += " " + i.version;
+  std::string where = std::string(to_string(i.kind)) + ", " + i.root;
+  if (i.outside_target) where += ", outside TARGET";
+  return escape_for_terminal(fmt::format("{} ({})", name, where));
+}
+
+void render_fix(std::ostream& out, const ScanReport& report, const FixResult& f, bool color) {
+  const CatalogEntry& e = report.catalog.entries[f.entry];
+  const std::string verdict = std::string(to_string(f.verdict));
+  out << "  " << paint(verdict, verdict_color(f.verdict), color)
+      << std::string(std::max<std::size_t>(1, 9 - verdict.size()), ' ')
+      << escape_for_terminal(e.id) << ": " << escape_for_terminal(e.title) << "  ["
+      << join(e.compute_capabilities) << ", relevant: " << relevance_text(f)
+      << (f.skipped ? ", skipped: --only-relevant" : "") << "]\n";
+  if (f.verdict != FixVerdict::kPresent) out << "      " << escape_for_terminal(f.why) << "\n";
+  // Each evidence line once (a line may hold several markers), in path and line order.
+  std::vector<const SearchHit*> lines;
+  std::size_t more = 0;
+  for (const MarkerFinding& m : f.markers) {
+    for (const SearchHit& h : m.hits) lines.push_back(&h);
+    more += m.total - std::min(m.total, m.hits.size());
+  }
+  std::sort(lines.begin(), lines.end(), [](const SearchHit* a, const SearchHit* b) {
+    return a->path != b->path ? a->path < b->path : a->line < b->line;
+  });
+  lines.erase(std::unique(lines.begin(), lines.end(),
+                          [](const SearchHit* a, const SearchHit* b) {
+                            return a->path == b->path && a->line == b->line;
+                          }),
+              lines.end());
+  const std::size_t shown = std::min(lines.size(), kMaxEvidenceLines);
+  for (std::size_t i = 0; i < shown; ++i)
+    out << "      " << escape_for_terminal(lines[i]->path) << ":" << lines[i]->line << ": "
+        << escape_for_terminal(lines[i]->text) << "\n";
+  more += lines.size() - shown;
+  if (more != 0) out << fmt::format("      ... {} more hit{}\n", more, more == 1 ? "" : "s");
+}
+
+ordered_json marker_json(const MarkerFinding& m) {
+  ordered_json j;
+  j["kind"] = m.fixed ? "fixed" : "unfixed";
+  j["text"] = sanitize_utf8(m.marker.text);
+  j["regex"] = m.marker.regex;
+  j["found"] = m.total > 0;
+  j["hit_count"] = m.total;
+  j["error_lines"] = m.error_lines;
+  ordered_json hits = ordered_json::array();
+  for (const SearchHit& h : m.hits)
+    hits.push_back({{"path", sanitize_utf8(h.path)}, {"line", h.line}, {"text", sanitize_utf8(h.text)}});
+  j["hits"] = std::move(hits);
+  return j;
+}
+
+ordered_json strings_json(const std::vector<std::string>& items) {
+  ordered_json a = ordered_json::array();
+  for (const std::string& s : items) a.push_back(sanitize_utf8(s));
+  return a;
+}
+
+ordered_json upstream_json(const CatalogUpstream& u) {
+  ordered_json j;
+  j["repository"] = u.repository;
+  j["pr"] = u.pr ? ordered_json(*u.pr) : ordered_json(nullptr);
+  j["commit"] = u.commit ? ordered_json(*u.commit) : ordered_json(nullptr);
+  j["merged"] = u.merged ? ordered_json(*u.merged) : ordered_json(nullptr);
+  j["state"] = u.state;
+  return j;
+}
+
+ordered_json fix_json(const ScanReport& report, const FixResult& f) {
+  const CatalogEntry& e = report.catalog.entries[f.entry];
+  ordered_json j;
+  j["id"] = e.id;
+  j["project"] = e.project;
+  j["title"] = sanitize_utf8(e.title);
+  j["upstream"] = upstream_json(e.upstream);
+  j["compute_capabilities"] = strings_json(e.compute_capabilities);
+  j["relevant"] = f.relevant ? ordered_json(*f.relevant) : ordered_json(nullptr);
+  j["skipped"] = f.skipped;
+  j["verdict"] = to_string(f.verdict);
+  j["why"] = sanitize_utf8(f.why);
+  j["symptom"] = sanitize_utf8(e.symptom);
+  j["looked_for"] = strings_json(f.looked_for);
+  j["files"] = strings_json(f.files);
+  ordered_json markers = ordered_json::array();
+  for (const MarkerFinding& m : f.markers) markers.push_back(marker_json(m));
+  j["markers"] = std::move(markers);
+  return j;
+}
+
+ordered_json null_or(const std::string& s) {
+  return s.empty() ? ordered_json(nullptr) : ordered_json(sanitize_utf8(s));
+}
+
+}  // namespace
+
+void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
+  out << "target: " << escape_for_terminal(report.target) << "\n";
+  for (const std::string& line : gpu_summary_lines(report.gpu)) out << line << "\n";
+  const Catalog& c = report.catalog;
+  out << fmt::format("catalog: {} entr{} ({} built in", c.entries.size(),
+                     c.entries.size() == 1 ? "y" : "ies", c.builtin);
+  for (const auto& [dir, n] : c.user_dirs)
+    out << fmt::format(", {} from {}", n, escape_for_terminal(dir));
+  out << ")\n";
+  for (const std::string& r : c.replaced) out << "  " << escape_for_terminal(r) << "\n";
+  const WalkStats& w = report.walk;
+  out << fmt::format("walk: {} director{}, {} names, {} symlink{} not followed{}\n", w.directories,
+                     w.directories == 1 ? "y" : "ies", w.entries, w.symlinks,
+                     w.symlinks == 1 ? "" : "s", w.truncated ? " (stopped: --max-entries)" : "");
+
+  for (const InstallReport& ir : report.installs) {
+    const Install& i = ir.install;
+    out << "\n" << paint(install_title(i), kBold, color) << "\n";
+    if (i.head) {
+      if (!i.head->error.empty())
+        out << "  HEAD: unknown (" << escape_for_terminal(i.head->error) << ")\n";
+      else
+        out << "  HEAD: " << i.head->commit
+            << (i.head->branch ? " (branch " + escape_for_terminal(*i.head->branch) + ")"
+                               : std::string(" (detached)"))
+            << "\n";
+    }
+    out << "  found by: " << escape_for_terminal(join(i.found_by))
+        << (i.identified_by.empty() ? "" : " (project by " + i.identified_by + ")") << "\n";
+    if (!i.unreadable.empty()) out << "  not read: " << escape_for_terminal(i.unreadable) << "\n";
+    for (const FixResult& f : ir.fixes) render_fix(out, report, f, color);
+  }
+  if (!report.not_installed.empty()) {
+    std::map<std::string, std::size_t> per_project;
+    for (const FixResult& f : report.not_installed) ++per_project[c.entries[f.entry].project];
+    std::string parts;
+    for (const auto& [project, n] : per_project)
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", project, n);
+    out << fmt::format("\nnot installed: {} entr{} ({})\n", report.not_installed.size(),
+                       report.not_installed.size() == 1 ? "y" : "ies", parts);
+  }
+  if (!report.kernels_listed)
+    out << "kernels: not listed (compiled CUDA code of shared objects is not examined yet)\n";
+  for (const std::string& n : report.notes) out << "note: " << escape_for_terminal(n) << "\n";
+  for (const std::string& u : w.unreadable) out << "note: not listed: " << escape_for_terminal(u) << "\n";
+  const ScanSummary s = report.summary();
+  const std::size_t judged = s.present + s.missing + s.unknown;
+  out << fmt::format("\nsummary: {} fix{} in {} install{}: {} {}, {} {}, {} {}; {} not installed",
+                     judged, judged == 1 ? "" : "es", report.installs.size(),
+                     report.installs.size() == 1 ? "" : "s", s.present,
+                     paint("present", kGreen, color), s.missing, paint("missing", kRed, color),
+                     s.unknown, paint("unknown", kMagenta, color), report.not_installed.size());
+  if (s.skipped != 0) out << fmt::format(", {} skipped (--only-relevant)", s.skipped);
+  out << fmt::format("  -> exit {}\n", report.exit_code());
+}
+
+ordered_json scan_to_json(const ScanReport& report) {
+  ordered_json doc;
+  doc["schema"] = kScanSchema;
+  doc["tool"] = tool_to_json();
+  doc["target"] = {{"path", sanitize_utf8(report.target)}};
+  doc["gpu"] = gpu_to_json(report.gpu);
+  const Catalog& c = report.catalog;
+  ordered_json user = ordered_json::array();
+  for (const auto& [dir, n] : c.user_dirs) user.push_back({{"path", sanitize_utf8(dir)}, {"entries", n}});
+  doc["catalog"] = {{"entries", c.entries.size()},
+                    {"builtin", c.builtin},
+                    {"user_dirs", std::move(user)},
+                    {"replaced", strings_json(c.replaced)}};
+  const WalkStats& w = report.walk;
+  doc["walk"] = {{"directories", w.directories},     {"entries", w.entries},
+                 {"symlinks", w.symlinks},           {"depth_limited", w.depth_limited},
+                 {"truncated", w.truncated},         {"unreadable", strings_json(w.unreadable)}};
+  ordered_json installs = ordered_json::array();
+  for (const InstallReport& ir : report.installs) {
+    const Install& i = ir.install;
+    ordered_json j;
+    j["kind"] = to_string(i.kind);
+    j["projects"] = strings_json(i.projects);
+    j["distribution"] = null_or(i.distribution);
+    j["version"] = null_or(i.version);
+    j["root"] = sanitize_utf8(i.root);
+    j["outside_target"] = i.outside_target;
+    j["unreadable"] = null_or(i.unreadable);
+    j["found_by"] = strings_json(i.found_by);
+    if (i.head)
+      j["head"] = {{"commit", null_or(i.head->commit)},
+                   {"branch", i.head->branch ? ordered_json(sanitize_utf8(*i.head->branch))
+                                             : ordered_json(nullptr)},
+                   {"error", null_or(i.head->error)}};
+    else
+      j["head"] = nullptr;
+    j["identified_by"] = null_or(i.identified_by);
+    ordered_json fixes = ordered_json::array();
+    for (const FixResult& f : ir.fixes) fixes.push_back(fix_json(report, f));
+    j["fixes"] = std::move(fixes);
+    installs.push_back(std::move(j));
+  }
+  doc["installs"] = std::move(installs);
+  ordered_json missing = ordered_json::array();
+  for (const FixResult& f : report.not_installed) missing.push_back(fix_json(report, f));
+  doc["not_installed"] = std::move(missing);
+  doc["kernels"] = nullptr;  // the compiled-kernel listing, when it exists
+  doc["notes"] = strings_json(report.notes);
+  doc["only_relevant"] = report.only_relevant;
+  const ScanSummary s = report.summary();
+  doc["summary"] = {{"present", s.present},
+                    {"missing", s.missing},
+                    {"unknown", s.unknown},
+                    {"not_installed", s.not_installed},
+                    {"skipped", s.skipped}};
+  doc["exit_code"] = report.exit_code();
+  return doc;
+}
+
+void render_catalog_text(std::ostream& out, const Catalog& catalog) {
+  std::size_t id_width = 0, project_width = 0, cc_width = 0;
+  for (const CatalogEntry& e : catalog.entries) {
+    id_width = std::max(id_width, e.id.size());
+    project_width = std::max(project_width, e.project.size());
+    cc_width = std::max(cc_width, join(e.compute_capabilities, " ").size());
+  }
+  for (const CatalogEntry& e : catalog.entries)
+    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", e.id, id_width, e.project, project_width,
+                       join(e.compute_capabilities, " "), cc_width, escape_for_terminal(e.title));
+  out << fmt::format("{} entr{} ({} built in", catalog.entries.size(),
+                     catalog.entries.size() == 1 ? "y" : "ies", catalog.builtin);
+  for (const auto& [dir, n] : catalog.user_dirs)
+    out << fmt::format(", {} from {}", n, escape_for_terminal(dir));
+  out << ")\n";
+  for (const std::string& r : catalog.replaced) out << escape_for_terminal(r) << "\n";
+}
+
+ordered_json catalog_to_json(const Catalog& catalog) {
+  ordered_json doc;
+  doc["schema"] = kCatalogListSchema;
+  doc["tool"] = tool_to_json();
+  ordered_json entries = ordered_json::array();
+  for (const CatalogEntry& e : catalog.entries) {
+    ordered_json j;
+    j["id"] = e.id;
+    j["project"] = e.project;
+    j["distributions"] = strings_json(e.distributions);
+    j["title"] = sanitize_utf8(e.title);
+    j["compute_capabilities"] = strings_json(e.compute_capabilities);
+    j["upstream"] = upstream_json(e.upstream);
+    j["source"] = sanitize_utf8(e.source);
+    entries.push_back(std::move(j));
+  }
+  doc["entries"] = std::move(entries);
+  doc["replaced"] = strings_json(catalog.replaced);
+  return doc;
+}
+
+}  // namespace sm120check

@@ -1,0 +1,711 @@
+// Discovery of installs under TARGET: one bounded walk, never following a symlink, reading
+// through DiskTree (see discover.hpp and README.md, "scan").
+#include "discover.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "sm120check/error.hpp"
+
+namespace sm120check::scan_detail {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t eol = text.find('\n', at);
+    if (eol == std::string_view::npos) eol = text.size();
+    out.push_back(trim(text.substr(at, eol - at)));
+    at = eol + 1;
+  }
+  return out;
+}
+
+std::string join(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return a + "/" + b;
+}
+
+std::string parent_of(const std::string& rel) {
+  const std::size_t slash = rel.rfind('/');
+  return slash == std::string::npos ? "" : rel.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// Directories the walk never enters, wherever they are.
+bool skipped_everywhere(std::string_view name) {
+  return name == ".git" || name == "node_modules" || name == "__pycache__" || name == ".hg" ||
+         name == ".svn";
+}
+
+/// A path a catalog entry names that tells its project's checkout from others: at least two
+/// components, not under .github/, and either three or more components or a first component
+/// that is not a folder name every project has (csrc/X.cu, docs/X, tests/X, cmake/X).
+bool distinctive(const std::string& path) {
+  const std::size_t slashes = static_cast<std::size_t>(std::count(path.begin(), path.end(), '/'));
+  if (slashes == 0 || starts_with(path, ".github/")) return false;
+  if (slashes >= 2) return true;
+  static const std::set<std::string> kGeneric = {"docs",    "doc",     "tests",      "test",
+                                                 "cmake",   "scripts", "csrc",       "include",
+                                                 "src",     "tools",   "benchmarks", "examples",
+                                                 "third_party", "3rdparty", "python"};
+  return kGeneric.count(path.substr(0, path.find('/'))) == 0;
+}
+
+/// "owner/name" of a GitHub URL in any of git's spellings (https, ssh, git@host:), lower case;
+/// "" when it is not one.
+std::string github_repo_of(std::string url) {
+  for (char& c : url) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::size_t at = url.find("github.com");
+  if (at == std::string::npos) return {};
+  at += 10;
+  if (at >= url.size() || (url[at] != '/' && url[at] != ':')) return {};
+  std::string rest = url.substr(at + 1);
+  while (!rest.empty() && rest.back() == '/') rest.pop_back();
+  if (ends_with(rest, ".git")) rest.resize(rest.size() - 4);
+  if (std::count(rest.begin(), rest.end(), '/') != 1) return {};
+  return rest;
+}
+
+/// The value of header `key` ("Name", "Version") in a METADATA / PKG-INFO text: RFC 822 headers
+/// up to the first blank line.
+std::string metadata_field(std::string_view text, std::string_view key) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t eol = text.find('\n', at);
+    if (eol == std::string_view::npos) eol = text.size();
+    const std::string_view line = text.substr(at, eol - at);
+    at = eol + 1;
+    if (trim(line).empty()) break;
+    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ':')
+      return trim(line.substr(key.size() + 1));
+  }
+  return {};
+}
+
+/// %XX decoding of a file:// URL's path.
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+/// Where a pointer (a path written in a .pth, .egg-link, direct_url.json or .git file) leads.
+struct Pointer {
+  bool inside = false;
+  std::string rel;  ///< relative to TARGET, when inside ("" = TARGET)
+  std::string abs;  ///< the absolute path, when outside
+  std::string note;  ///< how it was resolved, when worth saying
+};
+
+class Discoverer {
+ public:
+  Discoverer(const Tree& tree, const std::string& target, const Catalog& catalog,
+             const ScanOptions& options, Discovery& out)
+      : tree_(tree), target_(target), catalog_(catalog), options_(options), out_(out) {
+    std::error_code ec;
+    target_real_ = std::filesystem::canonical(target, ec).string();
+    if (ec) target_real_ = std::filesystem::absolute(target, ec).lexically_normal().string();
+    rootfs_ = target_real_ != "/" && is_dir("etc") && is_dir("usr");
+    for (const CatalogEntry& e : catalog_.entries) {
+      for (const std::string& d : e.normalized_distributions) dist_projects_[d].insert(e.project);
+      std::string repo = github_repo_of(e.upstream.repository);
+      if (!repo.empty()) repo_projects_[repo].insert(e.project);
+      // The project's Python package folder: a distribution's import name, or the project's,
+      // at the top or under python/ (SGLang, Triton).
+      std::vector<std::string> names = e.normalized_distributions;
+      names.push_back(e.project);
+      for (std::string name : names) {
+        std::replace(name.begin(), name.end(), '-', '_');
+        if (name.find('.') != std::string::npos) continue;  // llama.cpp
+        layout_[e.project].insert(name + "/__init__.py");
+        layout_[e.project].insert("python/" + name + "/__init__.py");
+      }
+      for (const CatalogFile& f : e.files) {
+        if (distinctive(f.upstream)) layout_[e.project].insert(f.upstream);
+        for (const CatalogMove& m : f.moved)
+          if (distinctive(m.upstream)) layout_[e.project].insert(m.upstream);
+      }
+    }
+  }
+
+  void run() {
+    walk("", 0);
+    if (out_.walk.truncated)
+      out_.notes.push_back(fmt::format(
+          "the walk stopped after {} names (--max-entries {}): installs in directories not "
+          "listed are not reported",
+          out_.walk.entries, options_.max_entries));
+    if (out_.walk.depth_limited > 0)
+      out_.notes.push_back(fmt::format(
+          "{} director{} deeper than --max-depth {} not entered", out_.walk.depth_limited,
+          out_.walk.depth_limited == 1 ? "y" : "ies", options_.max_depth));
+    for (const std::string& n : symlink_notes_) out_.notes.push_back(n);
+    out_.installs = std::move(pending_);
+  }
+
+ private:
+  // -------------------------------------------------------------------------------------------
+  // Tree access.
+
+  bool is_dir(const std::string& rel) const {
+    try {
+      return tree_.stat(rel).type == Entry::Type::kDirectory;
+    } catch (const Error&) {
+      return false;
+    }
+  }
+
+  static Entry::Type type_at(const Location& at, const std::string& rel) {
+    try {
+      return at.tree->stat(at.path(rel)).type;
+    } catch (const Error&) {
+      return Entry::Type::kMissing;
+    }
+  }
+
+  static std::optional<std::string> read_at(const Location& at, const std::string& rel) {
+    try {
+      if (at.tree->stat(at.path(rel)).type != Entry::Type::kFile) return std::nullopt;
+      return at.tree->read(at.path(rel));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
+
+  Location inside(const std::string& rel) const { return Location{&tree_, rel}; }
+
+  /// A path as shown in the report: relative to TARGET when inside it ("." for TARGET).
+  static std::string shown(const std::string& rel) { return rel.empty() ? "." : rel; }
+
+  /// Resolves pointer `text`, relative paths against `base` (relative to TARGET).
+  Pointer resolve(const std::string& text, const std::string& base) const {
+    namespace fs = std::filesystem;
+    Pointer p;
+    fs::path abs;
+    if (!text.empty() && text.front() == '/') {
+      abs = fs::path(text).lexically_normal();
+      if (rootfs_ && !within_target(abs.string())) {
+        // A container's root file system: its absolute paths name its own files.
+        const std::optional<std::string> rel = normalize_relative_path(text.substr(1));
+        p.inside = true;
+        p.rel = rel.value_or("");
+        p.note = fmt::format("'{}' read inside TARGET (a root file system)", text);
+        return p;
+      }
+    } else {
+      abs = (fs::path(target_real_) / base / text).lexically_normal();
+    }
+    std::string a = abs.string();
+    while (a.size() > 1 && a.back() == '/') a.pop_back();
+    if (within_target(a)) {
+      p.inside = true;
+      p.rel = a.size() > target_real_.size() ? a.substr(target_real_.size() + (target_real_ == "/" ? 0 : 1)) : "";
+      return p;
+    }
+    p.abs = a;
+    return p;
+  }
+
+  bool within_target(const std::string& abs) const {
+    if (target_real_ == "/") return true;
+    return abs == target_real_ ||
+           (starts_with(abs, target_real_) && abs.size() > target_real_.size() &&
+            abs[target_real_.size()] == '/');
+  }
+
+  /// A Location for `p`: inside TARGET's tree, or a tree opened at p.abs (kept in out_.outside);
+  /// std::nullopt with `why` when it is not read.
+  std::optional<Location> open(const Pointer& p, std::string& why) {
+    if (p.inside) return inside(p.rel);
+    if (options_.stay_inside) {
+      why = fmt::format("{} is outside TARGET, not read (--stay-inside)", p.abs);
+      return std::nullopt;
+    }
+    if (auto it = outside_trees_.find(p.abs); it != outside_trees_.end())
+      return Location{it->second, ""};
+    try {
+      out_.outside.push_back(open_disk_tree(p.abs));
+    } catch (const Error& e) {
+      why = e.what();
+      return std::nullopt;
+    }
+    outside_trees_[p.abs] = out_.outside.back().get();
+    return Location{out_.outside.back().get(), ""};
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The walk.
+
+  void walk(const std::string& rel, std::size_t depth) {
+    if (out_.walk.truncated) return;
+    std::vector<Tree::DirEntry> list;
+    try {
+      list = tree_.list(rel);
+    } catch (const Error& e) {
+      if (rel.empty()) throw;
+      out_.walk.unreadable.push_back(fmt::format("{}: {}", rel, e.message()));
+      return;
+    }
+    ++out_.walk.directories;
+    out_.walk.entries += list.size();
+    if (out_.walk.entries > options_.max_entries) out_.walk.truncated = true;
+    const std::string name = rel.empty() ? base_name(target_real_) : base_name(rel);
+    bool has_git = false, has_dist_info = false, has_project_file = false;
+    for (const Tree::DirEntry& e : list) {
+      if (e.name == ".git" && (e.type == Entry::Type::kDirectory || e.type == Entry::Type::kFile))
+        has_git = true;
+      if (e.type == Entry::Type::kDirectory && ends_with(e.name, ".dist-info")) has_dist_info = true;
+      if (e.name == "setup.py" || e.name == "pyproject.toml") has_project_file = true;
+    }
+    if (has_git) checkout(rel);
+    const bool site = name == "site-packages" || name == "dist-packages" ||
+                      (has_dist_info && !has_git && !has_project_file);
+    if (site) {
+      site_packages(rel, list);
+      return;  // the packages' own folders hold no other install
+    }
+    for (const Tree::DirEntry& e : list) {
+      if (e.type == Entry::Type::kSymlink) {
+        ++out_.walk.symlinks;
+        if (e.name == "site-packages" || e.name == "dist-packages")
+          symlink_notes_.push_back(fmt::format("symlink {} not followed", join(rel, e.name)));
+        continue;
+      }
+      if (e.type != Entry::Type::kDirectory || skipped_everywhere(e.name)) continue;
+      if ((rootfs_ || target_real_ == "/") && rel.empty() &&
+          (e.name == "proc" || e.name == "sys" || e.name == "dev"))
+        continue;
+      if (depth + 1 > options_.max_depth) {
+        ++out_.walk.depth_limited;
+        continue;
+      }
+      walk(join(rel, e.name), depth + 1);
+      if (out_.walk.truncated) return;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Installs.
+
+  /// The install kept under `key`, created on first use.
+  FoundInstall& install_for(const std::string& key) {
+    auto [it, added] = source_index_.emplace(key, pending_.size());
+    if (added) pending_.emplace_back();
+    return pending_[it->second];
+  }
+
+  static void add_project(Install& i, const std::string& project) {
+    if (std::find(i.projects.begin(), i.projects.end(), project) == i.projects.end())
+      i.projects.push_back(project);
+  }
+
+  /// Catalog projects whose distinctive paths (distinctive() files of its entries, or its
+  /// package's `__init__.py`) exist at `at`.
+  std::vector<std::string> layout_projects(const Location& at) const {
+    std::vector<std::string> out;
+    for (const auto& [project, paths] : layout_)
+      for (const std::string& p : paths)
+        if (type_at(at, p) == Entry::Type::kFile) {
+          out.push_back(project);
+          break;
+        }
+    return out;
+  }
+
+  /// Catalog projects a remote URL of the checkout's git config names.
+  std::vector<std::string> remote_projects(const Location& git_dir) const {
+    std::vector<std::string> out;
+    const std::optional<std::string> config = read_at(git_dir, "config");
+    if (!config) return out;
+    for (const std::string& line : lines_of(*config)) {
+      if (!starts_with(line, "url")) continue;
+      const std::size_t eq = line.find('=');
+      if (eq == std::string::npos || trim(line.substr(3, eq - 3)) != "") continue;
+      const auto it = repo_projects_.find(github_repo_of(trim(line.substr(eq + 1))));
+      if (it == repo_projects_.end()) continue;
+      for (const std::string& p : it->second)
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    }
+    return out;
+  }
+
+  /// The git directory of the checkout at `root` (`.git`, or where a `.git` file points) and
+  /// its common directory (`commondir`, for worktrees). std::nullopt with `why`.
+  std::optional<std::pair<Location, Location>> git_dirs(const Location& root, std::string& why) {
+    Location git_dir{root.tree, root.path(".git")};
+    if (type_at(root, ".git") == Entry::Type::kFile) {
+      const std::optional<std::string> text = read_at(root, ".git");
+      if (!text || !starts_with(*text, "gitdir:")) {
+        why = ".git file without 'gitdir:'";
+        return std::nullopt;
+      }
+      const std::optional<Location> at = follow(root, trim(text->substr(7)), why);
+      if (!at) return std::nullopt;
+      git_dir = *at;
+    }
+    Location common = git_dir;
+    if (const std::optional<std::string> c = read_at(git_dir, "commondir")) {
+      const std::optional<Location> at = follow(git_dir, trim(*c), why);
+      if (!at) return std::nullopt;
+      common = *at;
+    }
+    return std::make_pair(git_dir, common);
+  }
+
+  /// Follows a path written in a file of `from` (relative paths against `from`).
+  std::optional<Location> follow(const Location& from, const std::string& text, std::string& why) {
+    if (from.tree == &tree_) return open(resolve(text, from.prefix), why);
+    // From a tree outside TARGET: relative to that tree's directory.
+    namespace fs = std::filesystem;
+    Pointer p;
+    p.abs = text.front() == '/' ? fs::path(text).lexically_normal().string()
+                                : (fs::path(from.tree->name()) / from.prefix / text).lexically_normal().string();
+    while (p.abs.size() > 1 && p.abs.back() == '/') p.abs.pop_back();
+    return open(p, why);
+  }
+
+  /// HEAD's commit and branch: HEAD, then the ref it names, loose or in packed-refs.
+  GitHead read_head(const Location& root) {
+    GitHead head;
+    std::string why;
+    const auto dirs = git_dirs(root, why);
+    if (!dirs) {
+      head.error = why;
+      return head;
+    }
+    const auto& [git_dir, common] = *dirs;
+    std::optional<std::string> text = read_at(git_dir, "HEAD");
+    if (!text) {
+      head.error = "no readable HEAD";
+      return head;
+    }
+    std::string ref = trim(*text);
+    for (int hops = 0; hops < 5; ++hops) {
+      if (!starts_with(ref, "ref:")) {
+        if (ref.size() == 40 && std::all_of(ref.begin(), ref.end(), [](char c) {
+              return std::isxdigit(static_cast<unsigned char>(c));
+            }))
+          head.commit = ref;
+        else
+          head.error = "HEAD is neither a commit id nor a ref";
+        return head;
+      }
+      const std::string name = trim(ref.substr(4));
+      if (name.find("..") != std::string::npos || !starts_with(name, "refs/")) {
+        head.error = "HEAD names an unusual ref";
+        return head;
+      }
+      head.branch = starts_with(name, "refs/heads/") ? std::optional(name.substr(11)) : std::nullopt;
+      if (std::optional<std::string> loose = read_at(common, name)) {
+        ref = trim(*loose);
+        continue;
+      }
+      if (std::optional<std::string> packed = read_at(common, "packed-refs"))
+        for (const std::string& line : lines_of(*packed))
+          if (line.size() > 41 && line[40] == ' ' && line.substr(41) == name) {
+            head.commit = line.substr(0, 40);
+            return head;
+          }
+      head.error = "unborn branch " + name;  // no commit yet
+      return head;
+    }
+    head.error = "a loop of symbolic refs";
+    return head;
+  }
+
+  /// A directory holding `.git` found by the walk: an install when it is a checkout of a
+  /// catalog project (by remote URL, else by layout).
+  void checkout(const std::string& rel) {
+    const Location root = inside(rel);
+    std::vector<std::string> projects;
+    std::string by;
+    std::string why;
+    if (const auto dirs = git_dirs(root, why)) projects = remote_projects(dirs->second);
+    if (!projects.empty()) by = "remote";
+    for (const std::string& p : layout_projects(root))
+      if (std::find(projects.begin(), projects.end(), p) == projects.end()) {
+        projects.push_back(p);
+        if (by.empty()) by = "layout";
+      }
+    if (projects.empty()) return;
+    FoundInstall& f = install_for("in:" + rel);
+    if (f.files.tree == nullptr) {
+      f.install.kind = InstallKind::kCheckout;
+      f.install.root = shown(rel);
+      f.files = root;
+    }
+    if (f.install.identified_by.empty()) f.install.identified_by = by;
+    for (const std::string& p : projects) add_project(f.install, p);
+    f.install.found_by.push_back(join(rel, ".git"));
+    if (!f.install.head) f.install.head = read_head(root);
+  }
+
+  /// The root of the source tree an editable install points at (`dir`): the nearest directory
+  /// at or above it (3 levels at most) holding `.git`, else the nearest where a distinctive
+  /// path of `projects` exists, else `dir` itself.
+  Pointer source_root(const Pointer& dir, const std::vector<std::string>& projects) {
+    std::vector<Pointer> candidates{dir};
+    for (int up = 0; up < 3; ++up) {
+      Pointer p = candidates.back();
+      if (p.inside) {
+        if (p.rel.empty()) break;
+        p.rel = parent_of(p.rel);
+      } else {
+        const std::string parent = std::filesystem::path(p.abs).parent_path().string();
+        if (parent == p.abs || parent.empty()) break;
+        p.abs = parent;
+      }
+      candidates.push_back(p);
+    }
+    const auto has = [&](const Pointer& p, const std::string& rel) {
+      if (p.inside) return type_at(inside(p.rel), rel);
+      struct stat st {};
+      if (::lstat((p.abs + "/" + rel).c_str(), &st) != 0) return Entry::Type::kMissing;
+      return S_ISDIR(st.st_mode) ? Entry::Type::kDirectory
+             : S_ISREG(st.st_mode) ? Entry::Type::kFile
+                                   : Entry::Type::kOther;
+    };
+    for (const Pointer& p : candidates)
+      if (has(p, ".git") == Entry::Type::kDirectory || has(p, ".git") == Entry::Type::kFile)
+        return p;
+    for (const Pointer& p : candidates)
+      for (const std::string& project : projects)
+        if (auto it = layout_.find(project); it != layout_.end())
+          for (const std::string& path : it->second)
+            if (has(p, path) == Entry::Type::kFile) return p;
+    return dir;
+  }
+
+  /// An editable install of `dist` (normalised; "" when only a .pth line names it) whose
+  /// source is at `target_text` (as written in `found_by`, relative to `site`).
+  void editable(const std::string& site, const std::string& found_by, const std::string& dist,
+                const std::string& version, const std::string& target_text) {
+    std::vector<std::string> projects;
+    if (auto it = dist_projects_.find(dist); it != dist_projects_.end())
+      projects.assign(it->second.begin(), it->second.end());
+    const Pointer root = source_root(resolve(target_text, site), projects);
+    std::string why;
+    const std::optional<Location> files = open(root, why);
+    if (files)
+      for (const std::string& p : layout_projects(*files))
+        if (std::find(projects.begin(), projects.end(), p) == projects.end()) projects.push_back(p);
+    if (projects.empty()) return;  // a .pth line to something the catalog does not know
+    FoundInstall& f = install_for(root.inside ? "in:" + root.rel : "out:" + root.abs);
+    Install& i = f.install;
+    i.kind = InstallKind::kEditable;
+    if (i.root.empty()) {
+      i.root = root.inside ? shown(root.rel) : root.abs;
+      i.outside_target = !root.inside;
+      if (files) {
+        f.files = *files;
+        if (type_at(*files, ".git") != Entry::Type::kMissing) i.head = read_head(*files);
+      } else {
+        i.unreadable = why;
+      }
+      if (!root.note.empty()) out_.notes.push_back(root.note);
+    }
+    if (i.distribution.empty() && !dist.empty()) i.distribution = dist;
+    if (i.version.empty()) i.version = version;
+    for (const std::string& p : projects) add_project(i, p);
+    if (std::find(i.found_by.begin(), i.found_by.end(), found_by) == i.found_by.end())
+      i.found_by.push_back(found_by);
+  }
+
+  /// A distribution installed in `site` (not editable): its files are in `site`.
+  void distribution(const std::string& site, const std::string& found_by, const std::string& dist,
+                    const std::string& version) {
+    FoundInstall& f = install_for("dist:" + site + "\n" + dist);
+    Install& i = f.install;
+    i.kind = InstallKind::kDistribution;
+    i.root = shown(site);
+    i.distribution = dist;
+    if (i.version.empty()) i.version = version;
+    f.files = inside(site);
+    for (const std::string& p : dist_projects_[dist]) add_project(i, p);
+    i.found_by.push_back(found_by);
+  }
+
+  /// "name-version" split at the first "-" of a .dist-info / .egg-info / __editable__ stem.
+  static std::pair<std::string, std::string> name_and_version(std::string_view stem) {
+    const std::size_t dash = stem.find('-');
+    if (dash == std::string_view::npos) return {std::string(stem), ""};
+    std::string_view version = stem.substr(dash + 1);
+    version = version.substr(0, version.find('-'));  // egg-info: name-ver-pyX.Y
+    return {std::string(stem.substr(0, dash)), std::string(version)};
+  }
+
+  bool wanted(const std::string& dist) const { return dist_projects_.count(dist) != 0; }
+
+  /// A site-packages directory: its distributions of the catalog, their editable installs, and
+  /// .pth path lines.
+  void site_packages(const std::string& site, const std::vector<Tree::DirEntry>& list) {
+    std::set<std::string> editable_dists;  // named by a dist-info's direct_url.json
+    // Distributions first: a dist-info names its editable source in direct_url.json.
+    for (const Tree::DirEntry& e : list) {
+      const bool dist_info = ends_with(e.name, ".dist-info") && e.type == Entry::Type::kDirectory;
+      const bool egg_info = ends_with(e.name, ".egg-info") &&
+                            (e.type == Entry::Type::kDirectory || e.type == Entry::Type::kFile);
+      if (!dist_info && !egg_info) continue;
+      const std::string stem = e.name.substr(0, e.name.size() - (dist_info ? 10 : 9));
+      auto [name, version] = name_and_version(stem);
+      if (!wanted(normalize_distribution_name(name))) continue;
+      const std::string dir = join(site, e.name);
+      const std::string meta_path =
+          dist_info ? join(dir, "METADATA") : e.type == Entry::Type::kDirectory ? join(dir, "PKG-INFO") : dir;
+      if (const std::optional<std::string> meta = read_at(inside(""), meta_path)) {
+        if (std::string n = metadata_field(*meta, "Name"); !n.empty()) name = n;
+        if (std::string v = metadata_field(*meta, "Version"); !v.empty()) version = v;
+      }
+      const std::string dist = normalize_distribution_name(name);
+      if (!wanted(dist)) continue;
+      if (dist_info) {
+        if (std::optional<std::string> source = editable_source(join(dir, "direct_url.json"))) {
+          editable_dists.insert(dist);
+          editable(site, join(dir, "direct_url.json"), dist, version, *source);
+          continue;
+        }
+      }
+      distribution(site, dir, dist, version);
+    }
+    for (const Tree::DirEntry& e : list) {
+      if (e.type != Entry::Type::kFile) continue;
+      const std::string path = join(site, e.name);
+      if (ends_with(e.name, ".egg-link")) {
+        const std::string dist = normalize_distribution_name(e.name.substr(0, e.name.size() - 9));
+        const std::optional<std::string> text = read_at(inside(""), path);
+        if (!text || !wanted(dist)) continue;
+        const std::vector<std::string> lines = lines_of(*text);
+        if (!lines.empty() && !lines.front().empty()) editable(site, path, dist, "", lines.front());
+      } else if (ends_with(e.name, ".pth")) {
+        pth(site, e.name, editable_dists);
+      }
+    }
+  }
+
+  /// The source directory of an editable install from its direct_url.json (PEP 610:
+  /// dir_info.editable true and a file:// url), or std::nullopt.
+  std::optional<std::string> editable_source(const std::string& path) const {
+    const std::optional<std::string> text = read_at(inside(""), path);
+    if (!text) return std::nullopt;
+    const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
+    if (!doc.is_object() || !doc.contains("url") || !doc["url"].is_string() ||
+        !doc.contains("dir_info") || !doc["dir_info"].is_object() ||
+        doc["dir_info"].value("editable", false) != true)
+      return std::nullopt;
+    const std::string url = doc["url"].get<std::string>();
+    if (!starts_with(url, "file://")) return std::nullopt;
+    std::string path_part = url.substr(7);
+    if (!starts_with(path_part, "/")) path_part = path_part.substr(std::min(path_part.find('/'), path_part.size()));  // file://host/path
+    return percent_decode(path_part);
+  }
+
+  /// A .pth file: `__editable__.NAME-VER.pth` (setuptools' PEP 660 editable install: a path
+  /// line, or an import of its finder module, whose MAPPING gives the package's folder), or any
+  /// other .pth, whose path lines (not `import` lines) are sys.path entries.
+  void pth(const std::string& site, const std::string& name, const std::set<std::string>& done) {
+    const std::string path = join(site, name);
+    const std::optional<std::string> text = read_at(inside(""), path);
+    if (!text) return;
+    std::string dist, version;
+    if (starts_with(name, "__editable__.")) {
+      std::tie(dist, version) = name_and_version(name.substr(13, name.size() - 13 - 4));
+      dist = normalize_distribution_name(dist);
+      if (!wanted(dist)) return;
+    }
+    if (done.count(dist) != 0) return;  // its dist-info's direct_url.json said where
+    for (const std::string& line : lines_of(*text)) {
+      if (line.empty() || line.front() == '#') continue;
+      if (starts_with(line, "import ") || starts_with(line, "import\t")) {
+        if (dist.empty()) continue;
+        // "import __editable___NAME_finder; __editable___NAME_finder.install()"
+        const std::string module = trim(line.substr(7, line.find(';') - 7));
+        if (module.find('/') != std::string::npos || module.empty()) continue;
+        const std::optional<std::string> finder = read_at(inside(""), join(site, module + ".py"));
+        if (!finder) continue;
+        if (std::optional<std::string> package = first_mapping(*finder))
+          editable(site, join(site, module + ".py"), dist, version,
+                   std::filesystem::path(*package).parent_path().string());
+        continue;
+      }
+      editable(site, path, dist, version, line);
+    }
+  }
+
+  /// The first value of `MAPPING = {'pkg': '/path/pkg', ...}` in a setuptools finder module.
+  static std::optional<std::string> first_mapping(const std::string& text) {
+    const std::size_t at = text.find("MAPPING");
+    if (at == std::string::npos) return std::nullopt;
+    const std::size_t open = text.find('{', at);
+    const std::size_t close = text.find('}', open);
+    if (open == std::string::npos || close == std::string::npos) return std::nullopt;
+    const std::string body = text.substr(open + 1, close - open - 1);
+    const std::size_t colon = body.find(':');
+    if (colon == std::string::npos) return std::nullopt;
+    const std::size_t q = body.find_first_of("'\"", colon);
+    if (q == std::string::npos) return std::nullopt;
+    const std::size_t end = body.find(body[q], q + 1);
+    if (end == std::string::npos) return std::nullopt;
+    return body.substr(q + 1, end - q - 1);
+  }
+
+  const Tree& tree_;
+  std::string target_;
+  const Catalog& catalog_;
+  const ScanOptions& options_;
+  Discovery& out_;
+  std::string target_real_;
+  bool rootfs_ = false;
+  std::map<std::string, std::set<std::string>> dist_projects_;   ///< distribution -> projects
+  std::map<std::string, std::set<std::string>> repo_projects_;   ///< owner/name -> projects
+  std::map<std::string, std::set<std::string>> layout_;          ///< project -> paths
+  std::map<std::string, const Tree*> outside_trees_;
+  std::map<std::string, std::size_t> source_index_;  ///< install key -> index in pending_
+  std::vector<FoundInstall> pending_;  ///< in the order found
+  std::vector<std::string> symlink_notes_;
+};
+
+}  // namespace
+
+Discovery discover(const Tree& target_tree, const std::string& target, const Catalog& catalog,
+                   const ScanOptions& options) {
+  Discovery out;
+  Discoverer(target_tree, target, catalog, options, out).run();
+  return out;
+}
+
+}  // namespace sm120check::scan_detail

@@ -1,0 +1,46 @@
+// Discovery of installs under a scan's TARGET (see sm120check/scan.hpp). Internal to src/scan.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sm120check/catalog.hpp"
+#include "sm120check/scan.hpp"
+#include "sm120check/tree.hpp"
+
+namespace sm120check::scan_detail {
+
+/// A directory reached through a tree: `prefix` ("" = the tree's root) in `tree`.
+struct Location {
+  const Tree* tree = nullptr;
+  std::string prefix;
+
+  /// `rel` below the location, as a path of `tree`.
+  std::string path(const std::string& rel) const { return prefix.empty() ? rel : prefix + "/" + rel; }
+};
+
+/// An install found, and where its files are read (tree null: not read, Install::unreadable).
+struct FoundInstall {
+  Install install;
+  Location files;
+};
+
+/// Everything discovery found.
+struct Discovery {
+  std::vector<FoundInstall> installs;
+  WalkStats walk;
+  std::vector<std::string> notes;
+  /// Trees opened outside TARGET (editable sources, git directories), kept open for reading.
+  std::vector<std::unique_ptr<Tree>> outside;
+};
+
+/// Walks `target_tree` (TARGET, given as `target`) once and finds its installs: site-packages /
+/// dist-packages (or a directory holding *.dist-info) with the catalog's distributions, their
+/// editable installs (direct_url.json, __editable__*.pth and its finder's MAPPING, *.egg-link,
+/// .pth path lines) and the source trees they point at, and git checkouts whose layout or remote
+/// names a catalog project. Throws Error only when TARGET itself cannot be listed.
+Discovery discover(const Tree& target_tree, const std::string& target, const Catalog& catalog,
+                   const ScanOptions& options);
+
+}  // namespace sm120check::scan_detail

@@ -1,0 +1,292 @@
+// `scan`: discovery (discover.cpp), then every catalog entry judged per install by the verdict
+// rules of patches/catalog/README.md, each file read once and searched once for all markers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "discover.hpp"
+#include "sm120check/error.hpp"
+#include "sm120check/scan.hpp"
+
+namespace sm120check {
+
+std::string_view to_string(InstallKind kind) {
+  switch (kind) {
+    case InstallKind::kDistribution:
+      return "distribution";
+    case InstallKind::kEditable:
+      return "editable";
+    case InstallKind::kCheckout:
+      return "checkout";
+  }
+  return "?";
+}
+
+std::string_view to_string(FixVerdict verdict) {
+  switch (verdict) {
+    case FixVerdict::kPresent:
+      return "present";
+    case FixVerdict::kMissing:
+      return "missing";
+    case FixVerdict::kNotInstalled:
+      return "not-installed";
+    case FixVerdict::kUnknown:
+      return "unknown";
+  }
+  return "?";
+}
+
+std::optional<bool> entry_relevant(const CatalogEntry& entry, const GpuReport& gpu) {
+  if (gpu.devices.empty()) return std::nullopt;
+  for (const GpuDevice& d : gpu.devices)
+    if (std::find(entry.capabilities.begin(), entry.capabilities.end(), d.cc) !=
+        entry.capabilities.end())
+      return true;
+  return false;
+}
+
+void assess_relevance(ScanReport& report) {
+  const auto assess = [&](FixResult& f) {
+    f.relevant = entry_relevant(report.catalog.entries[f.entry], report.gpu);
+    f.skipped = report.only_relevant && f.relevant == false;
+  };
+  for (InstallReport& i : report.installs)
+    for (FixResult& f : i.fixes) assess(f);
+  for (FixResult& f : report.not_installed) assess(f);
+}
+
+ScanSummary ScanReport::summary() const {
+  ScanSummary s;
+  for (const InstallReport& i : installs)
+    for (const FixResult& f : i.fixes) {
+      if (f.skipped) ++s.skipped;
+      switch (f.verdict) {
+        case FixVerdict::kPresent:
+          ++s.present;
+          break;
+        case FixVerdict::kMissing:
+          ++s.missing;
+          break;
+        case FixVerdict::kUnknown:
+          ++s.unknown;
+          break;
+        case FixVerdict::kNotInstalled:
+          ++s.not_installed;
+          break;
+      }
+    }
+  s.not_installed += not_installed.size();
+  return s;
+}
+
+int ScanReport::exit_code() const {
+  bool missing = false, unknown = false;
+  for (const InstallReport& i : installs)
+    for (const FixResult& f : i.fixes) {
+      if (f.skipped) continue;
+      missing = missing || f.verdict == FixVerdict::kMissing;
+      unknown = unknown || f.verdict == FixVerdict::kUnknown;
+    }
+  return missing ? 1 : unknown ? 2 : 0;
+}
+
+namespace {
+
+using scan_detail::FoundInstall;
+
+/// `"text"` or `regex "text"`, for the reasons.
+std::string marker_text(const CatalogMarker& m) {
+  return fmt::format("{}\"{}\"", m.regex ? "regex " : "", m.text);
+}
+
+/// Where an entry's files are looked up in `install`: `installed` paths (and moved ones) for a
+/// distribution, `upstream` paths for a source tree; each once, in order.
+std::vector<std::string> candidate_paths(const CatalogEntry& e, InstallKind kind) {
+  std::vector<std::string> out;
+  const auto add = [&](const std::optional<std::string>& p) {
+    if (p && std::find(out.begin(), out.end(), *p) == out.end()) out.push_back(*p);
+  };
+  for (const CatalogFile& f : e.files) {
+    add(kind == InstallKind::kDistribution ? f.installed : std::optional(f.upstream));
+    for (const CatalogMove& m : f.moved)
+      add(kind == InstallKind::kDistribution ? m.installed : std::optional(m.upstream));
+  }
+  return out;
+}
+
+/// Whether `entry` is judged in `install`: a distribution it names, or a source tree of its
+/// project.
+bool concerns(const CatalogEntry& e, const Install& install) {
+  if (install.kind == InstallKind::kDistribution)
+    return std::find(e.normalized_distributions.begin(), e.normalized_distributions.end(),
+                     install.distribution) != e.normalized_distributions.end();
+  return std::find(install.projects.begin(), install.projects.end(), e.project) !=
+         install.projects.end();
+}
+
+/// Judges the entries of one install, reading each file once.
+class InstallJudge {
+ public:
+  InstallJudge(const FoundInstall& found, const MarkerSearcher& searcher,
+               std::size_t max_hits)
+      : found_(found), searcher_(searcher), max_hits_(max_hits) {}
+
+  /// `entry` (whose markers start at `first` in the searcher's list) in this install.
+  FixResult judge(const CatalogEntry& entry, std::size_t index, std::size_t first) {
+    FixResult r;
+    r.entry = index;
+    const Install& install = found_.install;
+    r.looked_for = candidate_paths(entry, install.kind);
+    if (!install.unreadable.empty()) {
+      r.why = "source not read: " + install.unreadable;
+      return r;
+    }
+    if (r.looked_for.empty()) {
+      r.why = "compiled into the binary (no file of this fix ships in a wheel); check kernels";
+      return r;
+    }
+    std::vector<MarkerHits> hits;  // the entry's markers, over its files
+    for (const std::string& path : r.looked_for) {
+      const std::vector<MarkerHits>* all = nullptr;
+      try {
+        all = search(path);
+      } catch (const Error& e) {
+        r.why = fmt::format("cannot read {}: {}", path, e.message());
+        return r;
+      }
+      if (all == nullptr) continue;  // no such file
+      r.files.push_back(path);
+      std::vector<MarkerHits> slice(all->begin() + static_cast<std::ptrdiff_t>(first),
+                                    all->begin() + static_cast<std::ptrdiff_t>(
+                                                       first + entry.fixed.size() +
+                                                       entry.unfixed.size()));
+      MarkerSearcher::merge(hits, std::move(slice), max_hits_);
+    }
+    if (r.files.empty()) {
+      r.why = "none of the entry's files exists here (a release older than the file, or a "
+              "file that moved elsewhere)";
+      return r;
+    }
+    bool all_fixed = true, any_unfixed = false, unevaluated = false;
+    std::vector<std::string> absent, found_unfixed;
+    for (std::size_t m = 0; m < hits.size(); ++m) {
+      const bool fixed = m < entry.fixed.size();
+      const CatalogMarker& marker = fixed ? entry.fixed[m] : entry.unfixed[m - entry.fixed.size()];
+      MarkerFinding f{marker, fixed, std::move(hits[m].hits), hits[m].total, hits[m].error_lines};
+      if (f.total == 0 && f.error_lines > 0) unevaluated = true;
+      if (fixed && f.total == 0) {
+        all_fixed = false;
+        absent.push_back(marker_text(marker));
+      }
+      if (!fixed && f.total > 0) {
+        any_unfixed = true;
+        found_unfixed.push_back(marker_text(marker));
+      }
+      r.markers.push_back(std::move(f));
+    }
+    const auto listed = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+      return s;
+    };
+    if (unevaluated) {
+      r.verdict = FixVerdict::kUnknown;
+      r.why = "a regular expression could not be evaluated on some line (PCRE2 limit)";
+    } else if (all_fixed && !any_unfixed) {
+      r.verdict = FixVerdict::kPresent;
+      r.why = fmt::format("every fixed marker found ({}), no unfixed one", entry.fixed.size());
+    } else if (!all_fixed && (entry.unfixed.empty() || any_unfixed)) {
+      r.verdict = FixVerdict::kMissing;
+      r.why = "not found: " + listed(absent) +
+              (any_unfixed ? "; unfixed code found: " + listed(found_unfixed) : "");
+    } else if (all_fixed) {
+      r.verdict = FixVerdict::kUnknown;
+      r.why = "mixed signals: every fixed marker found, and unfixed code too: " +
+              listed(found_unfixed);
+    } else {
+      r.verdict = FixVerdict::kUnknown;
+      r.why = "mixed signals: not found: " + listed(absent) +
+              ", and none of the unfixed markers either";
+    }
+    return r;
+  }
+
+ private:
+  /// The hits of every marker in the file at `path` (relative to the install's root), read and
+  /// searched on first use; nullptr when there is no such file. Throws Error when it cannot be
+  /// read.
+  const std::vector<MarkerHits>* search(const std::string& path) {
+    if (auto it = files_.find(path); it != files_.end()) return it->second ? &*it->second : nullptr;
+    const Tree& tree = *found_.files.tree;
+    const std::string at = found_.files.path(path);
+    const Entry::Type type = tree.stat(at).type;
+    std::optional<std::vector<MarkerHits>>& slot = files_[path];
+    if (type != Entry::Type::kFile && type != Entry::Type::kSymlink) return nullptr;
+    const std::string content = tree.read(at);  // a symlink: followed inside the tree only
+    slot = searcher_.search(path, content, max_hits_);
+    return &*slot;
+  }
+
+  const FoundInstall& found_;
+  const MarkerSearcher& searcher_;
+  std::size_t max_hits_;
+  std::map<std::string, std::optional<std::vector<MarkerHits>>> files_;
+};
+
+}  // namespace
+
+ScanReport scan(const std::string& target, Catalog catalog, GpuReport gpu,
+                const ScanOptions& options) {
+  ScanReport report;
+  report.target = target;
+  report.catalog = std::move(catalog);
+  report.gpu = std::move(gpu);
+  report.only_relevant = options.only_relevant;
+  std::unique_ptr<Tree> tree = open_disk_tree(target);
+  scan_detail::Discovery found = scan_detail::discover(*tree, target, report.catalog, options);
+  report.walk = std::move(found.walk);
+  report.notes = std::move(found.notes);
+
+  // Every marker of every entry, compiled once: fixed markers, then unfixed ones, per entry.
+  const std::vector<CatalogEntry>& entries = report.catalog.entries;
+  std::vector<Marker> markers;
+  std::vector<std::size_t> first(entries.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    first[k] = markers.size();
+    for (const auto* list : {&entries[k].fixed, &entries[k].unfixed})
+      for (const CatalogMarker& m : *list)
+        markers.push_back({m.text, m.regex, Marker::Origin::kOption, entries[k].id});
+  }
+  const MarkerSearcher searcher(std::move(markers));
+
+  std::vector<bool> judged(entries.size(), false);
+  for (const FoundInstall& f : found.installs) {
+    InstallReport ir;
+    ir.install = f.install;
+    InstallJudge judge(f, searcher, options.max_hits_per_marker);
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      if (!concerns(entries[k], f.install)) continue;
+      judged[k] = true;
+      ir.fixes.push_back(judge.judge(entries[k], k, first[k]));
+    }
+    if (!ir.fixes.empty()) report.installs.push_back(std::move(ir));
+  }
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    if (judged[k]) continue;
+    FixResult r;
+    r.entry = k;
+    r.verdict = FixVerdict::kNotInstalled;
+    const CatalogEntry& e = entries[k];
+    std::string names;
+    for (const std::string& d : e.distributions) names += (names.empty() ? "" : ", ") + d;
+    r.why = e.distributions.empty()
+                ? fmt::format("no checkout of {} found", e.project)
+                : fmt::format("no install of {} and no checkout of {} found", names, e.project);
+    report.not_installed.push_back(std::move(r));
+  }
+  assess_relevance(report);
+  return report;
+}
+
+}  // namespace sm120check

@@ -1,0 +1,606 @@
+// Tests of the fix-signature catalog (src/scan/catalog.cpp) and of `scan` (discovery, verdicts,
+// relevance, JSON, exit codes). Synthetic trees hold only the short marker strings of real
+// catalog entries, never upstream code.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "sm120check/catalog.hpp"
+#include "sm120check/error.hpp"
+#include "sm120check/scan.hpp"
+#include "sm120check/search.hpp"
+#include "sm120check/tree.hpp"
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+using test::run_sm120check;
+using test::TempDir;
+using test::write_file;
+
+// Markers of real entries (patches/catalog), as written there.
+constexpr const char* k2574Def = "def is_sm12x_supported(device";          // fixed
+constexpr const char* k2574Call = "if is_sm12x_supported(a.device):";      // fixed
+constexpr const char* k2574Old = "is_sm120a_supported(a.device) or is_sm121a_supported(a.device)";
+constexpr const char* k3175Old =
+    "return major == 12 and minor == 0 and version_at_least(torch.version.cuda, \"12.9\")";
+constexpr const char* kSite = "venv/lib/python3.11/site-packages";
+
+/// The built-in catalog with only `ids`.
+Catalog only(std::vector<std::string> ids) {
+  Catalog c = builtin_catalog();
+  keep_only(c, ids);
+  return c;
+}
+
+/// A venv under `root` with flashinfer-python `version` installed, utils.py and gemm_base.py
+/// holding `utils` and `gemm` lines.
+void flashinfer_venv(const std::filesystem::path& root, const std::string& version,
+                     const std::string& utils, const std::string& gemm) {
+  const std::filesystem::path site = root / kSite;
+  write_file(site / ("flashinfer_python-" + version + ".dist-info/METADATA"),
+             "Metadata-Version: 2.1\nName: flashinfer-python\nVersion: " + version +
+                 "\nSummary: x\n\nName: not-this\n");
+  write_file(site / "flashinfer/__init__.py", "");
+  write_file(site / "flashinfer/utils.py", "# synthetic\n" + utils + "\n");
+  write_file(site / "flashinfer/gemm/gemm_base.py", "# synthetic\n\n" + gemm + "\n");
+}
+
+const FixResult* fix_of(const ScanReport& r, const std::string& id, std::size_t install = 0) {
+  if (install >= r.installs.size()) return nullptr;
+  for (const FixResult& f : r.installs[install].fixes)
+    if (r.catalog.entries[f.entry].id == id) return &f;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The built-in catalog.
+
+TEST(Catalog, BuiltInEntriesAreValid) {
+  const Catalog c = builtin_catalog();
+  ASSERT_GE(c.entries.size(), 38u);
+  EXPECT_EQ(c.builtin, c.entries.size());
+  std::set<std::string> ids;
+  std::vector<Marker> markers;
+  for (const CatalogEntry& e : c.entries) {
+    SCOPED_TRACE(e.id);
+    EXPECT_TRUE(ids.insert(e.id).second) << "duplicate id";
+    // source is "built-in:<project>/<id>.json": the id is the stem, the folder the project
+    EXPECT_EQ(e.source, "built-in:" + e.project + "/" + e.id + ".json");
+    EXPECT_EQ(e.capabilities.size(), e.compute_capabilities.size());
+    for (std::size_t i = 0; i < e.capabilities.size(); ++i)
+      EXPECT_EQ(e.capabilities[i].to_string(), e.compute_capabilities[i]);
+    ASSERT_FALSE(e.fixed.empty());
+    for (const CatalogFile& f : e.files) {
+      EXPECT_EQ(normalize_relative_path(f.upstream), f.upstream);
+      if (f.installed) EXPECT_EQ(normalize_relative_path(*f.installed), *f.installed);
+      for (const CatalogMove& m : f.moved) {
+        EXPECT_EQ(normalize_relative_path(m.upstream), m.upstream);
+        if (m.installed) EXPECT_EQ(normalize_relative_path(*m.installed), *m.installed);
+        EXPECT_FALSE(m.by.empty());
+      }
+    }
+    for (const auto* list : {&e.fixed, &e.unfixed})
+      for (const CatalogMarker& m : *list) markers.push_back({m.text, m.regex, Marker::Origin::kOption, e.id});
+  }
+  // Every marker compiles in the searcher scan uses (one compile of all).
+  EXPECT_NO_THROW(MarkerSearcher{markers});
+  EXPECT_EQ(c.find("flashinfer-2574-is-sm12x-supported")->normalized_distributions,
+            std::vector<std::string>{"flashinfer-python"});
+}
+
+TEST(Catalog, NormalizesDistributionNamesAsPep503) {
+  EXPECT_EQ(normalize_distribution_name("Flash_Attn"), "flash-attn");
+  EXPECT_EQ(normalize_distribution_name("flashinfer.python"), "flashinfer-python");
+  EXPECT_EQ(normalize_distribution_name("a-_.-b"), "a-b");
+  EXPECT_EQ(normalize_distribution_name("torch"), "torch");
+}
+
+/// A minimal valid entry, `id` its id, with `extra` replacing the closing brace.
+std::string entry_text(const std::string& id, const std::string& fixed = R"({"literal": "abc"})") {
+  return "{\n  \"schema\": 1,\n  \"id\": \"" + id +
+         "\",\n  \"project\": \"flashinfer\",\n  \"distributions\": [\"flashinfer-python\"],\n"
+         "  \"title\": \"t\",\n  \"upstream\": {\"repository\": \"https://github.com/a/b\", "
+         "\"pr\": 1, \"commit\": null, \"parent\": null, \"merged\": null, \"state\": \"merged\"},\n"
+         "  \"compute_capabilities\": [\"12.0\"],\n  \"symptom\": \"s\",\n"
+         "  \"files\": [{\"upstream\": \"flashinfer/utils.py\", \"installed\": \"flashinfer/utils.py\"}],\n"
+         "  \"fixed\": [" + fixed + "],\n  \"unfixed\": [],\n  \"confirmed\": \"c\"\n}\n";
+}
+
+TEST(Catalog, BadEntriesNameTheFileAndLine) {
+  const auto error_of = [](const std::string& text, const std::string& stem = "x-1") {
+    try {
+      parse_catalog_entry(text, "dir/" + stem + ".json", stem);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(entry_text("x-1")), "no error");
+  // JSON syntax: the line of the parser's byte offset (the missing comma is seen on line 3).
+  std::string bad = entry_text("x-1");
+  bad.replace(bad.find("\"id\""), 0, "\"oops\" ");
+  EXPECT_EQ(error_of(bad).substr(0, 31), "dir/x-1.json:3: not valid JSON:");
+  EXPECT_EQ(error_of(entry_text("x-2")),
+            "dir/x-1.json:3: 'id' 'x-2' differs from the file name's stem 'x-1'");
+  EXPECT_EQ(error_of(entry_text("x-1", R"({"pcre2": "a(b"})")),
+            "dir/x-1.json:11: 'fixed[0]' does not compile as PCRE2: missing closing "
+            "parenthesis at offset 3");
+  EXPECT_EQ(error_of(entry_text("x-1", R"({"literal": ""})")),
+            "dir/x-1.json:11: 'fixed[0]' must be a non-empty string of one line");
+  std::string no_title = entry_text("x-1");
+  no_title.replace(no_title.find("\"title\": \"t\",\n  "), 16, "");
+  EXPECT_EQ(error_of(no_title), "dir/x-1.json:1: required field 'title' is missing");
+  std::string bad_cc = entry_text("x-1");
+  bad_cc.replace(bad_cc.find("\"12.0\""), 6, "\"12\"");
+  EXPECT_EQ(error_of(bad_cc),
+            "dir/x-1.json:8: 'compute_capabilities[0]' must be \"MAJOR.MINOR\"");
+  std::string bad_path = entry_text("x-1");
+  bad_path.replace(bad_path.find("\"installed\": \"flashinfer/utils.py\""), 34,
+                   "\"installed\": \"../utils.py\"");
+  EXPECT_EQ(error_of(bad_path),
+            "dir/x-1.json:10: 'files[0].installed' must be a relative, normalised path or null");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verdicts in a site-packages install.
+
+TEST(Scan, DistributionPresentMissingAndVersion) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.5.0", std::string("def ") + "is_sm12x_supported(device):",
+                  std::string("    ") + k2574Call);
+  ScanReport r = scan(dir.path().string(),
+                      only({"flashinfer-2574-is-sm12x-supported", "flashinfer-3175-is-sm120f-family"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.kind, InstallKind::kDistribution);
+  EXPECT_EQ(i.distribution, "flashinfer-python");
+  EXPECT_EQ(i.version, "0.5.0");
+  EXPECT_EQ(i.root, kSite);
+  EXPECT_EQ(i.found_by, std::vector<std::string>{std::string(kSite) + "/flashinfer_python-0.5.0.dist-info"});
+  const FixResult* f = fix_of(r, "flashinfer-2574-is-sm12x-supported");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kPresent) << f->why;
+  EXPECT_EQ(f->files, (std::vector<std::string>{"flashinfer/utils.py", "flashinfer/gemm/gemm_base.py"}));
+  EXPECT_EQ(f->looked_for.size(), 3u);  // prefill.py too, absent
+  ASSERT_EQ(f->markers.size(), 3u);
+  ASSERT_EQ(f->markers[1].hits.size(), 1u);
+  EXPECT_EQ(f->markers[1].hits[0].path, "flashinfer/gemm/gemm_base.py");
+  EXPECT_EQ(f->markers[1].hits[0].line, 3u);
+  EXPECT_EQ(f->relevant, std::optional<bool>(true));
+  // 3175: neither its fixed nor its unfixed line: mixed signals, unknown; 12.1 only.
+  const FixResult* g = fix_of(r, "flashinfer-3175-is-sm120f-family");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(g->relevant, std::optional<bool>(false));
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_TRUE(r.not_installed.empty());
+}
+
+TEST(Scan, MissingWhenUnfixedCodeStands) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.2.0", std::string("def is_sm120a_supported(device):"),
+                  std::string("    if ") + k2574Old + ":");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  const FixResult* f = fix_of(r, "flashinfer-2574-is-sm12x-supported");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kMissing);
+  EXPECT_EQ(f->why, std::string("not found: \"") + k2574Def + "\", \"" + k2574Call +
+                        "\"; unfixed code found: \"" + k2574Old + "\"");
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Scan, MixedSignalsAndAbsentFilesAreUnknown) {
+  TempDir dir;
+  // Both fixed markers and the unfixed one: mixed.
+  flashinfer_venv(dir.path(), "0.4.0", std::string(k2574Def) + "):",
+                  std::string(k2574Call) + "\n" + k2574Old);
+  ScanReport r = scan(dir.path().string(),
+                      only({"flashinfer-2574-is-sm12x-supported", "flashinfer-3615-topk-multicta-hang"}),
+                      unprobed_gpu());
+  const FixResult* f = fix_of(r, "flashinfer-2574-is-sm12x-supported");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(f->why.substr(0, 46), "mixed signals: every fixed marker found, and u");
+  EXPECT_EQ(f->relevant, std::nullopt);  // no GPU known
+  const FixResult* g = fix_of(r, "flashinfer-3615-topk-multicta-hang");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->verdict, FixVerdict::kUnknown);
+  EXPECT_TRUE(g->files.empty());
+  EXPECT_EQ(g->why.substr(0, 38), "none of the entry's files exists here ");
+}
+
+TEST(Scan, CompiledOnlyEntryOfADistributionIsUnknown) {
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / "usr/lib/python3/dist-packages";
+  write_file(site / "bitsandbytes-0.45.0.dist-info/METADATA", "Name: bitsandbytes\nVersion: 0.45.0\n");
+  write_file(site / "bitsandbytes/__init__.py", "");
+  ScanReport r = scan(dir.path().string(), only({"bitsandbytes-1481-blackwell-cmake-archs"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.root, "usr/lib/python3/dist-packages");
+  const FixResult* f = fix_of(r, "bitsandbytes-1481-blackwell-cmake-archs");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(f->why, "compiled into the binary (no file of this fix ships in a wheel); check kernels");
+  EXPECT_TRUE(f->looked_for.empty());
+}
+
+TEST(Scan, NothingInstalledIsExitZero) {
+  TempDir dir;
+  write_file(dir.path() / "venv/lib/python3.11/site-packages/six-1.16.0.dist-info/METADATA",
+             "Name: six\nVersion: 1.16.0\n");
+  ScanReport r = scan(dir.path().string(), builtin_catalog(), override_gpu({12, 0}));
+  EXPECT_TRUE(r.installs.empty());
+  EXPECT_EQ(r.not_installed.size(), r.catalog.entries.size());
+  EXPECT_EQ(r.not_installed[0].verdict, FixVerdict::kNotInstalled);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Source trees: checkouts, editable installs.
+
+/// A FlashInfer checkout at `root` whose HEAD is branch main at `commit` in packed-refs.
+void flashinfer_checkout(const std::filesystem::path& root, const std::string& commit) {
+  write_file(root / ".git/HEAD", "ref: refs/heads/main\n");
+  write_file(root / ".git/packed-refs",
+             "# pack-refs with: peeled fully-peeled sorted\n" + commit + " refs/heads/main\n");
+  write_file(root / ".git/config", "[core]\n\tbare = false\n");
+  write_file(root / "flashinfer/utils.py", std::string(k2574Def) + "):\n");
+  write_file(root / "flashinfer/gemm/gemm_base.py", std::string("    ") + k2574Call + "\n");
+}
+
+TEST(Scan, CheckoutByLayoutWithHeadFromPackedRefs) {
+  TempDir dir;
+  const std::string commit(40, 'a');
+  flashinfer_checkout(dir.path() / "src/flashinfer", commit);
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({9, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.kind, InstallKind::kCheckout);
+  EXPECT_EQ(i.root, "src/flashinfer");
+  EXPECT_EQ(i.identified_by, "layout");
+  ASSERT_TRUE(i.head);
+  EXPECT_EQ(i.head->commit, commit);
+  EXPECT_EQ(i.head->branch, std::optional<std::string>("main"));
+  EXPECT_EQ(i.head->error, "");
+  const FixResult* f = fix_of(r, "flashinfer-2574-is-sm12x-supported");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kPresent) << f->why;
+  EXPECT_EQ(f->relevant, std::optional<bool>(false));  // 9.0
+}
+
+TEST(Scan, CheckoutByRemoteAndWorktreeGitFile) {
+  TempDir dir;
+  // The main repository with a loose ref, and a worktree of it whose .git is a file.
+  const std::string main_commit(40, 'b'), wt_commit(40, 'c');
+  write_file(dir.path() / "repo/.git/HEAD", "ref: refs/heads/main\n");
+  write_file(dir.path() / "repo/.git/refs/heads/main", main_commit + "\n");
+  write_file(dir.path() / "repo/.git/refs/heads/topic", wt_commit + "\n");
+  write_file(dir.path() / "repo/.git/config",
+             "[remote \"origin\"]\n\turl = git@github.com:bitsandbytes-foundation/bitsandbytes.git\n");
+  write_file(dir.path() / "repo/.git/worktrees/wt/HEAD", "ref: refs/heads/topic\n");
+  write_file(dir.path() / "repo/.git/worktrees/wt/commondir", "../..\n");
+  write_file(dir.path() / "repo/CMakeLists.txt", "set(CMAKE_CUDA_ARCHITECTURES_ALL 75 80 90 100 120)\n");
+  write_file(dir.path() / "wt/.git", "gitdir: ../repo/.git/worktrees/wt\n");
+  write_file(dir.path() / "wt/CMakeLists.txt", "set(CMAKE_CUDA_ARCHITECTURES_ALL 75 80 90)\n");
+  ScanReport r = scan(dir.path().string(), only({"bitsandbytes-1481-blackwell-cmake-archs"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 2u);
+  EXPECT_EQ(r.installs[0].install.root, "repo");
+  EXPECT_EQ(r.installs[0].install.identified_by, "remote");
+  EXPECT_EQ(r.installs[0].install.head->commit, main_commit);
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(r.installs[1].install.root, "wt");
+  EXPECT_EQ(r.installs[1].install.head->commit, wt_commit);
+  EXPECT_EQ(r.installs[1].install.head->branch, std::optional<std::string>("topic"));
+  EXPECT_EQ(r.installs[1].fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Scan, EditableInstallFollowsDirectUrlToTheCheckout) {
+  TempDir dir;
+  const std::string commit(40, 'd');
+  flashinfer_checkout(dir.path() / "src/flashinfer", commit);
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA",
+             "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             R"({"url": "file://)" + (dir.path() / "src/flash%69nfer").string() +
+                 R"(", "dir_info": {"editable": true}})");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  // One install: the checkout the walk found is the editable install's source.
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.kind, InstallKind::kEditable);
+  EXPECT_EQ(i.root, "src/flashinfer");
+  EXPECT_EQ(i.distribution, "flashinfer-python");
+  EXPECT_EQ(i.version, "0.6.0");
+  EXPECT_FALSE(i.outside_target);
+  ASSERT_EQ(i.found_by.size(), 2u);
+  EXPECT_EQ(i.head->commit, commit);
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+}
+
+TEST(Scan, EditableOutsideTargetIsFollowedUnlessStayInside) {
+  TempDir dir;
+  flashinfer_checkout(dir.path() / "src/flashinfer", std::string(40, 'e'));
+  const std::filesystem::path venv = dir.path() / "venv";
+  const std::filesystem::path site = venv / "lib/python3.11/site-packages";
+  // setuptools' PEP 660 editable install: a .pth importing a finder whose MAPPING names the
+  // package folder.
+  write_file(site / "__editable__.flashinfer_python-0.6.1.pth",
+             "import __editable___flashinfer_python_0_6_1_finder; "
+             "__editable___flashinfer_python_0_6_1_finder.install()\n");
+  write_file(site / "__editable___flashinfer_python_0_6_1_finder.py",
+             "MAPPING: dict[str, str] = {'flashinfer': '" +
+                 (dir.path() / "src/flashinfer/flashinfer").string() + "'}\n");
+  ScanReport r = scan(venv.string(), only({"flashinfer-2574-is-sm12x-supported"}), override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.kind, InstallKind::kEditable);
+  EXPECT_TRUE(i.outside_target);
+  EXPECT_EQ(i.root, (dir.path() / "src/flashinfer").string());
+  EXPECT_EQ(i.version, "0.6.1");
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+
+  ScanOptions inside;
+  inside.stay_inside = true;
+  ScanReport s = scan(venv.string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}), inside);
+  ASSERT_EQ(s.installs.size(), 1u);
+  EXPECT_EQ(s.installs[0].fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(s.installs[0].fixes[0].why,
+            "source not read: " + (dir.path() / "src/flashinfer").string() +
+                " is outside TARGET, not read (--stay-inside)");
+}
+
+TEST(Scan, EggLinkPointsAtASourceTree) {
+  TempDir dir;
+  flashinfer_checkout(dir.path() / "work/fi", std::string(40, 'f'));
+  write_file(dir.path() / "env/lib/python3.10/site-packages/flashinfer-python.egg-link",
+             "../../../../work/fi\n.\n");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.kind, InstallKind::kEditable);
+  EXPECT_EQ(r.installs[0].install.root, "work/fi");
+  // The walk meets the egg-link first, then the checkout's .git: one install.
+  EXPECT_EQ(r.installs[0].install.found_by,
+            (std::vector<std::string>{"env/lib/python3.10/site-packages/flashinfer-python.egg-link",
+                                      "work/fi/.git"}));
+}
+
+TEST(Scan, RootFileSystemReadsAbsolutePointersInsideIt) {
+  TempDir dir;
+  // A container's root: /workspace/fi is its own path, not the host's.
+  std::filesystem::create_directories(dir.path() / "etc");
+  flashinfer_checkout(dir.path() / "workspace/fi", std::string(40, '1'));
+  write_file(dir.path() / "usr/local/lib/python3.12/dist-packages/flashinfer-python.egg-link",
+             "/workspace/fi\n");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.root, "workspace/fi");
+  EXPECT_FALSE(r.installs[0].install.outside_target);
+  EXPECT_EQ(r.installs[0].install.kind, InstallKind::kEditable);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0], "'/workspace/fi' read inside TARGET (a root file system)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Walk bounds and symlinks.
+
+TEST(Scan, WalkBoundsAndSymlinksAreReported) {
+  TempDir dir;
+  flashinfer_venv(dir.path() / "deep", "0.5.0", k2574Def, k2574Call);
+  ScanOptions shallow;
+  shallow.max_depth = 3;  // deep/venv/lib/python3.11 is depth 4
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      unprobed_gpu(), shallow);
+  EXPECT_TRUE(r.installs.empty());
+  EXPECT_EQ(r.walk.depth_limited, 1u);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0], "1 directory deeper than --max-depth 3 not entered");
+
+  ScanOptions few;
+  few.max_entries = 3;
+  ScanReport t = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      unprobed_gpu(), few);
+  EXPECT_TRUE(t.walk.truncated);
+  EXPECT_TRUE(t.installs.empty());
+
+  // A symlink to the site-packages is never followed.
+  TempDir other;
+  std::filesystem::create_directories(other.path() / "lib");
+  std::filesystem::create_directory_symlink(dir.path() / "deep" / kSite,
+                                            other.path() / "lib/site-packages");
+  ScanReport u = scan(other.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      unprobed_gpu());
+  EXPECT_TRUE(u.installs.empty());
+  EXPECT_EQ(u.walk.symlinks, 1u);
+  ASSERT_EQ(u.notes.size(), 1u);
+  EXPECT_EQ(u.notes[0], "symlink lib/site-packages not followed");
+}
+
+TEST(Scan, SkipsNodeModulesAndGitInternals) {
+  TempDir dir;
+  flashinfer_venv(dir.path() / "node_modules/x", "0.5.0", k2574Def, k2574Call);
+  flashinfer_venv(dir.path() / "a/.git", "0.5.0", k2574Def, k2574Call);
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      unprobed_gpu());
+  EXPECT_TRUE(r.installs.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command.
+
+/// The fake NVML of tests/fake_nvml.cpp pretending `scenario`.
+std::vector<std::string> fake_gpu(const std::string& scenario) {
+  return {std::string("SM120CHECK_NVML_LIBRARY=") + SM120CHECK_FAKE_NVML,
+          "FAKE_NVML_SCENARIO=" + scenario};
+}
+
+TEST(ScanCommand, TextReportAndExitCodes) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.2.0", "def is_sm120a_supported(device):",
+                  std::string("    if ") + k2574Old + ":");
+  const std::string target = dir.path().string();
+  test::RunResult r = run_sm120check(
+      {"scan", "--only", "flashinfer-2574-is-sm12x-supported", "--cc", "12.0", target});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "target: " + target +
+                       "\n"
+                       "gpu: compute capability 12.0 (sm_120), given with --cc\n"
+                       "catalog: 1 entry (1 built in)\n"
+                       "walk: 5 directories, 6 names, 0 symlinks not followed\n"
+                       "\n"
+                       "flashinfer-python 0.2.0 (distribution, venv/lib/python3.11/site-packages)\n"
+                       "  found by: venv/lib/python3.11/site-packages/flashinfer_python-0.2.0.dist-info\n"
+                       "  missing  flashinfer-2574-is-sm12x-supported: is_sm12x_supported(): one "
+                       "SM12x family check instead of separate SM120a/SM121a tests  [12.0, 12.1, "
+                       "relevant: yes]\n"
+                       "      not found: \"def is_sm12x_supported(device\", \"if "
+                       "is_sm12x_supported(a.device):\"; unfixed code found: \"" +
+                       std::string(k2574Old) +
+                       "\"\n"
+                       "      flashinfer/gemm/gemm_base.py:3:     if " + k2574Old + ":\n"
+                       "kernels: not listed (compiled CUDA code of shared objects is not examined yet)\n"
+                       "\n"
+                       "summary: 1 fix in 1 install: 0 present, 1 missing, 0 unknown; 0 not "
+                       "installed  -> exit 1\n");
+  // --only-relevant on a 9.0 GPU: the 12.x fix no longer counts.
+  r = run_sm120check({"scan", "--only", "flashinfer-2574-is-sm12x-supported", "--cc", "9.0",
+                      "--only-relevant", target});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("[12.0, 12.1, relevant: no, skipped: --only-relevant]"), std::string::npos);
+  // Without --only-relevant it still counts.
+  r = run_sm120check({"scan", "--only", "flashinfer-2574-is-sm12x-supported", "--cc", "9.0", target});
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+TEST(ScanCommand, JsonDocumentWithProbedGpu) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.5.0", std::string(k2574Def) + "):", std::string(k2574Call));
+  test::RunResult r = run_sm120check(
+      {"scan", "--format", "json", "--only", "flashinfer-2574-is-sm12x-supported", "--only",
+       "flashinfer-3175-is-sm120f-family", "--only", "xformers-1445-too-new-gpu-message",
+       dir.path().string()},
+      {}, fake_gpu("two"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema"], "sm120check.scan/1");
+  EXPECT_EQ(doc["target"]["path"], dir.path().string());
+  EXPECT_EQ(doc["gpu"]["source"], "nvml");
+  EXPECT_EQ(doc["catalog"]["entries"], 3);
+  ASSERT_EQ(doc["installs"].size(), 1u);
+  const nlohmann::json& i = doc["installs"][0];
+  EXPECT_EQ(i["kind"], "distribution");
+  EXPECT_EQ(i["projects"], nlohmann::json::array({"flashinfer"}));
+  EXPECT_EQ(i["distribution"], "flashinfer-python");
+  EXPECT_EQ(i["version"], "0.5.0");
+  EXPECT_EQ(i["root"], kSite);
+  EXPECT_EQ(i["outside_target"], false);
+  EXPECT_TRUE(i["head"].is_null());
+  ASSERT_EQ(i["fixes"].size(), 2u);
+  const nlohmann::json& f = i["fixes"][0];
+  EXPECT_EQ(f["id"], "flashinfer-2574-is-sm12x-supported");
+  EXPECT_EQ(f["verdict"], "present");
+  EXPECT_EQ(f["relevant"], true);  // 12.0 and 12.1 devices
+  EXPECT_EQ(f["upstream"]["pr"], 2574);
+  EXPECT_EQ(f["files"], nlohmann::json::array({"flashinfer/utils.py", "flashinfer/gemm/gemm_base.py"}));
+  ASSERT_EQ(f["markers"].size(), 3u);
+  EXPECT_EQ(f["markers"][0]["kind"], "fixed");
+  EXPECT_EQ(f["markers"][0]["found"], true);
+  EXPECT_EQ(f["markers"][0]["hits"][0]["path"], "flashinfer/utils.py");
+  EXPECT_EQ(f["markers"][0]["hits"][0]["line"], 2);
+  EXPECT_EQ(f["markers"][2]["kind"], "unfixed");
+  EXPECT_EQ(f["markers"][2]["found"], false);
+  EXPECT_EQ(i["fixes"][1]["verdict"], "unknown");
+  EXPECT_EQ(i["fixes"][1]["relevant"], true);  // the GB10 is 12.1
+  ASSERT_EQ(doc["not_installed"].size(), 1u);
+  EXPECT_EQ(doc["not_installed"][0]["id"], "xformers-1445-too-new-gpu-message");
+  EXPECT_EQ(doc["not_installed"][0]["verdict"], "not-installed");
+  EXPECT_TRUE(doc["kernels"].is_null());
+  EXPECT_EQ(doc["summary"]["present"], 1);
+  EXPECT_EQ(doc["summary"]["unknown"], 1);
+  EXPECT_EQ(doc["summary"]["not_installed"], 1);
+  EXPECT_EQ(doc["exit_code"], 2);
+  // --no-gpu: relevance unknown.
+  r = run_sm120check({"scan", "--format", "json", "--no-gpu", "--only",
+                      "flashinfer-2574-is-sm12x-supported", dir.path().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["installs"][0]["fixes"][0]["relevant"].is_null());
+}
+
+TEST(ScanCommand, UserCatalogAddsReplacesAndFailsWithFileAndLine) {
+  TempDir dir;
+  flashinfer_venv(dir.path() / "t", "0.5.0", std::string(k2574Def) + "):", k2574Call);
+  const std::string target = (dir.path() / "t").string();
+  // A user entry with a built-in id replaces it (and says so); a new one is added.
+  write_file(dir.path() / "cat/flashinfer/flashinfer-2574-is-sm12x-supported.json",
+             entry_text("flashinfer-2574-is-sm12x-supported", R"({"literal": "def is_sm12x"})"));
+  write_file(dir.path() / "cat/my-fix-1.json", entry_text("my-fix-1", R"({"literal": "absent here"})"));
+  test::RunResult r = run_sm120check({"scan", "--catalog", (dir.path() / "cat").string(), "--only",
+                                      "flashinfer-2574-is-sm12x-supported", "--only", "my-fix-1",
+                                      "--no-gpu", target});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "sm120check: note: flashinfer-2574-is-sm12x-supported: built-in entry replaced by " +
+                       (dir.path() / "cat").string() +
+                       "/flashinfer/flashinfer-2574-is-sm12x-supported.json\n");
+  EXPECT_NE(r.out.find("  present  flashinfer-2574-is-sm12x-supported: t  ["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  missing  my-fix-1: t  ["), std::string::npos) << r.out;
+  // A bad entry: one line naming the file and line, exit 3, nothing on stdout.
+  std::string bad = entry_text("my-fix-2");
+  bad.replace(bad.find("\"symptom\": \"s\""), 14, "\"symptom\": 7");
+  write_file(dir.path() / "bad/my-fix-2.json", bad);
+  r = run_sm120check({"scan", "--catalog", (dir.path() / "bad").string(), target});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "sm120check: error: " + (dir.path() / "bad").string() +
+                       "/my-fix-2.json:9: 'symptom' must be a string\n");
+  // Two user entries with one id.
+  write_file(dir.path() / "dup/a/my-fix-1.json", entry_text("my-fix-1"));
+  write_file(dir.path() / "dup/b/my-fix-1.json", entry_text("my-fix-1"));
+  r = run_sm120check({"scan", "--catalog", (dir.path() / "dup").string(), target});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "sm120check: error: " + (dir.path() / "dup").string() +
+                       "/b/my-fix-1.json: entry id 'my-fix-1' is also the id of " +
+                       (dir.path() / "dup").string() + "/a/my-fix-1.json\n");
+  r = run_sm120check({"scan", "--only", "no-such-entry", target});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "sm120check: error: --only no-such-entry: no such entry in the catalog (see "
+                   "'sm120check scan --list')\n");
+}
+
+TEST(ScanCommand, ListAndUsageErrors) {
+  test::RunResult r = run_sm120check({"scan", "--list"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t line = r.out.find("\nflashinfer-2574-is-sm12x-supported ");
+  ASSERT_NE(line, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" flashinfer       12.0 12.1  is_sm12x_supported(): one SM12x family check", line),
+            std::string::npos);
+  EXPECT_NE(r.out.find(" built in)\n"), std::string::npos);
+  r = run_sm120check({"scan", "--list", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema"], "sm120check.catalog/1");
+  EXPECT_GE(doc["entries"].size(), 38u);
+  r = run_sm120check({"scan"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("TARGET is required"), std::string::npos) << r.err;
+  r = run_sm120check({"scan", "/nonexistent/target"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "sm120check: error: /nonexistent/target: target does not exist\n");
+}
+
+}  // namespace
+}  // namespace sm120check
