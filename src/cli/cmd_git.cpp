@@ -131,13 +131,14 @@ int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<
   return revisions_exit_code(revisions);
 }
 
-CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
+CLI::App* setup_log(CLI::App& app, LogCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "log",
       "Walk TARGET's first-parent git history and explain the fix's history: the commit that "
       "brought it in, and the later commits that reverted it, re-applied it or changed its "
       "lines (exact: every commit where the touched files change is looked at), and whether it "
       "is in given refs. Reads revisions through libgit2; never checks out.");
+  if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("PATCH", options.patches, "Patch file, directory of patches, or - for stdin")
       ->required()
       ->type_name("");

@@ -57,11 +57,12 @@ void report_unevaluated(const VerifyReport& report, const std::string& target) {
 
 }  // namespace
 
-CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
+CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "verify",
       "Report per patch, file and hunk whether the change is applied, applicable or in conflict "
       "in TARGET. Never modifies TARGET.");
+  if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("PATCH", options.patches,
                   "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
                   "standard input")
