@@ -261,6 +261,13 @@ class PatchEvidence {
     }
   }
 
+  /// Makes the patch's searcher now, as the first add() would (the same markers, whatever the
+  /// files): while other threads verify their first files, not by the first of them to finish
+  /// one while the others wait for it.
+  void prepare_early(Context& ctx) {
+    if (ctx.options.evidence) prepare(ctx);
+  }
+
   /// Sets r.evidence as attach_evidence() does for the final report `r` (`ctx`: the run's).
   void finish(PatchReport& r, Context& ctx) {
     if (!ctx.options.evidence || r.status == Status::kError) return;
@@ -292,8 +299,8 @@ class PatchEvidence {
   };
 
   /// The patch's searcher, made at the first file to search (as attach_evidence(): a patch
-  /// none of whose files exists extracts no marker); null without markers or when one does
-  /// not compile.
+  /// none of whose files exists extracts no marker) or by prepare_early(); null without
+  /// markers or when one does not compile.
   const MarkerSearcher* prepare(Context& ctx) {
     std::lock_guard lock(mutex_);
     if (!prepared_) {
@@ -562,6 +569,9 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
         }
       });
     try {
+      // The searchers of the patches' evidence first (marker extraction, a tenth of a small
+      // run), while the other threads verify their first files.
+      for (const std::unique_ptr<PatchEvidence>& e : evidence) e->prepare_early(ctx);
       work(ctx);
     } catch (...) {
       failed[0] = std::current_exception();
