@@ -406,6 +406,13 @@ namespace {
 /// One file patch of a run: (patch, file) indices.
 using FileJob = std::pair<std::size_t, std::size_t>;
 
+/// How much work verifying `fp` is, roughly: 1 + its hunk lines.
+std::size_t job_weight(const FilePatch& fp) {
+  std::size_t w = 1;
+  for (const Hunk& h : fp.hunks) w += h.lines.size();
+  return w;
+}
+
 /// The run's file patches as the first pass hands them out: with one thread, one group in run
 /// order; with more, one group per path (the stripped path each file patch names; /dev/null
 /// sides aside), so that a file the run names several times is read by one thread, largest
@@ -432,8 +439,7 @@ std::vector<std::vector<FileJob>> file_jobs(const std::vector<Patch>& patches,
         weight.push_back(0);
       }
       groups[g].emplace_back(i, k);
-      weight[g] += 1;
-      for (const Hunk& h : fp.hunks) weight[g] += h.lines.size();
+      weight[g] += job_weight(fp);
     }
   std::vector<std::size_t> order(groups.size());
   for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
@@ -544,6 +550,34 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   const std::vector<std::vector<FileJob>> jobs =
       file_jobs(patches, strips, workers.empty() ? 1 : workers.size() + 1);
   if (workers.size() >= jobs.size()) workers.resize(jobs.empty() ? 0 : jobs.size() - 1);
+  if (!workers.empty()) {
+    // No more threads than the work keeps busy: a run lasts at least as long as its largest
+    // group, so more than total / largest threads finish no sooner, and each costs its start
+    // (a stack, a malloc arena, their page faults): one 7-file patch took 7 threads on a
+    // 16-core host, where 2 finish as soon. A group weighs its hunk lines and a line per 64
+    // bytes of its files (read, hashed and searched), their sizes from the run's stat cache.
+    const auto weight = [&](const FileJob& job) {
+      const FilePatch& fp = patches[job.first].files[job.second];
+      std::size_t w = job_weight(fp);
+      const Resolved side =
+          resolve(is_dev_null(fp.new_path) ? fp.old_path : fp.new_path, strips[job.first]);
+      try {
+        if (side.path) w += static_cast<std::size_t>(ctx.tree.stat(*side.path).size / 64);
+      } catch (const Error&) {
+        // reported where the file is verified
+      }
+      return w;
+    };
+    std::size_t total = 0, largest = 0;
+    for (const std::vector<FileJob>& group : jobs) {
+      std::size_t w = 0;
+      for (const FileJob& job : group) w += weight(job);
+      total += w;
+      largest = std::max(largest, w);
+    }
+    const std::size_t useful = (total + largest - 1) / largest;  // largest >= 1
+    if (workers.size() + 1 > useful) workers.resize(useful - 1);
+  }
   std::atomic<std::size_t> next{0};
   auto work = [&](Context& c) {
     for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();)
