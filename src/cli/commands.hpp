@@ -202,6 +202,13 @@ std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
                                                const std::vector<Patch>& patches,
                                                const VerifyReport& report);
 
+/// The blob ids TARGET's git index vouches for, for the paths `patches` touch at `strips`
+/// (index_blob_ids()): handed to the tree so that verify hashes only files changed since git
+/// last did. nullptr when TARGET is in no git work tree or the index cannot vouch.
+std::shared_ptr<const KnownBlobIds> work_tree_blob_ids(const std::string& target,
+                                                       const std::vector<Patch>& patches,
+                                                       const std::vector<unsigned>& strips);
+
 /// Prints a one-line error on stderr for each patch or file with status error.
 void report_errors(const VerifyReport& report);
 
