@@ -1667,15 +1667,10 @@ struct stat stat_of(const std::string& path) {
   return st;
 }
 
-/// a.txt and dir/b.py committed, their mtimes then set in the past and their entries
+/// FactsRepo with the mtimes of a.txt and dir/b.py set in the past and their entries
 /// refreshed: not racily clean (written before the index).
-struct IdsRepo {
-  IsolatedConfig config;
-  Repo repo;
+struct IdsRepo : FactsRepo {
   IdsRepo() {
-    repo.write("a.txt", lines(1, 30));
-    repo.write("dir/b.py", lines(1, 10, "b"));
-    repo.commit("base");
     set_mtime(repo.path("a.txt"), k2020, 0);
     set_mtime(repo.path("dir/b.py"), k2020, 0);
     repo.git("add a.txt dir/b.py");
