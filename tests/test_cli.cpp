@@ -111,6 +111,19 @@ TEST(CliUsage, UnknownSubcommand) {
   expect_usage_error(run_sm120check({"frobnicate"}), "frobnicate");
 }
 
+TEST(CliUsage, OtherCommandsNamedAmongTheArguments) {
+  // Only the command named first gets its options (main.cpp, setup_for()); another command's
+  // name further on is a patch file, or an unexpected argument, as it always was.
+  TempDir dir;
+  RunResult r = run_sm120check({"verify", "--no-gpu", "apply", dir.path()});
+  expect_error(r, "apply: cannot open patch: No such file or directory");
+  expect_usage_error(run_sm120check({"gpu", "apply"}),
+                     "The following argument was not expected: apply");
+  RunResult help = run_sm120check({"--help"});
+  for (const char* cmd : {"verify", "apply", "show", "grep", "gpu", "log"})
+    EXPECT_TRUE(contains(help.out, std::string("\n  ") + cmd + " ")) << cmd;
+}
+
 TEST(CliUsage, UnknownOption) {
   TempDir dir;
   write_file(dir / "p.patch", "x\n");

@@ -5,7 +5,9 @@
 // built with the git CLI in temporary folders (HOME and config isolated).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1638,6 +1640,109 @@ TEST(GitCrossCheck, Libgit2ApplyAgrees) {
   EXPECT_EQ(applies, 27);
   EXPECT_EQ(refused, 9);
   EXPECT_EQ(at_offset, 12);  // every patch on the shifted target
+}
+
+}  // namespace
+}  // namespace sm120check
+
+// ---------------------------------------------------------------------------------------------
+// Blob ids from the index (index_blob_ids): what verify uses instead of hashing a file git
+// hashed and that has not changed since.
+
+namespace sm120check {
+namespace {
+
+/// Sets the modification time of `path` to `sec`.`nsec` (utimensat(2)), its access time too.
+void set_mtime(const std::string& path, std::int64_t sec, long nsec) {
+  const struct timespec times[2] = {{sec, nsec}, {sec, nsec}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+constexpr std::int64_t k2020 = 1577836800;  // 2020-01-01, before any index written here
+constexpr std::int64_t k2030 = 1893456000;  // 2030-01-01, after
+
+struct stat stat_of(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st;
+}
+
+/// FactsRepo with the mtimes of a.txt and dir/b.py set in the past and their entries
+/// refreshed: not racily clean (written before the index).
+struct IdsRepo : FactsRepo {
+  IdsRepo() {
+    set_mtime(repo.path("a.txt"), k2020, 0);
+    set_mtime(repo.path("dir/b.py"), k2020, 0);
+    repo.git("add a.txt dir/b.py");
+  }
+};
+
+TEST(IndexBlobIds, ACleanFileHasItsIndexIdAChangedOneNone) {
+  IdsRepo f;
+  std::shared_ptr<const KnownBlobIds> ids =
+      index_blob_ids(f.repo.dir(), "", {"a.txt", "dir/b.py", "missing.txt"});
+  ASSERT_TRUE(ids);
+  EXPECT_EQ(ids->id("a.txt", stat_of(f.repo.path("a.txt"))), git_blob_id(lines(1, 30)));
+  EXPECT_EQ(ids->id("missing.txt", stat_of(f.repo.path("a.txt"))), "");
+  // Other stat data (here the size) than the entry's: not vouched for.
+  f.repo.write("dir/b.py", lines(1, 11, "b"));
+  EXPECT_EQ(ids->id("dir/b.py", stat_of(f.repo.path("dir/b.py"))), "");
+  // A subfolder as TARGET: paths relative to it.
+  std::shared_ptr<const KnownBlobIds> sub = index_blob_ids(f.repo.dir(), "dir/", {"b.py"});
+  ASSERT_TRUE(sub);
+  EXPECT_EQ(sub->id("b.py", stat_of(f.repo.path("dir/b.py"))), "");  // changed above
+}
+
+TEST(IndexBlobIds, RacilyCleanAttributesAndFlaggedEntriesGiveNone) {
+  {
+    IsolatedConfig config;
+    Repo repo;  // the file's mtime after the index's: racily clean
+    repo.write("a.txt", lines(1, 30));
+    set_mtime(repo.path("a.txt"), k2030, 0);
+    repo.git("add a.txt");
+    EXPECT_FALSE(index_blob_ids(repo.dir(), "", {"a.txt"}));
+  }
+  {
+    IdsRepo f;  // end-of-line rules may make the blob differ from the bytes
+    f.repo.write(".gitattributes", "*.txt text eol=crlf\n");
+    EXPECT_FALSE(index_blob_ids(f.repo.dir(), "", {"a.txt"}));
+  }
+  {
+    IdsRepo f;  // assume-unchanged: git trusts the flag, not the stat data
+    f.repo.git("update-index --assume-unchanged a.txt");
+    EXPECT_FALSE(index_blob_ids(f.repo.dir(), "", {"a.txt"}));
+  }
+}
+
+TEST(IndexBlobIds, ASameSizeRewriteWithItsMtimeRestoredIsHashedNotTakenFromTheIndex) {
+  // The index holds the fixed file's id, which is the patch's post-image id; the file is then
+  // put back to its old content, same size, its mtime set back: only its ctime tells, and the
+  // verdict must come from the bytes (applicable), never from the index id (applied).
+  IsolatedConfig config;
+  Repo repo;
+  repo.write("a.txt", lines(1, 14) + "line 15 aaaaa\n" + lines(16, 30));
+  const std::string base = repo.commit("base");
+  repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  const std::string fix = repo.commit("fix");
+  repo.diff(base, fix);
+  set_mtime(repo.path("a.txt"), k2020, 0);  // before the index: not racily clean
+  repo.git("add a.txt");
+  {
+    RunResult r = test::run_sm120check({"verify", "--no-gpu", repo.patch_file(), repo.dir()});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // the index vouches: applied, by its id
+    EXPECT_NE(r.out.find("blob id matches the post-image"), std::string::npos) << r.out;
+  }
+  const struct stat before = stat_of(repo.path("a.txt"));
+  repo.write("a.txt", lines(1, 14) + "line 15 aaaaa\n" + lines(16, 30));
+  set_mtime(repo.path("a.txt"), before.st_mtim.tv_sec, before.st_mtim.tv_nsec);
+  const struct stat after = stat_of(repo.path("a.txt"));
+  ASSERT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  ASSERT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  ASSERT_EQ(after.st_size, before.st_size);
+  ASSERT_EQ(after.st_ino, before.st_ino);
+  RunResult r = test::run_sm120check({"verify", "--no-gpu", repo.patch_file(), repo.dir()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("blob id matches the pre-image"), std::string::npos) << r.out;
 }
 
 }  // namespace

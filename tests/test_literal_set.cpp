@@ -41,6 +41,25 @@ Hits scanned(std::string_view text, const std::vector<Literal>& literals) {
   return out;
 }
 
+/// The distinct ids of `hits`, sorted.
+std::vector<std::uint32_t> found_ids(const Hits& hits) {
+  std::vector<std::uint32_t> ids;
+  for (const auto& hit : hits) ids.push_back(hit.second);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+/// The distinct ids LiteralSet::scan reports with first_line_only, sorted.
+std::vector<std::uint32_t> first_lines(std::string_view text,
+                                       const std::vector<Literal>& literals) {
+  LiteralSet set(literals);
+  LiteralSet::Scratch scratch;
+  Hits out;
+  set.scan(text, scratch, out, /*first_line_only=*/true);
+  return found_ids(out);
+}
+
 std::vector<Literal> numbered(const std::vector<std::string_view>& texts) {
   std::vector<Literal> out;
   for (std::size_t i = 0; i < texts.size(); ++i)
@@ -126,7 +145,27 @@ TEST(LiteralSet, AgreesWithTheLineByLineSearchOnRandomText) {
     for (std::size_t i = 0; i < owned.size(); ++i)
       lits.push_back({owned[i], static_cast<std::uint32_t>(i / 2)});  // some ids twice
     ASSERT_EQ(scanned(text, lits), reference(text, lits)) << "round " << round << ": " << text;
+    ASSERT_EQ(first_lines(text, lits), found_ids(reference(text, lits)))
+        << "round " << round << ": " << text;
   }
+}
+
+TEST(LiteralSet, FirstLineOnlyReportsEachLiteralOnce) {
+  // Which literals occur, each literal once (its ids each once): the markers' pre-image test.
+  const std::string text = "CAP == 12 x\nab CAP == 12\nab\nzz";
+  const std::vector<Literal> lits = numbered({"CAP == 12", "ab", "zz", "none here", "q"});
+  LiteralSet set(lits);
+  LiteralSet::Scratch scratch;
+  Hits out;
+  set.scan(text, scratch, out, /*first_line_only=*/true);
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, (Hits{{0, 0}, {12, 1}, {28, 2}}));
+  EXPECT_EQ(first_lines(text, lits), (std::vector<std::uint32_t>{0, 1, 2}));
+  // The same scratch then serves a scan of every line again.
+  out.clear();
+  set.scan(text, scratch, out);
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, reference(text, lits));
 }
 
 TEST(LiteralSet, StrideAndAnchorLengthGrowWithTheShortestLongLiteral) {

@@ -161,8 +161,8 @@ TEST(Markers, ABestCandidateInThePreImageGivesWayToTheNewLine) {
 }
 
 TEST(Markers, CandidatesBeyondOneAutomatonAreAllLookedUp) {
-  // 80,000 candidates of about 42 bytes: more than the 2 MiB put into one automaton, so the
-  // pre-image is scanned once per part; a candidate missed in any part would be taken here.
+  // 80,000 candidates: more than the 4096 put into one literal set, so the pre-image is
+  // scanned once per part; a candidate missed in any part would be taken here.
   std::vector<Patch> patches = parse_patches(reindent_patch(80000), "p.patch");
   std::vector<Marker> m = extract_markers(patches[0], 1);
   ASSERT_EQ(m.size(), 1u);
@@ -215,7 +215,7 @@ std::vector<Marker> reference_markers(const Patch& patch, unsigned strip) {
 }
 
 /// A random line from a small vocabulary, so that lines repeat, contain one another and share
-/// prefixes and suffixes (the cases an automaton's failure links must get right), some of them
+/// prefixes and suffixes (the cases a multi-string search must get right), some of them
 /// UTF-8 (bytes that compare differently as signed and unsigned char).
 std::string random_line(std::mt19937& rng) {
   // Words separated by '|'; the last two are UTF-8 (bytes above 0x7F).

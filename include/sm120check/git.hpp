@@ -44,6 +44,19 @@ struct RepositoryFacts {
 std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
                                                     const std::vector<std::string>& paths);
 
+/// The blob ids the git index of the work tree at `root` (as find_git_work_tree() gives it)
+/// vouches for, for `paths` (relative to the tree verified, `prefix` + path relative to
+/// `root`: see GitRepository::prefix_of()): an entry's id is given for a file whose stat data,
+/// taken once its content was read, are those the entry holds (KnownBlobIds::id()), as `git
+/// status` trusts them, and only for a stage-0 regular file with no skip-worktree,
+/// assume-unchanged or intent-to-add flag, not racily clean (hashed before the index was
+/// written), and no attributes or end-of-line settings that may filter it. nullptr when none,
+/// or when the index is not read here (split or sparse, another object format, ...). Reads
+/// the index for these paths only; never throws.
+std::shared_ptr<const KnownBlobIds> index_blob_ids(const std::string& root,
+                                                   const std::string& prefix,
+                                                   const std::vector<std::string>& paths);
+
 /// Whether the work tree at `root` may have a split index (`git update-index --split-index`):
 /// its git directory (`.git`, or where a `.git` file points) holds a `sharedindex.*` file. One
 /// left from an earlier split (git expires them after two weeks) counts too. Neither

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+struct stat;
+
 namespace sm120check {
 
 /// What a path in a tree is. Symlinks are never followed for the final component.
@@ -28,6 +30,17 @@ inline constexpr std::size_t kMaxPathLength = 4096;
 /// kMaxPathLength, or climbs out of the tree with "..".
 std::optional<std::string> normalize_relative_path(std::string_view path);
 
+/// Git blob ids of a tree's files known without hashing them: what a git index vouches for
+/// (index_blob_ids() in git.hpp).
+class KnownBlobIds {
+ public:
+  virtual ~KnownBlobIds() = default;
+  /// The blob id (40 hex digits) of the file at `path` (relative to the tree's root) whose
+  /// stat data, taken through the descriptor its content was read from once the read was
+  /// done, are `st`; "" when not known (no id, or other stat data than those it vouches for).
+  virtual std::string id(const std::string& path, const struct stat& st) const = 0;
+};
+
 /// A tree of files addressed by normalised relative paths ("dir/file.py"). Implementations:
 /// DiskTree (a directory); tests may provide in-memory trees.
 class Tree {
@@ -41,6 +54,16 @@ class Tree {
   /// Content of regular file `path`. Throws Error if it cannot be read, is larger than
   /// max_file_size(), or resolves outside the tree.
   virtual std::string read(const std::string& path) const = 0;
+  /// read(path), and in `blob_id` the file's git blob id where the tree knows it without
+  /// hashing the content, "" otherwise (the default; a DiskTree given KnownBlobIds knows it
+  /// for a regular file read at its own path, not through a symlink).
+  virtual std::string read_with_blob_id(const std::string& path, std::string& blob_id) const {
+    blob_id.clear();
+    return read(path);
+  }
+  /// The ids read_with_blob_id() may report from now on, this handle's and open_again()'s
+  /// (DiskTree; other trees ignore them).
+  virtual void set_known_blob_ids(std::shared_ptr<const KnownBlobIds> ids) { (void)ids; }
   /// Target of symlink `path` (readlink(2)). Throws Error if it is not a symlink.
   virtual std::string read_link(const std::string& path) const = 0;
   /// Largest file read() accepts, in bytes.

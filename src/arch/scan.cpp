@@ -238,6 +238,8 @@ std::size_t apply_suffix(std::string_view s, std::size_t e, ArchRange& range) {
 void scan_sm_tokens(std::string_view s, std::vector<SmToken>& out) {
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n; ++i) {
+    const char first = lower(s[i]);  // "compute_" or "sm": most positions start neither
+    if (first != 'c' && first != 's') continue;
     if (i > 0 && is_alnum(s[i - 1])) continue;
     std::size_t j = 0;
     bool compute = false;
@@ -297,8 +299,15 @@ void scan_family_names(std::string_view s, ArchTargets& out) {
                                          {"rtx pro 6000", {120, 121}}, {"rtx 50", {120, 121}},
                                          {"rtx50", {120, 121}},        {"gb10", {121, 122}},
                                          {"dgx spark", {121, 122}}};
+  static constexpr std::array<bool, 256> kFirstLetter = [] {
+    std::array<bool, 256> t{};
+    for (const Family& f : kFamilies) t[static_cast<unsigned char>(f.name[0])] = true;
+    return t;
+  }();
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n; ++i) {
+    // Only the names' first letters can start one: most positions are passed by one look-up.
+    if (!kFirstLetter[static_cast<unsigned char>(lower(s[i]))]) continue;
     const bool left = i == 0 || !is_alnum(s[i - 1]) || (is_upper(s[i]) && is_lower(s[i - 1]));
     if (!left) continue;
     for (const Family& f : kFamilies) {
@@ -641,6 +650,7 @@ std::vector<Found> scan_comparisons(std::string_view line, std::string_view code
   const std::size_t n = code.size();
   for (std::size_t i = 0; i < n; ++i) {
     const char c = code[i];
+    if (c != '=' && c != '!' && c != '<' && c != '>' && c != 'i') continue;  // no operator here
     const char next = i + 1 < n ? code[i + 1] : '\0';
     const char prev = i > 0 ? code[i - 1] : '\0';
     std::optional<Op> op;

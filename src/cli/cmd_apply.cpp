@@ -67,12 +67,13 @@ std::string diff_of(const ApplyPlan& plan, const Tree& tree) {
 
 }  // namespace
 
-CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options) {
+CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "apply",
       "Apply what is missing of PATCH... (an ordered series) to TARGET: applied hunks and "
       "patches are left alone, so a second run changes nothing. All or nothing: if any patch "
       "conflicts, nothing is written. Each file is replaced atomically.");
+  if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("PATCH", options.patches,
                   "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
                   "standard input")

@@ -57,7 +57,29 @@ std::vector<std::string> paths_read(const std::vector<Patch>& patches, const Ver
   return out;
 }
 
+/// TARGET's place in the work tree at `root`: "" for the root itself, "dir/" below it (by
+/// realpath(3)); std::nullopt when it cannot be told.
+std::optional<std::string> prefix_in(const std::string& root, const std::string& target) {
+  char real[PATH_MAX];
+  if (::realpath(target.c_str(), real) == nullptr) return std::nullopt;
+  const std::string t = real;
+  if (t == root) return "";
+  if (t.size() > root.size() && t.compare(0, root.size(), root) == 0 && t[root.size()] == '/')
+    return t.substr(root.size() + 1) + "/";
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::shared_ptr<const KnownBlobIds> work_tree_blob_ids(const std::string& target,
+                                                       const std::vector<Patch>& patches,
+                                                       const std::vector<unsigned>& strips) {
+  const std::optional<std::string> root = find_git_work_tree(target);
+  if (!root) return nullptr;
+  const std::optional<std::string> prefix = prefix_in(*root, target);
+  if (!prefix) return nullptr;
+  return index_blob_ids(*root, *prefix, touched_paths(patches, strips, ""));
+}
 
 std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
                                                const std::vector<Patch>& patches,
@@ -66,16 +88,10 @@ std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
   if (!root) return std::nullopt;  // stat only: plain trees skip libgit2
   // Read from the git directory where it can be told so (no libgit2: its loading and start-up
   // alone cost about 8 ms, and its status reads the whole index into memory); libgit2 otherwise.
-  char real[PATH_MAX];
-  if (::realpath(target.c_str(), real) != nullptr) {
-    std::string t = real, prefix;
-    if (t.size() > root->size() && t.compare(0, root->size(), *root) == 0 && t[root->size()] == '/')
-      prefix = t.substr(root->size() + 1) + "/";
-    if (t == *root || !prefix.empty()) {
-      if (std::optional<RepositoryFacts> facts =
-              read_work_tree_facts(*root, paths_read(patches, report, prefix)))
-        return facts;
-    }
+  if (const std::optional<std::string> prefix = prefix_in(*root, target)) {
+    if (std::optional<RepositoryFacts> facts =
+            read_work_tree_facts(*root, paths_read(patches, report, *prefix)))
+      return facts;
   }
   try {
     std::unique_ptr<GitRepository> repo = GitRepository::open(target);
@@ -131,13 +147,14 @@ int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<
   return revisions_exit_code(revisions);
 }
 
-CLI::App* setup_log(CLI::App& app, LogCommandOptions& options) {
+CLI::App* setup_log(CLI::App& app, LogCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "log",
       "Walk TARGET's first-parent git history and explain the fix's history: the commit that "
       "brought it in, and the later commits that reverted it, re-applied it or changed its "
       "lines (exact: every commit where the touched files change is looked at), and whether it "
       "is in given refs. Reads revisions through libgit2; never checks out.");
+  if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("PATCH", options.patches, "Patch file, directory of patches, or - for stdin")
       ->required()
       ->type_name("");

@@ -25,13 +25,14 @@ void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc) {
           ""));
 }
 
-CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options) {
+CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "gpu",
       "Probe every NVIDIA GPU: name, PCI bus id, compute capability, global memory and driver "
       "through NVML (fast; shared memory limits from the CUDA Programming Guide's table), or "
       "every limit through the CUDA runtime with --limits (or when NVML is missing or "
       "CUDA_VISIBLE_DEVICES is set).");
+  if (setup == Setup::kNameOnly) return cmd;
   add_cc_option(*cmd, options.cc);
   cmd->add_flag("--limits", options.limits,
                 "Measure every limit through the CUDA runtime (multiprocessors, shared memory "

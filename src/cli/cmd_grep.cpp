@@ -14,7 +14,7 @@
 
 namespace sm120check::cli {
 
-CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
+CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "grep",
       "Search TARGET for fixed strings (or markers of patches) in one pass per file and print "
@@ -23,6 +23,7 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options) {
       "skips .git directories, binary files (a NUL byte) and large files; unlike rg, searches "
       "hidden files and what .gitignore excludes (a deployed tree's ignored files are still "
       "code): rg -n --no-heading -uu -g '!.git' --max-filesize 32M searches the same files.");
+  if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("TARGET", options.target, "Directory to search")->required()->type_name("");
   cmd->add_option("PATTERN", options.patterns,
                   "Fixed string to search for (PCRE2 regular expression with --regex)")

@@ -10,13 +10,14 @@
 
 namespace sm120check::cli {
 
-CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options) {
+CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "scan",
       "Find the installs of known projects under TARGET (site-packages distributions, editable "
       "installs, git checkouts) and report, for each known SM12x fix of the catalog, whether it "
       "is present, missing, not installed or unknown, and whether it matters for this GPU. "
       "Never modifies TARGET.");
+  if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("TARGET", options.target,
                   "Directory to scan: a venv, a site-packages folder, a container's root file "
                   "system, a source checkout, or any folder above them")

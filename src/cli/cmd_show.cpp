@@ -7,9 +7,10 @@
 
 namespace sm120check::cli {
 
-CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options) {
+CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "show", "Print what the parser understood of each patch: files, changes and hunks.");
+  if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("PATCH", options.patches,
                   "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
                   "standard input")

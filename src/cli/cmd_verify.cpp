@@ -57,11 +57,12 @@ void report_unevaluated(const VerifyReport& report, const std::string& target) {
 
 }  // namespace
 
-CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options) {
+CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options, Setup setup) {
   CLI::App* cmd = app.add_subcommand(
       "verify",
       "Report per patch, file and hunk whether the change is applied, applicable or in conflict "
       "in TARGET. Never modifies TARGET.");
+  if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("PATCH", options.patches,
                   "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
                   "standard input")
@@ -231,6 +232,9 @@ int run_verify(const VerifyCommandOptions& options) {
   for (const Patch& p : patches)
     strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
   if (!options.strip) verify_options.detected_strips = strips;  // not detected again
+  // Files unchanged since git hashed them need no hashing for their blob ids (git's index).
+  if (!options.no_repo)
+    tree->set_known_blob_ids(work_tree_blob_ids(options.target, patches, strips));
   std::future<std::vector<ArchTargets>> arch = std::async(std::launch::async, [&] {
     std::vector<ArchTargets> out;
     out.reserve(patches.size());

@@ -15,6 +15,11 @@
 
 namespace sm120check::cli {
 
+/// What setup_<cmd>() adds to the app: the command with all its options, or its name and its
+/// description only (what the top-level help lists), for a command the command line does not
+/// name (main.cpp: CLI11 makes an Option per option, checking its names against the others').
+enum class Setup { kFull, kNameOnly };
+
 /// Options of `sm120check verify [options] PATCH... TARGET`.
 struct VerifyCommandOptions {
   std::vector<std::string> patches;  ///< files, directories, or "-" for standard input.
@@ -69,14 +74,14 @@ inline constexpr const char* kApplyExitCodesHelp =
     "     or a write that failed (the message names the file)\n";
 
 /// Adds the `apply` subcommand to `app`. Returns the subcommand.
-CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options);
+CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options, Setup setup = Setup::kFull);
 
 /// Runs `apply`; returns its exit code (kApplyExitCodesHelp). Throws Error for input it cannot
 /// process and for a failed write.
 int run_apply(const ApplyCommandOptions& options);
 
 /// Adds the `verify` subcommand to `app`, parsing into `options`. Returns the subcommand.
-CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options);
+CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options, Setup setup = Setup::kFull);
 
 /// Runs `verify`; returns the process exit code (see kExitCodesHelp). Throws Error for input it
 /// cannot process (unreadable patch, malformed patch, missing target).
@@ -96,7 +101,7 @@ struct GrepCommandOptions {
 };
 
 /// Adds the `grep` subcommand to `app`, parsing into `options`. Returns the subcommand.
-CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options);
+CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options, Setup setup = Setup::kFull);
 
 /// Runs `grep`; returns 0 when every pattern has a hit, 1 when one has none. Throws Error for a
 /// missing target, a bad regular expression or an unreadable patch.
@@ -110,7 +115,7 @@ struct ShowCommandOptions {
 };
 
 /// Adds the `show` subcommand to `app`, parsing into `options`. Returns the subcommand.
-CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options);
+CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options, Setup setup = Setup::kFull);
 
 /// Runs `show`; returns 0. Throws Error for unreadable or malformed patches.
 int run_show(const ShowCommandOptions& options);
@@ -175,7 +180,7 @@ struct ScanCommandOptions {
 };
 
 /// Adds the `scan` subcommand to `app`. Returns the subcommand.
-CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options);
+CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup = Setup::kFull);
 
 /// Runs `scan`; returns its exit code (kScanExitCodesHelp). Throws Error for a bad catalog entry,
 /// an unknown --only id or an unreadable TARGET.
@@ -210,13 +215,13 @@ void add_strict_option(CLI::App& cmd, bool& strict);
 void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc);
 
 /// Adds the `gpu` subcommand to `app`, parsing into `options`. Returns the subcommand.
-CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options);
+CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options, Setup setup = Setup::kFull);
 
 /// Runs `gpu`; returns its exit code (kGpuExitCodesHelp). Never throws for CUDA errors.
 int run_gpu(const GpuCommandOptions& options);
 
 /// Adds the `log` subcommand to `app`. Returns the subcommand.
-CLI::App* setup_log(CLI::App& app, LogCommandOptions& options);
+CLI::App* setup_log(CLI::App& app, LogCommandOptions& options, Setup setup = Setup::kFull);
 
 /// Runs `log`; returns its exit code (see LogResult::exit_code). Throws Error.
 int run_log(const LogCommandOptions& options);
@@ -230,6 +235,13 @@ int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<
 std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
                                                const std::vector<Patch>& patches,
                                                const VerifyReport& report);
+
+/// The blob ids TARGET's git index vouches for, for the paths `patches` touch at `strips`
+/// (index_blob_ids()): handed to the tree so that verify hashes only files changed since git
+/// last did. nullptr when TARGET is in no git work tree or the index cannot vouch.
+std::shared_ptr<const KnownBlobIds> work_tree_blob_ids(const std::string& target,
+                                                       const std::vector<Patch>& patches,
+                                                       const std::vector<unsigned>& strips);
 
 /// Prints a one-line error on stderr for each patch or file with status error.
 void report_errors(const VerifyReport& report);

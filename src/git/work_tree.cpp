@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -871,6 +872,24 @@ bool attributes_may_apply(const std::string& root, const std::string& common_dir
   }
 }
 
+/// Whether `ie` is racily clean: its file written in the same instant as the index or after
+/// it (git's is_racy_timestamp()), so that its stat data cannot vouch for the content.
+bool racily_clean(const IndexEntry& ie, const struct timespec& index_mtime) {
+  const auto sec = static_cast<std::uint32_t>(index_mtime.tv_sec);
+  const auto nsec = static_cast<std::uint32_t>(index_mtime.tv_nsec);
+  return ie.mtime_s > sec || (ie.mtime_s == sec && ie.mtime_ns >= nsec);
+}
+
+/// Whether `st` are the stat data `ie` was recorded with, compared as git stores them (32 bits
+/// each); more fields than git compares by default, which can only send a file to hashing.
+bool same_stat_data(const IndexEntry& ie, const struct stat& st) {
+  auto u32 = [](auto v) { return static_cast<std::uint32_t>(v); };
+  return ie.mtime_s == u32(st.st_mtim.tv_sec) && ie.mtime_ns == u32(st.st_mtim.tv_nsec) &&
+         ie.ctime_s == u32(st.st_ctim.tv_sec) && ie.ctime_ns == u32(st.st_ctim.tv_nsec) &&
+         ie.ino == u32(st.st_ino) && ie.dev == u32(st.st_dev) && ie.uid == u32(st.st_uid) &&
+         ie.gid == u32(st.st_gid) && ie.size == u32(st.st_size);
+}
+
 /// True when the work-tree file differs from its index entry as `git status` sees it.
 bool differs_from_index(const std::string& root, const std::string& common_dir,
                         const Config& config, const std::string& path, const IndexEntry& ie,
@@ -894,22 +913,11 @@ bool differs_from_index(const std::string& root, const std::string& common_dir,
   if (type == 0100000 && config.flag("core.filemode").value_or(true) &&
       ((ie.mode & 0100) != 0) != ((st.st_mode & S_IXUSR) != 0))
     return true;
-  // The stat data, compared as git stores it (32 bits each); more fields than git compares
-  // by default, which can only send a clean file to hashing.
-  auto u32 = [](auto v) { return static_cast<std::uint32_t>(v); };
-  const bool same_stat =
-      ie.mtime_s == u32(st.st_mtim.tv_sec) && ie.mtime_ns == u32(st.st_mtim.tv_nsec) &&
-      ie.ctime_s == u32(st.st_ctim.tv_sec) && ie.ctime_ns == u32(st.st_ctim.tv_nsec) &&
-      ie.ino == u32(st.st_ino) && ie.dev == u32(st.st_dev) && ie.uid == u32(st.st_uid) &&
-      ie.gid == u32(st.st_gid) && ie.size == u32(st.st_size);
-  // Racily clean: written in the same instant as the index or after it (git's
-  // is_racy_timestamp()): the stat data cannot vouch for the content.
-  const bool racy = ie.mtime_s > u32(index_mtime.tv_sec) ||
-                    (ie.mtime_s == u32(index_mtime.tv_sec) && ie.mtime_ns >= u32(index_mtime.tv_nsec));
-  if (same_stat && !racy && ie.size != 0) return false;
+  const bool same_stat = same_stat_data(ie, st);
+  if (same_stat && !racily_clean(ie, index_mtime) && ie.size != 0) return false;
   // A different size is a change (git does not hash then, ie_modified()), unless the index
   // size is 0 (racily smudged, or an empty file).
-  if (ie.size != 0 && ie.size != u32(st.st_size)) return true;
+  if (ie.size != 0 && ie.size != static_cast<std::uint32_t>(st.st_size)) return true;
   std::string content;
   if (type == 0120000) {
     std::string target(static_cast<std::size_t>(st.st_size) + 1, '\0');
@@ -985,25 +993,97 @@ bool work_tree_may_have_sparse_index(const std::string& root) {
   }
 }
 
+namespace {
+
+/// A work tree's git directory (`.git` itself, or the one a `.git` file names: worktrees,
+/// submodules), the common directory a worktree shares with its main repository, and the
+/// configuration.
+struct Repository {
+  std::string git_dir, common_dir;
+  Config config;
+};
+
+/// The repository of the work tree at `root` where the readers here read it as git does:
+/// std::nullopt for none, a reftable, a bare repository, core.worktree, core.ignorecase,
+/// another object format or ref storage. Throws CannotTell for what read_config() refuses.
+std::optional<Repository> plain_repository(const std::string& root) {
+  const std::optional<std::string> found = git_dir_of(root);
+  if (!found) return std::nullopt;
+  Repository repo{*found, *found, {}};
+  if (std::optional<std::string> common = read_small_file(repo.git_dir + "/commondir", 4096)) {
+    std::string c = trim(*common);
+    repo.common_dir = !c.empty() && c[0] == '/' ? c : repo.git_dir + "/" + c;
+  }
+  if (exists(repo.common_dir + "/reftable")) return std::nullopt;
+  repo.config = read_config(repo.common_dir, repo.git_dir);
+  const Config& config = repo.config;
+  if (config.flag("core.bare").value_or(false) || config.has("core.worktree") ||
+      config.flag("core.ignorecase").value_or(false) || config.has("extensions.objectformat") ||
+      config.has("extensions.refstorage"))
+    return std::nullopt;
+  return repo;
+}
+
+/// KnownBlobIds from index entries (index_blob_ids()).
+class IndexBlobIds final : public KnownBlobIds {
+ public:
+  std::string id(const std::string& path, const struct stat& st) const override {
+    auto it = entries.find(path);
+    if (it == entries.end() || !S_ISREG(st.st_mode) || !same_stat_data(it->second, st)) return {};
+    return it->second.id;
+  }
+  std::map<std::string, IndexEntry> entries;  ///< by path relative to the tree
+};
+
+}  // namespace
+
+std::shared_ptr<const KnownBlobIds> index_blob_ids(const std::string& root,
+                                                   const std::string& prefix,
+                                                   const std::vector<std::string>& paths) {
+  try {
+    const std::optional<Repository> repo = plain_repository(root);
+    if (!repo) return nullptr;
+    const Config& config = repo->config;
+    // A split or sparse index holds entries elsewhere or as folders: not read here.
+    if (config.flag("core.splitindex").value_or(false) ||
+        config.flag("index.sparse").value_or(false) ||
+        config.flag("core.sparsecheckout").value_or(false) || has_shared_index(repo->git_dir))
+      return nullptr;
+    std::vector<std::string> wanted;
+    for (const std::string& p : paths) wanted.push_back(prefix + p);
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    const IndexScan scan = read_index(repo->git_dir + "/index", wanted, true, IndexRead::search);
+    auto ids = std::make_shared<IndexBlobIds>();
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+      if (!scan.found[i] || scan.conflicted[i]) continue;
+      const IndexEntry& ie = *scan.found[i];
+      // A plain regular file the index describes in full, hashed before the index was written
+      // (not racily clean), whose bytes no attribute or end-of-line rule may have filtered on
+      // their way into the blob (git hashes the filtered content).
+      if ((ie.mode & 0170000) != 0100000 || ie.skip_worktree || ie.assume_valid ||
+          ie.intent_to_add || ie.size == 0 || racily_clean(ie, scan.index_mtime) ||
+          attributes_may_apply(root, repo->common_dir, config, wanted[i]))
+        continue;
+      ids->entries.emplace(wanted[i].substr(prefix.size()), ie);
+    }
+    if (ids->entries.empty()) return nullptr;
+    return ids;
+  } catch (const CannotTell&) {
+    return nullptr;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
                                                     const std::vector<std::string>& paths) {
   try {
-    // The git directory: `.git` itself, or the one a `.git` file names (worktrees, submodules),
-    // and the common directory a worktree shares with its main repository.
-    const std::optional<std::string> found = git_dir_of(root);
-    if (!found) return std::nullopt;
-    const std::string& git_dir = *found;
-    std::string common_dir = git_dir;
-    if (std::optional<std::string> common = read_small_file(git_dir + "/commondir", 4096)) {
-      std::string c = trim(*common);
-      common_dir = !c.empty() && c[0] == '/' ? c : git_dir + "/" + c;
-    }
-    if (exists(common_dir + "/reftable")) return std::nullopt;
-    const Config config = read_config(common_dir, git_dir);
-    if (config.flag("core.bare").value_or(false) || config.has("core.worktree") ||
-        config.flag("core.ignorecase").value_or(false) ||
-        config.has("extensions.objectformat") || config.has("extensions.refstorage"))
-      return std::nullopt;
+    const std::optional<Repository> repo = plain_repository(root);
+    if (!repo) return std::nullopt;
+    const std::string& git_dir = repo->git_dir;
+    const std::string& common_dir = repo->common_dir;
+    const Config& config = repo->config;
 
     RepositoryFacts f;
     f.root = root;

@@ -154,14 +154,16 @@ void LiteralSet::report(const Entry& e, std::size_t line_begin,
 }
 
 void LiteralSet::scan(std::string_view text, Scratch& scratch,
-                      std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const {
-  scan_long(text, scratch, hits);
-  for (const Entry& e : short_) scan_short(text, e, hits);
+                      std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+                      bool first_line_only) const {
+  scan_long(text, scratch, hits, first_line_only);
+  for (const Entry& e : short_) scan_short(text, e, hits, first_line_only);
 }
 
 void LiteralSet::check(std::string_view text, std::size_t pos, std::uint64_t window,
                        Scratch& scratch, LineCursor& line,
-                       std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const {
+                       std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+                       bool first_line_only) const {
   const std::uint32_t h = hash(window);
   const std::uint8_t first = first_[h];
   if (first == 0) return;
@@ -182,13 +184,14 @@ void LiteralSet::check(std::string_view text, std::size_t pos, std::uint64_t win
         std::memcmp(text.data() + start, pool_.data() + e.begin, e.size) != 0)
       continue;
     line.at(start);
-    scratch.next[a.entry] = line.end + 1;
+    scratch.next[a.entry] = first_line_only ? SIZE_MAX : line.end + 1;
     report(e, line.begin, hits);
   }
 }
 
 void LiteralSet::scan_long(std::string_view text, Scratch& scratch,
-                           std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const {
+                           std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+                           bool first_line_only) const {
   const std::size_t n = text.size(), step = stride_;
   if (long_.empty() || n < anchor_length_) return;
   scratch.next.assign(long_.size(), 0);
@@ -202,19 +205,21 @@ void LiteralSet::scan_long(std::string_view text, Scratch& scratch,
                         w3 = load64(base + p + 3 * step) & mask_;
     if ((first_[hash(w0)] | first_[hash(w1)] | first_[hash(w2)] | first_[hash(w3)]) != 0)
         [[unlikely]] {
-      check(text, p, w0, scratch, line, hits);
-      check(text, p + step, w1, scratch, line, hits);
-      check(text, p + 2 * step, w2, scratch, line, hits);
-      check(text, p + 3 * step, w3, scratch, line, hits);
+      check(text, p, w0, scratch, line, hits, first_line_only);
+      check(text, p + step, w1, scratch, line, hits, first_line_only);
+      check(text, p + 2 * step, w2, scratch, line, hits, first_line_only);
+      check(text, p + 3 * step, w3, scratch, line, hits, first_line_only);
     }
   }
-  for (; p + 8 <= n; p += step) check(text, p, load64(base + p) & mask_, scratch, line, hits);
+  for (; p + 8 <= n; p += step)
+    check(text, p, load64(base + p) & mask_, scratch, line, hits, first_line_only);
   for (; p + anchor_length_ <= n; p += step)
-    check(text, p, load_short(base + p, anchor_length_), scratch, line, hits);
+    check(text, p, load_short(base + p, anchor_length_), scratch, line, hits, first_line_only);
 }
 
 void LiteralSet::scan_short(std::string_view text, const Entry& e,
-                            std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const {
+                            std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+                            bool first_line_only) const {
   const std::size_t n = text.size();
   if (e.size > n) return;
   const char* base = text.data();
@@ -233,6 +238,7 @@ void LiteralSet::scan_short(std::string_view text, const Entry& e,
     }
     line.at(start);
     report(e, line.begin, hits);
+    if (first_line_only) return;
     at = line.end + 1 + e.rare;  // the next line
   }
 }

@@ -50,10 +50,14 @@ class LiteralSet {
   /// Appends (b, id) to `hits` for every line of `text` that holds a literal of this set,
   /// where b is the line's first byte (0 or just after a "\n") and id the literal's: each
   /// (line, id) once, in no particular order. Lines end at "\n"; the last one may lack it.
+  /// With `first_line_only`, only one line per literal is reported (the first for a literal
+  /// of 1 to 3 bytes, the first its anchor reaches for a longer one), and a literal found
+  /// is compared no more: for callers that ask only which literals occur.
   /// Cost: O(bytes / stride + anchor matches x literal length + bytes per literal of 1 to 3
   /// bytes); each table hit costs a few compares (a binary search from the 255th anchor on).
   void scan(std::string_view text, Scratch& scratch,
-            std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const;
+            std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+            bool first_line_only = false) const;
 
   /// The stride S and anchor length L chosen (see the file comment): for tests.
   std::size_t stride() const { return stride_; }
@@ -94,11 +98,14 @@ class LiteralSet {
               std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const;
   /// The long literals anchored at the bytes `window` at `pos` of `text`: compared, reported.
   void check(std::string_view text, std::size_t pos, std::uint64_t window, Scratch& scratch,
-             LineCursor& line, std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const;
+             LineCursor& line, std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+             bool first_line_only) const;
   void scan_long(std::string_view text, Scratch& scratch,
-                 std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const;
+                 std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+                 bool first_line_only) const;
   void scan_short(std::string_view text, const Entry& e,
-                  std::vector<std::pair<std::size_t, std::uint32_t>>& hits) const;
+                  std::vector<std::pair<std::size_t, std::uint32_t>>& hits,
+                  bool first_line_only) const;
 
   std::string pool_;                ///< the distinct literals' bytes, one after another
   std::vector<std::uint32_t> ids_;  ///< the ids of each entry, grouped per entry

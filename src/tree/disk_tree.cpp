@@ -119,7 +119,20 @@ class DiskTree final : public Tree {
   std::unique_ptr<Tree> open_again() const override {
     const int fd = ::fcntl(root_fd_, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) return nullptr;
-    return std::make_unique<DiskTree>(root_, real_root_, fd, max_file_size_);
+    auto handle = std::make_unique<DiskTree>(root_, real_root_, fd, max_file_size_);
+    handle->known_ids_ = known_ids_;
+    return handle;
+  }
+
+  void set_known_blob_ids(std::shared_ptr<const KnownBlobIds> ids) override {
+    known_ids_ = std::move(ids);
+  }
+
+  std::string read(const std::string& path) const override { return read_file(path, nullptr); }
+
+  std::string read_with_blob_id(const std::string& path, std::string& blob_id) const override {
+    blob_id.clear();
+    return read_file(path, known_ids_ ? &blob_id : nullptr);
   }
 
   Entry stat(const std::string& path) const override {
@@ -146,7 +159,9 @@ class DiskTree final : public Tree {
     return entry;
   }
 
-  std::string read(const std::string& path) const override {
+  /// read(); with `blob_id`, also the id known_ids_ vouches for, for a regular file at `path`
+  /// itself, by its stat data once read.
+  std::string read_file(const std::string& path, std::string* blob_id) const {
     std::string current = path;
     for (int hops = 0;; ++hops) {
       Resolved r = resolve(current, hops);
@@ -174,7 +189,11 @@ class DiskTree final : public Tree {
                         O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
       if (fd < 0) throw Error(path, 0, "cannot open: " + errno_text(errno));
       FdGuard guard(fd);
-      return read_open_file(path, fd);
+      std::string content = read_open_file(path, fd);
+      // The stat data after the read: a write during or since it shows in them (ctime at least).
+      if (blob_id != nullptr && current == path && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        *blob_id = known_ids_->id(path, st);
+      return content;
     }
   }
 
@@ -257,6 +276,8 @@ class DiskTree final : public Tree {
   /// tree itself. A cached descriptor keeps naming the directory it was opened on, so a later
   /// swap of that directory for a symlink is never followed.
   mutable std::unordered_map<std::string, Directory> dir_cache_;
+  /// Blob ids read_with_blob_id() may report (set_known_blob_ids()); shared by the handles.
+  std::shared_ptr<const KnownBlobIds> known_ids_;
   /// Components found missing, or not a directory (relative path as asked): everything below
   /// them is missing. Strip detection tries each patch path at several levels, most of which
   /// name folders the tree does not have.

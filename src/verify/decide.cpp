@@ -102,7 +102,7 @@ const FileText* read_comparable(Context& ctx, const std::string& path, const Ent
     append_reason(fr, fmt::format("'{}' is not a regular file", path));
     return nullptr;
   }
-  const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
+  const FileText& text = ctx.cache.read(ctx.tree, path);
   if (!fp.binary && looks_binary(text.content())) {
     fr.status = Status::kConflict;
     append_reason(fr, fmt::format("'{}' is a binary file but the patch has text hunks", path));

@@ -127,6 +127,16 @@ class FileCache {
     other.bytes_ = 0;
   }
 
+  /// get() of `path` as `tree` reads it, keeping the blob id the tree knows without hashing
+  /// (Tree::read_with_blob_id(): a git index's, for a file unchanged since it was hashed) for
+  /// blob_id().
+  const FileText& read(const Tree& tree, const std::string& path) {
+    std::string id;
+    const FileText& text = get(path, [&] { return tree.read_with_blob_id(path, id); });
+    if (!id.empty()) blob_ids_.emplace(&text, std::move(id));  // read just now, by `tree`
+    return text;
+  }
+
   /// git_blob_id() of `text`'s content, computed once: `text` must be one get() returned.
   const std::string& blob_id(const FileText& text) {
     auto it = blob_ids_.find(&text);
@@ -153,6 +163,9 @@ class StatCache final : public Tree {
   std::string name() const override { return base_.name(); }
   Entry stat(const std::string& path) const override;
   std::string read(const std::string& path) const override { return base_.read(path); }
+  std::string read_with_blob_id(const std::string& path, std::string& blob_id) const override {
+    return base_.read_with_blob_id(path, blob_id);
+  }
   std::string read_link(const std::string& path) const override { return base_.read_link(path); }
   std::uint64_t max_file_size() const override { return base_.max_file_size(); }
 

@@ -261,6 +261,13 @@ class PatchEvidence {
     }
   }
 
+  /// Makes the patch's searcher now, as the first add() would (the same markers, whatever the
+  /// files): while other threads verify their first files, not by the first of them to finish
+  /// one while the others wait for it.
+  void prepare_early(Context& ctx) {
+    if (ctx.options.evidence) prepare(ctx);
+  }
+
   /// Sets r.evidence as attach_evidence() does for the final report `r` (`ctx`: the run's).
   void finish(PatchReport& r, Context& ctx) {
     if (!ctx.options.evidence || r.status == Status::kError) return;
@@ -292,8 +299,8 @@ class PatchEvidence {
   };
 
   /// The patch's searcher, made at the first file to search (as attach_evidence(): a patch
-  /// none of whose files exists extracts no marker); null without markers or when one does
-  /// not compile.
+  /// none of whose files exists extracts no marker) or by prepare_early(); null without
+  /// markers or when one does not compile.
   const MarkerSearcher* prepare(Context& ctx) {
     std::lock_guard lock(mutex_);
     if (!prepared_) {
@@ -399,6 +406,13 @@ namespace {
 /// One file patch of a run: (patch, file) indices.
 using FileJob = std::pair<std::size_t, std::size_t>;
 
+/// How much work verifying `fp` is, roughly: 1 + its hunk lines.
+std::size_t job_weight(const FilePatch& fp) {
+  std::size_t w = 1;
+  for (const Hunk& h : fp.hunks) w += h.lines.size();
+  return w;
+}
+
 /// The run's file patches as the first pass hands them out: with one thread, one group in run
 /// order; with more, one group per path (the stripped path each file patch names; /dev/null
 /// sides aside), so that a file the run names several times is read by one thread, largest
@@ -425,8 +439,7 @@ std::vector<std::vector<FileJob>> file_jobs(const std::vector<Patch>& patches,
         weight.push_back(0);
       }
       groups[g].emplace_back(i, k);
-      weight[g] += 1;
-      for (const Hunk& h : fp.hunks) weight[g] += h.lines.size();
+      weight[g] += job_weight(fp);
     }
   std::vector<std::size_t> order(groups.size());
   for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
@@ -537,6 +550,34 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   const std::vector<std::vector<FileJob>> jobs =
       file_jobs(patches, strips, workers.empty() ? 1 : workers.size() + 1);
   if (workers.size() >= jobs.size()) workers.resize(jobs.empty() ? 0 : jobs.size() - 1);
+  if (!workers.empty()) {
+    // No more threads than the work keeps busy: a run lasts at least as long as its largest
+    // group, so more than total / largest threads finish no sooner, and each costs its start
+    // (a stack, a malloc arena, their page faults): one 7-file patch took 7 threads on a
+    // 16-core host, where 2 finish as soon. A group weighs its hunk lines and a line per 64
+    // bytes of its files (read, hashed and searched), their sizes from the run's stat cache.
+    const auto weight = [&](const FileJob& job) {
+      const FilePatch& fp = patches[job.first].files[job.second];
+      std::size_t w = job_weight(fp);
+      const Resolved side =
+          resolve(is_dev_null(fp.new_path) ? fp.old_path : fp.new_path, strips[job.first]);
+      try {
+        if (side.path) w += static_cast<std::size_t>(ctx.tree.stat(*side.path).size / 64);
+      } catch (const Error&) {
+        // reported where the file is verified
+      }
+      return w;
+    };
+    std::size_t total = 0, largest = 0;
+    for (const std::vector<FileJob>& group : jobs) {
+      std::size_t w = 0;
+      for (const FileJob& job : group) w += weight(job);
+      total += w;
+      largest = std::max(largest, w);
+    }
+    const std::size_t useful = (total + largest - 1) / largest;  // largest >= 1
+    if (workers.size() + 1 > useful) workers.resize(useful - 1);
+  }
   std::atomic<std::size_t> next{0};
   auto work = [&](Context& c) {
     for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();)
@@ -562,6 +603,9 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
         }
       });
     try {
+      // The searchers of the patches' evidence first (marker extraction, a tenth of a small
+      // run), while the other threads verify their first files.
+      for (const std::unique_ptr<PatchEvidence>& e : evidence) e->prepare_early(ctx);
       work(ctx);
     } catch (...) {
       failed[0] = std::current_exception();
