@@ -8,21 +8,25 @@
 
 namespace sm120check::cli {
 
+CLI::Validator compute_capability_check() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        try {
+          parse_compute_capability(value);
+          return {};
+        } catch (const Error& e) {
+          return e.what();
+        }
+      },
+      "");
+}
+
 void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc) {
   cmd.add_option("--cc", cc,
                  "Assume a GPU of this compute capability instead of probing the local one: "
                  "12.0, 9.0, sm_120, sm120, sm_90a")
       ->type_name("CC")
-      ->check(CLI::Validator(
-          [](std::string& value) -> std::string {
-            try {
-              parse_compute_capability(value);
-              return {};
-            } catch (const Error& e) {
-              return e.what();
-            }
-          },
-          ""));
+      ->check(compute_capability_check());
 }
 
 CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options) {

@@ -13,20 +13,22 @@ int main(int argc, char** argv) {
   app.name("sm120check");
   app.set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
   app.require_subcommand(0, 1);
-  app.footer(std::string(kExitCodesHelp) + "(these are verify's; apply, gpu and log have their own: see 'sm120check apply --help', ...)\n");
+  app.footer(std::string(kExitCodesHelp) + "(these are verify's; apply, gpu, log and kernels have their own: see 'sm120check apply --help', ...)\n");
   VerifyCommandOptions verify_options;
   ShowCommandOptions show_options;
   GrepCommandOptions grep_options;
   GpuCommandOptions gpu_options;
   LogCommandOptions log_options;
   ApplyCommandOptions apply_options;
+  KernelsCommandOptions kernels_options;
   CLI::App* verify_cmd = setup_verify(app, verify_options);
   CLI::App* apply_cmd = setup_apply(app, apply_options);
   CLI::App* show_cmd = setup_show(app, show_options);
   CLI::App* grep_cmd = setup_grep(app, grep_options);
   CLI::App* gpu_cmd = setup_gpu(app, gpu_options);
   CLI::App* log_cmd = setup_log(app, log_options);
-  for (CLI::App* cmd : {verify_cmd, apply_cmd, show_cmd, grep_cmd, gpu_cmd, log_cmd})
+  CLI::App* kernels_cmd = setup_kernels(app, kernels_options);
+  for (CLI::App* cmd : {verify_cmd, apply_cmd, show_cmd, grep_cmd, gpu_cmd, log_cmd, kernels_cmd})
     cmd->set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
   try {
     app.parse(argc, argv);
@@ -36,17 +38,19 @@ int main(int argc, char** argv) {
     if (gpu_cmd->parsed()) return run_gpu(gpu_options);
     if (log_cmd->parsed()) return run_log(log_options);
     if (apply_cmd->parsed()) return run_apply(apply_options);
+    if (kernels_cmd->parsed()) return run_kernels(kernels_options);
     std::cerr << app.help()
-              << "\nsm120check: error: no command given (use verify, apply, show, grep, gpu or log)\n";
+              << "\nsm120check: error: no command given (use verify, apply, show, grep, gpu, log or kernels)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
     const bool any_command = verify_cmd->parsed() || show_cmd->parsed() || grep_cmd->parsed() ||
-                             gpu_cmd->parsed() || log_cmd->parsed() || apply_cmd->parsed();
+                             gpu_cmd->parsed() || log_cmd->parsed() || apply_cmd->parsed() ||
+                             kernels_cmd->parsed();
     if (!any_command && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && argc > 1 &&
         argv[1][0] != '-') {
       std::cerr << "sm120check: error: unknown command '"
                 << sm120check::escape_for_terminal(argv[1])
-                << "' (commands: verify, apply, log, show, grep, gpu; run 'sm120check --help')\n";
+                << "' (commands: verify, apply, log, show, grep, gpu, kernels; run 'sm120check --help')\n";
       return kExitError;
     }
     // One line, escaped: the message may quote what was typed.
@@ -58,6 +62,7 @@ int main(int argc, char** argv) {
                   : gpu_cmd->parsed()  ? "gpu "
                   : log_cmd->parsed()  ? "log "
                   : apply_cmd->parsed() ? "apply "
+                  : kernels_cmd->parsed() ? "kernels "
                                        : "")
               << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {
