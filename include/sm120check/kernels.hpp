@@ -67,8 +67,10 @@ struct KernelEntry {
   std::uint64_t payload_offset = 0;     ///< of the payload (after the entry header), likewise
   std::uint64_t size = 0;               ///< payload bytes as stored (compressed size if compressed)
   std::uint64_t uncompressed_size = 0;  ///< payload bytes once decompressed (= size if not)
-  /// Functions of an uncompressed cubin (its ".text.NAME" sections); unset when compressed or
-  /// not a cubin. A cubin with 0 holds no kernel (nvcc's link stub of the CUDA runtime).
+  /// Functions of a cubin (its ".text.NAME" sections): known for every uncompressed cubin, and
+  /// for the smallest cubin of a module whose cubins are all compressed when it decompresses to
+  /// at most kMaxDecompressBytes (the cubins of one module come from one translation unit and
+  /// hold the same functions). Unset otherwise. 0: no kernel (nvcc's link stub, below).
   std::optional<unsigned> functions;
 
   /// "sm_120a" for a cubin, "compute_120a" for PTX, "lto_120" for LTO IR, "kind_N_120" else.
@@ -85,7 +87,9 @@ struct FatBinary {
   /// True when the runtime loads it: from .nv_fatbin or a bare fat binary. __nv_relfatbin holds
   /// relocatable device code kept for a later device link (nvcc -rdc), not loaded as it is.
   bool loaded() const noexcept { return section != "__nv_relfatbin"; }
-  /// False only when every entry is an uncompressed cubin with no function: nothing to run.
+  /// False when a cubin of it is known to hold no function, none holds one, and it has no PTX
+  /// or LTO IR: nothing to run. nvcc -shared with the CUDA runtime adds such a module for its
+  /// default architecture (sm_75); CUDA 13's libcufft.so.12 and libcufftw.so.12 carry only that.
   bool has_kernels() const;
 };
 
@@ -106,6 +110,16 @@ struct KernelListing {
 inline constexpr std::size_t kMaxFatBinaryEntries = 1u << 20;  ///< per file
 /// Cubins larger than this are not opened to count their functions (`functions` stays unset).
 inline constexpr std::uint64_t kMaxCubinInspectBytes = 64ull << 20;
+/// A compressed cubin is decompressed to count its functions only up to this size.
+inline constexpr std::uint64_t kMaxDecompressBytes = 1ull << 20;
+
+/// The payload of `entry` as it was before compression, from `stored` (its `size` bytes at
+/// payload_offset): zstd (libzstd) or LZ4 block (liblz4); a copy when not compressed.
+/// std::nullopt when the header's uncompressed size is 0 or above `limit` (bytes), or the data
+/// does not decompress (never more than `limit` bytes are written).
+std::optional<std::vector<unsigned char>> decompress_entry(const KernelEntry& entry,
+                                                           std::span<const unsigned char> stored,
+                                                           std::uint64_t limit);
 
 /// Reads the fat binaries of one region of bytes (a section's contents, or a whole .fatbin
 /// file): fat binaries follow one another, each a 16-byte header then its entries; zero bytes
@@ -168,15 +182,18 @@ struct ModuleFit {
 };
 ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_cuda_version = 0);
 
-/// The judgement of a whole file for one capability.
+/// The judgement of a whole file for one capability. Modules judged: the loaded ones
+/// (FatBinary::loaded()) with kernels (has_kernels()); when the file has no loaded module with
+/// kernels (an object built with -rdc), its __nv_relfatbin modules instead.
 struct FileFit {
   ComputeCapability cc;
-  /// The worst module fit: a module the GPU cannot run fails its kernels' launches, whatever the
-  /// other modules hold. Counted over the modules judged: the loaded ones (FatBinary::loaded())
-  /// with kernels (has_kernels()); when the file has no loaded module with kernels (an object
-  /// built with -rdc), its __nv_relfatbin modules instead. When no module is judged (`judged`
-  /// empty: no CUDA code, or only modules without a function) there is nothing to run and
-  /// `fit` is kNone, which then means nothing: read `judged` first.
+  /// The worst fit among the judged modules that have an image for this GPU (exact, compatible
+  /// or PTX JIT); kNone when none has one: every launch of the file's kernels fails with "no
+  /// kernel image is available". Modules without an image are counted in modules[kNone] but do
+  /// not decide `fit` while another module runs: libraries ship modules built for other
+  /// architectures only (CUDA 13's libcublasLt: 1186 of 2782 modules have nothing for 12.0,
+  /// e.g. sm_90a-only kernels, and are never launched there). Also kNone when nothing is judged
+  /// (`judged` empty: no CUDA code, or modules without a function only): read `judged` first.
   KernelFit fit = KernelFit::kNone;
   std::array<std::size_t, 4> modules{};  ///< judged modules per KernelFit value
   std::size_t skipped_without_kernels = 0;  ///< loaded modules left out: no function in them
@@ -203,10 +220,10 @@ struct KernelsReport {
   std::size_t files_examined = 0;  ///< regular files looked at (their first bytes read)
 };
 
-/// Exit codes of `sm120check kernels`: 0 every judged module has SASS the GPU runs (exact or
-/// compatible), or nothing to judge (no GPU known, no CUDA code); 1 some module runs only as
-/// PTX the driver must JIT, none lacks an image; 2 some module has no kernel image for a
-/// capability; 3 a file could not be read or is malformed (an `error` in its listing).
+/// Exit codes of `sm120check kernels`, from each file's FileFit::fit per capability: 0 all exact
+/// or compatible, or nothing to judge (no GPU known, no CUDA code); 1 some file's code runs on
+/// the GPU only as PTX the driver must JIT; 2 some file has no kernel image for the GPU in any
+/// module; 3 a file could not be read or is malformed (an `error` in its listing).
 int kernels_exit_code(const KernelsReport& report);
 
 }  // namespace sm120check

@@ -89,7 +89,7 @@ FileFit file_fit(const KernelListing& listing, ComputeCapability cc, int driver_
   result.cc = cc;
   const bool any_loaded = std::any_of(listing.fatbins.begin(), listing.fatbins.end(),
                                       [](const FatBinary& f) { return f.loaded() && f.has_kernels(); });
-  KernelFit worst = KernelFit::kExact;
+  KernelFit worst = KernelFit::kNone;  // among the modules that have an image
   for (std::size_t i = 0; i < listing.fatbins.size(); ++i) {
     const FatBinary& f = listing.fatbins[i];
     if (any_loaded && !f.loaded()) {
@@ -102,10 +102,11 @@ FileFit file_fit(const KernelListing& listing, ComputeCapability cc, int driver_
     }
     const ModuleFit fit = module_fit(f, cc, driver_cuda_version);
     ++result.modules[static_cast<std::size_t>(fit.fit)];
-    worst = std::max(worst, fit.fit);
+    if (fit.fit != KernelFit::kNone)
+      worst = worst == KernelFit::kNone ? fit.fit : std::max(worst, fit.fit);
     result.judged.emplace_back(i, fit);
   }
-  result.fit = result.judged.empty() ? KernelFit::kNone : worst;
+  result.fit = worst;
   return result;
 }
 

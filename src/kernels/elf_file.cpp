@@ -132,15 +132,28 @@ void list_elf(unsigned char* image, std::size_t size, KernelListing& listing) {
   }
 }
 
-/// Counts the functions of every uncompressed cubin of the listing.
+/// Counts the functions of every uncompressed cubin of the listing, and, in a module whose
+/// cubins are all compressed, of the smallest one (decompressed, up to kMaxDecompressBytes).
 void count_cubin_functions(unsigned char* image, KernelListing& listing) {
-  for (FatBinary& f : listing.fatbins)
+  for (FatBinary& f : listing.fatbins) {
+    KernelEntry* smallest = nullptr;
+    bool known = false;
     for (KernelEntry& entry : f.entries) {
-      if (entry.kind != KernelEntryKind::kCubin || entry.compressed() ||
-          entry.size > kMaxCubinInspectBytes)
+      if (entry.kind != KernelEntryKind::kCubin) continue;
+      if (entry.compressed()) {
+        if (smallest == nullptr || entry.uncompressed_size < smallest->uncompressed_size)
+          smallest = &entry;
         continue;
+      }
+      if (entry.size > kMaxCubinInspectBytes) continue;
       entry.functions = count_functions(image + entry.payload_offset, entry.size);
+      known = known || entry.functions.has_value();
     }
+    if (known || smallest == nullptr) continue;
+    std::optional<std::vector<unsigned char>> cubin = decompress_entry(
+        *smallest, {image + smallest->payload_offset, smallest->size}, kMaxDecompressBytes);
+    if (cubin) smallest->functions = count_functions(cubin->data(), cubin->size());
+  }
 }
 
 KernelListing list_image(unsigned char* image, std::size_t size, std::string path) {

@@ -202,9 +202,15 @@ std::string KernelEntry::arch_name() const {
 }
 
 bool FatBinary::has_kernels() const {
-  for (const KernelEntry& e : entries)
-    if (e.kind != KernelEntryKind::kCubin || !e.functions || *e.functions > 0) return true;
-  return false;
+  bool known_empty = false;
+  for (const KernelEntry& e : entries) {
+    if (e.kind != KernelEntryKind::kCubin) return true;
+    if (e.functions) {
+      if (*e.functions > 0) return true;
+      known_empty = true;
+    }
+  }
+  return !known_empty;
 }
 
 std::size_t KernelListing::entry_count() const {

@@ -107,43 +107,49 @@ const char* fit_color(KernelFit fit) {
   return "31";
 }
 
-/// "exact: SASS for sm_120 in every module" and the like, for one capability.
+/// "exact: sm_120 SASS in its module" and the like, for one capability.
 std::string fit_text(const FileFit& fit, bool color) {
   if (fit.judged.empty()) return "nothing to run (no module with a kernel)";
   const std::size_t total = fit.judged.size();
   const auto count = [&](KernelFit f) { return fit.modules[static_cast<std::size_t>(f)]; };
-  const auto of_modules = [&](KernelFit f) {
-    return fmt::format("{} of {} module{}", count(f), total, total == 1 ? "" : "s");
-  };
+  const std::size_t with_image = total - count(KernelFit::kNone);
   std::string why;
   switch (fit.fit) {
     case KernelFit::kExact:
       why = fmt::format("{} SASS in {}", fit.cc.sm_name(),
-                        total == 1 ? "its module" : fmt::format("all {} modules", total));
+                        total == 1        ? "its module"
+                        : with_image == 1 ? "1 module"
+                                          : fmt::format("{} modules", with_image));
       break;
     case KernelFit::kCompatible:
-      why = fmt::format("{} with SASS of an earlier {}.x only (binary compatible)",
-                        of_modules(KernelFit::kCompatible), fit.cc.major);
+      why = fmt::format("SASS of an earlier {}.x (binary compatible) in {} of {} module{}",
+                        fit.cc.major, count(KernelFit::kCompatible), with_image,
+                        with_image == 1 ? "" : "s");
       break;
     case KernelFit::kPtxJit:
-      why = fmt::format("{} only as PTX, JIT-compiled by the driver at first load",
-                        of_modules(KernelFit::kPtxJit));
+      why = fmt::format("{} of {} module{} only as PTX, JIT-compiled by the driver at first load",
+                        count(KernelFit::kPtxJit), with_image, with_image == 1 ? "" : "s");
       break;
     case KernelFit::kNone:
-      why = fmt::format("no kernel image for {} in {}", fit.cc.to_string(),
-                        of_modules(KernelFit::kNone));
+      why = fmt::format("no kernel image for {} in any of {} module{} (\"no kernel image is "
+                        "available for execution on the device\")",
+                        fit.cc.to_string(), total, total == 1 ? "" : "s");
       break;
   }
-  std::string out = paint(std::string(to_string(fit.fit)), fit_color(fit.fit), color) + ": " + why;
-  if (total > 1 && count(fit.fit) != total) {
-    std::string parts;
-    for (KernelFit f : {KernelFit::kExact, KernelFit::kCompatible, KernelFit::kPtxJit,
-                        KernelFit::kNone})
-      if (count(f) > 0)
-        parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count(f), to_string(f));
-    out += " (modules: " + parts + ")";
-  }
-  return out;
+  // Several kinds of modules with an image: how many of each.
+  std::string parts;
+  std::size_t kinds = 0;
+  for (KernelFit f : {KernelFit::kExact, KernelFit::kCompatible, KernelFit::kPtxJit})
+    if (count(f) > 0) {
+      ++kinds;
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count(f), to_string(f));
+    }
+  if (kinds > 1) why += " (modules: " + parts + ")";
+  if (fit.fit != KernelFit::kNone && count(KernelFit::kNone) > 0)
+    why += fmt::format("; {} of {} modules have no image for {} (built for other architectures "
+                       "only: their kernels cannot launch here)",
+                       count(KernelFit::kNone), total, fit.cc.to_string());
+  return paint(std::string(to_string(fit.fit)), fit_color(fit.fit), color) + ": " + why;
 }
 
 std::string entry_text(const KernelEntry& e) {
@@ -222,9 +228,10 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     }
     if (!listing.error.empty()) ++errors;
     ++with_code;
-    std::size_t compressed = 0, without_kernels = 0;
+    std::size_t compressed = 0, without_kernels = 0, relocatable = 0;
     for (const FatBinary& f : listing.fatbins) {
       if (!f.has_kernels()) ++without_kernels;
+      if (!f.loaded()) ++relocatable;
       for (const KernelEntry& e : f.entries)
         if (e.compressed()) ++compressed;
     }
@@ -233,6 +240,7 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
         << (listing.entry_count() == 1 ? "y" : "ies");
     if (compressed > 0) out << " (" << compressed << " compressed)";
     if (without_kernels > 0) out << ", " << without_kernels << " without kernels";
+    if (relocatable > 0) out << ", " << relocatable << " relocatable (__nv_relfatbin)";
     out << '\n';
     if (!listing.error.empty())
       out << "  " << paint("error", "31", color) << ": " << escape_for_terminal(listing.error)
