@@ -103,7 +103,7 @@ TEST(CliUsage, NoArgumentsPrintsHelpOnStderr) {
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(contains(r.err, "Usage: sm120check")) << r.err;
   EXPECT_TRUE(
-      contains(r.err, "sm120check: error: no command given (use verify, apply, show, grep, gpu or log)\n"))
+      contains(r.err, "sm120check: error: no command given (use verify, apply, show, grep, gpu, log or kernels)\n"))
       << r.err;
 }
 

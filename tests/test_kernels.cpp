@@ -388,8 +388,8 @@ TEST(KernelHostile, BrokenFilesAreReportedNotThrown) {
   EXPECT_EQ(plain.error, "");
   EXPECT_FALSE(plain.elf);
   // An ELF magic followed by garbage.
-  std::vector<unsigned char> fake{0x7f, 'E', 'L', 'F'};
-  fake.insert(fake.end(), garbage.begin(), garbage.end());
+  std::vector<unsigned char> fake(garbage.size(), 0xa5);
+  std::memcpy(fake.data(), "\x7f" "ELF", 4);
   EXPECT_NE(list_kernels_in_memory(fake, "fake.so").error, "");
 }
 
@@ -405,6 +405,11 @@ TEST(KernelsCommand, TextForTwoModulesAndExitCodes) {
                          "driver at first load (modules: 1 exact, 1 ptx-jit)\n"
                          "summary: 1 file examined, 1 with CUDA code\n");
   EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "9.0", lib}).exit_code, 1);
+  // --cc repeated, each with one value; a PATH right after it stays a PATH.
+  const test::RunResult two = test::run_sm120check({"kernels", "--cc", "12.1", "--cc", "12.0", lib});
+  EXPECT_EQ(two.exit_code, 1) << two.err;
+  EXPECT_NE(two.out.find("  12.0: ptx-jit"), std::string::npos) << two.out;
+  EXPECT_LT(two.out.find("  12.0: "), two.out.find("  12.1: ")) << two.out;
   EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "8.0", lib}).exit_code, 0);
   const std::string sm120 = (fixtures() / "sm120_ptx120.o").string();
   EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "12.0", sm120}).exit_code, 0);

@@ -45,8 +45,8 @@ enum class ArchVariant {
 /// How an entry's payload is stored.
 enum class KernelCompression {
   kNone,
-  kLz4,   ///< entry flag 0x2000 (nvcc --compress-mode=speed; every compressed fatbin before 12.8)
-  kZstd,  ///< entry flag 0x8000 (nvcc 12.8 and later by default, and --compress-mode=size)
+  kLz4,   ///< entry flag 0x2000: an LZ4 block (nvcc 13.0 with --compress-mode=speed)
+  kZstd,  ///< entry flag 0x8000: a zstd frame (nvcc 13.0's default, --compress-mode=size)
 };
 
 /// "none", "lz4", "zstd".

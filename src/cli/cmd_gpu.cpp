@@ -1,8 +1,6 @@
 // `sm120check gpu [--cc CC] [--limits] [--format text|json]` (see commands.hpp), and the --cc
 // option shared
 // with `verify`.
-#include <sstream>
-
 #include "commands.hpp"
 #include "sm120check/gpu.hpp"
 
@@ -52,17 +50,9 @@ int run_gpu(const GpuCommandOptions& options) {
   const GpuReport gpu =
       options.cc ? override_gpu(parse_compute_capability(*options.cc)) : probe_local_gpus(probe);
   const int exit_code = gpu_exit_code(gpu);
-  std::string out;
-  if (options.format == OutputFormat::kJson) {
-    out =
-        gpu_document(gpu, exit_code).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += '\n';
-  } else {
-    std::ostringstream text;
-    render_gpu_text(text, gpu, use_color(options.color));
-    out = text.str();
-  }
-  write_stdout(out);
+  write_report(
+      options.format, [&] { return gpu_document(gpu, exit_code); },
+      [&](std::ostream& out) { render_gpu_text(out, gpu, use_color(options.color)); });
   return exit_code;
 }
 

@@ -2,7 +2,6 @@
 // the CUDA code each file carries and whether the GPU can run it.
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 #include <system_error>
 
 #include "commands.hpp"
@@ -59,6 +58,9 @@ CLI::App* setup_kernels(CLI::App& app, KernelsCommandOptions& options) {
                   "Judge for a GPU of this compute capability instead of probing the local one "
                   "(12.0, 12.1, sm_90; repeat for several)")
       ->type_name("CC")
+      ->expected(1)  // one value per --cc: a PATH may follow
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check(compute_capability_check());
   cmd->add_flag("--no-gpu", options.no_gpu, "Do not probe the local GPU: list without judging");
   cmd->add_flag("--entries", options.entries,
@@ -111,17 +113,11 @@ int run_kernels(const KernelsCommandOptions& options) {
     report.fits.push_back(std::move(fits));
   }
   const int exit_code = kernels_exit_code(report);
-  std::string out;
-  if (options.format == OutputFormat::kJson) {
-    out = kernels_document(report, exit_code)
-              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += '\n';
-  } else {
-    std::ostringstream text;
-    render_kernels_text(text, report, use_color(options.color), options.entries);
-    out = text.str();
-  }
-  write_stdout(out);
+  write_report(
+      options.format, [&] { return kernels_document(report, exit_code); },
+      [&](std::ostream& out) {
+        render_kernels_text(out, report, use_color(options.color), options.entries);
+      });
   return exit_code;
 }
 

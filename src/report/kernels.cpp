@@ -131,9 +131,10 @@ std::string fit_text(const FileFit& fit, bool color) {
                         count(KernelFit::kPtxJit), with_image, with_image == 1 ? "" : "s");
       break;
     case KernelFit::kNone:
-      why = fmt::format("no kernel image for {} in any of {} module{} (\"no kernel image is "
-                        "available for execution on the device\")",
-                        fit.cc.to_string(), total, total == 1 ? "" : "s");
+      why = fmt::format("no kernel image for {} in {} (\"no kernel image is available for "
+                        "execution on the device\")",
+                        fit.cc.to_string(),
+                        total == 1 ? "its module" : fmt::format("any of its {} modules", total));
       break;
   }
   // Several kinds of modules with an image: how many of each.
