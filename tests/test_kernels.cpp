@@ -367,9 +367,34 @@ TEST(KernelHostile, BrokenFilesAreReportedNotThrown) {
     KernelListing listing;
     EXPECT_NO_THROW(listing = list_kernels_in_memory(cut, "cut.o")) << n;
   }
-  // The section header's size made to run past the end of the file.
   const KernelListing good = list_kernels_in_memory(file, "sm90.o");
   ASSERT_EQ(good.error, "");
+  // The .nv_fatbin section header (ELF64: e_shoff at 40, e_shnum at 60, sh_offset at 24 and
+  // sh_size at 32 of each 64-byte header) made to run past the end of the file, then every
+  // section renamed .nv_fatbin (sh_name copied from it).
+  std::uint64_t shoff = 0;
+  std::uint16_t shnum = 0;
+  std::memcpy(&shoff, file.data() + 40, 8);
+  std::memcpy(&shnum, file.data() + 60, 2);
+  std::size_t fatbin_header = 0;
+  for (std::size_t i = 0; i < shnum; ++i) {
+    std::uint64_t offset = 0;
+    std::memcpy(&offset, file.data() + shoff + i * 64 + 24, 8);
+    if (offset == good.fatbins[0].offset) fatbin_header = shoff + i * 64;
+  }
+  ASSERT_NE(fatbin_header, 0u);
+  std::vector<unsigned char> past = file;
+  const std::uint64_t huge = 1ull << 40;
+  std::memcpy(past.data() + fatbin_header + 32, &huge, 8);
+  EXPECT_EQ(list_kernels_in_memory(past, "past.o").error,
+            fmt::format(".nv_fatbin: section of {} bytes at {:#x} runs past the end of the file "
+                        "({} bytes)",
+                        huge, good.fatbins[0].offset, file.size()));
+  std::vector<unsigned char> named = file;
+  for (std::size_t i = 1; i < shnum; ++i)
+    std::memcpy(named.data() + shoff + i * 64, file.data() + fatbin_header, 4);
+  EXPECT_EQ(list_kernels_in_memory(named, "named.o").error,
+            "more than 16 sections named .nv_fatbin or __nv_relfatbin");
   const std::vector<unsigned char> garbage(4096, 0xa5);
   std::vector<unsigned char> bad = file;
   std::copy(garbage.begin(), garbage.begin() + 64,

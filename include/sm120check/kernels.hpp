@@ -110,8 +110,14 @@ struct KernelListing {
 inline constexpr std::size_t kMaxFatBinaryEntries = 1u << 20;  ///< per file
 /// Cubins larger than this are not opened to count their functions (`functions` stays unset).
 inline constexpr std::uint64_t kMaxCubinInspectBytes = 64ull << 20;
-/// A compressed cubin is decompressed to count its functions only up to this size.
+/// A compressed cubin is decompressed to count its functions only up to this size, and at most
+/// kMaxDecompressTotal bytes per file (a file of 1 MiB could otherwise claim 12,000 modules of
+/// 1 MiB each, zstd turning a few bytes into a MiB).
 inline constexpr std::uint64_t kMaxDecompressBytes = 1ull << 20;
+inline constexpr std::uint64_t kMaxDecompressTotal = 64ull << 20;
+/// Sections named .nv_fatbin or __nv_relfatbin read per file (real files have one or two; a
+/// hostile one could name the same bytes many times).
+inline constexpr std::size_t kMaxFatBinarySections = 16;
 
 /// The payload of `entry` as it was before compression, from `stored` (its `size` bytes at
 /// payload_offset): zstd (libzstd) or LZ4 block (liblz4); a copy when not compressed.

@@ -118,6 +118,11 @@ void list_elf(unsigned char* image, std::size_t size, KernelListing& listing) {
                                   name, shdr.sh_size, shdr.sh_offset, size);
       return;
     }
+    if (fatbin.size() + relfatbin.size() == kMaxFatBinarySections) {
+      listing.error = fmt::format("more than {} sections named {} or {}", kMaxFatBinarySections,
+                                  kFatbinSection, kRelFatbinSection);
+      return;
+    }
     (is_fatbin ? fatbin : relfatbin)
         .push_back({is_fatbin ? kFatbinSection : kRelFatbinSection, shdr.sh_offset, shdr.sh_size});
   }
@@ -135,6 +140,7 @@ void list_elf(unsigned char* image, std::size_t size, KernelListing& listing) {
 /// Counts the functions of every uncompressed cubin of the listing, and, in a module whose
 /// cubins are all compressed, of the smallest one (decompressed, up to kMaxDecompressBytes).
 void count_cubin_functions(unsigned char* image, KernelListing& listing) {
+  std::uint64_t budget = kMaxDecompressTotal;
   for (FatBinary& f : listing.fatbins) {
     KernelEntry* smallest = nullptr;
     bool known = false;
@@ -149,7 +155,8 @@ void count_cubin_functions(unsigned char* image, KernelListing& listing) {
       entry.functions = count_functions(image + entry.payload_offset, entry.size);
       known = known || entry.functions.has_value();
     }
-    if (known || smallest == nullptr) continue;
+    if (known || smallest == nullptr || smallest->uncompressed_size > budget) continue;
+    budget -= smallest->uncompressed_size;
     std::optional<std::vector<unsigned char>> cubin = decompress_entry(
         *smallest, {image + smallest->payload_offset, smallest->size}, kMaxDecompressBytes);
     if (cubin) smallest->functions = count_functions(cubin->data(), cubin->size());
