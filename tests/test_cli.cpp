@@ -103,7 +103,8 @@ TEST(CliUsage, NoArgumentsPrintsHelpOnStderr) {
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(contains(r.err, "Usage: sm120check")) << r.err;
   EXPECT_TRUE(
-      contains(r.err, "sm120check: error: no command given (use verify, apply, scan, show, grep, gpu or log)\n"))
+      contains(r.err, "sm120check: error: no command given (use verify, apply, scan, kernels, show, "
+                      "grep, gpu or log)\n"))
       << r.err;
 }
 

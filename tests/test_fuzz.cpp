@@ -21,7 +21,8 @@ struct Target {
 };
 
 constexpr Target kTargets[] = {
-    {"parse", parse_one}, {"apply", apply_one}, {"render", render_one}, {"arch", arch_one}};
+    {"parse", parse_one}, {"apply", apply_one}, {"render", render_one}, {"arch", arch_one},
+    {"kernels", kernels_one}};
 
 /// Runs every file under tests/fuzz/<folder>/<target> through the target; returns how many.
 std::size_t run_folder(const Target& target, std::string_view folder) {

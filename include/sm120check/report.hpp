@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sm120check/gpu.hpp"
+#include "sm120check/kernels.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/scan.hpp"
 #include "sm120check/verify.hpp"
@@ -25,6 +26,7 @@ inline constexpr const char* kShowSchema = "sm120check.show/1";
 inline constexpr const char* kGpuSchema = "sm120check.gpu/1";
 inline constexpr const char* kScanSchema = "sm120check.scan/1";
 inline constexpr const char* kCatalogListSchema = "sm120check.catalog/1";
+inline constexpr const char* kKernelsSchema = "sm120check.kernels/1";
 
 /// Writes the human report of a verify run: one block per patch, a line per file and per hunk
 /// (line found, offset, fuzz), the patch's evidence when it has some ("evidence:", then up to
@@ -102,6 +104,15 @@ void render_gpu_text(std::ostream& out, const GpuReport& gpu, bool color);
 /// One line per device for the verify report's header ("gpu 0: NVIDIA H200, compute capability
 /// 9.0 (sm_90), ..."), or one line saying why there is none. Escaped for a terminal.
 std::vector<std::string> gpu_summary_lines(const GpuReport& gpu);
+
+/// The "sm120check.kernels/1" document of `sm120check kernels` (docs/json.md), with
+/// `exit_code`.
+nlohmann::ordered_json kernels_document(const KernelsReport& report, int exit_code);
+
+/// Writes the human report of `sm120check kernels`: per file, its architectures (counted over
+/// its fat binaries), then one line per capability with the file's fit and the modules' counts;
+/// with `entries`, every fat binary and entry too. Paths are escaped for a terminal.
+void render_kernels_text(std::ostream& out, const KernelsReport& report, bool color, bool entries);
 
 /// `text` with every ill-formed UTF-8 sequence replaced by U+FFFD (one per maximal ill-formed
 /// subpart, as the Unicode standard recommends); well-formed text is returned unchanged. Every

@@ -1,28 +1,30 @@
 // `sm120check gpu [--cc CC] [--limits] [--format text|json]` (see commands.hpp), and the --cc
 // option shared
 // with `verify`.
-#include <sstream>
-
 #include "commands.hpp"
 #include "sm120check/gpu.hpp"
 
 namespace sm120check::cli {
+
+CLI::Validator compute_capability_check() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        try {
+          parse_compute_capability(value);
+          return {};
+        } catch (const Error& e) {
+          return e.what();
+        }
+      },
+      "");
+}
 
 void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc) {
   cmd.add_option("--cc", cc,
                  "Assume a GPU of this compute capability instead of probing the local one: "
                  "12.0, 9.0, sm_120, sm120, sm_90a")
       ->type_name("CC")
-      ->check(CLI::Validator(
-          [](std::string& value) -> std::string {
-            try {
-              parse_compute_capability(value);
-              return {};
-            } catch (const Error& e) {
-              return e.what();
-            }
-          },
-          ""));
+      ->check(compute_capability_check());
 }
 
 CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options, Setup setup) {
@@ -49,17 +51,9 @@ int run_gpu(const GpuCommandOptions& options) {
   const GpuReport gpu =
       options.cc ? override_gpu(parse_compute_capability(*options.cc)) : probe_local_gpus(probe);
   const int exit_code = gpu_exit_code(gpu);
-  std::string out;
-  if (options.format == OutputFormat::kJson) {
-    out =
-        gpu_document(gpu, exit_code).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += '\n';
-  } else {
-    std::ostringstream text;
-    render_gpu_text(text, gpu, use_color(options.color));
-    out = text.str();
-  }
-  write_stdout(out);
+  write_report(
+      options.format, [&] { return gpu_document(gpu, exit_code); },
+      [&](std::ostream& out) { render_gpu_text(out, gpu, use_color(options.color)); });
   return exit_code;
 }
 

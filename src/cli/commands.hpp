@@ -137,6 +137,34 @@ struct GpuCommandOptions {
   ColorMode color = ColorMode::kAuto;
 };
 
+/// Exit codes of `sm120check kernels`, its help footer (kernels_exit_code).
+inline constexpr const char* kKernelsExitCodesHelp =
+    "Exit codes:\n"
+    "  0  every module with kernels has SASS the GPU runs (exact or compatible), or nothing to\n"
+    "     judge (no GPU known, no CUDA code)\n"
+    "  1  some module runs only as PTX the driver must JIT-compile (slow first start)\n"
+    "  2  some module has no kernel image for the GPU (\"no kernel image is available\")\n"
+    "  3  error: a file unreadable or malformed (listed with its error), a missing PATH, or a\n"
+    "     usage error\n";
+
+/// Options of `sm120check kernels [--cc CC]... [--entries] PATH...`.
+struct KernelsCommandOptions {
+  std::vector<std::string> paths;  ///< files or directories (walked, symlinks not followed)
+  std::vector<std::string> ccs;    ///< --cc: judge for these instead of probing
+  bool no_gpu = false;             ///< --no-gpu: list only
+  bool entries = false;            ///< --entries: every fat binary and entry in text output
+  OutputFormat format = OutputFormat::kText;
+  ColorMode color = ColorMode::kAuto;
+};
+
+/// Adds the `kernels` subcommand to `app`. Returns the subcommand.
+CLI::App* setup_kernels(CLI::App& app, KernelsCommandOptions& options,
+                        Setup setup = Setup::kFull);
+
+/// Runs `kernels`; returns its exit code (kKernelsExitCodesHelp). Throws Error for a missing
+/// PATH or an unreadable directory; a file that cannot be read is reported in the output.
+int run_kernels(const KernelsCommandOptions& options);
+
 /// Options of `sm120check log [options] PATCH... TARGET`.
 struct LogCommandOptions {
   std::vector<std::string> patches;
@@ -210,6 +238,9 @@ void take_target_from_patches(CLI::App& cmd, std::vector<std::string>& patches,
 
 /// Adds --strict: exact-image semantics, as `git apply` and GNU patch have them.
 void add_strict_option(CLI::App& cmd, bool& strict);
+
+/// A CLI11 check accepting what parse_compute_capability() accepts (its message otherwise).
+CLI::Validator compute_capability_check();
 
 /// Adds --cc CC (validated with parse_compute_capability(); a bad value is a usage error).
 void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc);

@@ -17,8 +17,8 @@ namespace {
 /// messages stay the same. Where the first argument names no command, or another argument
 /// spells a command's name (an option's value, a file, a second command), all are set up.
 sm120check::cli::Setup setup_for(std::string_view command, int argc, char** argv) {
-  static constexpr std::array<std::string_view, 7> kCommands = {
-      "verify", "apply", "show", "grep", "gpu", "log", "scan"};
+  static constexpr std::array<std::string_view, 8> kCommands = {
+      "verify", "apply", "show", "grep", "gpu", "log", "scan", "kernels"};
   const auto names_command = [](const char* arg) {
     return std::find(kCommands.begin(), kCommands.end(), arg) != kCommands.end();
   };
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   app.name("sm120check");
   app.set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
   app.require_subcommand(0, 1);
-  app.footer(std::string(kExitCodesHelp) + "(these are verify's; apply, scan, gpu and log have their own: see 'sm120check apply --help', ...)\n");
+  app.footer(std::string(kExitCodesHelp) + "(these are verify's; apply, scan, kernels, gpu and log have their own: see 'sm120check apply --help', ...)\n");
   VerifyCommandOptions verify_options;
   ShowCommandOptions show_options;
   GrepCommandOptions grep_options;
@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   LogCommandOptions log_options;
   ApplyCommandOptions apply_options;
   ScanCommandOptions scan_options;
+  KernelsCommandOptions kernels_options;
   CLI::App* verify_cmd = setup_verify(app, verify_options, setup_for("verify", argc, argv));
   CLI::App* apply_cmd = setup_apply(app, apply_options, setup_for("apply", argc, argv));
   CLI::App* show_cmd = setup_show(app, show_options, setup_for("show", argc, argv));
@@ -53,7 +54,9 @@ int main(int argc, char** argv) {
   CLI::App* gpu_cmd = setup_gpu(app, gpu_options, setup_for("gpu", argc, argv));
   CLI::App* log_cmd = setup_log(app, log_options, setup_for("log", argc, argv));
   CLI::App* scan_cmd = setup_scan(app, scan_options, setup_for("scan", argc, argv));
-  for (CLI::App* cmd : {verify_cmd, apply_cmd, show_cmd, grep_cmd, gpu_cmd, log_cmd, scan_cmd})
+  CLI::App* kernels_cmd = setup_kernels(app, kernels_options, setup_for("kernels", argc, argv));
+  for (CLI::App* cmd : {verify_cmd, apply_cmd, show_cmd, grep_cmd, gpu_cmd, log_cmd, scan_cmd,
+                         kernels_cmd})
     cmd->set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
   try {
     app.parse(argc, argv);
@@ -64,19 +67,20 @@ int main(int argc, char** argv) {
     if (log_cmd->parsed()) return run_log(log_options);
     if (apply_cmd->parsed()) return run_apply(apply_options);
     if (scan_cmd->parsed()) return run_scan(scan_options);
+    if (kernels_cmd->parsed()) return run_kernels(kernels_options);
     std::cerr << app.help()
-              << "\nsm120check: error: no command given (use verify, apply, scan, show, grep, gpu "
-                 "or log)\n";
+              << "\nsm120check: error: no command given (use verify, apply, scan, kernels, show, "
+                 "grep, gpu or log)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
     const bool any_command = verify_cmd->parsed() || show_cmd->parsed() || grep_cmd->parsed() ||
                              gpu_cmd->parsed() || log_cmd->parsed() || apply_cmd->parsed() ||
-                             scan_cmd->parsed();
+                             scan_cmd->parsed() || kernels_cmd->parsed();
     if (!any_command && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && argc > 1 &&
         argv[1][0] != '-') {
       std::cerr << "sm120check: error: unknown command '"
                 << sm120check::escape_for_terminal(argv[1])
-                << "' (commands: verify, apply, log, scan, show, grep, gpu; run 'sm120check --help')\n";
+                << "' (commands: verify, apply, log, scan, kernels, show, grep, gpu; run 'sm120check --help')\n";
       return kExitError;
     }
     // One line, escaped: the message may quote what was typed.
@@ -89,6 +93,7 @@ int main(int argc, char** argv) {
                   : log_cmd->parsed()  ? "log "
                   : apply_cmd->parsed() ? "apply "
                   : scan_cmd->parsed() ? "scan "
+                  : kernels_cmd->parsed() ? "kernels "
                                        : "")
               << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {

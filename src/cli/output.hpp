@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +94,19 @@ inline bool write_stdout(const std::string& text) {
     done += static_cast<std::size_t>(n);
   }
   return true;
+}
+
+/// Writes a command's report to standard output: `document()` (an nlohmann::ordered_json) as
+/// indented JSON with a final newline for --format json, else what `render(std::ostream&)`
+/// writes. Returns write_stdout()'s answer.
+template <typename Document, typename Render>
+bool write_report(OutputFormat format, Document&& document, Render&& render) {
+  if (format == OutputFormat::kJson)
+    return write_stdout(
+        document().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  std::ostringstream text;
+  render(text);
+  return write_stdout(text.str());
 }
 
 /// Shows a trailing TARGET positional as required in the help, although CLI11 sees it as

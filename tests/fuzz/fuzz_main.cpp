@@ -1,5 +1,5 @@
 // A libFuzzer binary for one entry point of fuzz_targets.hpp, chosen at build time by
-// SM120CHECK_FUZZ_ENTRY (parse_one, apply_one, render_one or arch_one).
+// SM120CHECK_FUZZ_ENTRY (parse_one, apply_one, render_one, arch_one or kernels_one).
 //
 // SM120CHECK_FUZZ_INVARIANTS=warn makes a broken documented property (InvariantBroken: a
 // wrong answer, not a memory error, a hang or a leak) a line on stderr ("invariant broken:

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "sm120check/arch.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/gpu.hpp"
+#include "sm120check/kernels.hpp"
 #include "sm120check/match.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/report.hpp"
@@ -333,6 +335,43 @@ void arch_one(std::string_view input) {
     check_ranges(targets_in_line(line));
     at = end + 1;
   }
+}
+
+void kernels_one(std::string_view input) {
+  const std::span<const unsigned char> bytes(reinterpret_cast<const unsigned char*>(input.data()),
+                                             input.size());
+  KernelsReport report;
+  report.files.push_back(list_kernels_in_memory(bytes, "fuzz"));
+  report.files_examined = 1;
+  const KernelListing& listing = report.files.back();
+  require(listing.entry_count() <= input.size() / 64, "at most one entry per 64 bytes");
+  for (const FatBinary& f : listing.fatbins) {
+    require(f.offset + 16 <= input.size(), "a fat binary header lies inside the input");
+    for (const KernelEntry& e : f.entries) {
+      require(e.offset >= f.offset + 16 && e.payload_offset >= e.offset + 64,
+              "an entry follows its fat binary's header, its payload its own header");
+      require(e.payload_offset <= input.size() && e.size <= input.size() - e.payload_offset,
+              "an entry's payload lies inside the input");
+    }
+  }
+  report.capabilities = {{9, 0}, {12, 0}, {12, 1}};
+  report.gpu_source = "override";
+  std::vector<FileFit> fits;
+  for (const ComputeCapability& cc : report.capabilities) {
+    fits.push_back(file_fit(listing, cc));
+    for (const auto& [index, module] : fits.back().judged)
+      require(index < listing.fatbins.size() &&
+                  (module.entry < 0 ||
+                   static_cast<std::size_t>(module.entry) < listing.fatbins[index].entries.size()),
+              "a judged module and its entry exist");
+  }
+  report.fits.push_back(std::move(fits));
+  std::ostringstream text;
+  render_kernels_text(text, report, false, true);
+  for (char c : text.str())
+    require(c == '\n' || static_cast<unsigned char>(c) >= 0x20, "no control byte in text output");
+  const std::string dumped = kernels_document(report, kernels_exit_code(report)).dump();
+  require(!nlohmann::json::parse(dumped).is_discarded(), "the JSON document parses back");
 }
 
 }  // namespace sm120check::fuzz

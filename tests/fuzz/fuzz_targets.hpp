@@ -52,4 +52,10 @@ void render_one(std::string_view input);
 /// non-adjacent and non-empty.
 void arch_one(std::string_view input);
 
+/// list_kernels_in_memory() over `input` taken as a file (ELF, bare fat binary, or anything):
+/// never throws; every fat binary and entry lies inside the input, entries are at most one per
+/// 64 bytes; then file_fit() for 12.0, 12.1 and 9.0 and both renderers of `kernels` (no control
+/// byte but "\n" in text without colour; JSON dumps and parses back).
+void kernels_one(std::string_view input);
+
 }  // namespace sm120check::fuzz

@@ -16,7 +16,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 dest=$stage/sm120check-fuzz
 mkdir -p "$dest/bin"
-for t in parse apply render arch; do
+for t in parse apply render arch kernels; do
   exe=$build/tests/fuzz/fuzz_$t
   [ -x "$exe" ] || { echo "pack.sh: no $exe (cmake --build $build --target fuzzers)" >&2; exit 2; }
   extra=$(ldd "$exe" | awk '{print $1}' |

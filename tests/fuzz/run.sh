@@ -13,7 +13,7 @@
 #       oom-*, leak-*: inputs to reproduce with `fuzz_TARGET FILE`), OUT/TARGET/*.log
 #   -c  more seed folders, read only (e.g. real patches kept out of the repository); a folder
 #       holding one sub-folder per target gives each target its own
-#   TARGET  parse, apply, render, arch (default: all four)
+#   TARGET  parse, apply, render, arch, kernels (default: all five)
 #
 # Hang and size discipline: -timeout=10 (an input that runs 10 s is a "timeout" artifact: with
 # 16 KiB inputs at most, nothing linear comes near it, even under ASan), -max_len=16384,
@@ -36,7 +36,7 @@ while getopts t:j:b:o:c: opt; do
   esac
 done
 shift $((OPTIND - 1))
-targets=${*:-parse apply render arch}
+targets=${*:-parse apply render arch kernels}
 if [ -z "$bin" ]; then
   if [ -d "$here/bin" ]; then bin=$here/bin; else bin=$here/../../build-fuzz/tests/fuzz; fi
 fi

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Cross-checks `sm120check kernels` against NVIDIA's `cuobjdump --list-elf --list-ptx`.
+
+For every file given (directories are walked, symlinks not followed) that sm120check lists with
+CUDA code, compares the multiset of (kind, architecture) of its cubin and PTX entries with the
+files cuobjdump names ("ELF file 1: x.1.sm_120a.cubin", "PTX file 1: x.1.sm_90.ptx"), and files
+sm120check skips are checked too when cuobjdump finds code in them. LTO IR entries are left out
+(cuobjdump lists them only with other options).
+
+    bench/kernels_crosscheck.py [--sm120check BIN] [--cuobjdump BIN] [-v] PATH...
+
+Needs a CUDA toolkit's cuobjdump (e.g. /usr/local/cuda/bin/cuobjdump on the GPU host). Prints
+one line per file that differs and a summary; exit 0 when every file agrees, 1 otherwise, 2 when
+cuobjdump is missing. Example:
+
+    bench/kernels_crosscheck.py tests/data/kernels /usr/local/cuda/lib64 \\
+        /opt/venv/lib/python3.12/site-packages/torch/lib
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_BIN = os.path.join(HERE, "..", "build", "sm120check")
+# cuobjdump names each entry FILE.N.ARCH.{cubin,ptx}; ARCH is sm_XY with an a/f suffix where the
+# entry has one (PTX too is named sm_XY).
+CUOBJDUMP_LINE = re.compile(r"^(ELF|PTX) file\s+\d+: .*\.(?:sm|compute)_(\d+[af]?)\.(cubin|ptx)\s*$")
+
+
+def walk(paths):
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                for name in sorted(files):
+                    full = os.path.join(root, name)
+                    if os.path.isfile(full) and not os.path.islink(full):
+                        yield full
+        else:
+            yield path
+
+
+def is_elf_or_fatbin(path):
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return False
+    return head == b"\x7fELF" or head == b"\x50\xed\x55\xba"
+
+
+def ours(binary, path):
+    """(Counter of (kind, arch), error) from sm120check."""
+    run = subprocess.run([binary, "kernels", "--no-gpu", "--format", "json", path],
+                         capture_output=True, text=True)
+    if run.returncode == 3 and not run.stdout:
+        return None, run.stderr.strip()
+    doc = json.loads(run.stdout)
+    found = collections.Counter()
+    error = None
+    for f in doc["files"]:
+        error = f["error"] or error
+        for fb in f["fat_binaries"]:
+            for e in fb["entries"]:
+                if e["kind"] == "cubin":
+                    found[("cubin", e["arch"])] += 1
+                elif e["kind"] == "ptx":
+                    # cuobjdump names PTX after sm_XY: compute_120a -> sm_120a.
+                    found[("ptx", "sm_" + e["arch"][len("compute_"):])] += 1
+    return found, error
+
+
+def theirs(cuobjdump, path):
+    """(Counter of (kind, arch), error) from cuobjdump."""
+    run = subprocess.run([cuobjdump, "--list-elf", "--list-ptx", path],
+                         capture_output=True, text=True)
+    found = collections.Counter()
+    for line in run.stdout.splitlines():
+        m = CUOBJDUMP_LINE.match(line)
+        if m:
+            found[("cubin" if m.group(3) == "cubin" else "ptx", "sm_" + m.group(2))] += 1
+    error = None
+    if run.returncode != 0 and not found:
+        error = (run.stderr or run.stdout).strip().splitlines()[-1:] or ["exit %d" % run.returncode]
+        error = error[0]
+    return found, error
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("--sm120check", default=DEFAULT_BIN)
+    parser.add_argument("--cuobjdump", default=shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump")
+    parser.add_argument("-v", "--verbose", action="store_true", help="a line for every file")
+    args = parser.parse_args()
+    if not os.access(args.cuobjdump, os.X_OK):
+        print("kernels_crosscheck: no cuobjdump at %s (--cuobjdump)" % args.cuobjdump, file=sys.stderr)
+        return 2
+    files = agree = differ = entries = 0
+    for path in walk(args.paths):
+        if not is_elf_or_fatbin(path):
+            continue
+        mine, my_error = ours(args.sm120check, path)
+        if mine is None:
+            print("ERROR %s: sm120check: %s" % (path, my_error))
+            differ += 1
+            continue
+        if not mine and not my_error:
+            # sm120check found no CUDA code: cuobjdump must agree (checked only for ELF files
+            # that have no fat-binary section name, quickly).
+            theirs_found, _ = theirs(args.cuobjdump, path)
+            if theirs_found:
+                print("DIFF %s: sm120check lists nothing, cuobjdump %s" % (path, dict(theirs_found)))
+                differ += 1
+            continue
+        files += 1
+        theirs_found, their_error = theirs(args.cuobjdump, path)
+        if mine == theirs_found and not my_error:
+            agree += 1
+            entries += sum(mine.values())
+            if args.verbose:
+                print("OK   %s: %d entries (%s)" % (path, sum(mine.values()),
+                                                   ", ".join("%s %s x%d" % (k, a, n) for (k, a), n in sorted(mine.items()))))
+            continue
+        differ += 1
+        only_mine = mine - theirs_found
+        only_theirs = theirs_found - mine
+        print("DIFF %s: only sm120check %s; only cuobjdump %s%s%s" % (
+            path, dict(only_mine), dict(only_theirs),
+            "; sm120check error: %s" % my_error if my_error else "",
+            "; cuobjdump: %s" % their_error if their_error else ""))
+    print("summary: %d files with CUDA code, %d agree (%d entries), %d differ" % (files, agree, entries, differ))
+    return 0 if differ == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+// Compiled CUDA code in a file: the fat binaries an ELF shared object, executable or relocatable
+// object carries (sections .nv_fatbin and __nv_relfatbin), their entries (cubin with SASS for one
+// SM, PTX for one virtual architecture, LTO IR), and whether a GPU of a given compute capability
+// can run them: exact SASS, a compatible cubin, only PTX the driver must JIT, or nothing (the
+// CUDA runtime's "no kernel image is available for execution on the device").
+//
+// Sources. The ELF side goes through libelf (elfutils). The section names and the runtime wrapper
+// are in the CUDA toolkit's include/fatbinary_section.h. The fat binary's own layout is not
+// documented by NVIDIA; src/kernels/fatbin.cpp says field by field where each fact comes from
+// (public descriptions, checked against objects built with nvcc 13.0: tests/data/kernels).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sm120check/gpu.hpp"
+
+namespace sm120check {
+
+/// What a fat-binary entry holds (the entry header's kind field).
+enum class KernelEntryKind {
+  kCubin,    ///< kind 2: an ELF cubin, SASS for one real architecture (sm_XY)
+  kPtx,      ///< kind 1: PTX text for one virtual architecture (compute_XY), JIT-compiled
+  kLtoIr,    ///< kind 8: NVVM IR for link-time optimisation (lto_XY); only the device linker reads it
+  kUnknown,  ///< any other kind value (raw_kind says which)
+};
+
+/// "cubin", "ptx", "lto-ir", "unknown".
+std::string_view to_string(KernelEntryKind kind);
+
+/// The architecture suffix of an entry (CUDA Programming Guide, "Feature Availability":
+/// architecture-specific and family-specific feature sets).
+enum class ArchVariant {
+  kPlain,         ///< sm_120: binary compatible within the major version
+  kArchSpecific,  ///< sm_120a: runs on compute capability 12.0 only
+  kFamily,        ///< sm_120f: runs on 12.y with y >= 0 (the 12.x family)
+};
+
+/// How an entry's payload is stored.
+enum class KernelCompression {
+  kNone,
+  kLz4,   ///< entry flag 0x2000: an LZ4 block (nvcc 13.0 with --compress-mode=speed)
+  kZstd,  ///< entry flag 0x8000: a zstd frame (nvcc 13.0's default, --compress-mode=size)
+};
+
+/// "none", "lz4", "zstd".
+std::string_view to_string(KernelCompression compression);
+
+/// One entry of a fat binary. Read from the entry header alone: a compressed payload is not
+/// decompressed (its kind, architecture and PTX version are in the header).
+struct KernelEntry {
+  KernelEntryKind kind = KernelEntryKind::kUnknown;
+  unsigned raw_kind = 0;  ///< the header's kind field (1 PTX, 2 cubin, 8 LTO IR)
+  int sm = 0;             ///< architecture number XY: 120 for sm_120 / compute_120
+  ArchVariant variant = ArchVariant::kPlain;
+  /// PTX ISA version of a PTX entry (9.0 for nvcc 13.0): the header's major and minor fields.
+  /// Unset for other kinds (a cubin's header holds its ELF ABI version there).
+  std::optional<std::array<int, 2>> ptx_version;
+  KernelCompression compression = KernelCompression::kNone;
+  std::uint64_t offset = 0;             ///< of the entry header, in bytes from the file start
+  std::uint64_t payload_offset = 0;     ///< of the payload (after the entry header), likewise
+  std::uint64_t size = 0;               ///< payload bytes as stored (compressed size if compressed)
+  std::uint64_t uncompressed_size = 0;  ///< payload bytes once decompressed (= size if not)
+  /// Functions of a cubin (its ".text.NAME" sections): known for every uncompressed cubin, and
+  /// for the smallest cubin of a module whose cubins are all compressed when it decompresses to
+  /// at most kMaxDecompressBytes (the cubins of one module come from one translation unit and
+  /// hold the same functions). Unset otherwise. 0: no kernel (nvcc's link stub, below).
+  std::optional<unsigned> functions;
+
+  /// "sm_120a" for a cubin, "compute_120a" for PTX, "lto_120" for LTO IR, "kind_N_120" else.
+  std::string arch_name() const;
+  bool compressed() const noexcept { return compression != KernelCompression::kNone; }
+};
+
+/// One fat binary (one module the CUDA runtime registers; nvcc makes one per translation unit).
+struct FatBinary {
+  std::string section;      ///< ".nv_fatbin", "__nv_relfatbin", or "" for a bare .fatbin file
+  std::uint64_t offset = 0;  ///< of its header, in bytes from the file start
+  std::vector<KernelEntry> entries;  ///< in file order
+
+  /// True when the runtime loads it: from .nv_fatbin or a bare fat binary. __nv_relfatbin holds
+  /// relocatable device code kept for a later device link (nvcc -rdc), not loaded as it is.
+  bool loaded() const noexcept { return section != "__nv_relfatbin"; }
+  /// False when a cubin of it is known to hold no function, none holds one, and it has no PTX
+  /// or LTO IR: nothing to run. nvcc -shared with the CUDA runtime adds such a module for its
+  /// default architecture (sm_75); CUDA 13's libcufft.so.12 and libcufftw.so.12 carry only that.
+  bool has_kernels() const;
+};
+
+/// The CUDA code one file carries.
+struct KernelListing {
+  std::string path;                ///< as given
+  std::vector<FatBinary> fatbins;  ///< in file order, .nv_fatbin before __nv_relfatbin
+  bool elf = false;                ///< the file is ELF (false: a bare fat binary, or neither)
+  /// Why the file could not be read whole, one line, e.g. ".nv_fatbin: fat binary 3 at 0x1f40:
+  /// entry header at 0x2010 runs past the end of the fat binary"; empty when it was. Fat
+  /// binaries before the fault are kept in `fatbins`.
+  std::string error;
+
+  std::size_t entry_count() const;
+};
+
+/// Limits that keep a hostile file from costing more than a real one.
+inline constexpr std::size_t kMaxFatBinaryEntries = 1u << 20;  ///< per file
+/// Cubins larger than this are not opened to count their functions (`functions` stays unset).
+inline constexpr std::uint64_t kMaxCubinInspectBytes = 64ull << 20;
+/// A compressed cubin is decompressed to count its functions only up to this size, and at most
+/// kMaxDecompressTotal bytes per file (a file of 1 MiB could otherwise claim 12,000 modules of
+/// 1 MiB each, zstd turning a few bytes into a MiB).
+inline constexpr std::uint64_t kMaxDecompressBytes = 1ull << 20;
+inline constexpr std::uint64_t kMaxDecompressTotal = 64ull << 20;
+/// Sections named .nv_fatbin or __nv_relfatbin read per file (real files have one or two; a
+/// hostile one could name the same bytes many times).
+inline constexpr std::size_t kMaxFatBinarySections = 16;
+
+/// The payload of `entry` as it was before compression, from `stored` (its `size` bytes at
+/// payload_offset): zstd (libzstd) or LZ4 block (liblz4); a copy when not compressed.
+/// std::nullopt when the header's uncompressed size is 0 or above `limit` (bytes), or the data
+/// does not decompress (never more than `limit` bytes are written).
+std::optional<std::vector<unsigned char>> decompress_entry(const KernelEntry& entry,
+                                                           std::span<const unsigned char> stored,
+                                                           std::uint64_t limit);
+
+/// Reads the fat binaries of one region of bytes (a section's contents, or a whole .fatbin
+/// file): fat binaries follow one another, each a 16-byte header then its entries; zero bytes
+/// between them are skipped. `base` is the region's offset in the file (for the offsets
+/// reported); `section` is copied into each FatBinary. Appends to `out` and returns "" on
+/// success, else a one-line reason (what was read before the fault stays in `out`). Never reads
+/// outside `region`; every loop advances by at least 16 bytes.
+std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint64_t base,
+                               std::string_view section, std::vector<FatBinary>& out);
+
+/// Lists the CUDA code in an image held in memory: an ELF file (through libelf's elf_memory) or a
+/// bare fat binary (starting with its magic 0xBA55ED50). `path` only names it in the result.
+/// Never throws for bad content: a malformed ELF or fat binary is reported in `error`.
+KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::string path);
+
+/// Lists the CUDA code in file `path` (mapped read-only, never read whole). A file that is
+/// neither ELF nor a bare fat binary gives an empty listing (elf false, no error). Throws Error
+/// when the file cannot be opened or mapped.
+KernelListing list_kernels(const std::string& path);
+
+/// True when the first bytes of a file (at least 4; fewer gives false) may hold CUDA code: the
+/// ELF magic or the fat binary magic. For skipping other files quickly in a directory walk.
+bool may_carry_cuda_code(std::span<const unsigned char> head);
+
+/// What the GPU can run from one entry, one module or one file, best first.
+enum class KernelFit {
+  kExact,       ///< a cubin for exactly the GPU's SM (sm_120, sm_120a or sm_120f on 12.0)
+  kCompatible,  ///< a cubin for a lower minor of the same major (sm_120 or sm_120f on 12.1)
+  kPtxJit,      ///< only PTX, which the driver JIT-compiles (slow first start, cached after)
+  kNone,        ///< nothing: "no kernel image is available for execution on the device"
+};
+
+/// "exact", "compatible", "ptx-jit", "none".
+std::string_view to_string(KernelFit fit);
+
+/// The first CUDA release whose toolkit and driver know PTX ISA `major`.`minor` (6.0 -> 9.0 ...
+/// 8.7 -> 12.8, 8.8 -> 12.9, 9.0 -> 13.0, 9.1 -> 13.1), as CUDA's version number (13000);
+/// 0 for a version the table lacks. Source: PTX ISA reference, "Release Notes" (the PTX ISA
+/// version of each CUDA release).
+int cuda_version_for_ptx_isa(int major, int minor);
+
+/// What one entry gives a GPU of capability `cc`. The rules, from the CUDA Programming Guide
+/// ("Binary Compatibility", "PTX Compatibility", 5.1.2 "Feature Availability") and NVIDIA's
+/// "Blackwell and CUDA 12.9 Introduce Family-Specific Architecture Features" (developer blog,
+/// 2025):
+/// - cubin sm_XY: runs on X.z for z >= Y (same major); sm_XYa only on X.Y; sm_XYf on X.z,
+///   z >= Y (the family is the major version: sm_100f runs on 10.0 and 10.3). Exact when XY is
+///   the GPU's SM, compatible otherwise.
+/// - PTX compute_XY: JIT on any capability >= X.Y; compute_XYa only on X.Y; compute_XYf on X.z,
+///   z >= Y. With `driver_cuda_version` known (CUDA's encoding, 13000), PTX whose ISA needs a
+///   later CUDA release (cuda_version_for_ptx_isa) gives kNone: the driver cannot JIT it.
+/// - LTO IR and unknown kinds: kNone (the driver does not load them).
+KernelFit entry_fit(const KernelEntry& entry, ComputeCapability cc, int driver_cuda_version = 0);
+
+/// The best fit of a module's entries for `cc`, and the index of the entry giving it (-1 when
+/// kNone).
+struct ModuleFit {
+  KernelFit fit = KernelFit::kNone;
+  int entry = -1;
+};
+ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_cuda_version = 0);
+
+/// The judgement of a whole file for one capability. Modules judged: the loaded ones
+/// (FatBinary::loaded()) with kernels (has_kernels()); when the file has no loaded module with
+/// kernels (an object built with -rdc), its __nv_relfatbin modules instead.
+struct FileFit {
+  ComputeCapability cc;
+  /// The worst fit among the judged modules that have an image for this GPU (exact, compatible
+  /// or PTX JIT); kNone when none has one: every launch of the file's kernels fails with "no
+  /// kernel image is available". Modules without an image are counted in modules[kNone] but do
+  /// not decide `fit` while another module runs: libraries ship modules built for other
+  /// architectures only (CUDA 13's libcublasLt: 344 of its 1757 modules with kernels have
+  /// nothing for 12.0, e.g. sm_90a-only kernels, and are never launched there). Also kNone when nothing is judged
+  /// (`judged` empty: no CUDA code, or modules without a function only): read `judged` first.
+  KernelFit fit = KernelFit::kNone;
+  std::array<std::size_t, 4> modules{};  ///< judged modules per KernelFit value
+  std::size_t skipped_without_kernels = 0;  ///< loaded modules left out: no function in them
+  std::size_t skipped_relocatable = 0;      ///< __nv_relfatbin modules left out
+  /// The modules judged (indexes into KernelListing::fatbins) with their fit.
+  std::vector<std::pair<std::size_t, ModuleFit>> judged;
+};
+
+/// Judges `listing` for a GPU of capability `cc` (see FileFit).
+FileFit file_fit(const KernelListing& listing, ComputeCapability cc, int driver_cuda_version = 0);
+
+/// The kernel listing of a run over several files (`sm120check kernels`, later `scan`), judged
+/// for the capabilities of the GPU (probed or given).
+struct KernelsReport {
+  /// Files carrying CUDA code or that could not be read; a PATH given as a file is listed even
+  /// without CUDA code (no fat binaries), files of a walked directory only with some.
+  std::vector<KernelListing> files;
+  /// For each file, its FileFit per capability of `capabilities` (same order).
+  std::vector<std::vector<FileFit>> fits;
+  std::vector<ComputeCapability> capabilities;  ///< ascending; empty: no GPU known, no judgement
+  int driver_cuda_version = 0;                  ///< of the probed driver (13000); 0 if unknown
+  std::string gpu_source;          ///< "override" (--cc), "nvml", "cuda-runtime", "none"
+  std::string gpu_error;           ///< why no capability is known, when none is; else ""
+  std::size_t files_examined = 0;  ///< regular files looked at (their first bytes read)
+};
+
+/// Exit codes of `sm120check kernels`, from each file's FileFit::fit per capability: 0 all exact
+/// or compatible, or nothing to judge (no GPU known, no CUDA code); 1 some file's code runs on
+/// the GPU only as PTX the driver must JIT; 2 some file has no kernel image for the GPU in any
+/// module; 3 a file could not be read or is malformed (an `error` in its listing).
+int kernels_exit_code(const KernelsReport& report);
+
+}  // namespace sm120check

@@ -1,0 +1,223 @@
+// The fat-binary container: parse_fat_binaries() and the names of what it finds.
+//
+// NVIDIA documents only the wrapper (include/fatbinary_section.h: the __fatBinC_Wrapper_t in
+// .nvFatBinSegment that points at the data, and the section names .nv_fatbin and
+// __nv_relfatbin). The layout below is what public descriptions give, each fact checked on the
+// objects of tests/data/kernels (nvcc 13.0, flags in manifest.tsv) and on the 14 libraries of
+// CUDA 13 and cuDNN 9 in /usr/local/cuda/lib64 (5086 fat binaries, 17254 entries, all parsed;
+// sampled payloads agree with their headers: PTX .target/.version, cubin ELF e_flags):
+//   [n-eiling] github.com/n-eiling/cuda-fatbin-decompression, fatbin-decompress.h (header and
+//              entry structs, flags 64-bit, debug, host Linux, compressed 0x2000 with its LZ4
+//              variant);
+//   [jiegec]   github.com/jiegec/fatbinary, fatbinary/src/lib.rs (same structs; field at 20 is
+//              the options offset);
+//   [nvopen]   github.com/GrigoryEvko/nvopen-tools, fatbin/FORMAT_SPECIFICATION.md (header
+//              sizes 64/80/112, compression flag 0x8000 with ZSTD payloads);
+//   [nvcc13]   our fixtures: flag 0x100000 on every entry built for an `a` target (sm_90a,
+//              sm_100a, sm_120a, sm_121a, compute_120a) and on no other; 0x200000 on sm_120f
+//              only; 0x2000 with --compress-mode=speed (LZ4), 0x8000 otherwise (zstd magic
+//              28 b5 2f fd at the payload start); kind 8 for lto_120.
+//
+// Fat binary header, 16 bytes, little-endian [n-eiling]:
+//   0 u32 magic 0xBA55ED50 | 4 u16 version (1) | 6 u16 header size (16) | 8 u64 size of the
+//   entries that follow the header.
+// Entry header, at least 64 bytes [n-eiling, jiegec, nvopen]:
+//   0 u16 kind (1 PTX, 2 ELF cubin; 8 LTO IR [nvcc13]) | 2 u16 (0x0101) | 4 u32 header size
+//   (the payload starts there) | 8 u64 payload size (padded to 8; the next entry follows it) |
+//   16 u32 compressed size (bytes of the payload used when compressed) | 20 u32 options offset |
+//   24 u16 minor | 26 u16 major (PTX: the PTX ISA version; cubin: its ELF ABI version) |
+//   28 u32 arch (XY of sm_XY) | 32 u32 name offset | 36 u32 name length | 40 u64 flags |
+//   48 u64 (0) | 56 u64 uncompressed size (when compressed).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "internal.hpp"
+#include "sm120check/kernels.hpp"
+
+namespace sm120check {
+namespace {
+
+constexpr std::uint32_t kFatBinaryMagic = 0xBA55ED50;
+constexpr std::size_t kFatHeaderSize = 16;
+constexpr std::size_t kEntryHeaderMin = 64;
+
+constexpr std::uint64_t kFlagLz4 = 0x2000;             // [n-eiling] FATBIN_FLAG_COMPRESS
+constexpr std::uint64_t kFlagZstd = 0x8000;            // [nvopen], [nvcc13]
+constexpr std::uint64_t kFlagArchSpecific = 0x100000;  // [nvcc13]: sm_XYa, compute_XYa
+constexpr std::uint64_t kFlagFamily = 0x200000;        // [nvcc13]: sm_XYf, compute_XYf
+
+template <typename T>
+T load_le(const unsigned char* p) {
+  T value = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i) value |= static_cast<T>(p[i]) << (8 * i);
+  return value;
+}
+
+std::string hex(std::uint64_t value) { return fmt::format("{:#x}", value); }
+
+/// Reads the entries of one fat binary, `body` being the bytes after its header. Returns "" or
+/// why it stopped.
+std::string parse_entries(std::span<const unsigned char> body, std::uint64_t body_offset,
+                          std::size_t& entries_left, FatBinary& fatbin) {
+  std::size_t pos = 0;
+  while (pos < body.size()) {
+    const std::uint64_t at = body_offset + pos;
+    const std::size_t left = body.size() - pos;
+    if (left < kEntryHeaderMin)
+      return fmt::format("entry header at {} is cut off ({} of at least {} bytes)", hex(at), left,
+                         kEntryHeaderMin);
+    if (entries_left == 0)
+      return fmt::format("more than {} fat-binary entries in one file", kMaxFatBinaryEntries);
+    --entries_left;
+    const unsigned char* h = body.data() + pos;
+    const std::uint32_t header_size = load_le<std::uint32_t>(h + 4);
+    const std::uint64_t payload_size = load_le<std::uint64_t>(h + 8);
+    if (header_size < kEntryHeaderMin || header_size > left)
+      return fmt::format("entry at {}: header size {} is not between {} and the {} bytes left",
+                         hex(at), header_size, kEntryHeaderMin, left);
+    if (payload_size > left - header_size)
+      return fmt::format("entry at {}: payload of {} bytes runs past the end of the fat binary "
+                         "({} bytes left)",
+                         hex(at), payload_size, left - header_size);
+    KernelEntry entry;
+    entry.raw_kind = load_le<std::uint16_t>(h);
+    entry.kind = entry.raw_kind == 1   ? KernelEntryKind::kPtx
+                 : entry.raw_kind == 2 ? KernelEntryKind::kCubin
+                 : entry.raw_kind == 8 ? KernelEntryKind::kLtoIr
+                                       : KernelEntryKind::kUnknown;
+    const std::uint16_t minor = load_le<std::uint16_t>(h + 24);
+    const std::uint16_t major = load_le<std::uint16_t>(h + 26);
+    const std::uint32_t arch = load_le<std::uint32_t>(h + 28);
+    const std::uint64_t flags = load_le<std::uint64_t>(h + 40);
+    if (arch > 9999) return fmt::format("entry at {}: architecture {} is not an SM", hex(at), arch);
+    entry.sm = static_cast<int>(arch);
+    entry.variant = (flags & kFlagArchSpecific) != 0 ? ArchVariant::kArchSpecific
+                    : (flags & kFlagFamily) != 0     ? ArchVariant::kFamily
+                                                     : ArchVariant::kPlain;
+    if (entry.kind == KernelEntryKind::kPtx) entry.ptx_version = std::array<int, 2>{major, minor};
+    entry.compression = (flags & kFlagZstd) != 0  ? KernelCompression::kZstd
+                        : (flags & kFlagLz4) != 0 ? KernelCompression::kLz4
+                                                  : KernelCompression::kNone;
+    entry.offset = at;
+    entry.payload_offset = at + header_size;
+    entry.size = payload_size;
+    entry.uncompressed_size = payload_size;
+    if (entry.compressed()) {
+      const std::uint32_t compressed_size = load_le<std::uint32_t>(h + 16);
+      if (compressed_size > payload_size)
+        return fmt::format("entry at {}: compressed size {} exceeds its payload of {} bytes",
+                           hex(at), compressed_size, payload_size);
+      entry.size = compressed_size;
+      entry.uncompressed_size = load_le<std::uint64_t>(h + 56);
+    }
+    fatbin.entries.push_back(std::move(entry));
+    pos += header_size + payload_size;  // header_size >= 64: always advances
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint64_t base,
+                               std::string_view section, std::vector<FatBinary>& out) {
+  std::size_t entries_left = kMaxFatBinaryEntries;
+  for (const FatBinary& f : out) entries_left -= std::min(entries_left, f.entries.size());
+  std::size_t pos = 0;
+  std::size_t number = 0;
+  while (true) {
+    // Linkers pad input sections to their alignment (8) with zeros.
+    while (pos < region.size() && region[pos] == 0) ++pos;
+    if (pos == region.size()) return {};
+    const std::uint64_t at = base + pos;
+    ++number;
+    const std::size_t left = region.size() - pos;
+    const unsigned char* h = region.data() + pos;
+    if (left < kFatHeaderSize || load_le<std::uint32_t>(h) != kFatBinaryMagic)
+      return fmt::format("no fat binary at {} (fat binary {}): {}", hex(at), number,
+                         left < kFatHeaderSize ? "too few bytes left for a header"
+                                               : "its magic number is not 0xba55ed50");
+    const std::uint16_t header_size = load_le<std::uint16_t>(h + 6);
+    const std::uint64_t size = load_le<std::uint64_t>(h + 8);
+    if (header_size < kFatHeaderSize || header_size > left)
+      return fmt::format("fat binary {} at {}: header size {} is not between {} and the {} bytes "
+                         "left",
+                         number, hex(at), header_size, kFatHeaderSize, left);
+    if (size > left - header_size)
+      return fmt::format("fat binary {} at {}: its {} bytes of entries run past the end of {} "
+                         "({} bytes left)",
+                         number, hex(at), size, section.empty() ? "the file" : section,
+                         left - header_size);
+    FatBinary fatbin;
+    fatbin.section = std::string(section);
+    fatbin.offset = at;
+    std::string error = parse_entries(region.subspan(pos + header_size, size),
+                                      at + header_size, entries_left, fatbin);
+    out.push_back(std::move(fatbin));
+    if (!error.empty()) return fmt::format("fat binary {} at {}: {}", number, hex(at), error);
+    pos += header_size + size;
+  }
+}
+
+bool may_carry_cuda_code(std::span<const unsigned char> head) {
+  if (head.size() < 4) return false;
+  return std::memcmp(head.data(), "\x7f" "ELF", 4) == 0 ||
+         load_le<std::uint32_t>(head.data()) == kFatBinaryMagic;
+}
+
+bool is_bare_fat_binary(std::span<const unsigned char> image) {
+  return image.size() >= 4 && load_le<std::uint32_t>(image.data()) == kFatBinaryMagic;
+}
+
+std::string_view to_string(KernelEntryKind kind) {
+  switch (kind) {
+    case KernelEntryKind::kCubin: return "cubin";
+    case KernelEntryKind::kPtx: return "ptx";
+    case KernelEntryKind::kLtoIr: return "lto-ir";
+    case KernelEntryKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string_view to_string(KernelCompression compression) {
+  switch (compression) {
+    case KernelCompression::kLz4: return "lz4";
+    case KernelCompression::kZstd: return "zstd";
+    case KernelCompression::kNone: break;
+  }
+  return "none";
+}
+
+std::string KernelEntry::arch_name() const {
+  const char* suffix = variant == ArchVariant::kArchSpecific ? "a"
+                       : variant == ArchVariant::kFamily     ? "f"
+                                                             : "";
+  switch (kind) {
+    case KernelEntryKind::kCubin: return fmt::format("sm_{}{}", sm, suffix);
+    case KernelEntryKind::kPtx: return fmt::format("compute_{}{}", sm, suffix);
+    case KernelEntryKind::kLtoIr: return fmt::format("lto_{}{}", sm, suffix);
+    case KernelEntryKind::kUnknown: break;
+  }
+  return fmt::format("kind_{}_{}{}", raw_kind, sm, suffix);
+}
+
+bool FatBinary::has_kernels() const {
+  bool known_empty = false;
+  for (const KernelEntry& e : entries) {
+    if (e.kind != KernelEntryKind::kCubin) return true;
+    if (e.functions) {
+      if (*e.functions > 0) return true;
+      known_empty = true;
+    }
+  }
+  return !known_empty;
+}
+
+std::size_t KernelListing::entry_count() const {
+  std::size_t n = 0;
+  for (const FatBinary& f : fatbins) n += f.entries.size();
+  return n;
+}
+
+}  // namespace sm120check

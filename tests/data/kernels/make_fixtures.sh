@@ -1,0 +1,54 @@
+#!/bin/sh
+# Rebuilds the fixtures of tests/data/kernels (listed in manifest.tsv with their flags) from
+# saxpy.cu and scale.cu. Needs the CUDA toolkit (nvcc 13.0 made the committed ones; another
+# version may order or compress entries differently, so review `git diff --stat` after a run).
+# The tests themselves only read the committed files: CI has no CUDA toolkit.
+#   tests/data/kernels/make_fixtures.sh [NVCC]
+set -eu
+cd "$(dirname "$0")"
+nvcc=${1:-${NVCC:-/usr/local/cuda/bin/nvcc}}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Objects: every line of manifest.tsv whose flags do not start with "link" or "-fatbin".
+grep -v '^#' manifest.tsv | while IFS='	' read -r name flags expected; do
+  case "$flags" in
+    link*|-fatbin*) continue ;;
+  esac
+  # shellcheck disable=SC2086  # the flags are words
+  "$nvcc" -c saxpy.cu -o "$name" $flags
+done
+
+# libtwo.so: two translation units, each its own fat binary, linked without the CUDA runtime
+# (a shared library may leave cudaRegisterFatBinary & co. undefined), so no other fat binary.
+"$nvcc" -c -Xcompiler -fPIC saxpy.cu -o "$tmp/saxpy.o" \
+  -gencode arch=compute_120,code=sm_120 -gencode arch=compute_90,code=sm_90
+"$nvcc" -c -Xcompiler -fPIC scale.cu -o "$tmp/scale.o" \
+  -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80
+"$nvcc" -shared -cudart none "$tmp/saxpy.o" "$tmp/scale.o" -o libtwo.so
+
+# libstub.so: linked by nvcc with the shared CUDA runtime, which adds a fat binary of its own
+# for nvcc's default architecture (sm_75) holding no kernel (no .text section in its cubin).
+"$nvcc" -c -Xcompiler -fPIC saxpy.cu -o "$tmp/saxpy120.o" -gencode arch=compute_120,code=sm_120
+"$nvcc" -shared -cudart shared "$tmp/saxpy120.o" -o libstub.so
+
+# saxpy.fatbin: a bare fat binary (nvcc -fatbin), no ELF around it.
+"$nvcc" -fatbin saxpy.cu -o saxpy.fatbin \
+  -gencode arch=compute_120,code=sm_120 -gencode arch=compute_90,code=compute_90
+
+strip --strip-debug ./*.o ./*.so 2>/dev/null || true
+ls -l ./*.o ./*.so ./*.fatbin
+
+# Seeds of the kernels fuzz target (tests/fuzz/corpus/kernels): each fixture's fat-binary section
+# as a bare fat binary, and the whole files up to 16 KiB (run.sh's -max_len).
+seeds=../../fuzz/corpus/kernels
+mkdir -p "$seeds"
+for f in ./*.o ./*.so ./*.fatbin; do
+  name=$(basename "$f")
+  for section in .nv_fatbin __nv_relfatbin; do
+    objcopy -O binary --only-section="$section" "$f" "$tmp/s" 2>/dev/null || continue
+    [ -s "$tmp/s" ] && [ "$(wc -c < "$tmp/s")" -le 16384 ] && cp "$tmp/s" "$seeds/$name$section"
+  done
+  [ "$(wc -c < "$f")" -le 16384 ] && cp "$f" "$seeds/$name"
+done
+ls "$seeds" | wc -l

@@ -1,0 +1,480 @@
+// The kernel listing (src/kernels) against objects built with nvcc 13.0 for known -gencode
+// targets (tests/data/kernels, flags and expected entries in manifest.tsv), the compatibility
+// rules, hostile input, and `sm120check kernels` end to end. No CUDA toolkit is needed: the
+// fixtures are committed.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sm120check/kernels.hpp"
+#include "sm120check/report.hpp"
+#include "test_util.hpp"
+
+namespace sm120check {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fixtures() { return fs::path(SM120CHECK_SOURCE_DIR) / "tests/data/kernels"; }
+
+std::vector<unsigned char> bytes_of(const fs::path& path) {
+  const std::string text = test::read_file(path);
+  return {text.begin(), text.end()};
+}
+
+/// A listing in manifest.tsv's words: "ptx:compute_120:compressed cubin:sm_120 | cubin:sm_90".
+std::string manifest_words(const KernelListing& listing) {
+  std::string out;
+  for (const FatBinary& f : listing.fatbins) {
+    if (!out.empty()) out += " | ";
+    bool first = true;
+    for (const KernelEntry& e : f.entries) {
+      if (!first) out += ' ';
+      first = false;
+      out += e.kind == KernelEntryKind::kLtoIr ? "lto" : std::string(to_string(e.kind));
+      out += ":" + e.arch_name();
+      if (e.compressed()) out += ":compressed";
+    }
+  }
+  return out;
+}
+
+struct ManifestLine {
+  std::string name, flags, expected;
+};
+
+std::vector<ManifestLine> manifest() {
+  std::ifstream in(fixtures() / "manifest.tsv");
+  std::vector<ManifestLine> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t tab1 = line.find('\t');
+    const std::size_t tab2 = line.find('\t', tab1 + 1);
+    if (tab1 == std::string::npos || tab2 == std::string::npos) {
+      ADD_FAILURE() << "bad manifest line: " << line;
+      continue;
+    }
+    out.push_back({line.substr(0, tab1), line.substr(tab1 + 1, tab2 - tab1 - 1),
+                   line.substr(tab2 + 1)});
+  }
+  return out;
+}
+
+KernelListing list_fixture(const std::string& name) {
+  return list_kernels((fixtures() / name).string());
+}
+
+// The listing of every fixture is exactly what its -gencode flags built: kinds, architectures
+// with their a/f suffix, order, compression, one fat binary per translation unit.
+TEST(KernelListing, EveryFixtureListsExactlyItsBuiltTargets) {
+  const std::vector<ManifestLine> lines = manifest();
+  ASSERT_EQ(lines.size(), 17u);
+  for (const ManifestLine& m : lines) {
+    const KernelListing listing = list_fixture(m.name);
+    EXPECT_EQ(listing.error, "") << m.name;
+    EXPECT_EQ(manifest_words(listing), m.expected) << m.name << " built with " << m.flags;
+    // The same from memory (the fuzz target's path).
+    const KernelListing again = list_kernels_in_memory(bytes_of(fixtures() / m.name), m.name);
+    EXPECT_EQ(manifest_words(again), m.expected) << m.name;
+  }
+}
+
+TEST(KernelListing, HeaderFieldsOfAFixture) {
+  const KernelListing listing = list_fixture("sm120_ptx120.o");
+  ASSERT_EQ(listing.fatbins.size(), 1u);
+  EXPECT_TRUE(listing.elf);
+  const FatBinary& f = listing.fatbins[0];
+  EXPECT_EQ(f.section, ".nv_fatbin");
+  EXPECT_TRUE(f.loaded());
+  EXPECT_TRUE(f.has_kernels());
+  ASSERT_EQ(f.entries.size(), 2u);
+  const KernelEntry& ptx = f.entries[0];
+  EXPECT_EQ(ptx.kind, KernelEntryKind::kPtx);
+  EXPECT_EQ(ptx.raw_kind, 1u);
+  EXPECT_EQ(ptx.sm, 120);
+  ASSERT_TRUE(ptx.ptx_version.has_value());
+  EXPECT_EQ((*ptx.ptx_version)[0], 9);  // nvcc 13.0 writes PTX ISA 9.0
+  EXPECT_EQ((*ptx.ptx_version)[1], 0);
+  EXPECT_EQ(ptx.compression, KernelCompression::kZstd);
+  EXPECT_EQ(ptx.size, 388u);
+  EXPECT_EQ(ptx.uncompressed_size, 848u);
+  EXPECT_EQ(ptx.offset, f.offset + 16);
+  EXPECT_EQ(ptx.payload_offset, ptx.offset + 80);
+  EXPECT_FALSE(ptx.functions.has_value());
+  const KernelEntry& cubin = f.entries[1];
+  EXPECT_EQ(cubin.kind, KernelEntryKind::kCubin);
+  EXPECT_FALSE(cubin.ptx_version.has_value());
+  EXPECT_EQ(cubin.size, 5600u);
+  EXPECT_EQ(cubin.functions, 1u);  // saxpy
+  // The payload is the cubin itself: an ELF image at payload_offset.
+  const std::vector<unsigned char> file = bytes_of(fixtures() / "sm120_ptx120.o");
+  EXPECT_EQ(std::memcmp(file.data() + cubin.payload_offset, "\x7f" "ELF", 4), 0);
+}
+
+// Independent of the entry header: each PTX text names its target with the a/f suffix (".target
+// sm_120a"), and each cubin's ELF header its SM (e_flags bits 8..15 in the ELF ABI version 8
+// that nvcc 13 writes), compressed ones once decompressed (zstd and LZ4).
+TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
+  std::size_t cubins = 0, ptx = 0, decompressed = 0;
+  for (const ManifestLine& m : manifest()) {
+    const std::vector<unsigned char> file = bytes_of(fixtures() / m.name);
+    for (const FatBinary& f : list_fixture(m.name).fatbins)
+      for (const KernelEntry& e : f.entries) {
+        // LTO IR entries flagged zstd do not start with a zstd frame: their layout is unknown
+        // (only their header is read).
+        if (e.kind == KernelEntryKind::kLtoIr) continue;
+        const std::optional<std::vector<unsigned char>> payload = decompress_entry(
+            e, {file.data() + e.payload_offset, static_cast<std::size_t>(e.size)}, 1u << 20);
+        ASSERT_TRUE(payload.has_value()) << m.name << " " << e.arch_name();
+        if (e.compressed()) {
+          ++decompressed;
+          EXPECT_EQ(payload->size(), e.uncompressed_size) << m.name;
+        }
+        const unsigned char* p = payload->data();
+        if (e.kind == KernelEntryKind::kCubin) {
+          ASSERT_GE(payload->size(), 64u);
+          ASSERT_EQ(std::memcmp(p, "\x7f" "ELF", 4), 0) << m.name;
+          ASSERT_EQ(p[8], 8) << m.name << ": ELF ABI version";
+          std::uint32_t flags;
+          std::memcpy(&flags, p + 48, 4);
+          EXPECT_EQ(static_cast<int>((flags >> 8) & 0xff), e.sm) << m.name;
+          ++cubins;
+        } else if (e.kind == KernelEntryKind::kPtx) {
+          const std::string text(reinterpret_cast<const char*>(p), payload->size());
+          const std::string target = "sm_" + e.arch_name().substr(std::strlen("compute_"));
+          EXPECT_NE(text.find(".target " + target + "\n"), std::string::npos)
+              << m.name << " " << target;
+          EXPECT_NE(text.find(".version 9.0\n"), std::string::npos) << m.name;
+          ++ptx;
+        }
+      }
+  }
+  EXPECT_EQ(cubins, 18u);
+  EXPECT_EQ(ptx, 9u);
+  EXPECT_EQ(decompressed, 11u);
+}
+
+// Functions are counted in compressed cubins too: one per module, the smallest.
+TEST(KernelListing, CompressedCubinsAreDecompressedToCountFunctions) {
+  for (const char* name : {"sm120_ptx120_zstd.o", "sm120_ptx120_lz4.o", "rdc_sm120.o"}) {
+    const KernelListing listing = list_fixture(name);
+    const KernelEntry& cubin = listing.fatbins.at(0).entries.back();
+    EXPECT_TRUE(cubin.compressed()) << name;
+    EXPECT_EQ(cubin.functions, 1u) << name;
+  }
+  // A payload that does not decompress, or claims too much, gives nothing.
+  KernelEntry e;
+  e.kind = KernelEntryKind::kCubin;
+  e.compression = KernelCompression::kZstd;
+  e.uncompressed_size = 100;
+  const std::vector<unsigned char> junk(64, 0x5a);
+  EXPECT_FALSE(decompress_entry(e, junk, 1u << 20).has_value());
+  e.compression = KernelCompression::kLz4;
+  EXPECT_FALSE(decompress_entry(e, junk, 1u << 20).has_value());
+  e.uncompressed_size = 2u << 20;
+  EXPECT_FALSE(decompress_entry(e, junk, 1u << 20).has_value());
+}
+
+// nvcc -shared with the CUDA runtime adds a fat binary for its default architecture (sm_75)
+// with no function: it is listed, and left out of the judgement.
+TEST(KernelListing, LinkStubWithoutKernelsIsNotJudged) {
+  const KernelListing listing = list_fixture("libstub.so");
+  ASSERT_EQ(listing.fatbins.size(), 2u);
+  EXPECT_EQ(listing.fatbins[0].entries[0].functions, 0u);
+  EXPECT_FALSE(listing.fatbins[0].has_kernels());
+  EXPECT_TRUE(listing.fatbins[1].has_kernels());
+  const FileFit fit = file_fit(listing, {12, 0});
+  EXPECT_EQ(fit.fit, KernelFit::kExact);
+  EXPECT_EQ(fit.skipped_without_kernels, 1u);
+  ASSERT_EQ(fit.judged.size(), 1u);
+  EXPECT_EQ(fit.judged[0].first, 1u);
+}
+
+TEST(KernelListing, RelocatableDeviceCodeIsJudgedOnlyWithoutLoadedModules) {
+  const KernelListing rdc = list_fixture("rdc_sm120.o");
+  ASSERT_EQ(rdc.fatbins.size(), 1u);
+  EXPECT_EQ(rdc.fatbins[0].section, "__nv_relfatbin");
+  EXPECT_FALSE(rdc.fatbins[0].loaded());
+  EXPECT_EQ(file_fit(rdc, {12, 0}).fit, KernelFit::kExact);
+  // A loaded module next to a relocatable one: only the loaded one counts.
+  KernelListing both = list_fixture("sm90.o");
+  both.fatbins.push_back(rdc.fatbins[0]);
+  const FileFit fit = file_fit(both, {12, 0});
+  EXPECT_EQ(fit.fit, KernelFit::kNone);
+  EXPECT_EQ(fit.skipped_relocatable, 1u);
+}
+
+// The judgement of every fixture for 12.0, 12.1, 9.0 and 8.0, written from NVIDIA's rules
+// (kernels.hpp, entry_fit), not from the code.
+TEST(KernelFitRules, EveryFixtureOnFourCapabilities) {
+  // name -> fits on 12.0, 12.1, 9.0, 8.0 (E exact, C compatible, P ptx-jit, N none).
+  const std::map<std::string, std::string> expected{
+      {"sm90.o", "NNEN"},
+      {"sm90a.o", "NNEN"},
+      {"sm120_ptx120.o", "ECNN"},
+      {"sm120a.o", "ENNN"},     // sm_120a: 12.0 only
+      {"sm120f.o", "ECNN"},     // sm_120f: the 12.x family
+      {"sm100a_sm121a.o", "NENN"},
+      {"ptx80.o", "PPPP"},
+      {"ptx120a.o", "PNNN"},    // compute_120a: JIT on 12.0 only
+      {"sm86_ptx86.o", "PPPN"}, // sm_86 SASS does not run on 8.0; compute_86 JITs on >= 8.6
+      {"sm120_ptx120_uncompressed.o", "ECNN"},
+      {"sm120_ptx120_zstd.o", "ECNN"},
+      {"sm120_ptx120_lz4.o", "ECNN"},
+      {"rdc_sm120.o", "ECNN"},
+      {"lto120.o", "NNNN"},     // LTO IR: for the device linker only
+      // Module 2 (sm_80 + compute_80) only JITs on 9.0 and 12.x; module 1 (sm_120 + sm_90)
+      // has nothing for 8.0, while module 2 runs there.
+      {"libtwo.so", "PPPE"},
+      {"libstub.so", "ECNN"},
+      {"saxpy.fatbin", "ECPN"},
+  };
+  const ComputeCapability ccs[] = {{12, 0}, {12, 1}, {9, 0}, {8, 0}};
+  const auto letter = [](KernelFit f) { return "ECPN"[static_cast<int>(f)]; };
+  for (const auto& [name, fits] : expected) {
+    const KernelListing listing = list_fixture(name);
+    std::string got;
+    for (const ComputeCapability& cc : ccs) got += letter(file_fit(listing, cc).fit);
+    EXPECT_EQ(got, fits) << name;
+  }
+  EXPECT_EQ(expected.size(), manifest().size());
+}
+
+KernelEntry entry(KernelEntryKind kind, int sm, ArchVariant variant = ArchVariant::kPlain) {
+  KernelEntry e;
+  e.kind = kind;
+  e.sm = sm;
+  e.variant = variant;
+  if (kind == KernelEntryKind::kPtx) e.ptx_version = std::array<int, 2>{8, 8};
+  return e;
+}
+
+TEST(KernelFitRules, CubinsPtxAndSuffixes) {
+  using K = KernelEntryKind;
+  using V = ArchVariant;
+  // Plain cubins: same major, minor up to the GPU's.
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 120), {12, 1}), KernelFit::kCompatible);
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 121), {12, 0}), KernelFit::kNone);
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 100), {10, 3}), KernelFit::kCompatible);
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 90), {10, 0}), KernelFit::kNone);
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 80), {8, 6}), KernelFit::kCompatible);
+  // a: that capability only; f: the family (major), minor up to the GPU's.
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 100, V::kArchSpecific), {10, 3}), KernelFit::kNone);
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 100, V::kFamily), {10, 3}), KernelFit::kCompatible);
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 103, V::kFamily), {10, 0}), KernelFit::kNone);
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 100, V::kFamily), {11, 0}), KernelFit::kNone);
+  EXPECT_EQ(entry_fit(entry(K::kCubin, 121, V::kArchSpecific), {12, 1}), KernelFit::kExact);
+  // PTX: any later capability; a only its own; f its family.
+  EXPECT_EQ(entry_fit(entry(K::kPtx, 80), {12, 1}), KernelFit::kPtxJit);
+  EXPECT_EQ(entry_fit(entry(K::kPtx, 90), {8, 9}), KernelFit::kNone);
+  EXPECT_EQ(entry_fit(entry(K::kPtx, 90, V::kArchSpecific), {10, 0}), KernelFit::kNone);
+  EXPECT_EQ(entry_fit(entry(K::kPtx, 120, V::kFamily), {12, 1}), KernelFit::kPtxJit);
+  EXPECT_EQ(entry_fit(entry(K::kPtx, 120, V::kFamily), {13, 0}), KernelFit::kNone);
+  // A driver too old for the PTX ISA version (8.8 came with CUDA 12.9).
+  EXPECT_EQ(entry_fit(entry(K::kPtx, 80), {12, 0}, 12080), KernelFit::kNone);
+  EXPECT_EQ(entry_fit(entry(K::kPtx, 80), {12, 0}, 12090), KernelFit::kPtxJit);
+  EXPECT_EQ(cuda_version_for_ptx_isa(9, 0), 13000);
+  EXPECT_EQ(cuda_version_for_ptx_isa(8, 7), 12080);
+  EXPECT_EQ(cuda_version_for_ptx_isa(5, 0), 0);
+  // LTO IR never runs as it is.
+  EXPECT_EQ(entry_fit(entry(K::kLtoIr, 120), {12, 0}), KernelFit::kNone);
+}
+
+// Hostile input: a fat binary region cut, corrupted or padded never crashes, never reads out of
+// bounds (ASan in the sanitizer pass), and says what is wrong.
+std::vector<unsigned char> fatbin_region(const std::string& name) {
+  const KernelListing listing = list_fixture(name);
+  const std::vector<unsigned char> file = bytes_of(fixtures() / name);
+  // The section of a one-fat-binary fixture: its header and its entries.
+  const FatBinary& f = listing.fatbins.at(0);
+  const KernelEntry& last = f.entries.back();
+  std::uint64_t end = last.payload_offset + last.size;
+  end = (end + 7) / 8 * 8;
+  return {file.begin() + static_cast<long>(f.offset), file.begin() + static_cast<long>(end)};
+}
+
+std::string parse(const std::vector<unsigned char>& region, std::vector<FatBinary>& out) {
+  return parse_fat_binaries(region, 0, ".nv_fatbin", out);
+}
+
+TEST(KernelHostile, EveryTruncationIsAnErrorOrAShorterListing) {
+  const std::vector<unsigned char> region = fatbin_region("sm120_ptx120_zstd.o");
+  std::vector<FatBinary> whole;
+  ASSERT_EQ(parse(region, whole), "");
+  ASSERT_EQ(whole.at(0).entries.size(), 2u);
+  for (std::size_t n = 1; n < region.size(); ++n) {
+    std::vector<unsigned char> cut(region.begin(), region.begin() + static_cast<long>(n));
+    std::vector<FatBinary> out;
+    EXPECT_NE(parse(cut, out), "") << n;
+  }
+}
+
+TEST(KernelHostile, CorruptFieldsGiveClearErrors) {
+  const std::vector<unsigned char> region = fatbin_region("sm120_ptx120_zstd.o");
+  const auto with = [&](std::size_t at, std::vector<unsigned char> bytes) {
+    std::vector<unsigned char> r = region;
+    std::copy(bytes.begin(), bytes.end(), r.begin() + static_cast<long>(at));
+    std::vector<FatBinary> out;
+    return parse(r, out);
+  };
+  EXPECT_EQ(with(0, {0, 0, 0, 1}),
+            "no fat binary at 0x3 (fat binary 1): its magic number is not 0xba55ed50");
+  EXPECT_EQ(with(8, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}),
+            "fat binary 1 at 0x0: its 18446744073709551615 bytes of entries run past the end of "
+            ".nv_fatbin (2016 bytes left)");
+  EXPECT_EQ(with(6, {8, 0}),
+            "fat binary 1 at 0x0: header size 8 is not between 16 and the 2032 bytes left");
+  // An entry header size of 0 would loop forever if trusted.
+  EXPECT_EQ(with(16 + 4, {0, 0, 0, 0}),
+            "fat binary 1 at 0x0: entry at 0x10: header size 0 is not between 64 and the 2016 "
+            "bytes left");
+  EXPECT_EQ(with(16 + 8, {0, 0, 0, 0, 0, 0, 0, 0x80}),
+            "fat binary 1 at 0x0: entry at 0x10: payload of 9223372036854775808 bytes runs past "
+            "the end of the fat binary (1936 bytes left)");
+  EXPECT_EQ(with(16 + 16, {0xff, 0xff, 0, 0}),
+            "fat binary 1 at 0x0: entry at 0x10: compressed size 65535 exceeds its payload of "
+            "392 bytes");
+  EXPECT_EQ(with(16 + 28, {0xff, 0xff, 0xff, 0xff}),
+            "fat binary 1 at 0x0: entry at 0x10: architecture 4294967295 is not an SM");
+  // Zero padding after a fat binary is skipped; anything else is reported.
+  std::vector<unsigned char> padded = region;
+  padded.resize(region.size() + 64, 0);
+  std::vector<FatBinary> out;
+  EXPECT_EQ(parse(padded, out), "");
+  padded.push_back(7);
+  out.clear();
+  EXPECT_EQ(parse(padded, out),
+            "no fat binary at 0x830 (fat binary 2): too few bytes left for a header");
+  EXPECT_EQ(out.size(), 1u);  // what came before the fault is kept
+}
+
+TEST(KernelHostile, BrokenFilesAreReportedNotThrown) {
+  // A truncated ELF file: libelf refuses it or the section runs past the end.
+  std::vector<unsigned char> file = bytes_of(fixtures() / "sm90.o");
+  for (std::size_t n : {std::size_t{4}, std::size_t{63}, std::size_t{64}, file.size() / 2,
+                        file.size() - 1}) {
+    const std::vector<unsigned char> cut(file.begin(), file.begin() + static_cast<long>(n));
+    KernelListing listing;
+    EXPECT_NO_THROW(listing = list_kernels_in_memory(cut, "cut.o")) << n;
+  }
+  const KernelListing good = list_kernels_in_memory(file, "sm90.o");
+  ASSERT_EQ(good.error, "");
+  // The .nv_fatbin section header (ELF64: e_shoff at 40, e_shnum at 60, sh_offset at 24 and
+  // sh_size at 32 of each 64-byte header) made to run past the end of the file, then every
+  // section renamed .nv_fatbin (sh_name copied from it).
+  std::uint64_t shoff = 0;
+  std::uint16_t shnum = 0;
+  std::memcpy(&shoff, file.data() + 40, 8);
+  std::memcpy(&shnum, file.data() + 60, 2);
+  std::size_t fatbin_header = 0;
+  for (std::size_t i = 0; i < shnum; ++i) {
+    std::uint64_t offset = 0;
+    std::memcpy(&offset, file.data() + shoff + i * 64 + 24, 8);
+    if (offset == good.fatbins[0].offset) fatbin_header = shoff + i * 64;
+  }
+  ASSERT_NE(fatbin_header, 0u);
+  std::vector<unsigned char> past = file;
+  const std::uint64_t huge = 1ull << 40;
+  std::memcpy(past.data() + fatbin_header + 32, &huge, 8);
+  EXPECT_EQ(list_kernels_in_memory(past, "past.o").error,
+            fmt::format(".nv_fatbin: section of {} bytes at {:#x} runs past the end of the file "
+                        "({} bytes)",
+                        huge, good.fatbins[0].offset, file.size()));
+  std::vector<unsigned char> named = file;
+  for (std::size_t i = 1; i < shnum; ++i)
+    std::memcpy(named.data() + shoff + i * 64, file.data() + fatbin_header, 4);
+  EXPECT_EQ(list_kernels_in_memory(named, "named.o").error,
+            "more than 16 sections named .nv_fatbin or __nv_relfatbin");
+  const std::vector<unsigned char> garbage(4096, 0xa5);
+  std::vector<unsigned char> bad = file;
+  std::copy(garbage.begin(), garbage.begin() + 64,
+            bad.begin() + static_cast<long>(good.fatbins[0].offset));
+  const KernelListing listing = list_kernels_in_memory(bad, "bad.o");
+  EXPECT_EQ(listing.error,
+            ".nv_fatbin: no fat binary at " +
+                fmt::format("{:#x}", good.fatbins[0].offset) +
+                " (fat binary 1): its magic number is not 0xba55ed50");
+  // Not ELF, not a fat binary: nothing, no error.
+  const std::string text = "just text, no CUDA code here";
+  const KernelListing plain =
+      list_kernels_in_memory({reinterpret_cast<const unsigned char*>(text.data()), text.size()},
+                             "t.txt");
+  EXPECT_TRUE(plain.fatbins.empty());
+  EXPECT_EQ(plain.error, "");
+  EXPECT_FALSE(plain.elf);
+  // An ELF magic followed by garbage.
+  std::vector<unsigned char> fake(garbage.size(), 0xa5);
+  std::memcpy(fake.data(), "\x7f" "ELF", 4);
+  EXPECT_NE(list_kernels_in_memory(fake, "fake.so").error, "");
+}
+
+// `sm120check kernels` end to end: text, JSON, exit codes.
+TEST(KernelsCommand, TextForTwoModulesAndExitCodes) {
+  const std::string lib = (fixtures() / "libtwo.so").string();
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", lib});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // one module only as PTX on 12.0
+  EXPECT_EQ(r.out, lib + ": 2 fat binaries, 4 entries (1 compressed)\n"
+                         "  cubin  sm_80 (x1), sm_90 (x1), sm_120 (x1)\n"
+                         "  ptx    compute_80 (PTX 9.0, x1)\n"
+                         "  12.0: ptx-jit: 1 of 2 modules only as PTX, JIT-compiled by the "
+                         "driver at first load (modules: 1 exact, 1 ptx-jit)\n"
+                         "summary: 1 file examined, 1 with CUDA code\n");
+  EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "9.0", lib}).exit_code, 1);
+  // --cc repeated, each with one value; a PATH right after it stays a PATH.
+  const test::RunResult two = test::run_sm120check({"kernels", "--cc", "12.1", "--cc", "12.0", lib});
+  EXPECT_EQ(two.exit_code, 1) << two.err;
+  EXPECT_NE(two.out.find("  12.0: ptx-jit"), std::string::npos) << two.out;
+  EXPECT_LT(two.out.find("  12.0: "), two.out.find("  12.1: ")) << two.out;
+  EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "8.0", lib}).exit_code, 0);
+  const std::string sm120 = (fixtures() / "sm120_ptx120.o").string();
+  EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "12.0", sm120}).exit_code, 0);
+  EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "12.1", sm120}).exit_code, 0);
+  EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "9.0", sm120}).exit_code, 2);
+  EXPECT_EQ(test::run_sm120check({"kernels", "--no-gpu", sm120}).exit_code, 0);
+  const test::RunResult missing = test::run_sm120check({"kernels", "--cc", "12.0", "/nonexistent"});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_EQ(missing.err, "sm120check: error: /nonexistent: no such file or directory\n");
+  EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "12.9x", sm120}).exit_code, 3);
+}
+
+TEST(KernelsCommand, DirectoryWalkListsOnlyFilesWithCudaCodeAndBrokenOnes) {
+  test::TempDir dir;
+  fs::create_directories(dir / "lib/sub");
+  fs::copy_file(fixtures() / "sm120a.o", dir / "lib/sub/a.o");
+  fs::copy_file(fixtures() / "saxpy.cu", dir / "lib/saxpy.cu");
+  fs::create_symlink("sub/a.o", dir / "lib/link.o");  // not followed: listed once
+  std::string broken = test::read_file(fixtures() / "sm90.o");
+  broken.resize(broken.size() / 2);
+  test::write_file(dir / "lib/broken.so", broken);
+  const test::RunResult r =
+      test::run_sm120check({"kernels", "--cc", "12.0", "--format", "json", dir / "lib"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema"], "sm120check.kernels/1");
+  EXPECT_EQ(doc["files_examined"], 3);
+  ASSERT_EQ(doc["files"].size(), 2u);
+  EXPECT_EQ(doc["files"][0]["path"], dir / "lib/broken.so");
+  EXPECT_FALSE(doc["files"][0]["error"].is_null());
+  const nlohmann::json& a = doc["files"][1];
+  EXPECT_EQ(a["path"], dir / "lib/sub/a.o");
+  EXPECT_EQ(a["fat_binaries"][0]["entries"][0]["arch"], "sm_120a");
+  EXPECT_EQ(a["fat_binaries"][0]["entries"][0]["variant"], "a");
+  EXPECT_EQ(a["fat_binaries"][0]["entries"][0]["functions"], 1);
+  EXPECT_EQ(a["fits"][0]["cc"], "12.0");
+  EXPECT_EQ(a["fits"][0]["fit"], "exact");
+  EXPECT_EQ(a["fits"][0]["module_fits"][0]["arch"], "sm_120a");
+  EXPECT_EQ(doc["exit_code"], 3);
+}
+
+}  // namespace
+}  // namespace sm120check
