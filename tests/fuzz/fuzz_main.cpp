@@ -3,9 +3,9 @@
 //
 // SM120CHECK_FUZZ_INVARIANTS=warn makes a broken documented property (InvariantBroken: a
 // wrong answer, not a memory error, a hang or a leak) a line on stderr ("invariant broken:
-// ...") instead of a crash, to see how often a known class of wrong plan comes up while it is
-// being fixed. Off by default: CI's short pass and long runs keep invariants fatal and save
-// the input.
+// ...") instead of a crash: the short CI pass uses it while such findings are open
+// (tests/fuzz/findings/), so that a known class of wrong plan does not fail every run at
+// random; long runs keep it fatal and save the input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
