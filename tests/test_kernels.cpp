@@ -5,7 +5,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "sm120check/error.hpp"
 #include "sm120check/kernels.hpp"
 #include "sm120check/report.hpp"
 #include "test_util.hpp"
@@ -445,6 +452,50 @@ TEST(KernelsCommand, TextForTwoModulesAndExitCodes) {
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_EQ(missing.err, "sm120check: error: /nonexistent: no such file or directory\n");
   EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "12.9x", sm120}).exit_code, 3);
+}
+
+TEST(KernelHostile, FifoIsRefusedWithoutBlocking) {
+  test::TempDir dir;
+  const std::string fifo = dir / "lib.so";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto listed = std::async(std::launch::async, [&] { return list_kernels(fifo); });
+  if (listed.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    ADD_FAILURE() << "list_kernels blocked in open() on a FIFO";
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // releases the open
+    listed.wait();
+    if (writer >= 0) ::close(writer);
+    return;
+  }
+  try {
+    listed.get();
+    ADD_FAILURE() << "a FIFO was listed";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), fifo + ": not a regular file");
+  }
+  const test::RunResult r = test::run_sm120check({"kernels", "--no-gpu", fifo});
+  EXPECT_EQ(r.exit_code, 3);
+}
+
+TEST(KernelsCommand, ModulesForOtherArchitecturesOnlyAreCountedNotFailed) {
+  // One module with sm_120a SASS, one with sm_90 only: the second cannot launch on 12.0. The
+  // text says so; the exit code follows the modules that have an image (README, exit codes).
+  test::TempDir dir;
+  const auto section = [](const fs::path& object) {
+    // The fat binary: a 16-byte header whose u64 at 8 is the size of what follows.
+    const std::uint64_t at = list_kernels(object.string()).fatbins.at(0).offset;
+    const std::string bytes = test::read_file(object);
+    std::uint64_t size = 0;
+    std::memcpy(&size, bytes.data() + at + 8, 8);
+    return bytes.substr(at, 16 + size);
+  };
+  test::write_file(dir / "two.fatbin", section(fixtures() / "sm120a.o") + section(fixtures() / "sm90.o"));
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "two.fatbin"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  12.0: exact: sm_120 SASS in 1 module; 1 of 2 modules have no image for "
+                       "12.0 (built for other architectures only: their kernels cannot launch "
+                       "here)\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(KernelsCommand, DirectoryWalkListsOnlyFilesWithCudaCodeAndBrokenOnes) {

@@ -2,6 +2,8 @@
 // relevance, JSON, exit codes). Synthetic trees hold only the short marker strings of real
 // catalog entries, never upstream code.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -410,6 +412,8 @@ TEST(Scan, WalkBoundsAndSymlinksAreReported) {
   EXPECT_EQ(r.walk.depth_limited, 1u);
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_EQ(r.notes[0], "1 directory deeper than --max-depth 3 not entered");
+  EXPECT_FALSE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 2);  // an install may be below: never "all present"
 
   ScanOptions few;
   few.max_entries = 3;
@@ -417,6 +421,7 @@ TEST(Scan, WalkBoundsAndSymlinksAreReported) {
                       unprobed_gpu(), few);
   EXPECT_TRUE(t.walk.truncated);
   EXPECT_TRUE(t.installs.empty());
+  EXPECT_EQ(t.exit_code(), 2);
 
   // A symlink to the site-packages is never followed.
   TempDir other;
@@ -429,6 +434,79 @@ TEST(Scan, WalkBoundsAndSymlinksAreReported) {
   EXPECT_EQ(u.walk.symlinks, 1u);
   ASSERT_EQ(u.notes.size(), 1u);
   EXPECT_EQ(u.notes[0], "symlink lib/site-packages not followed");
+}
+
+TEST(Scan, StrayDistInfoAtTheTopDoesNotHideAVenvBelow) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.2.0", std::string("def is_sm120a_supported(device):"),
+                  std::string("    if ") + k2574Old + ":");
+  std::filesystem::create_directories(dir.path() / "pip-24.0.dist-info");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.root, kSite);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Scan, PthLinesToUnknownFoldersKeepNoDescriptorOpen) {
+  // a/'s .pth names 300 folders outside TARGET that hold no catalog project; b/ is a venv with
+  // the unfixed code. With 300 descriptors kept open, listing b/ failed (EMFILE) and the scan
+  // said exit 0.
+  TempDir dir, elsewhere;
+  std::string pth;
+  for (int i = 0; i < 300; ++i) {
+    std::filesystem::create_directories(elsewhere.path() / std::to_string(i));
+    pth += (elsewhere.path() / std::to_string(i)).string() + "\n";
+  }
+  write_file(dir.path() / "a" / kSite / "aaa.pth", pth);
+  flashinfer_venv(dir.path() / "b", "0.2.0", std::string("def is_sm120a_supported(device):"),
+                  std::string("    if ") + k2574Old + ":");
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = 200;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  EXPECT_TRUE(r.walk.unreadable.empty());
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Scan, UnlistedDirectoryMakesTheWalkIncomplete) {
+  // Out of descriptors while walking: the directories not listed are named, and "nothing
+  // missing" becomes unknown (exit 2), never 0.
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / "a/b/c/d/e");
+  struct Hog {  // every descriptor but `spare` taken, given back (and the limit) on scope exit
+    rlimit saved{};
+    std::vector<int> held;
+    explicit Hog(std::size_t spare) {
+      ::getrlimit(RLIMIT_NOFILE, &saved);
+      rlimit low = saved;
+      low.rlim_cur = 64;
+      ::setrlimit(RLIMIT_NOFILE, &low);
+      for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) held.push_back(fd);
+      for (std::size_t i = 0; i < spare && !held.empty(); ++i) {
+        ::close(held.back());
+        held.pop_back();
+      }
+    }
+    ~Hog() {
+      for (int fd : held) ::close(fd);
+      ::setrlimit(RLIMIT_NOFILE, &saved);
+    }
+  };
+  ScanReport r;
+  {
+    Hog hog(2);  // TARGET's descriptor and its listing; nothing below
+    ASSERT_NO_THROW(r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                             override_gpu({12, 0})));
+  }
+  EXPECT_FALSE(r.walk.unreadable.empty());
+  EXPECT_FALSE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 2);
 }
 
 TEST(Scan, SkipsNodeModulesAndGitInternals) {

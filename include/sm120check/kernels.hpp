@@ -229,7 +229,9 @@ struct KernelsReport {
 /// Exit codes of `sm120check kernels`, from each file's FileFit::fit per capability: 0 all exact
 /// or compatible, or nothing to judge (no GPU known, no CUDA code); 1 some file's code runs on
 /// the GPU only as PTX the driver must JIT; 2 some file has no kernel image for the GPU in any
-/// module; 3 a file could not be read or is malformed (an `error` in its listing).
+/// module; 3 a file could not be read or is malformed (an `error` in its listing). Modules
+/// without an image do not count while another module of the file has one (FileFit::fit): 0
+/// does not prove every kernel launches; FileFit::modules[kNone] says how many cannot.
 int kernels_exit_code(const KernelsReport& report);
 
 }  // namespace sm120check

@@ -105,6 +105,11 @@ struct WalkStats {
   std::size_t depth_limited = 0;  ///< directories not entered: deeper than ScanOptions::max_depth.
   bool truncated = false;       ///< stopped at ScanOptions::max_entries.
   std::vector<std::string> unreadable;  ///< "path: reason" for directories that could not be listed.
+
+  /// Whether every directory the walk reached was listed: no limit hit (depth, entries), none
+  /// unreadable. An incomplete walk may have missed installs: ScanReport::exit_code() is then
+  /// never 0.
+  bool complete() const { return !truncated && depth_limited == 0 && unreadable.empty(); }
 };
 
 /// Options of a scan.
@@ -142,8 +147,9 @@ struct ScanReport {
   bool kernels_listed = false;
 
   ScanSummary summary() const;
-  /// 0: every counted fix present (or none installed); 1: some counted fix missing; 2: none
-  /// missing and some counted fix unknown. Counted: every judged fix of an install, except
+  /// 0: every counted fix present (or none installed) and the walk complete; 1: some counted
+  /// fix missing; 2: none missing and some counted fix unknown, or the walk incomplete
+  /// (WalkStats::complete(): an install may have been missed). Counted: every judged fix of an install, except
   /// those --only-relevant skips (relevant false). Not-installed entries never count. (3, an
   /// error, is the CLI's: bad catalog, unreadable TARGET.)
   int exit_code() const;

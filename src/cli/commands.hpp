@@ -140,10 +140,12 @@ struct GpuCommandOptions {
 /// Exit codes of `sm120check kernels`, its help footer (kernels_exit_code).
 inline constexpr const char* kKernelsExitCodesHelp =
     "Exit codes:\n"
-    "  0  every module with kernels has SASS the GPU runs (exact or compatible), or nothing to\n"
-    "     judge (no GPU known, no CUDA code)\n"
-    "  1  some module runs only as PTX the driver must JIT-compile (slow first start)\n"
-    "  2  some module has no kernel image for the GPU (\"no kernel image is available\")\n"
+    "  0  in every file, the modules that have an image for the GPU run SASS (exact or\n"
+    "     compatible), or nothing to judge (no GPU known, no CUDA code). Modules built for\n"
+    "     other architectures only are counted in the report, not here\n"
+    "  1  some file runs only as PTX the driver must JIT-compile (slow first start)\n"
+    "  2  some file has no kernel image for the GPU in any module (\"no kernel image is\n"
+    "     available\")\n"
     "  3  error: a file unreadable or malformed (listed with its error), a missing PATH, or a\n"
     "     usage error\n";
 
@@ -184,9 +186,10 @@ struct LogCommandOptions {
 inline constexpr const char* kScanExitCodesHelp =
     "Exit codes:\n"
     "  0  every fix judged in an install is present (also: none of the catalog's projects is\n"
-    "     installed)\n"
+    "     installed), and the walk was complete\n"
     "  1  at least one fix is missing (whatever the others are)\n"
-    "  2  none is missing, and at least one is unknown (the report says why)\n"
+    "  2  none is missing, and at least one is unknown (the report says why), or the walk was\n"
+    "     incomplete (a directory not listed, --max-depth or --max-entries hit)\n"
     "  3  error: bad catalog entry (the message names its file and line), unknown --only id,\n"
     "     unreadable TARGET, usage error\n"
     "Not-installed entries never count; with --only-relevant neither do fixes for other GPUs.\n";

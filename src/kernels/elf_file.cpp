@@ -194,7 +194,9 @@ KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::
 }
 
 KernelListing list_kernels(const std::string& path) {
-  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY)};
+  // O_NONBLOCK: open(2) of a FIFO without a writer would block forever; fstat refuses it next.
+  // A regular file's reads and mmap ignore the flag.
+  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)};
   if (file.fd < 0) throw Error(path, 0, std::string("cannot open: ") + std::strerror(errno));
   struct stat st;
   if (::fstat(file.fd, &st) != 0)

@@ -204,6 +204,7 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
                      paint("present", kGreen, color), s.missing, paint("missing", kRed, color),
                      s.unknown, paint("unknown", kMagenta, color), report.not_installed.size());
   if (s.skipped != 0) out << fmt::format(", {} skipped (--only-relevant)", s.skipped);
+  if (!w.complete()) out << "; walk incomplete (notes above): installs may be missed";
   out << fmt::format("  -> exit {}\n", report.exit_code());
 }
 
@@ -223,7 +224,8 @@ ordered_json scan_to_json(const ScanReport& report) {
   const WalkStats& w = report.walk;
   doc["walk"] = {{"directories", w.directories},     {"entries", w.entries},
                  {"symlinks", w.symlinks},           {"depth_limited", w.depth_limited},
-                 {"truncated", w.truncated},         {"unreadable", strings_json(w.unreadable)}};
+                 {"truncated", w.truncated},         {"unreadable", strings_json(w.unreadable)},
+                 {"complete", w.complete()}};
   ordered_json installs = ordered_json::array();
   for (const InstallReport& ir : report.installs) {
     const Install& i = ir.install;

@@ -268,6 +268,17 @@ class Discoverer {
     return Location{out_.outside.back().get(), ""};
   }
 
+  /// Closes the tree just opened at `abs` by open() (the last of out_.outside): a directory a
+  /// .pth names but no install uses keeps no descriptor (a .pth of 3000 lines would else use
+  /// up the process's descriptors and leave later directories of the walk unlisted).
+  void close_outside(const std::string& abs) {
+    const auto it = outside_trees_.find(abs);
+    if (it == outside_trees_.end() || out_.outside.empty() || out_.outside.back().get() != it->second)
+      return;
+    outside_trees_.erase(it);
+    out_.outside.pop_back();
+  }
+
   // -------------------------------------------------------------------------------------------
   // The walk.
 
@@ -293,11 +304,12 @@ class Discoverer {
       if (e.name == "setup.py" || e.name == "pyproject.toml") has_project_file = true;
     }
     if (has_git) checkout(rel);
-    const bool site = name == "site-packages" || name == "dist-packages" ||
-                      (has_dist_info && !has_git && !has_project_file);
-    if (site) {
+    const bool named_site = name == "site-packages" || name == "dist-packages";
+    if (named_site || (has_dist_info && !has_git && !has_project_file)) {
       site_packages(rel, list);
-      return;  // the packages' own folders hold no other install
+      // A site-packages' package folders hold no other install; a folder that only holds a
+      // *.dist-info (pip --target, or a stray one at TARGET's top) may hold anything below.
+      if (named_site) return;
     }
     for (const Tree::DirEntry& e : list) {
       if (e.type == Entry::Type::kSymlink) {
@@ -520,11 +532,15 @@ class Discoverer {
       projects.assign(it->second.begin(), it->second.end());
     const Pointer root = source_root(resolve(target_text, site), projects);
     std::string why;
+    const bool already_open = outside_trees_.count(root.abs) != 0;
     const std::optional<Location> files = open(root, why);
     if (files)
       for (const std::string& p : layout_projects(*files))
         if (std::find(projects.begin(), projects.end(), p) == projects.end()) projects.push_back(p);
-    if (projects.empty()) return;  // a .pth line to something the catalog does not know
+    if (projects.empty()) {  // a .pth line to something the catalog does not know
+      if (files && !root.inside && !already_open) close_outside(root.abs);
+      return;
+    }
     FoundInstall& f = install_for(root.inside ? "in:" + root.rel : "out:" + root.abs);
     Install& i = f.install;
     i.kind = InstallKind::kEditable;

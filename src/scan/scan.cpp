@@ -88,7 +88,7 @@ int ScanReport::exit_code() const {
       missing = missing || f.verdict == FixVerdict::kMissing;
       unknown = unknown || f.verdict == FixVerdict::kUnknown;
     }
-  return missing ? 1 : unknown ? 2 : 0;
+  return missing ? 1 : (unknown || !walk.complete()) ? 2 : 0;
 }
 
 namespace {
