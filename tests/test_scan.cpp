@@ -565,7 +565,8 @@ void kernels_venv(const std::filesystem::path& root) {
   write_file(site / "nvidia_cublas_cu12-12.9.1.4.dist-info/METADATA",
              "Name: nvidia-cublas-cu12\nVersion: 12.9.1.4\n");
   write_file(site / "nvidia_cublas_cu12-12.9.1.4.dist-info/RECORD",
-             "nvidia/cublas/lib/libcublas.so.12,,\nnvidia/cublas/include/cublas.h,,\n");
+             "nvidia/cublas/lib/libcublas.so.12,,\nnvidia/cublas/include/cublas.h,,\n"
+             "nvidia/cublas/lib/libcublasLt.so.12,,\n");  // absent: not an error
   copy_fixture("sm120f.o", site / "nvidia/cublas/lib/libcublas.so.12");
   write_file(site / "oldpkg-1.0-py3.11.egg-info/PKG-INFO", "Name: oldpkg\nVersion: 1.0\n");
   write_file(site / "oldpkg-1.0-py3.11.egg-info/top_level.txt", "oldpkg\n");
@@ -621,6 +622,8 @@ TEST(ScanKernels, DistributionsObjectsListedAndJudged) {
   ASSERT_NE(cublas, nullptr);
   EXPECT_FALSE(cublas->install);
   EXPECT_EQ(cublas->version, "12.9.1.4");
+  EXPECT_EQ(cublas->shared_objects, 1u);
+  EXPECT_EQ(cublas->absent, 1u);
   EXPECT_EQ(fits_of(*cublas), std::vector<std::string>{"libcublas.so.12=exact"});  // sm_120f
   const KernelGroup* old = group_of(r, "oldpkg");
   ASSERT_NE(old, nullptr);
@@ -662,8 +665,15 @@ TEST(ScanKernels, ObjectWithoutImageDecidesTheExitCode) {
   const std::filesystem::path site = dir.path() / kSite;
   write_file(site / "vendor_kernels-1.0.dist-info/RECORD", "vendor_kernels/_k.so,,\n");
   copy_fixture("sm120_ptx120.o", site / "vendor_kernels/_k.so");
+  // A symlink RECORD names is not followed (the file it names is listed where it lies).
+  std::filesystem::create_symlink("_k.so", site / "vendor_kernels/_k.so.1");
+  write_file(site / "vendor_kernels-1.0.dist-info/RECORD", "vendor_kernels/_k.so,,\nvendor_kernels/_k.so.1,,\n");
   const Catalog catalog = only({"xformers-1445-too-new-gpu-message"});  // not installed here
-  EXPECT_EQ(scan(dir.path().string(), catalog, override_gpu({12, 0})).exit_code(), 0);
+  ScanReport ok = scan(dir.path().string(), catalog, override_gpu({12, 0}));
+  EXPECT_EQ(ok.exit_code(), 0);
+  ASSERT_EQ(ok.kernels.groups.size(), 1u);
+  EXPECT_EQ(ok.kernels.groups[0].shared_objects, 1u);
+  EXPECT_EQ(ok.kernels.groups[0].absent, 1u);
   // 9.0 < compute_120: neither the cubin nor the PTX.
   ScanReport h = scan(dir.path().string(), catalog, override_gpu({9, 0}));
   EXPECT_EQ(h.exit_code(), 1);
@@ -754,17 +764,18 @@ TEST(ScanKernelsCommand, TextJsonExitCodesAndNoKernels) {
   const auto has = [&](const std::string& text) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n--\n" << r.out;
   };
-  has("\n  kernels: 3 of 4 shared objects carry CUDA code (listed in RECORD); 12.0: 1 runs "
+  has("\n  kernels: 3 of 4 shared objects with CUDA code (listed in RECORD); 12.0: 1 runs "
       "natively, 1 needs PTX JIT, 1 no kernel image\n"
       "    flashinfer/data/libsm120a.so.1: sm_120a  -> 12.0: runs natively\n"
       "    flashinfer/data/libsm90.so: sm_90  -> 12.0: no kernel image\n"
       "    flashinfer/data/libtwo.so: sm_80 (x1), sm_90 (x1), sm_120 (x1); compute_80 (PTX 9.0, "
       "x1)  -> 12.0: needs PTX JIT (1 of 2 modules)\n");
   has("\nnvidia-cublas-cu12 12.9.1.4 (distribution, venv/lib/python3.11/site-packages)\n"
-      "  kernels: 1 of 1 shared object carries CUDA code (listed in RECORD); 12.0: 1 runs natively\n"
+      "  kernels: 1 of 1 shared object with CUDA code (listed in RECORD; 1 listed there but "
+      "absent); 12.0: 1 runs natively\n"
       "    nvidia/cublas/lib/libcublas.so.12: sm_120f  -> 12.0: runs natively\n");
   has("\noldpkg 1.0 (distribution, venv/lib/python3.11/site-packages)\n"
-      "  kernels: 1 of 1 shared object carries CUDA code (package folders, no RECORD); 12.0: 1 "
+      "  kernels: 1 of 1 shared object with CUDA code (package folders, no RECORD); 12.0: 1 "
       "needs PTX JIT\n"
       "    oldpkg/_C.so: compute_80 (PTX 9.0)  -> 12.0: PTX JIT only\n");
   has("\nkernels: 6 shared objects examined, 5 with CUDA code; 1 with no kernel image for this "

@@ -125,6 +125,9 @@ struct KernelGroup {
   /// reported there (a distribution or source tree of the catalog); std::nullopt otherwise.
   std::optional<std::size_t> install;
   std::size_t shared_objects = 0;  ///< shared objects looked at (their first bytes read)
+  /// Paths named (by RECORD) that are missing or not a regular file (a symlink is never
+  /// followed): not looked at, not in the exit code.
+  std::size_t absent = 0;
   /// The shared objects carrying CUDA code or that could not be read, sorted by path; paths
   /// relative to TARGET, absolute outside it.
   std::vector<KernelListing> objects;

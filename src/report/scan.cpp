@@ -241,12 +241,13 @@ void render_kernel_group(std::ostream& out, const ScanReport& report, const Kern
   if (g.shared_objects == 0)
     out << "no shared object";
   else
-    out << fmt::format("{} of {} shared object{} carr{} CUDA code", code, g.shared_objects,
-                       g.shared_objects == 1 ? "" : "s", code == 1 ? "ies" : "y");
+    out << fmt::format("{} of {} shared object{} with CUDA code", code, g.shared_objects,
+                       g.shared_objects == 1 ? "" : "s");
   out << " (" << (g.source == ObjectSource::kRecord            ? "listed in RECORD"
                   : g.source == ObjectSource::kPackageFolders ? "package folders, no RECORD"
-                                                              : "build outputs under the tree")
-      << ")";
+                                                              : "build outputs under the tree");
+  if (g.absent != 0) out << fmt::format("; {} listed there but absent", g.absent);
+  out << ")";
   if (code != 0 && ccs.empty()) out << "; not judged: no GPU known (--cc 12.0 judges)";
   for (std::size_t c = 0; c < ccs.size() && code != 0; ++c) {
     const std::array<std::size_t, 5> n = fit_counts(g, c);
@@ -336,6 +337,7 @@ ordered_json kernels_json(const ScanReport& report) {
     j["source"] = to_string(g.source);
     j["install"] = g.install ? ordered_json(*g.install) : ordered_json(nullptr);
     j["shared_objects"] = g.shared_objects;
+    j["absent"] = g.absent;
     j["with_cuda_code"] = with_code(g);
     j["judged"] = fit_counts_json(g, k.capabilities);
     ordered_json files = ordered_json::array();

@@ -146,39 +146,52 @@ constexpr std::string_view kCompiledWhy =
     "compiled into the binary (no file of this fix ships in a wheel)";
 
 /// Lists the objects of `sets` into out.groups, each object opened through its tree and read
-/// once (an object two sets name is listed once and copied), and counts them. An object that
-/// cannot be opened or mapped is kept with its error.
+/// once (an object two sets name is listed once and copied), and counts them. A path that is
+/// missing or not a regular file (a RECORD naming files laid out elsewhere; a symlink, listed
+/// where its target lies) is counted as absent; an object that cannot be opened or mapped is
+/// kept with its error.
 void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
-  std::map<std::pair<const Tree*, std::string>, KernelListing> read;
-  std::vector<KernelGroup>& groups = out.groups;
+  struct Read {
+    KernelListing listing;
+    bool absent = false;
+  };
+  std::map<std::pair<const Tree*, std::string>, Read> read;
   for (ObjectSet& set : sets) {
     KernelGroup g = std::move(set.group);
     for (const std::string& path : set.paths) {
       auto [it, added] = read.try_emplace({set.tree, path});
-      KernelListing& listing = it->second;
+      Read& r = it->second;
       if (added) {
         // Shown relative to TARGET, or absolute for a tree outside it.
-        const std::string shown =
-            g.outside_target ? set.tree->name() + "/" + path : path;
+        r.listing.path = g.outside_target ? set.tree->name() + "/" + path : path;
         try {
-          const OpenFile file = set.tree->open_file(path);
-          listing = list_kernels_at(file.fd(), shown);
+          if (set.tree->stat(path).type != Entry::Type::kFile) {
+            r.absent = true;
+          } else {
+            const OpenFile file = set.tree->open_file(path);
+            r.listing = list_kernels_at(file.fd(), r.listing.path);
+          }
         } catch (const Error& e) {
-          listing.path = shown;
-          listing.error = e.message();
+          r.listing.error = e.message();
         }
       }
+      if (r.absent) {
+        ++g.absent;
+        continue;
+      }
       ++g.shared_objects;
-      if (!listing.fatbins.empty() || !listing.error.empty()) g.objects.push_back(listing);
+      if (!r.listing.fatbins.empty() || !r.listing.error.empty()) g.objects.push_back(r.listing);
     }
-    groups.push_back(std::move(g));
+    out.groups.push_back(std::move(g));
   }
-  out.shared_objects = read.size();
-  out.with_cuda_code = static_cast<std::size_t>(std::count_if(
-      read.begin(), read.end(), [](const auto& r) { return !r.second.fatbins.empty(); }));
+  for (const auto& [key, r] : read) {
+    if (r.absent) continue;
+    ++out.shared_objects;
+    if (!r.listing.fatbins.empty()) ++out.with_cuda_code;
+  }
 }
 
-/// "2 of 5 shared objects carry CUDA code (sm_90, sm_120, compute_120)": the kernels of a
+/// "2 of its 5 shared objects carry CUDA code: see its kernels": the kernels of a
 /// group, for the reason of a fix compiled into the binary.
 std::string group_brief(const KernelGroup& g) {
   std::size_t with_code = 0;
