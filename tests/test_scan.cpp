@@ -857,6 +857,7 @@ TEST(ScanCommand, TextReportAndExitCodes) {
                        "\"\n"
                        "      flashinfer/gemm/gemm_base.py:3:     if " + k2574Old + ":\n"
                        "  kernels: no shared object (package folders, no RECORD)\n"
+                       "\n"
                        "kernels: 0 shared objects examined, 0 with CUDA code\n"
                        "\n"
                        "summary: 1 fix in 1 install: 0 present, 1 missing, 0 unknown; 0 not "

@@ -254,9 +254,10 @@ void render_kernel_group(std::ostream& out, const ScanReport& report, const Kern
     std::string parts;
     for (std::size_t f = 0; f < 5; ++f) {
       if (n[f] == 0) continue;
-      const std::string words =
-          f == 4 ? std::string("nothing to run")
-                 : paint(fit_words(static_cast<KernelFit>(f)), fit_sgr(static_cast<KernelFit>(f)), color);
+      std::string words = f == 4 ? "nothing to run" : std::string(fit_words(static_cast<KernelFit>(f)));
+      if (n[f] != 1 && words == "runs natively") words = "run natively";
+      if (n[f] != 1 && words == "needs PTX JIT") words = "need PTX JIT";
+      if (f != 4) words = paint(words, fit_sgr(static_cast<KernelFit>(f)), color);
       parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n[f], words);
     }
     out << (c == 0 ? "; " : ", ") << ccs[c].to_string() << ": " << parts;
@@ -414,6 +415,7 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
                        report.not_installed.size() == 1 ? "y" : "ies", parts);
   }
   const ScanSummary s = report.summary();
+  if (report.not_installed.empty()) out << "\n";
   if (!report.kernels_listed) {
     out << "kernels: not listed (--no-kernels)\n";
   } else {
