@@ -230,8 +230,19 @@ TEST(Scan, CompiledOnlyEntryOfADistributionIsUnknown) {
   const FixResult* f = fix_of(r, "bitsandbytes-1481-blackwell-cmake-archs");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->verdict, FixVerdict::kUnknown);
-  EXPECT_EQ(f->why, "compiled into the binary (no file of this fix ships in a wheel); check kernels");
+  // No RECORD: the package folder is walked for shared objects; there is none.
+  EXPECT_EQ(f->why, "compiled into the binary (no file of this fix ships in a wheel); no shared "
+                    "object in this install");
   EXPECT_TRUE(f->looked_for.empty());
+  // With --no-kernels the reason says where to look.
+  ScanOptions no_kernels;
+  no_kernels.kernels = false;
+  ScanReport n = scan(dir.path().string(), only({"bitsandbytes-1481-blackwell-cmake-archs"}),
+                      override_gpu({12, 0}), no_kernels);
+  EXPECT_FALSE(n.kernels_listed);
+  EXPECT_TRUE(n.kernels.groups.empty());
+  EXPECT_EQ(fix_of(n, "bitsandbytes-1481-blackwell-cmake-archs")->why,
+            "compiled into the binary (no file of this fix ships in a wheel); check kernels");
 }
 
 TEST(Scan, NothingInstalledIsExitZero) {
@@ -519,6 +530,300 @@ TEST(Scan, SkipsNodeModulesAndGitInternals) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Compiled kernels of the installs' shared objects (fixtures of tests/data/kernels: what each
+// was built for is in its manifest.tsv).
+
+/// Copies fixture `name` of tests/data/kernels to `to`.
+void copy_fixture(const std::string& name, const std::filesystem::path& to) {
+  std::filesystem::create_directories(to.parent_path());
+  std::filesystem::copy_file(std::filesystem::path(SM120CHECK_SOURCE_DIR) / "tests/data/kernels" / name,
+                             to, std::filesystem::copy_options::overwrite_existing);
+}
+
+/// A venv under `root`: flashinfer-python 0.6.0 whose RECORD lists libtwo.so (saxpy: sm_120,
+/// sm_90 | scale: sm_80, compute_80), sm90.o as libsm90.so and sm120a.o as libsm120a.so.1
+/// (quoted in RECORD), plus a text file named libnotelf.so; nvidia-cublas-cu12 (no catalog
+/// entry) with sm120f.o as nvidia/cublas/lib/libcublas.so.12; oldpkg (egg-info, no RECORD,
+/// top_level.txt) with ptx80.o as oldpkg/_C.so.
+void kernels_venv(const std::filesystem::path& root) {
+  const std::filesystem::path site = root / kSite;
+  const std::string fi = "flashinfer_python-0.6.0.dist-info";
+  write_file(site / fi / "METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer/__init__.py", "");
+  copy_fixture("libtwo.so", site / "flashinfer/data/libtwo.so");
+  copy_fixture("sm90.o", site / "flashinfer/data/libsm90.so");
+  copy_fixture("sm120a.o", site / "flashinfer/data/libsm120a.so.1");
+  write_file(site / "flashinfer/data/libnotelf.so", "not an ELF file\n");
+  copy_fixture("sm90.o", site / "flashinfer/data/not_listed.so");  // not in RECORD
+  write_file(site / fi / "RECORD",
+             "flashinfer/__init__.py,sha256=x,0\n"
+             "flashinfer/data/libtwo.so,sha256=x,1\n"
+             "flashinfer/data/libsm90.so,,\n"
+             "\"flashinfer/data/libsm120a.so.1\",,\n"
+             "flashinfer/data/libnotelf.so,,\n"
+             "flashinfer-0.6.0.dist-info/RECORD,,\n");
+  write_file(site / "nvidia_cublas_cu12-12.9.1.4.dist-info/METADATA",
+             "Name: nvidia-cublas-cu12\nVersion: 12.9.1.4\n");
+  write_file(site / "nvidia_cublas_cu12-12.9.1.4.dist-info/RECORD",
+             "nvidia/cublas/lib/libcublas.so.12,,\nnvidia/cublas/include/cublas.h,,\n"
+             "nvidia/cublas/lib/libcublasLt.so.12,,\n");  // absent: not an error
+  copy_fixture("sm120f.o", site / "nvidia/cublas/lib/libcublas.so.12");
+  write_file(site / "oldpkg-1.0-py3.11.egg-info/PKG-INFO", "Name: oldpkg\nVersion: 1.0\n");
+  write_file(site / "oldpkg-1.0-py3.11.egg-info/top_level.txt", "oldpkg\n");
+  copy_fixture("ptx80.o", site / "oldpkg/_C.so");
+}
+
+/// The group of `distribution` in `r`, or nullptr.
+const KernelGroup* group_of(const ScanReport& r, const std::string& distribution) {
+  for (const KernelGroup& g : r.kernels.groups)
+    if (g.distribution == distribution) return &g;
+  return nullptr;
+}
+
+/// "path=fit" per object of `g` for its first capability ("-" not judged, "?" nothing to run).
+std::vector<std::string> fits_of(const KernelGroup& g) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < g.objects.size(); ++i) {
+    std::string fit = "-";
+    if (i < g.fits.size() && !g.fits[i].empty())
+      fit = g.fits[i][0].judged.empty() ? "?" : std::string(to_string(g.fits[i][0].fit));
+    out.push_back(g.objects[i].path.substr(g.objects[i].path.rfind('/') + 1) + "=" + fit);
+  }
+  return out;
+}
+
+TEST(ScanKernels, DistributionsObjectsListedAndJudged) {
+  TempDir dir;
+  kernels_venv(dir.path());
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_TRUE(r.kernels_listed);
+  ASSERT_EQ(r.kernels.capabilities.size(), 1u);
+  EXPECT_EQ(r.kernels.capabilities[0].to_string(), "12.0");
+  // Three groups with objects; six shared objects looked at (the text file included), five
+  // with CUDA code; not_listed.so is in no RECORD.
+  EXPECT_EQ(r.kernels.shared_objects, 6u);
+  EXPECT_EQ(r.kernels.with_cuda_code, 5u);
+  const KernelGroup* fi = group_of(r, "flashinfer-python");
+  ASSERT_NE(fi, nullptr);
+  EXPECT_EQ(fi->source, ObjectSource::kRecord);
+  EXPECT_EQ(fi->install, std::optional<std::size_t>(0));
+  EXPECT_EQ(fi->version, "0.6.0");
+  EXPECT_EQ(fi->shared_objects, 4u);
+  // The manifest: libtwo.so has sm_120 SASS in one module and only compute_80 PTX for 12.0 in
+  // the other; sm90.o only sm_90; sm120a.o sm_120a.
+  EXPECT_EQ(fits_of(*fi), (std::vector<std::string>{"libsm120a.so.1=exact", "libsm90.so=none",
+                                                    "libtwo.so=ptx-jit"}));
+  EXPECT_EQ(fi->objects[0].path, std::string(kSite) + "/flashinfer/data/libsm120a.so.1");
+  ASSERT_EQ(fi->objects[2].fatbins.size(), 2u);
+  EXPECT_EQ(fi->objects[2].fatbins[0].entries[0].arch_name(), "sm_120");
+  EXPECT_EQ(fi->objects[2].fatbins[1].entries[0].arch_name(), "compute_80");
+  const KernelGroup* cublas = group_of(r, "nvidia-cublas-cu12");
+  ASSERT_NE(cublas, nullptr);
+  EXPECT_FALSE(cublas->install);
+  EXPECT_EQ(cublas->version, "12.9.1.4");
+  EXPECT_EQ(cublas->shared_objects, 1u);
+  EXPECT_EQ(cublas->absent, 1u);
+  EXPECT_EQ(fits_of(*cublas), std::vector<std::string>{"libcublas.so.12=exact"});  // sm_120f
+  const KernelGroup* old = group_of(r, "oldpkg");
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(old->source, ObjectSource::kPackageFolders);
+  EXPECT_EQ(fits_of(*old), std::vector<std::string>{"_C.so=ptx-jit"});
+  const ScanSummary s = r.summary();
+  EXPECT_EQ(s.kernel_objects, 5u);
+  EXPECT_EQ(s.kernel_no_image, 1u);  // libsm90.so
+  EXPECT_EQ(s.kernel_ptx_jit, 2u);
+  EXPECT_EQ(s.kernel_errors, 0u);
+
+  // On a 9.0 GPU: sm_120a and sm_120f have nothing for it; libtwo.so's saxpy has sm_90, its
+  // scale only compute_80 PTX (sm_80 SASS does not run on 9.0).
+  ScanReport h = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({9, 0}));
+  EXPECT_EQ(fits_of(*group_of(h, "flashinfer-python")),
+            (std::vector<std::string>{"libsm120a.so.1=none", "libsm90.so=exact", "libtwo.so=ptx-jit"}));
+  EXPECT_EQ(fits_of(*group_of(h, "nvidia-cublas-cu12")), std::vector<std::string>{"libcublas.so.12=none"});
+  EXPECT_EQ(h.summary().kernel_no_image, 2u);
+
+  // 12.1: sm_120f and compute_80 run (compatible, PTX), sm_120a does not.
+  ScanReport spark = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                          override_gpu({12, 1}));
+  EXPECT_EQ(fits_of(*group_of(spark, "flashinfer-python")),
+            (std::vector<std::string>{"libsm120a.so.1=none", "libsm90.so=none", "libtwo.so=ptx-jit"}));
+  EXPECT_EQ(fits_of(*group_of(spark, "nvidia-cublas-cu12")),
+            std::vector<std::string>{"libcublas.so.12=compatible"});
+
+  // No GPU known: listed, not judged, and not in the exit code.
+  ScanReport none = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}), unprobed_gpu());
+  EXPECT_TRUE(none.kernels.capabilities.empty());
+  EXPECT_EQ(fits_of(*group_of(none, "flashinfer-python")),
+            (std::vector<std::string>{"libsm120a.so.1=-", "libsm90.so=-", "libtwo.so=-"}));
+  EXPECT_EQ(none.summary().kernel_no_image, 0u);
+}
+
+TEST(ScanKernels, ObjectWithoutImageDecidesTheExitCode) {
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "vendor_kernels-1.0.dist-info/RECORD", "vendor_kernels/_k.so,,\n");
+  copy_fixture("sm120_ptx120.o", site / "vendor_kernels/_k.so");
+  // A symlink RECORD names is not followed (the file it names is listed where it lies).
+  std::filesystem::create_symlink("_k.so", site / "vendor_kernels/_k.so.1");
+  write_file(site / "vendor_kernels-1.0.dist-info/RECORD", "vendor_kernels/_k.so,,\nvendor_kernels/_k.so.1,,\n");
+  const Catalog catalog = only({"xformers-1445-too-new-gpu-message"});  // not installed here
+  ScanReport ok = scan(dir.path().string(), catalog, override_gpu({12, 0}));
+  EXPECT_EQ(ok.exit_code(), 0);
+  ASSERT_EQ(ok.kernels.groups.size(), 1u);
+  EXPECT_EQ(ok.kernels.groups[0].shared_objects, 1u);
+  EXPECT_EQ(ok.kernels.groups[0].absent, 1u);
+  // 9.0 < compute_120: neither the cubin nor the PTX.
+  ScanReport h = scan(dir.path().string(), catalog, override_gpu({9, 0}));
+  EXPECT_EQ(h.exit_code(), 1);
+  // No GPU known: nothing is judged.
+  EXPECT_EQ(scan(dir.path().string(), catalog, unprobed_gpu()).exit_code(), 0);
+  // An object that cannot be read is an unknown (exit 2).
+  write_file(site / "broken-1.0.dist-info/RECORD", "broken/libb.so,,\n");
+  std::string elf = "\x7f" "ELF";
+  elf += std::string(60, '\x01');
+  write_file(site / "broken/libb.so", elf);
+  ScanReport b = scan(dir.path().string(), catalog, override_gpu({12, 0}));
+  EXPECT_EQ(b.summary().kernel_errors, 1u);
+  EXPECT_EQ(b.exit_code(), 2);
+  const KernelGroup* g = group_of(b, "broken");
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->objects.size(), 1u);
+  EXPECT_NE(g->objects[0].error, "");
+}
+
+TEST(ScanKernels, CheckoutBuildOutputsAndEditableOutsideTarget) {
+  TempDir dir;
+  flashinfer_checkout(dir.path() / "src/flashinfer", std::string(40, 'a'));
+  copy_fixture("sm120f.o", dir.path() / "src/flashinfer/build/lib.linux-x86_64-cpython-311/flashinfer/_kernels.so");
+  copy_fixture("sm90a.o", dir.path() / "src/flashinfer/flashinfer/_inplace.cpython-311-x86_64-linux-gnu.so");
+  copy_fixture("sm90.o", dir.path() / "src/flashinfer/.git/objects/ignored.so");  // .git skipped
+  copy_fixture("sm90.o", dir.path() / "elsewhere/libother.so");  // no install: not listed
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  ASSERT_EQ(r.kernels.groups.size(), 1u);
+  const KernelGroup& g = r.kernels.groups[0];
+  EXPECT_EQ(g.kind, InstallKind::kCheckout);
+  EXPECT_EQ(g.source, ObjectSource::kWalk);
+  EXPECT_EQ(g.install, std::optional<std::size_t>(0));
+  EXPECT_EQ(g.root, "src/flashinfer");
+  EXPECT_EQ(fits_of(g), (std::vector<std::string>{
+                            "_kernels.so=exact", "_inplace.cpython-311-x86_64-linux-gnu.so=none"}));
+  EXPECT_EQ(g.objects[0].path, "src/flashinfer/build/lib.linux-x86_64-cpython-311/flashinfer/_kernels.so");
+  EXPECT_EQ(r.exit_code(), 1);  // the fix is present; the sm_90a object has nothing for 12.0
+
+  // An editable install whose source lies outside TARGET: that tree is walked for objects.
+  TempDir venv;
+  const std::filesystem::path site = venv.path() / "lib/python3.11/site-packages";
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/RECORD", "__editable__.pth,,\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             R"({"url": "file://)" + (dir.path() / "src/flashinfer").string() +
+                 R"(", "dir_info": {"editable": true}})");
+  ScanReport e = scan(venv.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(e.kernels.groups.size(), 1u);  // the dist-info's own RECORD is not a group
+  const KernelGroup& eg = e.kernels.groups[0];
+  EXPECT_EQ(eg.kind, InstallKind::kEditable);
+  EXPECT_TRUE(eg.outside_target);
+  EXPECT_EQ(fits_of(eg), (std::vector<std::string>{
+                             "_kernels.so=exact", "_inplace.cpython-311-x86_64-linux-gnu.so=none"}));
+  EXPECT_EQ(eg.objects[0].path, (dir.path() / "src/flashinfer/build/lib.linux-x86_64-cpython-311/flashinfer/_kernels.so").string());
+  ScanOptions inside;
+  inside.stay_inside = true;
+  ScanReport s = scan(venv.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}), inside);
+  EXPECT_TRUE(s.kernels.groups.empty());  // not read: no objects either
+}
+
+TEST(ScanKernels, CompiledOnlyFixPointsAtTheKernels) {
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / "usr/lib/python3/dist-packages";
+  write_file(site / "bitsandbytes-0.45.0.dist-info/METADATA", "Name: bitsandbytes\nVersion: 0.45.0\n");
+  write_file(site / "bitsandbytes-0.45.0.dist-info/RECORD",
+             "bitsandbytes/__init__.py,,\nbitsandbytes/libbitsandbytes_cuda128.so,,\n");
+  write_file(site / "bitsandbytes/__init__.py", "");
+  copy_fixture("sm120_ptx120.o", site / "bitsandbytes/libbitsandbytes_cuda128.so");
+  ScanReport r = scan(dir.path().string(), only({"bitsandbytes-1481-blackwell-cmake-archs"}),
+                      override_gpu({12, 0}));
+  EXPECT_EQ(fix_of(r, "bitsandbytes-1481-blackwell-cmake-archs")->why,
+            "compiled into the binary (no file of this fix ships in a wheel); 1 of its 1 shared "
+            "object carries CUDA code: see its kernels");
+  EXPECT_EQ(r.exit_code(), 2);  // the fix stays unknown
+}
+
+TEST(ScanKernelsCommand, TextJsonExitCodesAndNoKernels) {
+  TempDir dir;
+  kernels_venv(dir.path());
+  const std::string target = dir.path().string();
+  test::RunResult r = run_sm120check(
+      {"scan", "--only", "flashinfer-2574-is-sm12x-supported", "--cc", "12.0", target});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // libsm90.so: no kernel image for 12.0
+  const auto has = [&](const std::string& text) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n--\n" << r.out;
+  };
+  has("\n  kernels: 3 of 4 shared objects with CUDA code (listed in RECORD); 12.0: 1 runs "
+      "natively, 1 needs PTX JIT, 1 no kernel image\n"
+      "    flashinfer/data/libsm120a.so.1: sm_120a  -> 12.0: runs natively\n"
+      "    flashinfer/data/libsm90.so: sm_90  -> 12.0: no kernel image\n"
+      "    flashinfer/data/libtwo.so: sm_80 (x1), sm_90 (x1), sm_120 (x1); compute_80 (PTX 9.0, "
+      "x1)  -> 12.0: needs PTX JIT (1 of 2 modules)\n");
+  has("\nnvidia-cublas-cu12 12.9.1.4 (distribution, venv/lib/python3.11/site-packages)\n"
+      "  kernels: 1 of 1 shared object with CUDA code (listed in RECORD; 1 listed there but "
+      "absent); 12.0: 1 runs natively\n"
+      "    nvidia/cublas/lib/libcublas.so.12: sm_120f  -> 12.0: runs natively\n");
+  has("\noldpkg 1.0 (distribution, venv/lib/python3.11/site-packages)\n"
+      "  kernels: 1 of 1 shared object with CUDA code (package folders, no RECORD); 12.0: 1 "
+      "needs PTX JIT\n"
+      "    oldpkg/_C.so: compute_80 (PTX 9.0)  -> 12.0: PTX JIT only\n");
+  has("\nkernels: 6 shared objects examined, 5 with CUDA code; 1 with no kernel image for this "
+      "GPU, 2 needing PTX JIT\n");
+  has("; 1 shared object with no kernel image  -> exit 1\n");
+
+  r = run_sm120check({"scan", "--format", "json", "--only", "flashinfer-2574-is-sm12x-supported",
+                      "--cc", "9.0", target});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const nlohmann::json& k = doc["kernels"];
+  EXPECT_EQ(k["capabilities"], nlohmann::json::array({"9.0"}));
+  EXPECT_EQ(k["shared_objects"], 6);
+  EXPECT_EQ(k["with_cuda_code"], 5);
+  ASSERT_EQ(k["groups"].size(), 3u);
+  const nlohmann::json& g = k["groups"][0];
+  EXPECT_EQ(g["distribution"], "flashinfer-python");
+  EXPECT_EQ(g["install"], 0);
+  EXPECT_EQ(doc["installs"][0]["kernels"], 0);
+  EXPECT_EQ(g["source"], "record");
+  EXPECT_EQ(g["shared_objects"], 4);
+  EXPECT_EQ(g["with_cuda_code"], 3);
+  EXPECT_EQ(g["judged"], nlohmann::json::parse(
+                             R"([{"cc": "9.0", "exact": 1, "compatible": 0, "ptx-jit": 1, "none": 1, "nothing_to_run": 0}])"));
+  // The per-object shape is sm120check.kernels/1's files[].
+  const nlohmann::json& o = g["files"][1];
+  EXPECT_EQ(o["path"], std::string(kSite) + "/flashinfer/data/libsm90.so");
+  EXPECT_EQ(o["elf"], true);
+  EXPECT_EQ(o["fat_binaries"][0]["entries"][0]["arch"], "sm_90");
+  EXPECT_EQ(o["fits"][0]["cc"], "9.0");
+  EXPECT_EQ(o["fits"][0]["fit"], "exact");
+  EXPECT_EQ(k["groups"][1]["distribution"], "nvidia-cublas-cu12");
+  EXPECT_TRUE(k["groups"][1]["install"].is_null());
+  EXPECT_EQ(doc["summary"]["kernel_objects"], 5);
+  EXPECT_EQ(doc["summary"]["kernel_no_image"], 2);  // sm_120a and sm_120f on 9.0
+  EXPECT_EQ(doc["summary"]["kernel_ptx_jit"], 2);
+
+  // --no-kernels: nothing listed, the placeholder, exit from the fixes alone.
+  r = run_sm120check({"scan", "--no-kernels", "--format", "json", "--only",
+                      "flashinfer-2574-is-sm12x-supported", "--cc", "9.0", target});
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // the fix's files are absent: unknown
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["kernels"].is_null());
+  r = run_sm120check({"scan", "--no-kernels", "--only", "flashinfer-2574-is-sm12x-supported",
+                      "--cc", "9.0", target});
+  EXPECT_NE(r.out.find("\nkernels: not listed (--no-kernels)\n"), std::string::npos) << r.out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The command.
 
 /// The fake NVML of tests/fake_nvml.cpp pretending `scenario`.
@@ -551,7 +856,9 @@ TEST(ScanCommand, TextReportAndExitCodes) {
                        std::string(k2574Old) +
                        "\"\n"
                        "      flashinfer/gemm/gemm_base.py:3:     if " + k2574Old + ":\n"
-                       "kernels: not listed (compiled CUDA code of shared objects is not examined yet)\n"
+                       "  kernels: no shared object (package folders, no RECORD)\n"
+                       "\n"
+                       "kernels: 0 shared objects examined, 0 with CUDA code\n"
                        "\n"
                        "summary: 1 fix in 1 install: 0 present, 1 missing, 0 unknown; 0 not "
                        "installed  -> exit 1\n");
@@ -607,7 +914,13 @@ TEST(ScanCommand, JsonDocumentWithProbedGpu) {
   ASSERT_EQ(doc["not_installed"].size(), 1u);
   EXPECT_EQ(doc["not_installed"][0]["id"], "xformers-1445-too-new-gpu-message");
   EXPECT_EQ(doc["not_installed"][0]["verdict"], "not-installed");
-  EXPECT_TRUE(doc["kernels"].is_null());
+  ASSERT_TRUE(doc["kernels"].is_object());
+  EXPECT_EQ(doc["kernels"]["capabilities"], nlohmann::json::array({"12.0", "12.1"}));
+  EXPECT_EQ(doc["kernels"]["shared_objects"], 0);
+  ASSERT_EQ(doc["kernels"]["groups"].size(), 1u);  // the install's, with no object
+  EXPECT_EQ(doc["kernels"]["groups"][0]["install"], 0);
+  EXPECT_EQ(doc["kernels"]["groups"][0]["source"], "package-folders");
+  EXPECT_EQ(i["kernels"], 0);
   EXPECT_EQ(doc["summary"]["present"], 1);
   EXPECT_EQ(doc["summary"]["unknown"], 1);
   EXPECT_EQ(doc["summary"]["not_installed"], 1);

@@ -143,6 +143,30 @@ TEST(TreeStat, FinalSymlinkEscapingIsReportedNotFollowed) {
   EXPECT_EQ(tree->stat("dangling").type, Entry::Type::kSymlink);
 }
 
+TEST(TreeOpenFile, RegularFilesOnlyFinalSymlinkRefused) {
+  TempDir outside;
+  write_file(outside / "secret", "s\n");
+  TempDir dir;
+  write_file(dir / "lib/libx.so", "ELF?");
+  fs::create_symlink("libx.so", dir / "lib/libx.so.1");
+  fs::create_symlink(outside / "secret", dir / "escape");
+  auto tree = open_disk_tree(dir.path().string());
+  OpenFile file = tree->open_file("lib/libx.so");
+  ASSERT_GE(file.fd(), 0);
+  char buffer[8] = {};
+  EXPECT_EQ(::pread(file.fd(), buffer, sizeof buffer, 0), 4);
+  EXPECT_EQ(std::string(buffer), "ELF?");
+  EXPECT_EQ(error_of([&] { tree->open_file("lib/libx.so.1"); }),
+            "lib/libx.so.1: not a regular file; cannot open it");
+  EXPECT_EQ(error_of([&] { tree->open_file("escape"); }), "escape: not a regular file; cannot open it");
+  EXPECT_EQ(error_of([&] { tree->open_file("lib"); }), "lib: not a regular file; cannot open it");
+  EXPECT_EQ(error_of([&] { tree->open_file("lib/none.so"); }),
+            "lib/none.so: cannot open: No such file or directory");
+  OpenFile moved = std::move(file);
+  EXPECT_EQ(file.fd(), -1);
+  EXPECT_GE(moved.fd(), 0);
+}
+
 TEST(TreeStat, IntermediateSymlinkInsideIsFollowed) {
   TempDir dir;
   write_file(dir / "real/sub/f.txt", "F\n");

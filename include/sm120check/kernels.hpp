@@ -146,6 +146,12 @@ KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::
 /// when the file cannot be opened or mapped.
 KernelListing list_kernels(const std::string& path);
 
+/// list_kernels() of the regular file open at descriptor `fd` (not closed here; read from
+/// offset 0 with pread and mmap, so the descriptor's offset does not matter); `path` names it in
+/// the result and in errors. Reads its first 4 bytes and stops there unless may_carry_cuda_code.
+/// Throws Error when it cannot be examined or mapped.
+KernelListing list_kernels_at(int fd, std::string path);
+
 /// True when the first bytes of a file (at least 4; fewer gives false) may hold CUDA code: the
 /// ELF magic or the fat binary magic. For skipping other files quickly in a directory walk.
 bool may_carry_cuda_code(std::span<const unsigned char> head);

@@ -75,12 +75,15 @@ nlohmann::ordered_json show_to_json(const std::vector<Patch>& patches);
 /// install a header (distribution and version, or project and HEAD; kind; root) and one line per
 /// fix ("VERDICT ID: title  [CCs, relevant: yes|no|unknown]"), for fixes not present the reason,
 /// and up to 10 evidence lines "path:line: text" (paths relative to the install's root, text
-/// cut at kMaxHitText bytes); then the entries not installed (counted per project), the kernels
-/// placeholder, notes, and a summary line with the exit code. Colour only when `color`.
+/// cut at kMaxHitText bytes), and its kernels line (shared objects with CUDA code, counted per
+/// judgement for each capability) with up to 20 object lines "path: architectures -> CC:
+/// judgement"; then other distributions whose shared objects carry CUDA code, the same way; the
+/// entries not installed (counted per project), the kernel totals, notes, and a summary line
+/// with the exit code. Colour only when `color`.
 void render_scan_text(std::ostream& out, const ScanReport& report, bool color);
 
 /// The "sm120check.scan/1" document (docs/json.md), keys in the documented order; "kernels" is
-/// null until the compiled-kernel listing fills it.
+/// null with --no-kernels.
 nlohmann::ordered_json scan_to_json(const ScanReport& report);
 
 /// `scan --list`: one line per entry, "ID  PROJECT  CCS  TITLE", aligned, and a count.
@@ -108,6 +111,15 @@ std::vector<std::string> gpu_summary_lines(const GpuReport& gpu);
 /// The "sm120check.kernels/1" document of `sm120check kernels` (docs/json.md), with
 /// `exit_code`.
 nlohmann::ordered_json kernels_document(const KernelsReport& report, int exit_code);
+
+/// One file of "sm120check.kernels/1" (`files[]`: path, elf, error, fat_binaries, fits), also
+/// the objects of the scan document's kernel groups. `fits`: the file's FileFit per capability.
+nlohmann::ordered_json kernel_file_to_json(const KernelListing& listing,
+                                           const std::vector<FileFit>& fits);
+
+/// The distinct architectures of a file, cubins then PTX then LTO IR, "; " between kinds:
+/// "sm_90, sm_120; compute_120 (PTX 9.0)" (with "xN" counts when it has several fat binaries).
+std::string kernel_architectures_text(const KernelListing& listing);
 
 /// Writes the human report of `sm120check kernels`: per file, its architectures (counted over
 /// its fat binaries), then one line per capability with the file's fit and the modules' counts;

@@ -13,6 +13,7 @@
 
 #include "sm120check/catalog.hpp"
 #include "sm120check/gpu.hpp"
+#include "sm120check/kernels.hpp"
 #include "sm120check/search.hpp"
 
 namespace sm120check {
@@ -97,6 +98,58 @@ struct InstallReport {
   std::vector<FixResult> fixes;
 };
 
+/// Where the shared objects of a kernel group were found.
+enum class ObjectSource {
+  kRecord,          ///< the paths the distribution's dist-info RECORD lists
+  kPackageFolders,  ///< no RECORD: its top_level.txt names' folders and modules in site-packages
+  kWalk,            ///< a source tree's files (build outputs), found by the walk
+};
+
+/// "record", "package-folders", "walk".
+std::string_view to_string(ObjectSource source);
+
+/// The compiled CUDA code of one install or distribution: its shared objects (file names
+/// ending ".so" or holding ".so.") that carry CUDA code, each listed by the kernels library
+/// (sm120check/kernels.hpp) and judged for the GPU.
+struct KernelGroup {
+  InstallKind kind = InstallKind::kDistribution;
+  /// PEP 503 normalised distribution name and its version ("" when unknown: a checkout); for a
+  /// distribution no catalog entry names, both from the dist-info folder's name.
+  std::string distribution;
+  std::string version;
+  std::vector<std::string> projects;  ///< catalog projects, for an install of the catalog
+  std::string root;  ///< as Install::root: site-packages, or the source tree's root
+  bool outside_target = false;
+  ObjectSource source = ObjectSource::kRecord;
+  /// Index into ScanReport::installs when the group is the compiled code of an install
+  /// reported there (a distribution or source tree of the catalog); std::nullopt otherwise.
+  std::optional<std::size_t> install;
+  std::size_t shared_objects = 0;  ///< shared objects looked at (their first bytes read)
+  /// Paths named (by RECORD) that are missing or not a regular file (a symlink is never
+  /// followed): not looked at, not in the exit code.
+  std::size_t absent = 0;
+  /// The shared objects carrying CUDA code or that could not be read, sorted by path; paths
+  /// relative to TARGET, absolute outside it.
+  std::vector<KernelListing> objects;
+  /// Per object, its FileFit per capability of ScanKernels::capabilities (same order).
+  std::vector<std::vector<FileFit>> fits;
+};
+
+/// The kernel listing of a scan (ScanReport::kernels).
+struct ScanKernels {
+  std::vector<KernelGroup> groups;  ///< in walk order
+  /// The capabilities the objects are judged for (the GPU's, ascending; empty: not judged).
+  std::vector<ComputeCapability> capabilities;
+  int driver_cuda_version = 0;      ///< of the probed driver (13000); 0 when unknown
+  std::size_t shared_objects = 0;   ///< distinct shared objects looked at, all groups
+  std::size_t with_cuda_code = 0;   ///< of them, those with a fat binary
+};
+
+/// How the kernels of one object stand for the GPU, for the exit code and the summaries:
+/// FileFit::fit of its worst capability, std::nullopt when nothing is judged (no capability
+/// known, or no module with a kernel).
+std::optional<KernelFit> worst_fit(const std::vector<FileFit>& fits);
+
 /// What the walk visited and where it stopped.
 struct WalkStats {
   std::size_t directories = 0;  ///< directories listed.
@@ -125,16 +178,21 @@ struct ScanOptions {
   bool only_relevant = false;
   /// Hits kept per marker for the evidence.
   std::size_t max_hits_per_marker = 20;
+  /// List the CUDA code of the installs' shared objects (ScanReport::kernels); --no-kernels.
+  bool kernels = true;
 };
 
 /// Counts of the fixes of a report by verdict (all installs, and not-installed entries).
 struct ScanSummary {
   std::size_t present = 0, missing = 0, unknown = 0, not_installed = 0;
   std::size_t skipped = 0;  ///< fixes left out of the exit code (--only-relevant)
+  /// Shared objects with CUDA code (each counted once per group), and of them those with no
+  /// kernel image for some judged capability, those the GPU runs only through PTX JIT, and
+  /// those that could not be read whole.
+  std::size_t kernel_objects = 0, kernel_no_image = 0, kernel_ptx_jit = 0, kernel_errors = 0;
 };
 
-/// Result of a scan. The "kernels" section (compiled CUDA code of shared objects under TARGET)
-/// is not filled here: `kernels_listed` stays false until that listing exists.
+/// Result of a scan.
 struct ScanReport {
   std::string target;  ///< TARGET as given.
   Catalog catalog;
@@ -144,14 +202,20 @@ struct ScanReport {
   std::vector<FixResult> not_installed;  ///< entries no install concerns, in catalog order.
   std::vector<std::string> notes;        ///< one line each: where the scan was limited or guessed.
   bool only_relevant = false;
+  /// False with --no-kernels (ScanOptions::kernels): `kernels` is then empty.
   bool kernels_listed = false;
+  ScanKernels kernels;
 
   ScanSummary summary() const;
-  /// 0: every counted fix present (or none installed) and the walk complete; 1: some counted
-  /// fix missing; 2: none missing and some counted fix unknown, or the walk incomplete
-  /// (WalkStats::complete(): an install may have been missed). Counted: every judged fix of an install, except
-  /// those --only-relevant skips (relevant false). Not-installed entries never count. (3, an
-  /// error, is the CLI's: bad catalog, unreadable TARGET.)
+  /// 0: every counted fix present (or none installed), no kernel problem and the walk
+  /// complete; 1: some counted fix missing, or some shared object with CUDA code has no kernel
+  /// image for a GPU known (probed or --cc; FileFit::fit kNone with modules judged: "no kernel
+  /// image is available" at run time); 2: neither, and some counted fix unknown, some shared
+  /// object unreadable or malformed, or the walk incomplete (WalkStats::complete(): an install
+  /// may have been missed). Counted: every judged fix of an install, except those
+  /// --only-relevant skips (relevant false). Not-installed entries never count; objects only
+  /// PTX JIT can run do not either (they run, after a slow first start). (3, an error, is the
+  /// CLI's: bad catalog, unreadable TARGET.)
   int exit_code() const;
 };
 
@@ -161,14 +225,21 @@ struct ScanReport {
 std::optional<bool> entry_relevant(const CatalogEntry& entry, const GpuReport& gpu);
 
 /// Sets every fix's `relevant` (entry_relevant() for report.gpu) and `skipped` (with
-/// report.only_relevant, relevant false): for a GPU probed while the scan ran.
+/// report.only_relevant, relevant false), and judges every listed shared object for
+/// report.gpu's capabilities and driver (KernelGroup::fits, ScanKernels::capabilities): for a
+/// GPU probed while the scan ran.
 void assess_relevance(ScanReport& report);
 
 /// Scans TARGET: walks it once (never following a symlink, never writing), finds the installs,
 /// judges every entry of `catalog` in each install that concerns it, and assesses relevance for
 /// `gpu`. Files are read through DiskTree (openat, O_NOFOLLOW: nothing outside a tree's root is
 /// reached through a symlink); each searched file is read once and searched once for all the
-/// catalog's markers (one MarkerSearcher). Throws Error when TARGET is not a readable directory.
+/// catalog's markers (one MarkerSearcher). Unless options.kernels is false, lists the CUDA code
+/// of the shared objects of every distribution in the site-packages found (its RECORD's paths,
+/// else its package folders) and of every source tree of the catalog (the files the walk found
+/// under it; outside TARGET, a walk of that tree with the same bounds), each object opened
+/// through its tree (Tree::open_file) and read once. Throws Error when TARGET is not a
+/// readable directory.
 ScanReport scan(const std::string& target, Catalog catalog, GpuReport gpu,
                 const ScanOptions& options = {});
 

@@ -30,6 +30,22 @@ inline constexpr std::size_t kMaxPathLength = 4096;
 /// kMaxPathLength, or climbs out of the tree with "..".
 std::optional<std::string> normalize_relative_path(std::string_view path);
 
+/// An open file descriptor, closed when destroyed (move-only).
+class OpenFile {
+ public:
+  explicit OpenFile(int fd = -1) noexcept : fd_(fd) {}
+  OpenFile(OpenFile&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  OpenFile& operator=(OpenFile&& other) noexcept;
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+  ~OpenFile();
+  /// The descriptor (-1 when none).
+  int fd() const noexcept { return fd_; }
+
+ private:
+  int fd_;
+};
+
 /// Git blob ids of a tree's files known without hashing them: what a git index vouches for
 /// (index_blob_ids() in git.hpp).
 class KnownBlobIds {
@@ -64,6 +80,11 @@ class Tree {
   /// The ids read_with_blob_id() may report from now on, this handle's and open_again()'s
   /// (DiskTree; other trees ignore them).
   virtual void set_known_blob_ids(std::shared_ptr<const KnownBlobIds> ids) { (void)ids; }
+  /// Regular file `path` opened read-only, its final component never followed (a symlink is
+  /// refused), for a reader that maps or reads it in parts (a shared object of hundreds of MiB;
+  /// no size limit applies). Throws Error when it is missing, not a regular file, resolves
+  /// outside the tree, cannot be opened, or the tree has no descriptors (the default).
+  virtual OpenFile open_file(const std::string& path) const;
   /// Target of symlink `path` (readlink(2)). Throws Error if it is not a symlink.
   virtual std::string read_link(const std::string& path) const = 0;
   /// Largest file read() accepts, in bytes.

@@ -15,8 +15,9 @@ CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup) {
       "scan",
       "Find the installs of known projects under TARGET (site-packages distributions, editable "
       "installs, git checkouts) and report, for each known SM12x fix of the catalog, whether it "
-      "is present, missing, not installed or unknown, and whether it matters for this GPU. "
-      "Never modifies TARGET.");
+      "is present, missing, not installed or unknown, and whether it matters for this GPU; and "
+      "list the CUDA code of the installs' shared objects (every distribution's, each checkout's "
+      "build outputs) with whether this GPU can run it. Never modifies TARGET.");
   if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("TARGET", options.target,
                   "Directory to scan: a venv, a site-packages folder, a container's root file "
@@ -40,6 +41,9 @@ CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup) {
   cmd->add_flag("--stay-inside", options.stay_inside,
                 "Never read outside TARGET: an editable install whose source lies elsewhere gets "
                 "unknown verdicts instead of being followed there");
+  cmd->add_flag("--no-kernels", options.no_kernels,
+                "Do not list the CUDA code compiled into the installs' shared objects (*.so: "
+                "cubins per SM, PTX) nor judge it for the GPU");
   cmd->add_option("--max-depth", options.max_depth,
                   "Deepest directory the walk enters, counted from TARGET (default 16)")
       ->type_name("N")
@@ -92,6 +96,7 @@ int run_scan(const ScanCommandOptions& options) {
   scan_options.max_entries = options.max_entries;
   scan_options.stay_inside = options.stay_inside;
   scan_options.only_relevant = options.only_relevant;
+  scan_options.kernels = !options.no_kernels;
   // The walk does not need the GPU: relevance is assessed once the probe answers.
   ScanReport report = scan(options.target, std::move(catalog), unprobed_gpu(), scan_options);
   if (probe.valid()) gpu = probe.get();

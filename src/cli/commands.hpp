@@ -186,13 +186,16 @@ struct LogCommandOptions {
 inline constexpr const char* kScanExitCodesHelp =
     "Exit codes:\n"
     "  0  every fix judged in an install is present (also: none of the catalog's projects is\n"
-    "     installed), and the walk was complete\n"
-    "  1  at least one fix is missing (whatever the others are)\n"
-    "  2  none is missing, and at least one is unknown (the report says why), or the walk was\n"
-    "     incomplete (a directory not listed, --max-depth or --max-entries hit)\n"
+    "     installed), no shared object lacks a kernel image, and the walk was complete\n"
+    "  1  at least one fix is missing, or a shared object with CUDA code has no kernel image\n"
+    "     for the GPU (probed or --cc) (whatever the others are)\n"
+    "  2  neither, and at least one fix is unknown (the report says why), a shared object\n"
+    "     could not be read, or the walk was incomplete (a directory not listed, --max-depth\n"
+    "     or --max-entries hit)\n"
     "  3  error: bad catalog entry (the message names its file and line), unknown --only id,\n"
     "     unreadable TARGET, usage error\n"
-    "Not-installed entries never count; with --only-relevant neither do fixes for other GPUs.\n";
+    "Not-installed entries never count; with --only-relevant neither do fixes for other GPUs.\n"
+    "Objects only PTX JIT runs do not count; with no GPU known (--no-gpu) no object is judged.\n";
 
 /// Options of `sm120check scan [options] TARGET` and `sm120check scan --list`.
 struct ScanCommandOptions {
@@ -204,6 +207,7 @@ struct ScanCommandOptions {
   bool no_gpu = false;                ///< --no-gpu: do not probe.
   bool only_relevant = false;         ///< --only-relevant: fixes for other GPUs do not count.
   bool stay_inside = false;           ///< --stay-inside: never read outside TARGET.
+  bool no_kernels = false;            ///< --no-kernels: do not list shared objects' CUDA code.
   std::size_t max_depth = 16;         ///< --max-depth N.
   std::size_t max_entries = 2'000'000;  ///< --max-entries N.
   OutputFormat format = OutputFormat::kText;

@@ -198,22 +198,27 @@ KernelListing list_kernels(const std::string& path) {
   // A regular file's reads and mmap ignore the flag.
   Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)};
   if (file.fd < 0) throw Error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  return list_kernels_at(file.fd, path);
+}
+
+KernelListing list_kernels_at(int fd, std::string path) {
   struct stat st;
-  if (::fstat(file.fd, &st) != 0)
+  if (::fstat(fd, &st) != 0)
     throw Error(path, 0, std::string("cannot stat: ") + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw Error(path, 0, "not a regular file");
-  KernelListing empty;
-  empty.path = path;
   unsigned char head[4];
-  if (st.st_size < 4 || ::pread(file.fd, head, 4, 0) != 4 || !may_carry_cuda_code(head))
+  if (st.st_size < 4 || ::pread(fd, head, 4, 0) != 4 || !may_carry_cuda_code(head)) {
+    KernelListing empty;
+    empty.path = std::move(path);
     return empty;
+  }
   const auto size = static_cast<std::size_t>(st.st_size);
   // Private and writable: libelf may convert in place; the file is never written.
-  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, file.fd, 0);
+  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   if (map == MAP_FAILED) throw Error(path, 0, std::string("cannot map: ") + std::strerror(errno));
   KernelListing listing;
   try {
-    listing = list_image(static_cast<unsigned char*>(map), size, path);
+    listing = list_image(static_cast<unsigned char*>(map), size, std::move(path));
   } catch (...) {
     ::munmap(map, size);
     throw;

@@ -164,6 +164,41 @@ std::string entry_text(const KernelEntry& e) {
 
 }  // namespace
 
+nlohmann::ordered_json kernel_file_to_json(const KernelListing& listing,
+                                           const std::vector<FileFit>& fits) {
+  json file = json::object();
+  file["path"] = sanitize_utf8(listing.path);
+  file["elf"] = listing.elf;
+  file["error"] = listing.error.empty() ? json(nullptr) : json(sanitize_utf8(listing.error));
+  json fatbins = json::array();
+  for (const FatBinary& f : listing.fatbins) {
+    json fb = json::object();
+    fb["section"] = f.section;
+    fb["offset"] = f.offset;
+    fb["loaded"] = f.loaded();
+    fb["has_kernels"] = f.has_kernels();
+    json entries = json::array();
+    for (const KernelEntry& e : f.entries) entries.push_back(entry_to_json(e));
+    fb["entries"] = std::move(entries);
+    fatbins.push_back(std::move(fb));
+  }
+  file["fat_binaries"] = std::move(fatbins);
+  json fits_json = json::array();
+  for (const FileFit& fit : fits) fits_json.push_back(fit_to_json(fit, listing));
+  file["fits"] = std::move(fits_json);
+  return file;
+}
+
+std::string kernel_architectures_text(const KernelListing& listing) {
+  std::string out;
+  for (KernelEntryKind kind : {KernelEntryKind::kCubin, KernelEntryKind::kPtx,
+                               KernelEntryKind::kLtoIr, KernelEntryKind::kUnknown}) {
+    const std::string archs = architectures_text(listing, kind);
+    if (!archs.empty()) out += (out.empty() ? "" : "; ") + archs;
+  }
+  return out;
+}
+
 nlohmann::ordered_json kernels_document(const KernelsReport& report, int exit_code) {
   json doc = json::object();
   doc["schema"] = kKernelsSchema;
@@ -177,31 +212,9 @@ nlohmann::ordered_json kernels_document(const KernelsReport& report, int exit_co
                               ? json(cuda_version_string(report.driver_cuda_version))
                               : json(nullptr);
   json files = json::array();
-  for (std::size_t i = 0; i < report.files.size(); ++i) {
-    const KernelListing& listing = report.files[i];
-    json file = json::object();
-    file["path"] = sanitize_utf8(listing.path);
-    file["elf"] = listing.elf;
-    file["error"] = listing.error.empty() ? json(nullptr) : json(sanitize_utf8(listing.error));
-    json fatbins = json::array();
-    for (const FatBinary& f : listing.fatbins) {
-      json fb = json::object();
-      fb["section"] = f.section;
-      fb["offset"] = f.offset;
-      fb["loaded"] = f.loaded();
-      fb["has_kernels"] = f.has_kernels();
-      json entries = json::array();
-      for (const KernelEntry& e : f.entries) entries.push_back(entry_to_json(e));
-      fb["entries"] = std::move(entries);
-      fatbins.push_back(std::move(fb));
-    }
-    file["fat_binaries"] = std::move(fatbins);
-    json fits = json::array();
-    if (i < report.fits.size())
-      for (const FileFit& fit : report.fits[i]) fits.push_back(fit_to_json(fit, listing));
-    file["fits"] = std::move(fits);
-    files.push_back(std::move(file));
-  }
+  for (std::size_t i = 0; i < report.files.size(); ++i)
+    files.push_back(kernel_file_to_json(report.files[i],
+                                        i < report.fits.size() ? report.fits[i] : std::vector<FileFit>{}));
   doc["files"] = std::move(files);
   doc["files_examined"] = report.files_examined;
   doc["exit_code"] = exit_code;

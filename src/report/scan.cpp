@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "sm120check/report.hpp"
@@ -149,6 +150,219 @@ ordered_json null_or(const std::string& s) {
   return s.empty() ? ordered_json(nullptr) : ordered_json(sanitize_utf8(s));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Kernels.
+
+/// Object lines shown per kernel group; the rest are counted.
+constexpr std::size_t kMaxObjectLines = 20;
+
+/// What the GPU makes of an object's code, in the report's words (the group summaries).
+std::string_view fit_words(KernelFit fit) {
+  switch (fit) {
+    case KernelFit::kExact:
+      return "runs natively";
+    case KernelFit::kCompatible:
+      return "compatible cubin";
+    case KernelFit::kPtxJit:
+      return "needs PTX JIT";
+    case KernelFit::kNone:
+      break;
+  }
+  return "no kernel image";
+}
+
+std::string_view fit_sgr(KernelFit fit) {
+  switch (fit) {
+    case KernelFit::kExact:
+    case KernelFit::kCompatible:
+      return kGreen;
+    case KernelFit::kPtxJit:
+      return kMagenta;
+    case KernelFit::kNone:
+      break;
+  }
+  return kRed;
+}
+
+/// An object's judgement for one capability: fit_words(), "PTX JIT only" when every module
+/// with an image has only PTX, and how many modules have no image when some others have.
+std::string object_fit_text(const FileFit& fit, bool color) {
+  if (fit.judged.empty()) return "nothing to run";
+  const auto count = [&](KernelFit f) { return fit.modules[static_cast<std::size_t>(f)]; };
+  const std::size_t total = fit.judged.size();
+  const std::size_t with_image = total - count(KernelFit::kNone);
+  std::string words(fit_words(fit.fit));
+  if (fit.fit == KernelFit::kPtxJit)
+    words = count(KernelFit::kPtxJit) == with_image
+                ? "PTX JIT only"
+                : fmt::format("needs PTX JIT ({} of {} modules)", count(KernelFit::kPtxJit), total);
+  std::string out = paint(words, fit_sgr(fit.fit), color);
+  if (fit.fit != KernelFit::kNone && count(KernelFit::kNone) != 0)
+    out += fmt::format(" ({} of {} modules without an image)", count(KernelFit::kNone), total);
+  return out;
+}
+
+/// Counts of one group's objects per judgement for capability `c` (index into the report's
+/// capabilities): KernelFit values 0-3, then 4 for nothing to run.
+std::array<std::size_t, 5> fit_counts(const KernelGroup& g, std::size_t c) {
+  std::array<std::size_t, 5> n{};
+  for (std::size_t i = 0; i < g.objects.size(); ++i) {
+    if (g.objects[i].fatbins.empty() || i >= g.fits.size() || c >= g.fits[i].size()) continue;
+    const FileFit& fit = g.fits[i][c];
+    ++n[fit.judged.empty() ? 4 : static_cast<std::size_t>(fit.fit)];
+  }
+  return n;
+}
+
+/// Objects of a group that carry CUDA code.
+std::size_t with_code(const KernelGroup& g) {
+  return static_cast<std::size_t>(std::count_if(g.objects.begin(), g.objects.end(),
+                                                [](const KernelListing& o) { return !o.fatbins.empty(); }));
+}
+
+/// Whether a group is reported: the kernels of an install reported, or objects with CUDA code
+/// or errors.
+bool shown_group(const KernelGroup& g) { return g.install.has_value() || !g.objects.empty(); }
+
+/// `path` relative to `root` when below it (root "." is TARGET), else as it is.
+std::string relative_to(const std::string& path, const std::string& root) {
+  if (root == ".") return path;
+  if (path.size() > root.size() + 1 && path.compare(0, root.size(), root) == 0 &&
+      path[root.size()] == '/')
+    return path.substr(root.size() + 1);
+  return path;
+}
+
+void render_kernel_group(std::ostream& out, const ScanReport& report, const KernelGroup& g,
+                         bool color) {
+  const std::vector<ComputeCapability>& ccs = report.kernels.capabilities;
+  const std::size_t code = with_code(g);
+  out << "  kernels: ";
+  if (g.shared_objects == 0)
+    out << "no shared object";
+  else
+    out << fmt::format("{} of {} shared object{} with CUDA code", code, g.shared_objects,
+                       g.shared_objects == 1 ? "" : "s");
+  out << " (" << (g.source == ObjectSource::kRecord            ? "listed in RECORD"
+                  : g.source == ObjectSource::kPackageFolders ? "package folders, no RECORD"
+                                                              : "build outputs under the tree");
+  if (g.absent != 0) out << fmt::format("; {} listed there but absent", g.absent);
+  out << ")";
+  if (code != 0 && ccs.empty()) out << "; not judged: no GPU known (--cc 12.0 judges)";
+  for (std::size_t c = 0; c < ccs.size() && code != 0; ++c) {
+    const std::array<std::size_t, 5> n = fit_counts(g, c);
+    std::string parts;
+    for (std::size_t f = 0; f < 5; ++f) {
+      if (n[f] == 0) continue;
+      std::string words = f == 4 ? "nothing to run" : std::string(fit_words(static_cast<KernelFit>(f)));
+      if (n[f] != 1 && words == "runs natively") words = "run natively";
+      if (n[f] != 1 && words == "needs PTX JIT") words = "need PTX JIT";
+      if (f != 4) words = paint(words, fit_sgr(static_cast<KernelFit>(f)), color);
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n[f], words);
+    }
+    out << (c == 0 ? "; " : ", ") << ccs[c].to_string() << ": " << parts;
+  }
+  out << "\n";
+  std::size_t shown = 0;
+  for (std::size_t i = 0; i < g.objects.size(); ++i) {
+    if (shown == kMaxObjectLines) {
+      out << fmt::format("    ... {} more (--format json lists every object)\n",
+                         g.objects.size() - shown);
+      break;
+    }
+    ++shown;
+    const KernelListing& o = g.objects[i];
+    out << "    " << escape_for_terminal(relative_to(o.path, g.root)) << ": ";
+    if (o.fatbins.empty()) {
+      out << paint("error", kRed, color) << ": " << escape_for_terminal(o.error) << "\n";
+      continue;
+    }
+    out << kernel_architectures_text(o);
+    for (std::size_t c = 0; c < ccs.size() && i < g.fits.size() && c < g.fits[i].size(); ++c) {
+      const FileFit& fit = g.fits[i][c];
+      out << (c == 0 ? "  -> " : "; ") << ccs[c].to_string() << ": "
+          << object_fit_text(fit, color);
+    }
+    if (!o.error.empty()) out << " (" << paint("error", kRed, color) << ": " << escape_for_terminal(o.error) << ")";
+    out << "\n";
+  }
+}
+
+/// "torch 2.9.0 (distribution, venv/lib/python3.11/site-packages)" for a group of no install.
+std::string group_title(const KernelGroup& g) {
+  Install i;
+  i.kind = g.kind;
+  i.distribution = g.distribution;
+  i.projects = g.projects;
+  i.version = g.version;
+  i.root = g.root;
+  i.outside_target = g.outside_target;
+  return install_title(i);
+}
+
+ordered_json fit_counts_json(const KernelGroup& g, const std::vector<ComputeCapability>& ccs) {
+  ordered_json out = ordered_json::array();
+  for (std::size_t c = 0; c < ccs.size(); ++c) {
+    const std::array<std::size_t, 5> n = fit_counts(g, c);
+    ordered_json j;
+    j["cc"] = ccs[c].to_string();
+    for (std::size_t f = 0; f < 4; ++f) j[std::string(to_string(static_cast<KernelFit>(f)))] = n[f];
+    j["nothing_to_run"] = n[4];
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+ordered_json kernels_json(const ScanReport& report) {
+  if (!report.kernels_listed) return nullptr;
+  const ScanKernels& k = report.kernels;
+  ordered_json out;
+  ordered_json ccs = ordered_json::array();
+  for (const ComputeCapability& cc : k.capabilities) ccs.push_back(cc.to_string());
+  out["capabilities"] = std::move(ccs);
+  out["driver_version"] = k.driver_cuda_version > 0
+                              ? ordered_json(cuda_version_string(k.driver_cuda_version))
+                              : ordered_json(nullptr);
+  out["shared_objects"] = k.shared_objects;
+  out["with_cuda_code"] = k.with_cuda_code;
+  ordered_json groups = ordered_json::array();
+  for (const KernelGroup& g : k.groups) {
+    if (!shown_group(g)) continue;
+    ordered_json j;
+    j["kind"] = to_string(g.kind);
+    j["distribution"] = null_or(g.distribution);
+    j["version"] = null_or(g.version);
+    j["projects"] = strings_json(g.projects);
+    j["root"] = sanitize_utf8(g.root);
+    j["outside_target"] = g.outside_target;
+    j["source"] = to_string(g.source);
+    j["install"] = g.install ? ordered_json(*g.install) : ordered_json(nullptr);
+    j["shared_objects"] = g.shared_objects;
+    j["absent"] = g.absent;
+    j["with_cuda_code"] = with_code(g);
+    j["judged"] = fit_counts_json(g, k.capabilities);
+    ordered_json files = ordered_json::array();
+    for (std::size_t i = 0; i < g.objects.size(); ++i)
+      files.push_back(kernel_file_to_json(g.objects[i], i < g.fits.size() ? g.fits[i]
+                                                                          : std::vector<FileFit>{}));
+    j["files"] = std::move(files);
+    groups.push_back(std::move(j));
+  }
+  out["groups"] = std::move(groups);
+  return out;
+}
+
+/// Index of the shown kernel group of install `install` in the document's kernels.groups.
+std::optional<std::size_t> group_of(const ScanReport& report, std::size_t install) {
+  std::size_t index = 0;
+  for (const KernelGroup& g : report.kernels.groups) {
+    if (!shown_group(g)) continue;
+    if (g.install == install) return index;
+    ++index;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
@@ -182,6 +396,14 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
         << (i.identified_by.empty() ? "" : " (project by " + i.identified_by + ")") << "\n";
     if (!i.unreadable.empty()) out << "  not read: " << escape_for_terminal(i.unreadable) << "\n";
     for (const FixResult& f : ir.fixes) render_fix(out, report, f, color);
+    const std::size_t n = static_cast<std::size_t>(&ir - report.installs.data());
+    for (const KernelGroup& g : report.kernels.groups)
+      if (g.install == n) render_kernel_group(out, report, g, color);
+  }
+  for (const KernelGroup& g : report.kernels.groups) {
+    if (g.install || g.objects.empty()) continue;
+    out << "\n" << paint(group_title(g), kBold, color) << "\n";
+    render_kernel_group(out, report, g, color);
   }
   if (!report.not_installed.empty()) {
     std::map<std::string, std::size_t> per_project;
@@ -192,11 +414,24 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
     out << fmt::format("\nnot installed: {} entr{} ({})\n", report.not_installed.size(),
                        report.not_installed.size() == 1 ? "y" : "ies", parts);
   }
-  if (!report.kernels_listed)
-    out << "kernels: not listed (compiled CUDA code of shared objects is not examined yet)\n";
+  const ScanSummary s = report.summary();
+  if (report.not_installed.empty()) out << "\n";
+  if (!report.kernels_listed) {
+    out << "kernels: not listed (--no-kernels)\n";
+  } else {
+    const ScanKernels& k = report.kernels;
+    out << fmt::format("kernels: {} shared object{} examined, {} with CUDA code", k.shared_objects,
+                       k.shared_objects == 1 ? "" : "s", k.with_cuda_code);
+    if (k.with_cuda_code != 0 && k.capabilities.empty()) out << ", not judged (no GPU known)";
+    if (!k.capabilities.empty() && k.with_cuda_code != 0)
+      out << fmt::format("; {} with no kernel image for {}, {} needing PTX JIT", s.kernel_no_image,
+                         report.gpu.devices.size() == 1 ? "this GPU" : "some GPU",
+                         s.kernel_ptx_jit);
+    if (s.kernel_errors != 0) out << fmt::format(", {} unreadable", s.kernel_errors);
+    out << "\n";
+  }
   for (const std::string& n : report.notes) out << "note: " << escape_for_terminal(n) << "\n";
   for (const std::string& u : w.unreadable) out << "note: not listed: " << escape_for_terminal(u) << "\n";
-  const ScanSummary s = report.summary();
   const std::size_t judged = s.present + s.missing + s.unknown;
   out << fmt::format("\nsummary: {} fix{} in {} install{}: {} {}, {} {}, {} {}; {} not installed",
                      judged, judged == 1 ? "" : "es", report.installs.size(),
@@ -204,6 +439,12 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
                      paint("present", kGreen, color), s.missing, paint("missing", kRed, color),
                      s.unknown, paint("unknown", kMagenta, color), report.not_installed.size());
   if (s.skipped != 0) out << fmt::format(", {} skipped (--only-relevant)", s.skipped);
+  if (s.kernel_no_image != 0)
+    out << fmt::format("; {} shared object{} with {}", s.kernel_no_image,
+                       s.kernel_no_image == 1 ? "" : "s", paint("no kernel image", kRed, color));
+  if (s.kernel_errors != 0)
+    out << fmt::format("; {} shared object{} unreadable", s.kernel_errors,
+                       s.kernel_errors == 1 ? "" : "s");
   if (!w.complete()) out << "; walk incomplete (notes above): installs may be missed";
   out << fmt::format("  -> exit {}\n", report.exit_code());
 }
@@ -249,13 +490,15 @@ ordered_json scan_to_json(const ScanReport& report) {
     ordered_json fixes = ordered_json::array();
     for (const FixResult& f : ir.fixes) fixes.push_back(fix_json(report, f));
     j["fixes"] = std::move(fixes);
+    const std::optional<std::size_t> group = group_of(report, installs.size());
+    j["kernels"] = group ? ordered_json(*group) : ordered_json(nullptr);
     installs.push_back(std::move(j));
   }
   doc["installs"] = std::move(installs);
   ordered_json missing = ordered_json::array();
   for (const FixResult& f : report.not_installed) missing.push_back(fix_json(report, f));
   doc["not_installed"] = std::move(missing);
-  doc["kernels"] = nullptr;  // the compiled-kernel listing, when it exists
+  doc["kernels"] = kernels_json(report);
   doc["notes"] = strings_json(report.notes);
   doc["only_relevant"] = report.only_relevant;
   const ScanSummary s = report.summary();
@@ -263,7 +506,11 @@ ordered_json scan_to_json(const ScanReport& report) {
                     {"missing", s.missing},
                     {"unknown", s.unknown},
                     {"not_installed", s.not_installed},
-                    {"skipped", s.skipped}};
+                    {"skipped", s.skipped},
+                    {"kernel_objects", s.kernel_objects},
+                    {"kernel_no_image", s.kernel_no_image},
+                    {"kernel_ptx_jit", s.kernel_ptx_jit},
+                    {"kernel_errors", s.kernel_errors}};
   doc["exit_code"] = report.exit_code();
   return doc;
 }

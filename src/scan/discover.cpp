@@ -58,6 +58,30 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+}  // namespace
+
+bool is_shared_object_name(std::string_view name) {
+  return ends_with(name, ".so") || name.find(".so.") != std::string_view::npos;
+}
+
+std::string record_path(std::string_view line) {
+  if (line.empty() || line.front() != '"') return std::string(line.substr(0, line.find(',')));
+  std::string out;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] != '"') {
+      out += line[i];
+    } else if (i + 1 < line.size() && line[i + 1] == '"') {
+      out += '"';
+      ++i;
+    } else {
+      break;
+    }
+  }
+  return out;
+}
+
+namespace {
+
 /// Directories the walk never enters, wherever they are.
 bool skipped_everywhere(std::string_view name) {
   return name == ".git" || name == "node_modules" || name == "__pycache__" || name == ".hg" ||
@@ -165,6 +189,7 @@ class Discoverer {
 
   void run() {
     walk("", 0);
+    if (options_.kernels) source_tree_objects();
     if (out_.walk.truncated)
       out_.notes.push_back(fmt::format(
           "the walk stopped after {} names (--max-entries {}): installs in directories not "
@@ -312,6 +337,8 @@ class Discoverer {
       if (named_site) return;
     }
     for (const Tree::DirEntry& e : list) {
+      if (e.type == Entry::Type::kFile && options_.kernels && is_shared_object_name(e.name))
+        walked_objects_.push_back(join(rel, e.name));
       if (e.type == Entry::Type::kSymlink) {
         ++out_.walk.symlinks;
         if (e.name == "site-packages" || e.name == "dist-packages")
@@ -563,9 +590,10 @@ class Discoverer {
   }
 
   /// A distribution installed in `site` (not editable): its files are in `site`.
-  void distribution(const std::string& site, const std::string& found_by, const std::string& dist,
-                    const std::string& version) {
-    FoundInstall& f = install_for("dist:" + site + "\n" + dist);
+  std::size_t distribution(const std::string& site, const std::string& found_by,
+                           const std::string& dist, const std::string& version) {
+    const std::string key = "dist:" + site + "\n" + dist;
+    FoundInstall& f = install_for(key);
     Install& i = f.install;
     i.kind = InstallKind::kDistribution;
     i.root = shown(site);
@@ -574,6 +602,7 @@ class Discoverer {
     f.files = inside(site);
     for (const std::string& p : dist_projects_[dist]) add_project(i, p);
     i.found_by.push_back(found_by);
+    return source_index_[key];
   }
 
   /// "name-version" split at the first "-" of a .dist-info / .egg-info / __editable__ stem.
@@ -599,24 +628,34 @@ class Discoverer {
       if (!dist_info && !egg_info) continue;
       const std::string stem = e.name.substr(0, e.name.size() - (dist_info ? 10 : 9));
       auto [name, version] = name_and_version(stem);
-      if (!wanted(normalize_distribution_name(name))) continue;
-      const std::string dir = join(site, e.name);
-      const std::string meta_path =
-          dist_info ? join(dir, "METADATA") : e.type == Entry::Type::kDirectory ? join(dir, "PKG-INFO") : dir;
-      if (const std::optional<std::string> meta = read_at(inside(""), meta_path)) {
-        if (std::string n = metadata_field(*meta, "Name"); !n.empty()) name = n;
-        if (std::string v = metadata_field(*meta, "Version"); !v.empty()) version = v;
-      }
-      const std::string dist = normalize_distribution_name(name);
-      if (!wanted(dist)) continue;
-      if (dist_info) {
-        if (std::optional<std::string> source = editable_source(join(dir, "direct_url.json"))) {
-          editable_dists.insert(dist);
-          editable(site, join(dir, "direct_url.json"), dist, version, *source);
-          continue;
+      std::string dist = normalize_distribution_name(name);
+      std::optional<std::size_t> install;
+      bool is_editable = false;
+      if (wanted(dist)) {
+        const std::string dir = join(site, e.name);
+        const std::string meta_path = dist_info ? join(dir, "METADATA")
+                                      : e.type == Entry::Type::kDirectory ? join(dir, "PKG-INFO")
+                                                                          : dir;
+        if (const std::optional<std::string> meta = read_at(inside(""), meta_path)) {
+          if (std::string n = metadata_field(*meta, "Name"); !n.empty()) name = n;
+          if (std::string v = metadata_field(*meta, "Version"); !v.empty()) version = v;
+        }
+        dist = normalize_distribution_name(name);
+        if (wanted(dist)) {
+          std::optional<std::string> source;
+          if (dist_info) source = editable_source(join(dir, "direct_url.json"));
+          if (source) {
+            editable_dists.insert(dist);
+            editable(site, join(dir, "direct_url.json"), dist, version, *source);
+            is_editable = true;
+          } else {
+            install = distribution(site, dir, dist, version);
+          }
         }
       }
-      distribution(site, dir, dist, version);
+      // An editable install's objects are in its source tree (source_tree_objects()).
+      if (options_.kernels && !is_editable)
+        distribution_objects(site, list, e, dist, version, install);
     }
     for (const Tree::DirEntry& e : list) {
       if (e.type != Entry::Type::kFile) continue;
@@ -699,6 +738,141 @@ class Discoverer {
     return body.substr(q + 1, end - q - 1);
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Shared objects, for the kernel listing.
+
+  /// The shared objects of the distribution whose metadata folder (or egg-info file) is `info`
+  /// in `site` (listed as `list`): the paths its RECORD lists, else its package folders (the
+  /// names of top_level.txt, else the distribution's import name: folders walked, modules
+  /// "NAME.*.so" taken).
+  void distribution_objects(const std::string& site, const std::vector<Tree::DirEntry>& list,
+                            const Tree::DirEntry& info, const std::string& dist,
+                            const std::string& version, std::optional<std::size_t> install) {
+    ObjectSet set;
+    KernelGroup& g = set.group;
+    g.kind = InstallKind::kDistribution;
+    g.distribution = dist;
+    g.version = version;
+    g.root = shown(site);
+    set.tree = &tree_;
+    set.found_install = install;
+    if (install) g.projects = pending_[*install].install.projects;
+    const std::string dir = join(site, info.name);
+    const bool folder = info.type == Entry::Type::kDirectory;
+    std::optional<std::string> record;
+    if (folder && ends_with(info.name, ".dist-info")) record = read_at(inside(""), join(dir, "RECORD"));
+    if (record) {
+      g.source = ObjectSource::kRecord;
+      for (const std::string& line : lines_of(*record)) {
+        const std::string path = record_path(line);
+        if (!is_shared_object_name(base_name(path))) continue;
+        // Paths are relative to site-packages; "../../bin/x" stays inside TARGET or is dropped.
+        if (std::optional<std::string> p = normalize_relative_path(join(site, path)))
+          set.paths.push_back(*p);
+      }
+    } else {
+      g.source = ObjectSource::kPackageFolders;
+      std::vector<std::string> names;
+      if (folder)
+        if (std::optional<std::string> top = read_at(inside(""), join(dir, "top_level.txt")))
+          for (const std::string& line : lines_of(*top))
+            if (!line.empty() && line.find('/') == std::string::npos && line != "." && line != "..")
+              names.push_back(line);
+      if (names.empty()) {
+        std::string name = dist;
+        std::replace(name.begin(), name.end(), '-', '_');
+        names.push_back(name);
+      }
+      for (const std::string& name : names)
+        for (const Tree::DirEntry& e : list) {
+          if (e.name == name && e.type == Entry::Type::kDirectory)
+            collect_objects(inside(join(site, name)), "", 1, set.paths);
+          else if (e.type == Entry::Type::kFile && starts_with(e.name, name + ".") &&
+                   is_shared_object_name(e.name))
+            set.paths.push_back(join(site, e.name));
+        }
+    }
+    std::sort(set.paths.begin(), set.paths.end());
+    set.paths.erase(std::unique(set.paths.begin(), set.paths.end()), set.paths.end());
+    out_.objects.push_back(std::move(set));
+  }
+
+  /// The shared objects below `at`+`rel` (walked like TARGET: symlinks not followed, the same
+  /// folders skipped, --max-depth counted from where this walk starts at `depth`, names
+  /// counted against --max-entries), appended as paths of at.tree.
+  void collect_objects(const Location& at, const std::string& rel, std::size_t depth,
+                       std::vector<std::string>& paths) {
+    if (out_.walk.truncated) return;
+    std::vector<Tree::DirEntry> list;
+    try {
+      list = at.tree->list(at.path(rel));
+    } catch (const Error& e) {
+      out_.walk.unreadable.push_back(fmt::format("{}: {}", at.path(rel), e.message()));
+      return;
+    }
+    ++out_.walk.directories;
+    out_.walk.entries += list.size();
+    if (out_.walk.entries > options_.max_entries) out_.walk.truncated = true;
+    for (const Tree::DirEntry& e : list) {
+      if (e.type == Entry::Type::kSymlink) {
+        ++out_.walk.symlinks;
+      } else if (e.type == Entry::Type::kFile && is_shared_object_name(e.name)) {
+        paths.push_back(at.path(join(rel, e.name)));
+      } else if (e.type == Entry::Type::kDirectory && !skipped_everywhere(e.name)) {
+        if (depth + 1 > options_.max_depth) {
+          ++out_.walk.depth_limited;
+          continue;
+        }
+        collect_objects(at, join(rel, e.name), depth + 1, paths);
+        if (out_.walk.truncated) return;
+      }
+    }
+  }
+
+  /// An ObjectSet per source tree (editable install or checkout) that was read: inside TARGET
+  /// the walk's shared objects below its root (each to the innermost such root), outside it a
+  /// walk of its tree.
+  void source_tree_objects() {
+    std::vector<std::size_t> inside_sets;  // indexes into out_.objects
+    for (std::size_t k = 0; k < pending_.size(); ++k) {
+      const FoundInstall& f = pending_[k];
+      if (f.install.kind == InstallKind::kDistribution || f.files.tree == nullptr) continue;
+      ObjectSet set;
+      KernelGroup& g = set.group;
+      g.kind = f.install.kind;
+      g.distribution = f.install.distribution;
+      g.version = f.install.version;
+      g.projects = f.install.projects;
+      g.root = f.install.root;
+      g.outside_target = f.install.outside_target;
+      g.source = ObjectSource::kWalk;
+      set.tree = f.files.tree;
+      set.found_install = k;
+      if (f.files.tree == &tree_)
+        inside_sets.push_back(out_.objects.size());
+      else
+        collect_objects(f.files, "", 0, set.paths);
+      out_.objects.push_back(std::move(set));
+    }
+    const auto under = [](const std::string& path, const std::string& root) {
+      return root.empty() || (path.size() > root.size() && starts_with(path, root) &&
+                              path[root.size()] == '/');
+    };
+    for (const std::string& path : walked_objects_) {
+      ObjectSet* best = nullptr;
+      std::size_t best_length = 0;
+      for (std::size_t k : inside_sets) {
+        const std::string& root = pending_[*out_.objects[k].found_install].files.prefix;
+        if (under(path, root) && (best == nullptr || root.size() > best_length)) {
+          best = &out_.objects[k];
+          best_length = root.size();
+        }
+      }
+      if (best != nullptr) best->paths.push_back(path);
+    }
+    for (std::size_t k : inside_sets) std::sort(out_.objects[k].paths.begin(), out_.objects[k].paths.end());
+  }
+
   const Tree& tree_;
   std::string target_;
   const Catalog& catalog_;
@@ -713,6 +887,7 @@ class Discoverer {
   std::map<std::string, std::size_t> source_index_;  ///< install key -> index in pending_
   std::vector<FoundInstall> pending_;  ///< in the order found
   std::vector<std::string> symlink_notes_;
+  std::vector<std::string> walked_objects_;  ///< shared objects the walk met (TARGET paths)
 };
 
 }  // namespace

@@ -26,9 +26,27 @@ struct FoundInstall {
   Location files;
 };
 
+/// The shared objects of one install or distribution, for the kernel listing (not read yet).
+struct ObjectSet {
+  KernelGroup group;  ///< who they belong to; objects and fits empty
+  const Tree* tree = nullptr;      ///< where `paths` are read
+  std::vector<std::string> paths;  ///< paths of `tree`, sorted, distinct
+  std::optional<std::size_t> found_install;  ///< index into Discovery::installs
+};
+
+/// True for a shared object's file name: ending ".so" or holding ".so." ("libx.so.12").
+bool is_shared_object_name(std::string_view name);
+
+/// The first field of a RECORD line (CSV: quoted when it holds a comma or quote, "" doubled).
+std::string record_path(std::string_view line);
+
 /// Everything discovery found.
 struct Discovery {
   std::vector<FoundInstall> installs;
+  /// With ScanOptions::kernels: every distribution of the site-packages walked (editable
+  /// installs left out: their source trees hold the objects), then every source tree of
+  /// `installs`, in walk order.
+  std::vector<ObjectSet> objects;
   WalkStats walk;
   std::vector<std::string> notes;
   /// Trees opened outside TARGET (editable sources, git directories), kept open for reading.
@@ -39,7 +57,9 @@ struct Discovery {
 /// dist-packages (or a directory holding *.dist-info) with the catalog's distributions, their
 /// editable installs (direct_url.json, __editable__*.pth and its finder's MAPPING, *.egg-link,
 /// .pth path lines) and the source trees they point at, and git checkouts whose layout or remote
-/// names a catalog project. Throws Error only when TARGET itself cannot be listed.
+/// names a catalog project; with options.kernels, the shared objects of each (Discovery::objects:
+/// RECORD lines, package folders walked, or the walk's files under a source tree). Throws Error
+/// only when TARGET itself cannot be listed.
 Discovery discover(const Tree& target_tree, const std::string& target, const Catalog& catalog,
                    const ScanOptions& options);
 

@@ -23,6 +23,25 @@ std::string_view to_string(InstallKind kind) {
   return "?";
 }
 
+std::string_view to_string(ObjectSource source) {
+  switch (source) {
+    case ObjectSource::kRecord:
+      return "record";
+    case ObjectSource::kPackageFolders:
+      return "package-folders";
+    case ObjectSource::kWalk:
+      return "walk";
+  }
+  return "?";
+}
+
+std::optional<KernelFit> worst_fit(const std::vector<FileFit>& fits) {
+  std::optional<KernelFit> worst;
+  for (const FileFit& f : fits)
+    if (!f.judged.empty() && (!worst || f.fit > *worst)) worst = f.fit;
+  return worst;
+}
+
 std::string_view to_string(FixVerdict verdict) {
   switch (verdict) {
     case FixVerdict::kPresent:
@@ -54,6 +73,18 @@ void assess_relevance(ScanReport& report) {
   for (InstallReport& i : report.installs)
     for (FixResult& f : i.fixes) assess(f);
   for (FixResult& f : report.not_installed) assess(f);
+  ScanKernels& k = report.kernels;
+  k.capabilities = report.gpu.capabilities();
+  k.driver_cuda_version = report.gpu.driver_version;
+  for (KernelGroup& g : k.groups) {
+    g.fits.clear();
+    for (const KernelListing& object : g.objects) {
+      std::vector<FileFit> fits;
+      for (const ComputeCapability& cc : k.capabilities)
+        fits.push_back(file_fit(object, cc, k.driver_cuda_version));
+      g.fits.push_back(std::move(fits));
+    }
+  }
 }
 
 ScanSummary ScanReport::summary() const {
@@ -77,6 +108,16 @@ ScanSummary ScanReport::summary() const {
       }
     }
   s.not_installed += not_installed.size();
+  for (const KernelGroup& g : kernels.groups)
+    for (std::size_t i = 0; i < g.objects.size(); ++i) {
+      if (!g.objects[i].error.empty()) ++s.kernel_errors;
+      if (g.objects[i].fatbins.empty()) continue;
+      ++s.kernel_objects;
+      const std::optional<KernelFit> worst =
+          i < g.fits.size() ? worst_fit(g.fits[i]) : std::nullopt;
+      if (worst == KernelFit::kNone) ++s.kernel_no_image;
+      if (worst == KernelFit::kPtxJit) ++s.kernel_ptx_jit;
+    }
   return s;
 }
 
@@ -88,12 +129,81 @@ int ScanReport::exit_code() const {
       missing = missing || f.verdict == FixVerdict::kMissing;
       unknown = unknown || f.verdict == FixVerdict::kUnknown;
     }
-  return missing ? 1 : (unknown || !walk.complete()) ? 2 : 0;
+  const ScanSummary s = summary();
+  missing = missing || s.kernel_no_image > 0;
+  unknown = unknown || s.kernel_errors > 0 || !walk.complete();
+  return missing ? 1 : unknown ? 2 : 0;
 }
 
 namespace {
 
 using scan_detail::FoundInstall;
+using scan_detail::ObjectSet;
+
+/// The reason of an entry whose fix ships in no file of a wheel (ahead of what the kernel
+/// listing says).
+constexpr std::string_view kCompiledWhy =
+    "compiled into the binary (no file of this fix ships in a wheel)";
+
+/// Lists the objects of `sets` into out.groups, each object opened through its tree and read
+/// once (an object two sets name is listed once and copied), and counts them. A path that is
+/// missing or not a regular file (a RECORD naming files laid out elsewhere; a symlink, listed
+/// where its target lies) is counted as absent; an object that cannot be opened or mapped is
+/// kept with its error.
+void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
+  struct Read {
+    KernelListing listing;
+    bool absent = false;
+  };
+  std::map<std::pair<const Tree*, std::string>, Read> read;
+  for (ObjectSet& set : sets) {
+    KernelGroup g = std::move(set.group);
+    for (const std::string& path : set.paths) {
+      auto [it, added] = read.try_emplace({set.tree, path});
+      Read& r = it->second;
+      if (added) {
+        // Shown relative to TARGET, or absolute for a tree outside it.
+        r.listing.path = g.outside_target ? set.tree->name() + "/" + path : path;
+        try {
+          if (set.tree->stat(path).type != Entry::Type::kFile) {
+            r.absent = true;
+          } else {
+            const OpenFile file = set.tree->open_file(path);
+            r.listing = list_kernels_at(file.fd(), r.listing.path);
+          }
+        } catch (const Error& e) {
+          r.listing.error = e.message();
+        }
+      }
+      if (r.absent) {
+        ++g.absent;
+        continue;
+      }
+      ++g.shared_objects;
+      if (!r.listing.fatbins.empty() || !r.listing.error.empty()) g.objects.push_back(r.listing);
+    }
+    out.groups.push_back(std::move(g));
+  }
+  for (const auto& [key, r] : read) {
+    if (r.absent) continue;
+    ++out.shared_objects;
+    if (!r.listing.fatbins.empty()) ++out.with_cuda_code;
+  }
+}
+
+/// "2 of its 5 shared objects carry CUDA code: see its kernels": the kernels of a
+/// group, for the reason of a fix compiled into the binary.
+std::string group_brief(const KernelGroup& g) {
+  std::size_t with_code = 0;
+  for (const KernelListing& o : g.objects) with_code += o.fatbins.empty() ? 0u : 1u;
+  if (g.shared_objects == 0) return "no shared object in this install";
+  if (with_code == 0)
+    return fmt::format("none of its {} shared object{} carries CUDA code", g.shared_objects,
+                       g.shared_objects == 1 ? "" : "s");
+  return fmt::format("{} of its {} shared object{} carr{} CUDA code: see its kernels", with_code,
+                     g.shared_objects, g.shared_objects == 1 ? "" : "s",
+                     with_code == 1 ? "ies" : "y");
+}
 
 /// `"text"` or `regex "text"`, for the reasons.
 std::string marker_text(const CatalogMarker& m) {
@@ -125,6 +235,9 @@ bool concerns(const CatalogEntry& e, const Install& install) {
          install.projects.end();
 }
 
+/// False when the install's source was not read (Install::unreadable).
+bool install_readable(const InstallReport& ir) { return ir.install.unreadable.empty(); }
+
 /// Judges the entries of one install, reading each file once.
 class InstallJudge {
  public:
@@ -143,7 +256,7 @@ class InstallJudge {
       return r;
     }
     if (r.looked_for.empty()) {
-      r.why = "compiled into the binary (no file of this fix ships in a wheel); check kernels";
+      r.why = std::string(kCompiledWhy) + "; check kernels";
       return r;
     }
     std::vector<MarkerHits> hits;  // the entry's markers, over its files
@@ -261,7 +374,9 @@ ScanReport scan(const std::string& target, Catalog catalog, GpuReport gpu,
   const MarkerSearcher searcher(std::move(markers));
 
   std::vector<bool> judged(entries.size(), false);
-  for (const FoundInstall& f : found.installs) {
+  std::vector<std::optional<std::size_t>> reported(found.installs.size());  // -> report.installs
+  for (std::size_t n = 0; n < found.installs.size(); ++n) {
+    const FoundInstall& f = found.installs[n];
     InstallReport ir;
     ir.install = f.install;
     InstallJudge judge(f, searcher, options.max_hits_per_marker);
@@ -270,7 +385,22 @@ ScanReport scan(const std::string& target, Catalog catalog, GpuReport gpu,
       judged[k] = true;
       ir.fixes.push_back(judge.judge(entries[k], k, first[k]));
     }
-    if (!ir.fixes.empty()) report.installs.push_back(std::move(ir));
+    if (ir.fixes.empty()) continue;
+    reported[n] = report.installs.size();
+    report.installs.push_back(std::move(ir));
+  }
+  if (options.kernels) {
+    report.kernels_listed = true;
+    for (ObjectSet& set : found.objects)
+      set.group.install = set.found_install ? reported[*set.found_install] : std::nullopt;
+    list_objects(found.objects, report.kernels);
+    for (const KernelGroup& g : report.kernels.groups) {
+      if (!g.install || !install_readable(report.installs[*g.install])) continue;
+      // A fix compiled into the binary: its reason points at the install's kernels.
+      for (FixResult& fix : report.installs[*g.install].fixes)
+        if (fix.verdict == FixVerdict::kUnknown && fix.looked_for.empty())
+          fix.why = std::string(kCompiledWhy) + "; " + group_brief(g);
+    }
   }
   for (std::size_t k = 0; k < entries.size(); ++k) {
     if (judged[k]) continue;

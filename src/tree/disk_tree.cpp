@@ -243,6 +243,22 @@ class DiskTree final : public Tree {
     return out;
   }
 
+  OpenFile open_file(const std::string& path) const override {
+    Resolved r = resolve(path, 0);
+    if (r.missing) throw Error(path, 0, "cannot open: " + errno_text(ENOENT));
+    struct stat st {};
+    if (::fstatat(r.dir, r.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      throw Error(path, 0, "cannot open: " + errno_text(errno));
+    // Checked before open(2) too: opening a device or fifo can have side effects.
+    if (!S_ISREG(st.st_mode)) throw Error(path, 0, "not a regular file; cannot open it");
+    OpenFile file(::openat(r.dir, r.name.c_str(),
+                           O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW));
+    if (file.fd() < 0) throw Error(path, 0, "cannot open: " + errno_text(errno));
+    if (::fstat(file.fd(), &st) != 0 || !S_ISREG(st.st_mode))
+      throw Error(path, 0, "not a regular file; cannot open it");
+    return file;
+  }
+
   std::string read_link(const std::string& path) const override {
     Resolved r = resolve(path, 0);
     if (r.missing) throw Error(path, 0, "cannot read symlink: " + errno_text(ENOENT));
@@ -441,6 +457,23 @@ class DiskTree final : public Tree {
 
 std::vector<Tree::DirEntry> Tree::list(const std::string& path) const {
   throw Error(path, 0, "cannot list: " + name() + " is not a directory on disk");
+}
+
+OpenFile Tree::open_file(const std::string& path) const {
+  throw Error(path, 0, "cannot open: " + name() + " is not a directory on disk");
+}
+
+OpenFile& OpenFile::operator=(OpenFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+OpenFile::~OpenFile() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 std::optional<std::string> normalize_relative_path(std::string_view path) {
