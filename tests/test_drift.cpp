@@ -704,5 +704,282 @@ TEST(FalseAppliedFar, PureDeletionUnderAFunctionTheFileLacksIsUnknown) {
   EXPECT_EQ(m.presence_reason, "found-elsewhere");
 }
 
+// Fresh-user review, 2026-12-01: a deployed copy rewrote decode_config (no SM120 branch) while
+// extend_config holds the same SM120 branch. The decode hunk's block stands once, in
+// extend_config, with half the context around it: `present` there was a false `applied`.
+TEST(FalseAppliedSection, ABlockUnderASiblingFunctionIsNotTheNamedFunctionsFix) {
+  const std::string_view hunk =
+      "@@ -7,7 +7,10 @@ def decode_config(Lq):\n"
+      "     \"\"\"Tile sizes for the decode kernel.\"\"\"\n"
+      "     BLOCK = 64\n"
+      "     num_warps = 4\n"
+      "-    if CUDA_CAPABILITY[0] >= 9:\n"
+      "+    if CUDA_CAPABILITY[0] == 12:\n"
+      "+        # SM120: keep the pipeline shallow to fit 101376 bytes of shared memory.\n"
+      "+        num_stages = 1\n"
+      "+    elif CUDA_CAPABILITY[0] >= 9:\n"
+      "         num_stages = 3\n"
+      "     else:\n"
+      "         num_stages = 2\n";
+  const std::string extend =
+      "def extend_config(Lq):\n"
+      "    \"\"\"Tile sizes for the extend kernel.\"\"\"\n"
+      "    BLOCK = 128\n"
+      "    num_warps = 8\n"
+      "    if CUDA_CAPABILITY[0] == 12:\n"
+      "        # SM120: keep the pipeline shallow to fit 101376 bytes of shared memory.\n"
+      "        num_stages = 1\n"
+      "    elif CUDA_CAPABILITY[0] >= 9:\n"
+      "        num_stages = 3\n"
+      "    else:\n"
+      "        num_stages = 2\n"
+      "    return BLOCK, num_warps, num_stages\n";
+  const std::string head =
+      "import triton\n\nCUDA_CAPABILITY = triton.runtime.driver.active.get_current_target().arch\n"
+      "\n\n";
+  const std::string file = head +
+                           "def decode_config(Lq):\n"
+                           "    \"\"\"Tile sizes for the decode kernel.\"\"\"\n"
+                           "    BLOCK = 64\n"
+                           "    num_stages = 3 if CUDA_CAPABILITY[0] >= 9 else 2\n"
+                           "    return BLOCK, 4, num_stages\n\n\n" +
+                           extend;
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_NE(m.status, HunkStatus::kApplied);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "other-section");
+  EXPECT_EQ(m.places, std::vector<std::size_t>{17});  // the SM120 branch in extend_config
+  // Control: the same file with decode_config fixed (rewritten around the branch) is present,
+  // at decode_config's branch.
+  const std::string fixed = head +
+                            "def decode_config(Lq):\n"
+                            "    \"\"\"Tile sizes for the decode kernel.\"\"\"\n"
+                            "    BLOCK = 64\n"
+                            "    if CUDA_CAPABILITY[0] == 12:\n"
+                            "        # SM120: keep the pipeline shallow to fit 101376 bytes of "
+                            "shared memory.\n"
+                            "        num_stages = 1\n"
+                            "    elif CUDA_CAPABILITY[0] >= 9:\n"
+                            "        num_stages = 3\n"
+                            "    return BLOCK, 4, num_stages\n\n\n" +
+                            extend;
+  const std::vector<HunkMatch> f = run(fixed, hunk);
+  EXPECT_EQ(f.at(0).presence, Presence::kPresent);
+  EXPECT_EQ(f[0].status, HunkStatus::kApplied);
+  EXPECT_EQ(f[0].line, 9u);
+  // Control: the function renamed away (the section is nowhere in the file), the one block
+  // with its context is still the fix.
+  std::string renamed = file;
+  renamed.replace(renamed.find("def decode_config"), 17, "def decode_cfg");
+  const HunkMatch r = run(renamed, hunk)[0];
+  EXPECT_NE(r.presence_reason, "other-section");
+}
+
+// Fresh-user review, 2026-12-01: where the hunk's context stands around other lines, those
+// lines were taken for the old code ("the code it replaces stands where it belongs"), also
+// when they are the hunk's new lines edited since (a line added between them, a comment
+// dropped). That is not absent.
+TEST(FalseAbsent, ContextAroundTheEditedNewCodeIsNotTheOldCode) {
+  const std::string_view versions =
+      "@@ -1,7 +1,7 @@\n"
+      " def detect_sm_capabilities():\n"
+      "     return {\n"
+      "         \"sm90\": has_sm(\"compute_90\", \"12.3\"),\n"
+      "         \"sm100\": has_sm(\"compute_100\", \"12.8\"),\n"
+      "-        \"sm120\": has_sm(\"compute_120\", \"13.0\"),\n"
+      "-        \"sm121\": has_sm(\"compute_121\", \"13.0\"),\n"
+      "+        \"sm120\": has_sm(\"compute_120\", \"12.8\"),\n"
+      "+        \"sm121\": has_sm(\"compute_121\", \"12.9\"),\n"
+      "     }\n";
+  const std::string later =
+      "def detect_sm_capabilities():\n"
+      "    return {\n"
+      "        \"sm90\": has_sm(\"compute_90\", \"12.3\"),\n"
+      "        \"sm100\": has_sm(\"compute_100\", \"12.8\"),\n"
+      "        \"sm120\": has_sm(\"compute_120\", \"12.8\"),\n"
+      "        \"sm120f\": has_sm(\"compute_120f\", \"12.9\"),\n"
+      "        \"sm121\": has_sm(\"compute_121\", \"12.9\"),\n"
+      "    }\n";
+  const HunkMatch m = run(later, versions)[0];
+  EXPECT_NE(m.presence, Presence::kAbsent);
+  EXPECT_NE(m.status, HunkStatus::kApplicable);
+  // A comment the fix added was dropped since; its code stands.
+  const std::string_view gate =
+      "@@ -3,8 +3,9 @@ import torch\n"
+      " \n"
+      " def check(device):\n"
+      "     major, minor = torch.cuda.get_device_capability(device)\n"
+      "-    if major < 10:\n"
+      "-        raise ValueError(f\"needs SM100+, got SM{major}{minor}\")\n"
+      "+    # SM120/SM121 lack tcgen05: reject them here.\n"
+      "+    if major not in (10, 11):\n"
+      "+        raise ValueError(f\"needs SM100-SM110, got SM{major}{minor}\")\n"
+      "     return major\n"
+      " \n"
+      " \n";
+  const std::string gate_file =
+      "import torch\n\n\ndef check(device):\n"
+      "    major, minor = torch.cuda.get_device_capability(device)\n"
+      "    if major not in (10, 11):\n"
+      "        raise ValueError(f\"needs SM100-SM110, got SM{major}{minor}\")\n"
+      "    return major\n\n\ndef other():\n    return 0\n";
+  const HunkMatch g = run(gate_file, gate)[0];
+  EXPECT_NE(g.presence, Presence::kAbsent);
+  EXPECT_NE(g.status, HunkStatus::kApplicable);
+  // Control: the old code where the context is, with a line inserted, is still absent.
+  const std::string old_file =
+      "import torch\n\n\ndef check(device):\n"
+      "    major, minor = torch.cuda.get_device_capability(device)\n"
+      "    if major < 10:\n"
+      "        log(\"rejected\")\n"
+      "        raise ValueError(f\"needs SM100+, got SM{major}{minor}\")\n"
+      "    return major\n\n\ndef other():\n    return 0\n";
+  EXPECT_EQ(run(old_file, gate)[0].presence, Presence::kAbsent);
+}
+
+// FlashInfer 9d282787d at a later head: the hunk renames a function and adds a wrapper after
+// it; later, a line went into the wrapper and a new function after it. Where the hunk's
+// context meets again stand only blank lines: that is no old code.
+TEST(FalseAbsent, BlankLinesWhereTheContextMeetsAreNotTheOldCode) {
+  const std::string_view hunk =
+      "@@ -3,14 +3,20 @@ def get_num_sm(device: torch.device) -> int:\n"
+      "     return torch.cuda.get_device_properties(device).multi_processor_count\n"
+      " \n"
+      " \n"
+      "-@torch._dynamo.disable\n"
+      "-def current_cuda_stream():\n"
+      "+def _current_cuda_stream_impl():\n"
+      "     \"\"\"Return the current Torch CUDA stream as a CUDA driver stream handle.\"\"\"\n"
+      "     import cuda.bindings.driver as cuda\n"
+      " \n"
+      "     return cuda.CUstream(torch.cuda.current_stream().cuda_stream)\n"
+      " \n"
+      " \n"
+      "+def current_cuda_stream():  # noqa: F811\n"
+      "+    \"\"\"Lazy wrapper that applies torch._dynamo.disable on first call.\"\"\"\n"
+      "+    global current_cuda_stream\n"
+      "+    current_cuda_stream = torch._dynamo.disable(_current_cuda_stream_impl)\n"
+      "+    return current_cuda_stream()\n"
+      "+\n"
+      "+\n"
+      " # Cache for HardwareInfo - it's expensive to create on every call\n"
+      " _hardware_info_cache: \"cutlass.utils.HardwareInfo | None\" = None\n"
+      " \n";
+  const std::string later =
+      "@functools.cache\ndef get_num_sm(device: torch.device) -> int:\n"
+      "    return torch.cuda.get_device_properties(device).multi_processor_count\n\n\n"
+      "def _current_cuda_stream_impl():\n"
+      "    \"\"\"Return the current Torch CUDA stream as a CUDA driver stream handle.\"\"\"\n"
+      "    import cuda.bindings.driver as cuda\n\n"
+      "    return cuda.CUstream(torch.cuda.current_stream().cuda_stream)\n\n\n"
+      "def current_cuda_stream():  # noqa: F811\n"
+      "    \"\"\"Lazy wrapper that applies torch._dynamo.disable on first call.\"\"\"\n"
+      "    global current_cuda_stream\n"
+      "    _ensure_user_env()\n"
+      "    current_cuda_stream = torch._dynamo.disable(_current_cuda_stream_impl)\n"
+      "    return current_cuda_stream()\n\n\n"
+      "def _ensure_user_env():\n"
+      "    \"\"\"Ensure a USER env var exists.\"\"\"\n"
+      "    import os\n\n"
+      "    os.environ.setdefault(\"USER\", str(os.getuid()))\n\n\n"
+      "# Cache for HardwareInfo - it's expensive to create on every call\n"
+      "_hardware_info_cache: \"cutlass.utils.HardwareInfo | None\" = None\n\n";
+  const HunkMatch m = run(later, hunk)[0];
+  EXPECT_NE(m.presence, Presence::kAbsent);
+  EXPECT_NE(m.status, HunkStatus::kApplicable);
+}
+
+// FlashInfer 3637787e4 at a later head: the code the hunk changes moved from the function its
+// section names (now a thin wrapper) into another one. The pre-image stands there exactly,
+// and nothing under the named function holds the change: applicable there, as git apply and
+// --strict place it (was a false conflict, "found-elsewhere").
+TEST(FalseConflict, PreImageMovedUnderAnotherFunctionIsApplicable) {
+  const std::string_view hunk =
+      "@@ -3,6 +3,10 @@ def get_module():\n"
+      "             moe_inputs = MoeRunnerInputs.from_list(inputs)\n"
+      "             num_tokens = moe_inputs.hidden_states.shape[0]\n"
+      " \n"
+      "+            major, _ = get_compute_capability(moe_inputs.hidden_states.device)\n"
+      "+            if major == 10 and num_tokens < 2 * self.num_local_experts:\n"
+      "+                return []\n"
+      "+\n"
+      "             has_gemm1_lora_delta = moe_inputs.gemm1_lora_delta is not None\n"
+      " \n"
+      "             # Enumerate valid tactics for the fused expert\n";
+  std::string file = "def get_module():\n    return _get_module_impl(False)\n\n\n";
+  for (int i = 0; i < 20; ++i) file += "# note " + std::to_string(i) + "\n";
+  file += "def _get_module_impl(enable_rubin):\n    class MoERunner:\n"
+          "        def get_valid_tactics(self, inputs):\n"
+          "            moe_inputs = MoeRunnerInputs.from_list(inputs)\n"
+          "            num_tokens = moe_inputs.hidden_states.shape[0]\n\n"
+          "            has_gemm1_lora_delta = moe_inputs.gemm1_lora_delta is not None\n\n"
+          "            # Enumerate valid tactics for the fused expert\n"
+          "            return []\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kApplicable);
+  EXPECT_EQ(m.presence, Presence::kAbsent);
+  EXPECT_EQ(m.line, 28u);
+  // The post-image there instead is not the named function's fix: unknown, never applied.
+  std::string fixed = file;
+  const std::string at = "shape[0]\n\n";
+  fixed.insert(fixed.find(at) + at.size(),
+               "            major, _ = get_compute_capability(moe_inputs.hidden_states.device)\n"
+               "            if major == 10 and num_tokens < 2 * self.num_local_experts:\n"
+               "                return []\n\n");
+  const HunkMatch f = run(fixed, hunk)[0];
+  EXPECT_NE(f.status, HunkStatus::kApplied);
+  EXPECT_NE(f.presence, Presence::kPresent);
+}
+
+// The other-section rule's limits (drift_acceptance on five repositories): a section that is
+// a module-level statement (git's default rule takes any line at column 0) and a hunk adding
+// a whole function (under whatever function precedes it) keep drifted matches present.
+TEST(FalseAppliedSection, StatementSectionsAndAddedFunctionsAreNotVetoed) {
+  EXPECT_TRUE(detail::definition_line("def decode_config(Lq):"));
+  EXPECT_TRUE(detail::definition_line(
+      "std::vector<int64_t> Runner::getValidConfigIndices(int32_t topK, int32_t hiddenS"));
+  EXPECT_FALSE(detail::definition_line("from ._config import FLA_CACHE_RESULTS"));
+  EXPECT_FALSE(detail::definition_line("NUM_WARPS = [2, 4] if IS_NVIDIA_HOPPER else [2, 4, 8]"));
+  EXPECT_FALSE(detail::definition_line("logger = logging.getLogger(__name__)"));
+  EXPECT_FALSE(detail::definition_line("if (major == 12) {"));
+  EXPECT_FALSE(detail::definition_line("int f(int x);"));
+  EXPECT_FALSE(detail::definition_line("To add a new operator:"));
+  // A one-line addition under an import section, with a new import between them since.
+  const std::string_view hunk =
+      "@@ -2,4 +2,5 @@ from ._config import FLA_CACHE_RESULTS\n"
+      " \n"
+      " import torch\n"
+      "+import triton.language.extra.libdevice as tldevice\n"
+      " \n"
+      " SUPPORTS_AUTOTUNE_CACHE = FLA_CACHE_RESULTS\n";
+  const std::string file =
+      "from ._config import FLA_CACHE_RESULTS\nfrom ._env import FLA_DEBUG\n\nimport torch\n"
+      "import triton.language.extra.libdevice as tldevice\n\nimport triton\n\n"
+      "SUPPORTS_AUTOTUNE_CACHE = FLA_CACHE_RESULTS\n";
+  EXPECT_EQ(run(file, hunk)[0].presence, Presence::kPresent);
+  // A new function added after `get_indices`, with another function inserted between since.
+  const std::string_view added =
+      "@@ -4,6 +4,10 @@ int get_indices(int k) {\n"
+      "   return k + 1;\n"
+      " }\n"
+      " \n"
+      "+bool is_valid_index(int64_t configIndex, int32_t topK) {\n"
+      "+  return configIndex >= 0 && configIndex < topK * kConfigsPerExpert;\n"
+      "+}\n"
+      "+\n"
+      " int default_index(int k) {\n"
+      "   return 0;\n"
+      " }\n";
+  const std::string later =
+      "int get_indices(int k) {\n  int base = 0;\n  return base + k + 1;\n}\n\n"
+      "int components(int64_t i) {\n  return static_cast<int>(i);\n}\n\n"
+      "bool is_valid_index(int64_t configIndex, int32_t topK) {\n"
+      "  return configIndex >= 0 && configIndex < topK * kConfigsPerExpert;\n}\n\n"
+      "int default_index(int k) {\n  return 0;\n}\n";
+  const HunkMatch m = run(later, added)[0];
+  EXPECT_EQ(m.presence, Presence::kPresent);
+  EXPECT_EQ(m.line, 10u);
+}
+
 }  // namespace
 }  // namespace sm120check

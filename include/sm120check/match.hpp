@@ -152,6 +152,8 @@ struct HunkMatch {
   /// without the added block, stand where it belongs: absent; or both old and new code are
   /// there: unknown), "ambiguous" (the change fits several places equally well),
   /// "found-elsewhere" (the change's lines stand only where none of its context does),
+  /// "other-section" (the change stands only under another function than the one the hunk's
+  /// section names, which the file has: unknown, never present),
   /// "changed-lines-differ" (some of the added lines are there, not as the hunk's block),
   /// "whitespace-differs" (its added lines stand only with other white space),
   /// "context-differs" (a deletion whose surroundings no longer meet), "trivial-lines" (blank
@@ -159,8 +161,8 @@ struct HunkMatch {
   /// (a hunk without context not at its expected line), "strict" (--strict: no drift search).
   std::string presence_reason;
   /// Where the change (or the old code) was found when that did not decide it: 1-based lines,
-  /// nearest the expected line first, at most kMaxPlaces. For "ambiguous" and
-  /// "found-elsewhere", the places of the added block; for "removed-lines-present", those of
+  /// nearest the expected line first, at most kMaxPlaces. For "ambiguous",
+  /// "found-elsewhere" and "other-section", the places of the added block; for "removed-lines-present", those of
   /// the old code (and, when both stand, the new block first).
   std::vector<std::size_t> places;
   /// Both images (neither of them empty) matched at the deciding fuzz level; the tie rule chose

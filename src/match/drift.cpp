@@ -16,6 +16,7 @@
 #include <cctype>
 #include <iterator>
 #include <string_view>
+#include <unordered_set>
 
 namespace sm120check::detail {
 namespace {
@@ -130,6 +131,28 @@ std::vector<std::uint32_t> lines_starting(const FileText& file, std::string_view
 }
 
 }  // namespace
+
+bool header_line(std::string_view line) {
+  return default_header(line) || def_line(trim_space(line));
+}
+
+bool definition_line(std::string_view text) {
+  const std::string_view t = trim_space(text);
+  if (def_line(t)) return true;
+  // C, C++, CUDA: a signature (a parenthesis, no assignment before it, not a declaration
+  // ending in ";"), not a statement or an import.
+  const std::size_t paren = t.find('(');
+  if (paren == std::string_view::npos || t.back() == ';') return false;
+  if (t.substr(0, paren).find('=') != std::string_view::npos) return false;
+  for (const std::string_view word : {"if", "for", "while", "switch", "return", "else", "from",
+                                      "import", "assert", "print", "with", "elif", "do"}) {
+    if (starts(t, word) && (t.size() == word.size() || !std::isalnum(static_cast<unsigned char>(
+                                                            t[word.size()]))) &&
+        (t.size() == word.size() || t[word.size()] != '_'))
+      return false;
+  }
+  return true;
+}
 
 bool nearest_header_is(const FileText& file, std::string_view section_text, std::size_t pos) {
   const std::string_view section = trim_space(section_text);
@@ -307,6 +330,10 @@ class Drift {
         std::vector<Candidate> both{c, *old_here};
         return ambiguous(r, both, "removed-lines-present");
       }
+      if (other_section(c)) {
+        std::vector<Candidate> here{c};
+        return ambiguous(r, here, "other-section");
+      }
       r.presence = Presence::kPresent;
       r.pos = c.pos;
       r.count = a_count_;
@@ -375,6 +402,8 @@ class Drift {
       std::vector<Candidate> here{best.front()};
       return ambiguous(r, here, "removed-lines-present");
     }
+    if (best.size() == 1 && removed.empty() && other_section(best.front()))
+      return ambiguous(r, best, "other-section");
     if (best.size() == 1 && removed.empty()) {
       r.presence = Presence::kPresent;
       r.pos = best.front().pos;
@@ -386,6 +415,23 @@ class Drift {
     if (!removed.empty()) return ambiguous(r, removed, "found-elsewhere");
     r.why = "context-differs";
     return r;
+  }
+
+  /// True when placement `c` lies under another function than the one the hunk's section
+  /// names while the file has that function: the change found there is another function's
+  /// (copies of one block in sibling functions are common: a decode and an extend config),
+  /// not proof of this hunk. A section the file no longer has (the function renamed) proves
+  /// nothing either way.
+  /// Only a section that names a definition counts (git's default rule also takes any line at
+  /// column 0: an import, an assignment, a line of a docstring, which prove nothing of where a
+  /// change belongs), and only for a changed block that holds no header line itself (a hunk
+  /// that adds a function is under whatever function precedes it, which later changes may
+  /// insert).
+  bool other_section(const Candidate& c) const {
+    if (c.score.section || !definition_line(images_.section)) return false;
+    for (std::size_t j = lead_; j < post_.size() - trail_; ++j)
+      if (header_line(images_.post[j]->text)) return false;
+    return section_in_file(file_, images_.section);
   }
 
   /// `cands` without those touching [begin, end] (a join at either edge included).
@@ -659,7 +705,10 @@ class Drift {
 
   /// Places where the leading context's last line is followed, within the removed block's
   /// length plus 2 x kDriftSlack lines, by the trailing context's first line: where a
-  /// replacement belongs when what stands there is neither its old nor its new code. Scored
+  /// replacement belongs when what stands there is neither its old nor its new code, edited
+  /// since (a gap holding one of the hunk's informative added lines holds its new code, one
+  /// with blank or trivial lines only holds no code: neither is a slot), with the hunk's
+  /// context standing on both sides (an informative line of each side that has one). Scored
   /// by the context around the gap.
   std::vector<Candidate> slots(bool& more) {
     std::vector<Candidate> out;
@@ -669,11 +718,36 @@ class Drift {
     FileSide fs(file_, cache_, mode_);
     const Range r = fs.occurrences(post_.window(lead_ - 1, 1, true, cache_.pow));
     if (static_cast<std::size_t>(r.second - r.first) > kScanLimit) return out;  // too common
+    // The hunk's informative added lines that it does not also remove: a slot holding one of
+    // them holds (some of) the new code, edited since, not the old code.
+    std::unordered_set<std::string_view> added;
+    for (std::size_t j = lead_; j < post_n - trail_; ++j)
+      if (images_.post[j]->kind == LineKind::kAdded && informative_line(images_.post[j]->text))
+        added.insert(post_.text(j));
+    for (std::size_t j = lead_; j < pre_.size() - trail_; ++j) added.erase(pre_.text(j));
+    const bool lead_informative = side_informative(true);
+    const bool trail_informative = side_informative(false);
+    std::string buf;
+    // Old code edited since holds an informative line, none of them one the hunk adds.
+    auto not_old_code = [&](std::size_t begin, std::size_t end) {
+      bool informative = false;
+      for (std::size_t i = begin; i < end; ++i) {
+        buf.clear();
+        buf.reserve(file_.line(i).size());  // normalise() must never reallocate its storage
+        if (added.count(normalise(file_.line(i), mode_, buf)) != 0) return true;
+        informative = informative || informative_line(file_.line(i));
+      }
+      return !informative;
+    };
     for (const std::size_t* e = r.first; e != r.second; ++e) {
       const std::size_t s = *e + 1;
       for (std::size_t g = 1; g <= gap && s + g < n_; ++g) {
         if (!image_at(file_, mode_, post_, post_n - trail_, 1, s + g, true)) continue;
-        if (claimed(s, s + g)) break;
+        if (claimed(s, s + g) || not_old_code(s, s + g)) break;
+        // The context must stand on both sides (each informative side by an informative line):
+        // blank lines meeting one side's context are anywhere.
+        const auto [lead, trail] = sides(s, s + g);
+        if ((lead_informative && lead.info == 0) || (trail_informative && trail.info == 0)) break;
         if (out.size() == kMaxDriftCandidates) {
           more = true;
           return out;
@@ -778,18 +852,34 @@ class Drift {
     c.pos = begin;
     c.end = end;
     c.in_order = begin >= query_.order_lo && end <= query_.order_hi;
+    const auto [lead, trail] = sides(begin, end);
+    add(c.score, lead);
+    add(c.score, trail);
+    c.score.section =
+        under_section(file_, images_.section, begin >= lead_ ? begin - lead_ : 0, lead_);
+    return c;
+  }
+
+  /// The hunk's leading and trailing context found around a placement [begin, end): each
+  /// side's image lines against the file lines next to it, within kDriftSlack lines.
+  std::pair<Score, Score> sides(std::size_t begin, std::size_t end) const {
     const std::size_t post_n = post_.size();
     // Leading context, nearest lines first: image lines [lead_ - l, lead_) against the file
     // lines just before `begin`.
     const std::size_t l = std::min(lead_, kMaxContextConsidered);
     const std::size_t l_from = begin >= l + kDriftSlack ? begin - l - kDriftSlack : 0;
-    add(c.score, lcs(lead_ - l, l, l_from, begin));
     const std::size_t t = std::min(trail_, kMaxContextConsidered);
     const std::size_t t_to = std::min(n_, end + t + kDriftSlack);
-    add(c.score, lcs(post_n - trail_, t, end, t_to));
-    c.score.section =
-        under_section(file_, images_.section, begin >= lead_ ? begin - lead_ : 0, lead_);
-    return c;
+    return {lcs(lead_ - l, l, l_from, begin), lcs(post_n - trail_, t, end, t_to)};
+  }
+
+  /// True when the hunk's context on `side` (leading or trailing) has an informative line.
+  bool side_informative(bool leading) const {
+    const std::size_t from = leading ? 0 : post_.size() - trail_;
+    const std::size_t to = leading ? lead_ : post_.size();
+    for (std::size_t j = from; j < to; ++j)
+      if (informative_line(images_.post[j]->text)) return true;
+    return false;
   }
 
   static void add(Score& into, const Score& s) {

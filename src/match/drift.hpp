@@ -39,7 +39,7 @@ struct DriftResult {
   Presence presence = Presence::kUnknown;
   /// Stable code saying why (HunkMatch::diagnostic): "" for kPresent, else e.g. "not-found",
   /// "removed-lines-present", "ambiguous", "trivial-lines", "found-elsewhere",
-  /// "changed-lines-differ", "whitespace-differs", "context-differs".
+  /// "other-section", "changed-lines-differ", "whitespace-differs", "context-differs".
   std::string why;
   /// kPresent: 0-based first line of the changed block; for a pure deletion, the line where the
   /// removed lines were (the first trailing context line).
@@ -83,6 +83,16 @@ bool under_section(const FileText& file, std::string_view section, std::size_t p
 
 /// True when some line of `file` starts with `section` (trimmed); false without a section.
 bool section_in_file(const FileText& file, std::string_view section);
+
+/// True when `line` is a header line by git's default function-name rule (it starts with a
+/// letter, "_" or "$") or the Python diff driver's (a def, async def or class line).
+bool header_line(std::string_view line);
+
+/// True when a section text names a definition: a Python def, async def or class line, or a
+/// C-like signature (a "(" with no "=" before it, not ending in ";", not a statement such as
+/// `if (`, `return f(`, nor an import). Module-level statements, which git's default rule
+/// also takes for sections, are not definitions.
+bool definition_line(std::string_view text);
 
 /// Most placements of one block the drift search examines; a block found more often is
 /// ambiguous.

@@ -188,15 +188,27 @@ class Matcher {
       out.push_back(std::move(m));
     }
     if (options_.drift) {
-      const std::vector<std::size_t> elsewhere = outside_section(hunks, out, spans, running);
+      std::vector<std::optional<Dropped>> elsewhere = outside_section(hunks, out, spans, running);
       drift_pass(hunks, out, spans);
+      const std::vector<Span> taken = sorted_spans(spans);  // dropped matches' spans are free
       for (std::size_t k = 0; k < hunks.size(); ++k) {
-        if (elsewhere[k] == 0 || out[k].status == HunkStatus::kApplied) continue;
-        HunkMatch m;  // the drift search found nothing better: the image stands elsewhere
+        if (!elsewhere[k] || out[k].status == HunkStatus::kApplied) continue;
+        // The drift search found nothing better. A pre-image standing elsewhere is where the
+        // hunk applies (as `git apply` and --strict place it: the fix is not in, and the code
+        // it changes has moved under another function), unless another hunk took its lines
+        // meanwhile. A post-image elsewhere is never the fix being in (the named function
+        // lacks it): unknown.
+        Dropped& d = *elsewhere[k];
+        if (d.match.status == HunkStatus::kApplicable && !overlaps(taken, d.span)) {
+          out[k] = std::move(d.match);
+          spans[k] = d.span;
+          continue;
+        }
+        HunkMatch m;
         m.status = HunkStatus::kConflict;
         m.presence = Presence::kUnknown;
         m.presence_reason = "found-elsewhere";
-        m.places = {elsewhere[k]};
+        m.places = {d.match.line};
         out[k] = std::move(m);
       }
       recheck_far_matches(hunks, out, spans, running);
@@ -438,15 +450,37 @@ class Matcher {
     }
   }
 
+  /// An image match outside_section() set aside, with the file lines it held.
+  struct Dropped {
+    HunkMatch match;
+    Span span;
+  };
+
+  /// The spans of the found hunks, sorted (they are disjoint).
+  static std::vector<Span> sorted_spans(const std::vector<std::optional<Span>>& spans) {
+    std::vector<Span> out;
+    for (const std::optional<Span>& s : spans)
+      if (s) out.push_back(*s);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  /// True when `span` overlaps one of `sorted` (disjoint, sorted): O(log n).
+  static bool overlaps(const std::vector<Span>& sorted, const Span& span) {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), span.second,
+                               [](const Span& s, std::size_t end) { return s.first < end; });
+    return it != sorted.begin() && std::prev(it)->second > span.first;
+  }
+
   /// An image found away from where its header puts it, under another function than the one
   /// the hunk names (which the file has), is not where the hunk belongs: the match is dropped
   /// (its span freed) so that the drift search looks for the change under the right function.
-  /// Returns, per hunk, the 1-based line of such a dropped match (0 for the others).
-  std::vector<std::size_t> outside_section(const std::vector<Hunk>& hunks,
-                                           std::vector<HunkMatch>& out,
-                                           std::vector<std::optional<Span>>& spans,
-                                           const std::vector<std::int64_t>& running) {
-    std::vector<std::size_t> dropped(hunks.size(), 0);
+  /// Returns, per hunk, such a dropped match (nullopt for the others).
+  std::vector<std::optional<Dropped>> outside_section(const std::vector<Hunk>& hunks,
+                                                      std::vector<HunkMatch>& out,
+                                                      std::vector<std::optional<Span>>& spans,
+                                                      const std::vector<std::int64_t>& running) {
+    std::vector<std::optional<Dropped>> dropped(hunks.size());
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       HunkMatch& m = out[k];
       if (m.kind != MatchKind::kExact && m.kind != MatchKind::kFuzz) continue;
@@ -473,7 +507,7 @@ class Matcher {
         spans[k].reset();
         continue;
       }
-      dropped[k] = m.line;
+      dropped[k] = Dropped{std::move(m), *spans[k]};
       m = HunkMatch{};
       spans[k].reset();
     }

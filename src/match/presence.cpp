@@ -31,6 +31,8 @@ std::string presence_words(const HunkMatch& m) {
   if (code == "whitespace-differs")
     return "its added lines stand with other white space (try --ignore-whitespace)";
   if (code == "found-elsewhere") return "its lines stand only away from its context" + at;
+  if (code == "other-section")
+    return "its change stands only under another function than the one the hunk names" + at;
   if (code == "changed-lines-differ")
     return "some of its added lines are there, not as the hunk has them";
   if (code == "context-differs") return "the lines around the deletion no longer meet";
