@@ -488,6 +488,14 @@ TEST(Scan, PthLinesToUnknownFoldersKeepNoDescriptorOpen) {
 TEST(Scan, UnlistedDirectoryMakesTheWalkIncomplete) {
   // Out of descriptors while walking: the directories not listed are named, and "nothing
   // missing" becomes unknown (exit 2), never 0.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  // The sanitizer pass (ASan with UBSan) needs descriptors of its own: UBSan's vptr check
+  // tests memory through a pipe, which a process out of descriptors cannot make, and then
+  // reports a false "invalid vptr" (CI, 2026-12-01). The plain build runs this test.
+  GTEST_SKIP() << "needs every descriptor, which the sanitizers' runtime uses too";
+#endif
+#endif
   TempDir dir;
   std::filesystem::create_directories(dir.path() / "a/b/c/d/e");
   struct Hog {  // every descriptor but `spare` taken, given back (and the limit) on scope exit
@@ -509,12 +517,6 @@ TEST(Scan, UnlistedDirectoryMakesTheWalkIncomplete) {
       ::setrlimit(RLIMIT_NOFILE, &saved);
     }
   };
-  // A scan with every descriptor free first: UBSan's vptr check (the sanitizer pass of CI)
-  // validates a type it has not seen yet through a pipe, which a process out of descriptors
-  // cannot make, and then reports a false "invalid vptr". Seen once, a type is cached.
-  ASSERT_TRUE(scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
-                   override_gpu({12, 0}))
-                  .walk.complete());
   ScanReport r;
   {
     Hog hog(2);  // TARGET's descriptor and its listing; nothing below
