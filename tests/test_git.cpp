@@ -156,6 +156,33 @@ TEST(GitRev, TextHasOneColumnPerRevision) {
   EXPECT_NE(r.out.find("summary: 2 revisions  -> exit 1"), std::string::npos);
 }
 
+// A revision where the patched file has moved (FlashInfer's gemm.py into gemm/gemm_base.py):
+// --rev looks for it in that revision's tree as verify does in a checkout of it (fresh-user
+// review: `--rev v0.6.0` said "does not exist" while a checkout read the fix applied). The
+// search reads the revision's blobs; nothing is checked out.
+TEST(GitRev, AMovedFileIsRelocatedInTheRevisionsTree) {
+  FixRepo f;
+  f.repo.git("mv a.txt moved_a.txt && git commit -q -m move && git tag v3");
+  f.repo.git("checkout -q v1");  // the work tree holds a.txt: the revision, not it, is read
+  json doc = run_json({"verify", "--format", "json", "--rev", "v1", "--rev", "v3",
+                       f.repo.patch_file(), f.repo.dir()},
+                      1);
+  const json& old_rev = doc["revisions"][0]["patches"][0]["files"][0];
+  EXPECT_EQ(old_rev["status"], "applicable");
+  EXPECT_EQ(old_rev["relocated"], false);
+  const json& moved = doc["revisions"][1]["patches"][0]["files"][0];
+  EXPECT_EQ(moved["status"], "applied") << moved.dump();
+  EXPECT_EQ(moved["relocated"], true);
+  EXPECT_EQ(moved["target_path"], "moved_a.txt");
+  // --no-relocate keeps the file missing (a conflict), as for a directory.
+  json off = run_json({"verify", "--format", "json", "--no-relocate", "--rev", "v3",
+                       f.repo.patch_file(), f.repo.dir()},
+                      2);
+  const json& missing = off["revisions"][0]["patches"][0]["files"][0];
+  EXPECT_EQ(missing["relocated"], false);
+  EXPECT_EQ(missing["reason"], "'a.txt' does not exist in the target");
+}
+
 TEST(GitRev, UnknownRevisionIsAOneLineError) {
   FixRepo f;
   RunResult r = test::run_sm120check(

@@ -93,6 +93,18 @@ struct SearchResult {
 SearchResult search_tree(const std::string& root, const std::vector<Marker>& markers,
                          const SearchOptions& options = {});
 
+class Tree;
+
+/// search_tree() over a Tree that is not a directory on disk (a git revision: `verify --rev`),
+/// through Tree::list() and Tree::read(), one file after the other: the same hits, counts and
+/// skips (binary files, files over `options.max_file_size`, symlinks, `.git` directories) as
+/// the walk of the same files on disk. `options.threads` and `options.gitignore` are ignored.
+/// Files are read only when there are markers; `collect_files` lists them either way. Throws
+/// Error when the root cannot be listed or a regular expression does not compile; a
+/// subdirectory or file that cannot be read is counted in `skipped_unreadable`.
+SearchResult search_tree(const Tree& tree, const std::vector<Marker>& markers,
+                         const SearchOptions& options = {});
+
 /// One line holding at least one marker, as a LineSink receives it.
 struct LineMatch {
   std::size_t line = 0;   ///< 1-based line number.

@@ -53,6 +53,9 @@ struct VerifyOptions {
   /// The tree's directory on disk, for relocation and marker search (search_tree()); empty
   /// disables both (in-memory trees).
   std::string search_root;
+  /// Without a search_root: search and relocate through the tree itself (Tree::list() and
+  /// Tree::read(); a git revision, `verify --rev` and `log`), one file after the other.
+  bool search_in_tree = false;
   /// Look for a file the patch modifies elsewhere in the tree when its path does not exist.
   bool relocate = true;
   /// --map OLD=NEW: path prefixes (after stripping) tried first when relocating.

@@ -126,6 +126,10 @@ int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<
   verify_options.match.ignore_whitespace = options.ignore_whitespace;
   verify_options.match.drift = !options.strict;
   verify_options.series = !options.independent;
+  // A file the patch names that a revision lacks is looked for in that revision's tree, as in
+  // a checkout of it.
+  verify_options.relocate = !options.no_relocate;
+  verify_options.search_in_tree = true;
   std::vector<RevisionReport> revisions;
   for (std::size_t i = 0; i < commits.size(); ++i) {
     std::unique_ptr<Tree> tree =

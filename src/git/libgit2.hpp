@@ -55,6 +55,9 @@ namespace sm120check::git {
   X(git_tree_entry_free)                \
   X(git_tree_entry_filemode)            \
   X(git_tree_entry_id)                  \
+  X(git_tree_entrycount)                \
+  X(git_tree_entry_byindex)             \
+  X(git_tree_entry_name)                \
   X(git_blob_lookup)                    \
   X(git_blob_free)                      \
   X(git_blob_rawcontent)                \

@@ -10,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <string>
-
 #include <unordered_map>
 #include <unordered_set>
 
@@ -140,6 +139,54 @@ class GitTree final : public Tree {
   std::string read(const std::string& path) const override { return *content(path, false); }
 
   std::string read_link(const std::string& path) const override { return *content(path, true); }
+
+  std::vector<DirEntry> list(const std::string& path) const override {
+    // The root of a revision (under the prefix, for a TARGET inside the repository) or a
+    // subtree; entries come sorted by name as git stores them (byte order).
+    Owned<git_tree> owned;
+    const git_tree* dir = root_.get();
+    if (!(prefix_.empty() && path.empty())) {
+      Owned<git_tree_entry> te = lookup(path);
+      if (!te || lib().git_tree_entry_filemode(te.get()) != GIT_FILEMODE_TREE)
+        throw Error(path, 0, fmt::format("not a directory in {}", name_));
+      git_tree* raw = nullptr;
+      if (lib().git_tree_lookup(&raw, shared_->repo.get(), lib().git_tree_entry_id(te.get())) != 0)
+        throw Error(
+            path, 0,
+            fmt::format("cannot read {}: {}", name_, git::last_error_message("libgit2 error")));
+      owned.reset(raw);
+      dir = raw;
+    }
+    std::vector<DirEntry> out;
+    const std::size_t n = lib().git_tree_entrycount(dir);
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const git_tree_entry* e = lib().git_tree_entry_byindex(dir, i);
+      DirEntry d;
+      d.name = lib().git_tree_entry_name(e);
+      switch (lib().git_tree_entry_filemode(e)) {
+        case GIT_FILEMODE_BLOB:
+        case GIT_FILEMODE_BLOB_EXECUTABLE:
+        case GIT_FILEMODE_COMMIT:
+          d.type = Entry::Type::kFile;
+          break;
+        case GIT_FILEMODE_LINK:
+          d.type = Entry::Type::kSymlink;
+          break;
+        case GIT_FILEMODE_TREE:
+          d.type = Entry::Type::kDirectory;
+          break;
+        default:
+          d.type = Entry::Type::kOther;
+      }
+      out.push_back(std::move(d));
+    }
+    // git orders a tree's entries as if directory names ended in "/"; list() promises plain
+    // byte order.
+    std::sort(out.begin(), out.end(),
+              [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    return out;
+  }
 
  private:
   /// The entry at prefix + path, or null when absent (also when a parent is not a tree).

@@ -168,6 +168,7 @@ class StatCache final : public Tree {
   }
   std::string read_link(const std::string& path) const override { return base_.read_link(path); }
   std::uint64_t max_file_size() const override { return base_.max_file_size(); }
+  std::vector<DirEntry> list(const std::string& path) const override { return base_.list(path); }
 
  private:
   const Tree& base_;
@@ -194,6 +195,16 @@ struct RelocationSearch {
   /// search_tree()'s list would hold them.
   std::vector<std::size_t> named(const std::string& path) const;
 };
+
+/// True when the run searches the target (relocation, markers): a directory on disk
+/// (VerifyOptions::search_root) or the tree itself (VerifyOptions::search_in_tree).
+inline bool can_search(const VerifyOptions& options) {
+  return !options.search_root.empty() || options.search_in_tree;
+}
+
+/// search_tree() of the run's target: the directory on disk when there is one, else `tree`.
+SearchResult search_target(const Tree& tree, const VerifyOptions& options,
+                           const std::vector<Marker>& markers, const SearchOptions& so);
 
 /// What every check of one run shares.
 struct Context {
@@ -294,13 +305,13 @@ BlobDecision settle_by_blob(std::optional<Image> image, const std::vector<Hunk>&
 /// One file patch's way through the series passes (see series.cpp).
 struct SeriesUnit {
   std::size_t patch = 0, file = 0;  ///< indices into the run's patches and the patch's files
-  bool shared = false;  ///< shares a file with another file patch of the run
-  FileReport back;     ///< judged with the later applied ones taken out
-  bool undone = false;  ///< taken out in the backward pass (it was applied or partly)
-  std::string undo_error;  ///< why it could not be taken out, when it was applied
-  FileReport verdict;  ///< the series verdict
-  bool from_back = false;  ///< the verdict is `back` (it was applied there)
-  std::string redo_error;  ///< why it could not be put in in the forward pass
+  bool shared = false;              ///< shares a file with another file patch of the run
+  FileReport back;                  ///< judged with the later applied ones taken out
+  bool undone = false;              ///< taken out in the backward pass (it was applied or partly)
+  std::string undo_error;           ///< why it could not be taken out, when it was applied
+  FileReport verdict;               ///< the series verdict
+  bool from_back = false;           ///< the verdict is `back` (it was applied there)
+  std::string redo_error;           ///< why it could not be put in in the forward pass
   /// The patch of the nearest earlier file patch on its files that the tree did not have and
   /// the forward pass put in before judging it (per file; other patches only).
   std::vector<std::size_t> needs;
@@ -349,9 +360,9 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
 struct FileUndo {
   bool valid = false;  ///< set only for an in-place hunk rewrite of one regular file or symlink
   std::string path;
-  std::vector<HunkApply::Splice> splices;  ///< see HunkApply
-  std::size_t size = 0;                    ///< the content written: its size and hash, to tell
-  std::size_t hash = 0;                    ///< whether the file is still as it was left
+  std::vector<HunkApply::Splice> splices;    ///< see HunkApply
+  std::size_t size = 0;                      ///< the content written: its size and hash, to tell
+  std::size_t hash = 0;                      ///< whether the file is still as it was left
   bool executable = false, symlink = false;  ///< the file's type and x bit before
 };
 
@@ -362,8 +373,8 @@ struct FileUndo {
 /// on `fp` in `tree` as it stands (same options): a modified file's hunks are then placed where
 /// it matched them, not matched again.
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
-                        Direction direction, const MatchOptions& options,
-                        FileUndo* undo = nullptr, const FileReport* judged = nullptr);
+                        Direction direction, const MatchOptions& options, FileUndo* undo = nullptr,
+                        const FileReport* judged = nullptr);
 
 /// Gives the file `undo` names back its bytes and mode from before change_file(), when it still
 /// holds what change_file() wrote (else returns false and changes nothing).

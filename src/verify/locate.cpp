@@ -164,9 +164,8 @@ std::vector<std::size_t> RelocationSearch::named(const std::string& path) const 
 bool decided_by_name(const RelocationSearch& rs, const std::string& path) {
   const std::vector<std::size_t> named = rs.named(path);
   if (named.size() > kMaxCandidates) return false;
-  return std::any_of(named.begin(), named.end(), [&](std::size_t i) {
-    return common_suffix(rs.result.files[i], path) >= 2;
-  });
+  return std::any_of(named.begin(), named.end(),
+                     [&](std::size_t i) { return common_suffix(rs.result.files[i], path) >= 2; });
 }
 
 std::vector<Marker> relocation_markers(const FilePatch& fp) {
@@ -194,10 +193,16 @@ std::optional<std::pair<std::string, std::string>> map_path(const Context& ctx,
   return std::nullopt;
 }
 
+SearchResult search_target(const Tree& tree, const VerifyOptions& options,
+                           const std::vector<Marker>& markers, const SearchOptions& so) {
+  return options.search_root.empty() ? search_tree(tree, markers, so)
+                                     : search_tree(options.search_root, markers, so);
+}
+
 std::optional<std::string> relocation_wanted(const FilePatch& fp, const Context& ctx,
                                              unsigned strip) {
   const VerifyOptions& options = ctx.options;
-  if (!options.relocate || options.search_root.empty()) return std::nullopt;
+  if (!options.relocate || !can_search(options)) return std::nullopt;
   // As verify_file() decides which path a modified file lives at.
   Resolved old_side = resolve(fp.old_path, strip);
   Resolved new_side = resolve(fp.new_path, strip);
@@ -265,7 +270,7 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
   }
   // --map is asked for by name; the search by file name and content is what --no-relocate
   // turns off.
-  if (!options.relocate || options.search_root.empty()) return false;
+  if (!options.relocate || !can_search(options)) return false;
 
   // The walk of the whole tree is shared by every relocation of the run (verify() searches
   // once for all of them); a lone call searches here.
@@ -284,7 +289,7 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     SearchOptions so = options.search;
     so.collect_files = true;
     so.max_hits_per_marker = 0;
-    own = search_tree(options.search_root, relocation_markers(fp), so);
+    own = search_target(ctx.tree, options, relocation_markers(fp), so);
     files = &own.files;
     hits_begin = own.markers.data();
     hits_end = own.markers.data() + own.markers.size();

@@ -136,7 +136,7 @@ PatchReport verify_patch_in(const Patch& patch, Context& ctx, unsigned strip) {
 /// of its added lines with --markers. Empty when no search is wanted.
 std::vector<Marker> patch_markers(const Patch& patch, unsigned strip,
                                   const VerifyOptions& options) {
-  if (options.search_root.empty()) return {};
+  if (!can_search(options)) return {};
   std::vector<Marker> out = options.markers;
   // Without --markers only the trailers are searched: the hunks' markers are not extracted.
   for (Marker& m : extract_markers(patch, strip, options.search_markers ? SIZE_MAX : 0))
@@ -147,8 +147,9 @@ std::vector<Marker> patch_markers(const Patch& patch, unsigned strip,
 /// One walk for the markers of every patch; each report gets its own markers' hits. `done`,
 /// when given, is a search already made with every hit kept whose markers start with these
 /// (in order): then no walk is made here.
-void attach_search(std::vector<PatchReport*> reports, const std::vector<std::vector<Marker>>& sets,
-                   const VerifyOptions& options, const SearchResult* done = nullptr) {
+void attach_search(const Tree& tree, std::vector<PatchReport*> reports,
+                   const std::vector<std::vector<Marker>>& sets, const VerifyOptions& options,
+                   const SearchResult* done = nullptr) {
   std::vector<Marker> all;
   for (const auto& set : sets) all.insert(all.end(), set.begin(), set.end());
   if (all.empty()) return;
@@ -165,7 +166,7 @@ void attach_search(std::vector<PatchReport*> reports, const std::vector<std::vec
   } else {
     SearchOptions so = options.search;
     so.collect_files = false;
-    found = search_tree(options.search_root, all, so);
+    found = search_target(tree, options, all, so);
   }
   std::vector<MarkerHits> hits = std::move(found.markers);
   found.markers.clear();
@@ -376,7 +377,7 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
   Context ctx{tree, options, cache};
   PatchReport r = verify_patch_in(patch, ctx, strip_of(patch, ctx));
   attach_evidence(patch, r, ctx);
-  attach_search({&r}, {patch_markers(patch, r.strip, options)}, options);
+  attach_search(tree, {&r}, {patch_markers(patch, r.strip, options)}, options);
   return r;
 }
 
@@ -428,8 +429,8 @@ std::vector<std::vector<FileJob>> file_jobs(const std::vector<Patch>& patches,
       const FilePatch& fp = patches[i].files[k];
       std::size_t g = groups.size();
       if (threads > 1) {
-        const Resolved side = resolve(is_dev_null(fp.new_path) ? fp.old_path : fp.new_path,
-                                      strips[i]);
+        const Resolved side =
+            resolve(is_dev_null(fp.new_path) ? fp.old_path : fp.new_path, strips[i]);
         if (side.path) g = group_of.emplace(*side.path, groups.size()).first->second;
       } else if (!groups.empty()) {
         g = 0;
@@ -499,7 +500,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     so.max_hits_per_marker = 0;
     try {
       std::vector<const FilePatch*> by_content = to_relocate;
-      if (markers.empty() && !so.gitignore) {
+      if (markers.empty() && !so.gitignore && !options.search_root.empty()) {
         shared.result = SearchResult{};
         shared.result.files = walk_file_names(options.search_root);
         shared.names_only = true;
@@ -521,7 +522,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
           markers.insert(markers.end(), std::make_move_iterator(mine.begin()),
                          std::make_move_iterator(mine.end()));
         }
-        shared.result = search_tree(options.search_root, markers, so);
+        shared.result = search_target(tree, options, markers, so);
         shared.names_only = false;
         shared.index_names();
         searched = true;
@@ -622,7 +623,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   for (std::size_t i = 0; i < patches.size(); ++i) evidence[i]->finish(report.patches[i], ctx);
   std::vector<PatchReport*> ptrs;
   for (PatchReport& r : report.patches) ptrs.push_back(&r);
-  attach_search(ptrs, sets, options,
+  attach_search(tree, ptrs, sets, options,
                 searched && patch_marker_count > 0 ? &shared.result : nullptr);
   return report;
 }
