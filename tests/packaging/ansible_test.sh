@@ -127,5 +127,6 @@ grep -q '2 of 3 hosts have no verdict: target-a, unreachable' "$tmp/play.log" ||
 expect_report localhost "sm120check.verify 1 1 1 0 0 $tmp/hosts/localhost"
 expect_row localhost '^localhost +ok +1 '
 expect_row target-a '^target-a +FAILED .*Run sm120check verify'
-expect_row unreachable '^unreachable +FAILED .*unreachable'
+# (unreachable, or "Unable to execute ssh" on a controller without an ssh client)
+expect_row unreachable '^unreachable +FAILED +- '
 echo "ansible_test: OK ($(($(date +%s) - start)) s)"
