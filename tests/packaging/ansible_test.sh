@@ -6,8 +6,9 @@
 # their own target trees (target-a: both patches applied; target-b: one file rewritten), each
 # with a different verdict: every report (exit code, counts, target) and the summary's rows are
 # asserted, and the play succeeds. Run 2: target-a keeps its report of run 1, but now gets a
-# binary that cannot run there, and an unreachable host is added: both must be FAILED rows and
-# the play must fail, while localhost's verdict is still reported.
+# binary that cannot run there, target-c one the loader refuses (exit 1, no output), and an
+# unreachable host is added: all three must be FAILED rows and the play must fail, while
+# localhost's verdict is still reported.
 # Exit 77 (a skip for ctest) without ansible-playbook, unless SM120CHECK_REQUIRE_TOOLS is set.
 set -eu
 bin=$1
@@ -106,13 +107,18 @@ leftover=$(find "$tmp" -maxdepth 2 -name 'sm120check.*' | head -n 1)
 run_playbook "$tmp/inventory.ini" -e sm120check_max_exit=0 && fail "sm120check_max_exit=0 passed with exit codes 1 and 2"
 grep -q 'exit code above 0 on: localhost, target-b' "$tmp/play.log" || { cat "$tmp/play.log" >&2; fail "max_exit message"; }
 
-# Run 2: target-a's binary cannot run there (not an executable for this machine), and a host
-# that is unreachable. Both are FAILED; target-a's old report is not reused; the play fails.
+# Run 2: target-a's binary cannot run there (not an executable for this machine); target-c's
+# is refused by the loader as a binary built for a newer glibc is (exit 1, the same code as a
+# verdict, and nothing on standard output); a host is unreachable. All three are FAILED;
+# target-a's old report is not reused; the play fails.
 printf '\177ELF\002\001\001 not a program for this machine\n' >"$tmp/broken"
+printf '#!/bin/sh\necho "sm120check: /lib/x86_64-linux-gnu/libc.so.6: version \\`GLIBC_2.99'"'"' not found" >&2\nexit 1\n' >"$tmp/old-glibc"
+chmod +x "$tmp/old-glibc"
 cat >"$tmp/inventory2.ini" <<INI
 [gpu_hosts]
 localhost ansible_connection=local sm120check_target=$tmp/hosts/localhost
 target-a ansible_connection=local sm120check_target=$tmp/hosts/a sm120check_binary=$tmp/broken
+target-c ansible_connection=local sm120check_target=$tmp/hosts/b sm120check_binary=$tmp/old-glibc
 unreachable ansible_connection=ssh ansible_host=127.0.0.1 ansible_port=1 ansible_ssh_common_args='-o ConnectTimeout=5' sm120check_target=/srv
 [gpu_hosts:vars]
 sm120check_binary=$bin
@@ -121,12 +127,13 @@ if run_playbook "$tmp/inventory2.ini"; then
     cat "$tmp/play.log" >&2
     fail "run 2 passed with a host that cannot run sm120check and an unreachable one"
 fi
-grep -q '2 of 3 hosts have no verdict: target-a, unreachable' "$tmp/play.log" ||
+grep -q '3 of 4 hosts have no verdict: target-a, target-c, unreachable' "$tmp/play.log" ||
     { cat "$tmp/play.log" >&2; fail "run 2's failure message"; }
 [ ! -e "$reports/target-a.json" ] || fail "target-a's report of run 1 was kept"
 expect_report localhost "sm120check.verify 1 1 1 0 0 $tmp/hosts/localhost"
 expect_row localhost '^localhost +ok +1 '
 expect_row target-a '^target-a +FAILED .*Run sm120check verify'
+expect_row target-c '^target-c +FAILED .*no JSON report on standard output \(exit 1\): sm120check: .*GLIBC_2.99'
 # (unreachable, or "Unable to execute ssh" on a controller without an ssh client)
 expect_row unreachable '^unreachable +FAILED +- '
 echo "ansible_test: OK ($(($(date +%s) - start)) s)"
