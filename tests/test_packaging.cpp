@@ -121,8 +121,17 @@ std::vector<std::string> man_tag_options(const std::string& section) {
 }
 
 TEST(ManPage, DocumentsEveryOptionOfEveryCommandAndNoOther) {
-  const std::map<std::string, std::string> man =
-      man_sections(read_file(source_path("docs/sm120check.1")));
+  const std::string troff = read_file(source_path("docs/sm120check.1"));
+  // The title line names the version the binary has (project(VERSION) in CMakeLists.txt).
+  const std::size_t title = troff.find("\n.TH SM120CHECK 1 ");
+  ASSERT_NE(title, std::string::npos) << "docs/sm120check.1 has no .TH line";
+  EXPECT_NE(troff.substr(title, troff.find('\n', title + 1) - title)
+                .find(std::string(" \"sm120check ") + SM120CHECK_VERSION + "\" "),
+            std::string::npos)
+      << "docs/sm120check.1: .TH must name sm120check " << SM120CHECK_VERSION;
+  const std::map<std::string, std::string> man = man_sections(troff);
+  std::map<std::string, std::vector<std::string>> helps;
+  for (const std::string& cmd : kCommands) helps[cmd] = help_options(cmd);
   ASSERT_TRUE(man.count("COMMON OPTIONS")) << "docs/sm120check.1 lacks .SH COMMON OPTIONS";
   // Documented = named on an item's tag line (.TP), not merely mentioned in the prose.
   const std::vector<std::string> common = man_tag_options(man.at("COMMON OPTIONS"));
@@ -136,7 +145,7 @@ TEST(ManPage, DocumentsEveryOptionOfEveryCommandAndNoOther) {
   for (const std::string& cmd : kCommands) {
     ASSERT_TRUE(man.count(cmd)) << "docs/sm120check.1 lacks a section .SS " << cmd;
     EXPECT_NE(man.at("SYNOPSIS").find("sm120check " + cmd), std::string::npos) << cmd;
-    const std::vector<std::string> help = help_options(cmd);
+    const std::vector<std::string>& help = helps[cmd];
     const std::vector<std::string> tags = man_tag_options(man.at(cmd));
     for (const std::string& name : help)
       EXPECT_TRUE(documented(tags, name) || documented(common, name))
@@ -150,7 +159,7 @@ TEST(ManPage, DocumentsEveryOptionOfEveryCommandAndNoOther) {
   }
   for (const std::string& name : common)
     for (const std::string& cmd : kCommands) {
-      const std::vector<std::string> help = help_options(cmd);
+      const std::vector<std::string>& help = helps[cmd];
       EXPECT_NE(std::find(help.begin(), help.end(), name), help.end())
           << "COMMON OPTIONS documents " << name << ", which " << cmd << " --help lacks";
     }
