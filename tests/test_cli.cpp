@@ -60,10 +60,33 @@ const char* const kExitCodeLines[] = {
 
 // --- version and help -------------------------------------------------------------------------
 
-TEST(CliVersion, PrintsNameAndVersion) {
+/// What --version must print for the checkout the suite was built from, as git tells it now:
+/// HEAD and whether tracked files differ (the build's own state when nothing changed since), or
+/// outside a git checkout the commit `git archive` wrote into cmake/git-commit.txt, or unknown.
+std::string expected_version_output() {
+  const std::string source = SM120CHECK_SOURCE_DIR;
+  const std::string prefix = std::string("sm120check ") + SM120CHECK_VERSION + " (commit ";
+  RunResult git = test::run_shell("git -C '" + source + "' rev-parse --show-toplevel HEAD");
+  const std::size_t newline = git.out.find('\n');
+  if (git.exit_code == 0 && newline != std::string::npos &&
+      std::filesystem::equivalent(git.out.substr(0, newline), source)) {
+    const std::string head = git.out.substr(newline + 1, 40);
+    RunResult status = test::run_shell("git --no-optional-locks -C '" + source +
+                                       "' status --porcelain --untracked-files=no "
+                                       "--ignore-submodules=all");
+    return prefix + head + (status.out.empty() ? "" : ", with uncommitted changes") + ")\n";
+  }
+  std::string archived = test::read_file(source + "/cmake/git-commit.txt");
+  archived = archived.substr(0, archived.find('\n'));
+  if (archived.find_first_not_of("0123456789abcdef") == std::string::npos && !archived.empty())
+    return prefix + archived + ")\n";
+  return prefix + "unknown: not built from a git checkout)\n";
+}
+
+TEST(CliVersion, PrintsNameVersionAndCommit) {
   RunResult r = run_sm120check({"--version"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out, std::string("sm120check ") + SM120CHECK_VERSION + "\n");
+  EXPECT_EQ(r.out, expected_version_output());
   EXPECT_EQ(r.err, "");
 }
 
@@ -431,7 +454,7 @@ TEST(CliUsage, BoundsVersionAndUnknownCommand) {
   for (const char* cmd : {"verify", "apply", "log", "show", "grep", "gpu"}) {
     RunResult r = run_sm120check({cmd, "--version"});
     EXPECT_EQ(r.exit_code, 0) << cmd << r.err;
-    EXPECT_EQ(r.out, std::string("sm120check ") + SM120CHECK_VERSION + "\n") << cmd;
+    EXPECT_EQ(r.out, expected_version_output()) << cmd;
   }
   RunResult help = run_sm120check({"log", "--help"});
   EXPECT_NE(help.out.find("Usage: sm120check log [OPTIONS] PATCH... TARGET\n"), std::string::npos)

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "sm120check/report.hpp"
+#include "version.hpp"
 
 namespace {
 
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is EPIPE from write(2): stop quietly
   CLI::App app{"Verify whether patches are applied, applicable or in conflict in a tree."};
   app.name("sm120check");
-  app.set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
+  const std::string version = version_line();
+  app.set_version_flag("--version", version);
   app.require_subcommand(0, 1);
   app.footer(std::string(kExitCodesHelp) + "(these are verify's; apply, scan, kernels, gpu and log have their own: see 'sm120check apply --help', ...)\n");
   VerifyCommandOptions verify_options;
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
   CLI::App* kernels_cmd = setup_kernels(app, kernels_options, setup_for("kernels", argc, argv));
   for (CLI::App* cmd : {verify_cmd, apply_cmd, show_cmd, grep_cmd, gpu_cmd, log_cmd, scan_cmd,
                          kernels_cmd})
-    cmd->set_version_flag("--version", std::string("sm120check ") + SM120CHECK_VERSION);
+    cmd->set_version_flag("--version", version);
   try {
     app.parse(argc, argv);
     if (verify_cmd->parsed()) return run_verify(verify_options);

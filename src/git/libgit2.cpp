@@ -8,12 +8,41 @@
 
 #include "sm120check/error.hpp"
 
+namespace sm120check::git {
+namespace {
+
+/// Initialises the library whose functions `lib` holds, and sets the options every run wants.
+void initialise(const Libgit2& lib) {
+  if (lib.git_libgit2_init() < 0) throw Error("libgit2 could not be initialised");
+  // Objects read from the object database are not hashed again to check their ids (git does
+  // not either; `git fsck` does): for blobs that costs about as much as inflating them, and
+  // `log` reads hundreds of them.
+  lib.git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+  // A repository owned by another user is read (root checking a deploy user's checkout over
+  // SSH is the usual case): git's safe.directory check guards against running the commands a
+  // foreign repository's config names (core.fsmonitor, hooks, filter drivers), and sm120check
+  // runs none of them; it only reads objects, refs and the index.
+  lib.git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+}
+
+#if SM120CHECK_LIBGIT2_LINKED
+
+// The self-contained build (SM120CHECK_STATIC) links libgit2.a: the table holds the linked
+// functions, and SM120CHECK_LIBGIT2_LIBRARY is not read.
+Libgit2 load() {
+  Libgit2 lib;
+#define SM120CHECK_LIBGIT2_TAKE(name) lib.name = &::name;
+  SM120CHECK_LIBGIT2_FUNCTIONS(SM120CHECK_LIBGIT2_TAKE)
+#undef SM120CHECK_LIBGIT2_TAKE
+  initialise(lib);
+  return lib;
+}
+
+#else
+
 #ifndef SM120CHECK_LIBGIT2_SONAME
 #error "SM120CHECK_LIBGIT2_SONAME must name libgit2's shared library (set by CMake)"
 #endif
-
-namespace sm120check::git {
-namespace {
 
 Libgit2 load() {
   // SM120CHECK_LIBGIT2_LIBRARY names another file (a libgit2 outside the loader's path; the
@@ -34,18 +63,11 @@ Libgit2 load() {
     throw Error("libgit2 (" SM120CHECK_LIBGIT2_SONAME ") lacks the function " #name);
   SM120CHECK_LIBGIT2_FUNCTIONS(SM120CHECK_LIBGIT2_RESOLVE)
 #undef SM120CHECK_LIBGIT2_RESOLVE
-  if (lib.git_libgit2_init() < 0) throw Error("libgit2 could not be initialised");
-  // Objects read from the object database are not hashed again to check their ids (git does
-  // not either; `git fsck` does): for blobs that costs about as much as inflating them, and
-  // `log` reads hundreds of them.
-  lib.git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-  // A repository owned by another user is read (root checking a deploy user's checkout over
-  // SSH is the usual case): git's safe.directory check guards against running the commands a
-  // foreign repository's config names (core.fsmonitor, hooks, filter drivers), and sm120check
-  // runs none of them; it only reads objects, refs and the index.
-  lib.git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+  initialise(lib);
   return lib;  // the handle stays open for the life of the process
 }
+
+#endif
 
 }  // namespace
 

@@ -6,6 +6,10 @@
 // matched without it), so libgit2 is opened with dlopen() the first time a blob id or a
 // repository is needed, and its functions are called through the table below. The declarations
 // come from libgit2's own headers, so every call is type-checked against the installed version.
+//
+// The self-contained build (CMake option SM120CHECK_STATIC) links Debian's libgit2.a and its
+// dependencies instead, for hosts without libgit2: the table then holds the linked functions
+// (SM120CHECK_LIBGIT2_LINKED), nothing is loaded, and SM120CHECK_LIBGIT2_LIBRARY is not read.
 #pragma once
 
 #include <git2.h>
@@ -94,7 +98,8 @@ struct Libgit2 {
 
 /// The loaded and initialised library (git_libgit2_init called once). Thread-safe. Throws
 /// Error("libgit2 (libgit2.so.N) could not be loaded: <dlerror>; install the libgit2 package")
-/// when the shared library or one of the functions is missing.
+/// when the shared library or one of the functions is missing (never in the self-contained
+/// build, where only Error("libgit2 could not be initialised") remains).
 const Libgit2& libgit2();
 
 /// The message of libgit2's last error on this thread, or `fallback`.

@@ -1,0 +1,29 @@
+#!/bin/zsh -f
+# Prints the candidates zsh's completion system offers for command lines, using the completion
+# functions in DIR: an interactive zsh runs in a pseudo-terminal (zsh/zpty), compinit loads
+# DIR's functions, a compadd wrapper prints every candidate added, and TAB is typed after each
+# LINE. Output: for each LINE, a line "== LINE", then its candidates, one a line, sorted.
+# Used by tests/test_packaging.cpp for completions/_sm120check.
+#   zsh -f zsh_complete.zsh DIR 'sm120check verify --no-' ['sm120check gpu --'...]
+# Exit 2: zsh/zpty missing; 3: the shell did not start.
+zmodload zsh/zpty || exit 2
+dir=$1
+shift
+zpty z zsh -f -i
+# sm120check itself is a no-op function here: completion only needs the name.
+zpty -w z "PS1=''; RPROMPT=''; fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D; sm120check() { :; }"
+zpty -w z 'compadd () { local -a __hits; builtin compadd -O __hits "$@"; local h; for h in $__hits; do print -r -- "HIT:$h"; done; builtin compadd "$@" }'
+zpty -w z 'print -r -- ${:-REA}DY'
+zpty -r z line '*READY*' || exit 3
+integer i=0
+for cmdline in "$@"; do
+  (( i++ ))
+  zpty -w -n z "$cmdline"$'\t'
+  # Ctrl-U drops the completed line; the marker's echo ("${:-DO}NE") differs from its output.
+  # The read blocks until the marker (callers bound the time).
+  zpty -w z $'\C-u''print -r -- ${:-DO}NE'$i'.'
+  zpty -r z out "*DONE$i.*"
+  print -r -- "== $cmdline"
+  print -r -- "$out" | tr -d '\r' | grep -o 'HIT:[^[:space:]]*' | cut -c5- | sort -u
+done
+zpty -d z
