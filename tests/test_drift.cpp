@@ -981,5 +981,75 @@ TEST(FalseAppliedSection, StatementSectionsAndAddedFunctionsAreNotVetoed) {
   EXPECT_EQ(m.line, 10u);
 }
 
+// Hostile review, 2026-12-02 (F1): with the Python diff driver the section is the method's
+// def line; an indented `def decode` above a nearer `def decode_v2` does not make a block
+// under decode_v2 this hunk's (was present, exit 0, whichever came first in the class).
+TEST(FalseAppliedSection, AnEarlierSiblingMethodIsNotTheSectionOfALaterOne) {
+  const std::string_view hunk =
+      "@@ -10,7 +10,10 @@ def decode(self, q, k, v):\n"
+      "         batch = q.shape[0]\n"
+      "         heads = self.cfg.num_heads\n"
+      "         block_n = 64\n"
+      "-        num_stages = 3\n"
+      "+        if torch.cuda.get_device_capability()[0] == 12:\n"
+      "+            num_stages = 1  # SM120: 101376 bytes of shared memory\n"
+      "+        else:\n"
+      "+            num_stages = 3\n"
+      "         out = launch_decode(q, k, v, batch, heads, block_n, num_stages)\n"
+      "         return out\n"
+      " \n";
+  const std::string file =
+      "import torch\n\n\nclass DecodeAttention:\n"
+      "    def __init__(self, cfg):\n        self.cfg = cfg\n        self.scale = cfg.scale\n\n"
+      "    def decode(self, q, k, v):\n"
+      "        batch, heads = q.shape[0], self.cfg.num_heads\n"
+      "        return launch_decode(q, k, v, batch, heads, block_n=64, num_stages=3)\n\n"
+      "    def decode_v2(self, q, k, v):\n"
+      "        batch = q.shape[0]\n        heads = self.cfg.num_heads\n        block_n = 32\n"
+      "        if torch.cuda.get_device_capability()[0] == 12:\n"
+      "            num_stages = 1  # SM120: 101376 bytes of shared memory\n"
+      "        else:\n            num_stages = 3\n"
+      "        out = launch_decode_v2(q, k, v, batch, heads, block_n, num_stages)\n"
+      "        return out\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_NE(m.presence, Presence::kPresent);
+  EXPECT_EQ(m.presence_reason, "other-section");
+}
+
+// Hostile review, 2026-12-02 (F8): the old code where the fix belongs, with one of the fix's
+// added lines edited in, is still the old code (block_m = 128 and num_stages = 3 stand there);
+// the full fix in a new branch below is not this hunk's.
+TEST(FalseAbsent, OldCodeHoldingOneAddedLineIsStillTheOldCode) {
+  const std::string_view hunk =
+      "@@ -3,9 +3,9 @@ import torch\n"
+      " \n"
+      " def select_config(major, head_dim):\n"
+      "     if head_dim <= 128:\n"
+      "-        block_m = 128\n"
+      "-        block_n = 64\n"
+      "-        num_stages = 3\n"
+      "+        block_m = 64 if major == 12 else 128\n"
+      "+        block_n = 32 if major == 12 else 64\n"
+      "+        num_stages = 1 if major == 12 else 3\n"
+      "         num_warps = 8\n"
+      "         return block_m, block_n, num_stages, num_warps\n"
+      "     block_m = 64\n";
+  const std::string file =
+      "import torch\n\n\ndef select_config(major, head_dim):\n"
+      "    if head_dim <= 128:\n"
+      "        block_m = 128\n        block_n = 32 if major == 12 else 64\n"
+      "        num_stages = 3\n        num_warps = 8\n"
+      "        return block_m, block_n, num_stages, num_warps\n"
+      "    if head_dim <= 256:\n"
+      "        block_m = 64 if major == 12 else 128\n        block_n = 32 if major == 12 else 64\n"
+      "        num_stages = 1 if major == 12 else 3\n        num_warps = 4\n"
+      "        return block_m, block_n, num_stages, num_warps\n"
+      "    block_m = 64\n    block_n = 32\n    num_stages = 2\n    num_warps = 4\n"
+      "    return block_m, block_n, num_stages, num_warps\n";
+  const HunkMatch m = run(file, hunk)[0];
+  EXPECT_NE(m.presence, Presence::kPresent);
+  EXPECT_NE(m.status, HunkStatus::kApplied);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -15,6 +15,7 @@
 #include <array>
 #include <cctype>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 
@@ -122,8 +123,16 @@ std::vector<std::uint32_t> lines_starting(const FileText& file, std::string_view
       for (const std::uint32_t i : it->second)
         if (starts(trim_space(file.line(i)), section)) out.push_back(i);
   } else {
-    for (const auto& [key, list] : index.by_key)
-      if (starts(key, section)) out.insert(out.end(), list.begin(), list.end());
+    if (index.sorted_keys.empty() && !index.by_key.empty()) {
+      index.sorted_keys.reserve(index.by_key.size());
+      for (const auto& entry : index.by_key) index.sorted_keys.push_back(entry.first);
+      std::sort(index.sorted_keys.begin(), index.sorted_keys.end());
+    }
+    for (auto k = std::lower_bound(index.sorted_keys.begin(), index.sorted_keys.end(), section);
+         k != index.sorted_keys.end() && starts(*k, section); ++k) {
+      const std::vector<std::uint32_t>& list = index.by_key.at(*k);
+      out.insert(out.end(), list.begin(), list.end());
+    }
     std::sort(out.begin(), out.end());
   }
   if (index.by_section.size() < kMaxSections) index.by_section.emplace(section, out);
@@ -161,24 +170,32 @@ bool nearest_header_is(const FileText& file, std::string_view section_text, std:
   // nearest line starting with a letter, "_" or "$"; with the Python diff driver (a
   // `*.py diff=python` attribute), the nearest def or class line at any indentation. Which
   // rule made the patch is not known: the section is this one's if either rule finds it.
-  // Scanning up from pos - 1, a line starting with the section wins before the header ends
-  // the scan (the header itself included): so the question is whether such a line lies in
-  // [nearest header, pos - 1], the scan bounded by kSectionScan lines.
+  // The scans are bounded by kSectionScan lines.
   const std::size_t end = std::min(pos, file.size());  // lines [.., end) are above pos
   if (end == 0) return false;
   const std::size_t stop = end > kSectionScan ? end - kSectionScan : 0;
   const SectionIndex& index = section_index(file);
   const std::vector<std::uint32_t> found = lines_starting(file, section);
-  auto nearest_is = [&](bool python) {
+  // The last header of each rule below `end`, if within the scan.
+  auto last_header = [&](bool python) -> std::optional<std::size_t> {
     const std::vector<std::uint32_t>& headers = index.headers[python ? 1 : 0];
-    // The last header below `end`, if within the scan.
     auto h = std::lower_bound(headers.begin(), headers.end(), end);
-    std::size_t lo = stop;
-    if (h != headers.begin() && *std::prev(h) >= stop) lo = *std::prev(h);
-    auto l = std::lower_bound(found.begin(), found.end(), lo);
-    return l != found.end() && *l < end;
+    if (h == headers.begin() || *std::prev(h) < stop) return std::nullopt;
+    return *std::prev(h);
   };
-  return nearest_is(false) || (def_line(section) && nearest_is(true));
+  auto is_section = [&](std::optional<std::size_t> line) {
+    return line && std::binary_search(found.begin(), found.end(), *line);
+  };
+  const std::optional<std::size_t> by_default = last_header(false), by_python = last_header(true);
+  // Either rule's nearest header is the section line (the Python rule for a def or class
+  // section only); or (a diff driver of another language, whose headers may be indented) a
+  // line starting with the section with no header of either rule after it: an indented
+  // `def decode` above a nearer `def decode_v2` is not the section of what lies under
+  // decode_v2.
+  if (is_section(by_default) || (def_line(section) && is_section(by_python))) return true;
+  const std::size_t lo = std::max(by_default.value_or(stop), by_python.value_or(stop));
+  auto l = std::lower_bound(found.begin(), found.end(), lo);
+  return l != found.end() && *l < end;
 }
 
 bool section_in_file(const FileText& file, std::string_view section_text) {
@@ -706,8 +723,9 @@ class Drift {
   /// Places where the leading context's last line is followed, within the removed block's
   /// length plus 2 x kDriftSlack lines, by the trailing context's first line: where a
   /// replacement belongs when what stands there is neither its old nor its new code, edited
-  /// since (a gap holding one of the hunk's informative added lines holds its new code, one
-  /// with blank or trivial lines only holds no code: neither is a slot), with the hunk's
+  /// since (a gap holding one of the hunk's informative added lines and none of its removed
+  /// ones holds its new code, one with blank or trivial lines only holds no code: neither is
+  /// a slot), with the hunk's
   /// context standing on both sides (an informative line of each side that has one). Scored
   /// by the context around the gap.
   std::vector<Candidate> slots(bool& more) {
@@ -718,26 +736,34 @@ class Drift {
     FileSide fs(file_, cache_, mode_);
     const Range r = fs.occurrences(post_.window(lead_ - 1, 1, true, cache_.pow));
     if (static_cast<std::size_t>(r.second - r.first) > kScanLimit) return out;  // too common
-    // The hunk's informative added lines that it does not also remove: a slot holding one of
-    // them holds (some of) the new code, edited since, not the old code.
-    std::unordered_set<std::string_view> added;
+    // The hunk's informative added lines that it does not also remove, and its removed lines
+    // that it does not also add: a slot holding one of the added lines and none of the
+    // removed ones holds (some of) the new code, edited since, not the old code.
+    std::unordered_set<std::string_view> added, removed;
     for (std::size_t j = lead_; j < post_n - trail_; ++j)
       if (images_.post[j]->kind == LineKind::kAdded && informative_line(images_.post[j]->text))
         added.insert(post_.text(j));
+    for (std::size_t j = lead_; j < pre_.size() - trail_; ++j)
+      if (images_.pre[j]->kind == LineKind::kRemoved && informative_line(images_.pre[j]->text))
+        removed.insert(pre_.text(j));
     for (std::size_t j = lead_; j < pre_.size() - trail_; ++j) added.erase(pre_.text(j));
+    for (std::size_t j = lead_; j < post_n - trail_; ++j) removed.erase(post_.text(j));
     const bool lead_informative = side_informative(true);
     const bool trail_informative = side_informative(false);
     std::string buf;
-    // Old code edited since holds an informative line, none of them one the hunk adds.
+    // Old code edited since holds an informative line; not the new code: one of the removed
+    // lines, or none of the added ones.
     auto not_old_code = [&](std::size_t begin, std::size_t end) {
-      bool informative = false;
+      bool informative = false, has_added = false;
       for (std::size_t i = begin; i < end; ++i) {
         buf.clear();
         buf.reserve(file_.line(i).size());  // normalise() must never reallocate its storage
-        if (added.count(normalise(file_.line(i), mode_, buf)) != 0) return true;
+        const std::string_view line = normalise(file_.line(i), mode_, buf);
+        if (removed.count(line) != 0) return false;
+        has_added = has_added || added.count(line) != 0;
         informative = informative || informative_line(file_.line(i));
       }
-      return !informative;
+      return has_added || !informative;
     };
     for (const std::size_t* e = r.first; e != r.second; ++e) {
       const std::size_t s = *e + 1;

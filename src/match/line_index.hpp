@@ -298,6 +298,9 @@ struct SectionIndex {
   /// Lines by the first kSectionKey bytes of their trimmed text (shorter lines by all of it),
   /// ascending; views into the file.
   std::unordered_map<std::string_view, std::vector<std::uint32_t>> by_key;
+  /// The keys of by_key in byte order, built on the first lookup of a section shorter than a
+  /// key (those starting with it are then one range: O(log keys) a lookup, not a pass).
+  std::vector<std::string_view> sorted_keys;
   /// Per section text asked for: the lines whose trimmed text starts with it, ascending.
   /// Holds at most kMaxSections entries (further sections are looked up, not kept).
   std::unordered_map<std::string, std::vector<std::uint32_t>> by_section;
