@@ -485,6 +485,59 @@ TEST(Scan, PthLinesToUnknownFoldersKeepNoDescriptorOpen) {
   EXPECT_EQ(r.exit_code(), 1);
 }
 
+/// The note of `r` that starts with `prefix`, "" when none.
+std::string note_starting(const ScanReport& r, const std::string& prefix) {
+  for (const std::string& n : r.notes)
+    if (n.rfind(prefix, 0) == 0) return n;
+  return {};
+}
+
+TEST(Scan, OversizedMetadataFilesAreNamedNotRead) {
+  // Hostile metadata: a direct_url.json of 50 MB of '[' took 3.7 GB, a .pth of 40 MB of
+  // newlines 2.1 GB. Files over their cap are not read and a note names each; the install the
+  // direct_url.json belongs to is still reported (as installed in site-packages).
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.6.0", std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json", std::string(100 << 10, '['));
+  write_file(site / "big.pth", std::string(5 << 20, '\n'));
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.kind, InstallKind::kDistribution);
+  EXPECT_EQ(r.installs[0].install.version, "0.6.0");
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  const std::string site_rel = kSite;
+  EXPECT_EQ(note_starting(r, site_rel + "/flashinfer_python-0.6.0.dist-info/direct_url.json:"),
+            site_rel +
+                "/flashinfer_python-0.6.0.dist-info/direct_url.json: 102400 bytes, over the 64 KiB "
+                "read in such a file; not read: the distribution is taken as installed here, an "
+                "editable source it names is not read");
+  EXPECT_EQ(note_starting(r, site_rel + "/big.pth:"),
+            site_rel + "/big.pth: 5242880 bytes, over the 4 MiB read in such a file; not read: "
+                       "the source trees it points to are not read");
+}
+
+TEST(Scan, DeeplyNestedDirectUrlIsNamedNotParsed) {
+  // Under the size cap but 30000 levels deep: the SAX pass stops at level 33, no DOM is built.
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.6.0", std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             "{\"url\": \"file:///x\", \"dir_info\": {\"editable\": true}, \"a\": " +
+                 std::string(30000, '[') + std::string(30000, ']') + "}");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.kind, InstallKind::kDistribution);
+  const std::string site_rel = kSite;
+  EXPECT_EQ(note_starting(r, site_rel + "/flashinfer_python-0.6.0.dist-info/direct_url.json:"),
+            site_rel +
+                "/flashinfer_python-0.6.0.dist-info/direct_url.json: nested deeper than 32 "
+                "levels; not read: the distribution is taken as installed here, an editable "
+                "source it names is not read");
+}
+
 TEST(Scan, UnlistedDirectoryMakesTheWalkIncomplete) {
   // Out of descriptors while walking: the directories not listed are named, and "nothing
   // missing" becomes unknown (exit 2), never 0.
