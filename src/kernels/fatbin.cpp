@@ -127,8 +127,16 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
   std::size_t pos = 0;
   std::size_t number = 0;
   while (true) {
-    // Linkers pad input sections to their alignment (8) with zeros.
-    while (pos < region.size() && region[pos] == 0) ++pos;
+    // Linkers pad input sections to their alignment (8) with zeros. A longer run of zeros is
+    // no padding (a sparse section of 4 GiB took 14 s and 4.2 GB of mapped pages to skip).
+    const std::size_t zeros_from = pos;
+    const std::size_t zeros_end = std::min(region.size(), pos + kMaxFatBinaryPadding + 1);
+    while (pos < zeros_end && region[pos] == 0) ++pos;
+    if (pos - zeros_from > kMaxFatBinaryPadding)
+      return fmt::format("more than {} zero bytes at {} (after fat binary {}, {} bytes left): "
+                         "not padding between fat binaries; a sparse or damaged section?",
+                         kMaxFatBinaryPadding, hex(base + zeros_from), number,
+                         region.size() - zeros_from);
     if (pos == region.size()) return {};
     const std::uint64_t at = base + pos;
     ++number;
@@ -162,7 +170,7 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 
 bool may_carry_cuda_code(std::span<const unsigned char> head) {
   if (head.size() < 4) return false;
-  return std::memcmp(head.data(), "\x7f" "ELF", 4) == 0 ||
+  return std::memcmp(head.data(), "\x7f" "ELF", 4) == 0 || std::memcmp(head.data(), "!<ar", 4) == 0 ||
          load_le<std::uint32_t>(head.data()) == kFatBinaryMagic;
 }
 
@@ -203,13 +211,13 @@ std::string KernelEntry::arch_name() const {
 }
 
 bool FatBinary::has_kernels() const {
+  // The entries of one module come from one translation unit: a cubin known to hold no
+  // function says its PTX declares no kernel either (nvcc compiles the same code for each).
   bool known_empty = false;
   for (const KernelEntry& e : entries) {
-    if (e.kind != KernelEntryKind::kCubin) return true;
-    if (e.functions) {
-      if (*e.functions > 0) return true;
-      known_empty = true;
-    }
+    if (e.kind != KernelEntryKind::kCubin || !e.functions) continue;
+    if (*e.functions > 0) return true;
+    known_empty = true;
   }
   return !known_empty;
 }
