@@ -148,6 +148,39 @@ TEST(Catalog, BadEntriesNameTheFileAndLine) {
             "dir/x-1.json:10: 'files[0].installed' must be a relative, normalised path or null");
 }
 
+TEST(Catalog, EveryProblemOfAnEntryIsReportedAtItsLine) {
+  // It reported the first problem only (a missing field always at line 1): one fix per run.
+  std::string text = entry_text("x-1", R"({"pcre2": "a(b"}, {"literal": ""})");
+  text.replace(text.find("\"pr\": 1"), 7, "\"pr\": 0");
+  text.replace(text.find("\"12.0\""), 6, "\"12\"");
+  text.replace(text.find("\"symptom\": \"s\""), 14, "\"symptom\": \"\"");
+  text.replace(text.find("\"confirmed\""), 11, "\"confirmedx\"");
+  try {
+    parse_catalog_entry(text, "dir/x-1.json", "x-1");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "dir/x-1.json:1: required field 'confirmed' is missing");
+    EXPECT_EQ(e.more(), (std::vector<std::string>{
+                            "dir/x-1.json:7: 'upstream.pr' must be a positive integer or null",
+                            "dir/x-1.json:8: 'compute_capabilities[0]' must be \"MAJOR.MINOR\"",
+                            "dir/x-1.json:9: 'symptom' is empty",
+                            "dir/x-1.json:11: 'fixed[0]' does not compile as PCRE2: missing "
+                            "closing parenthesis at offset 3",
+                            "dir/x-1.json:11: 'fixed[1]' must be a non-empty string of one line",
+                            "dir/x-1.json:13: unknown field 'confirmedx'",
+                        }));
+  }
+  // The CLI prints each, with its prefix.
+  TempDir dir;
+  write_file(dir.path() / "cat/x-1.json", text);
+  const test::RunResult r =
+      run_sm120check({"scan", "--catalog", (dir.path() / "cat").string(), dir.path().string()});
+  EXPECT_EQ(r.exit_code, 3);
+  const std::string prefix = "sm120check: error: " + (dir.path() / "cat").string() + "/x-1.json:";
+  EXPECT_NE(r.err.find(prefix + "1: required field 'confirmed' is missing\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(prefix + "13: unknown field 'confirmedx'\n"), std::string::npos) << r.err;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Verdicts in a site-packages install.
 
