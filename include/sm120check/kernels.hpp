@@ -88,8 +88,9 @@ struct FatBinary {
   /// True when the runtime loads it: from .nv_fatbin or a bare fat binary. __nv_relfatbin holds
   /// relocatable device code kept for a later device link (nvcc -rdc), not loaded as it is.
   bool loaded() const noexcept { return section != "__nv_relfatbin"; }
-  /// False when a cubin of it is known to hold no function and none holds one, whatever PTX or
-  /// LTO IR it also carries (the same translation unit's code: no kernel either): nothing to run.
+  /// False when a cubin of it is known to hold no function, none holds one, and each PTX or LTO
+  /// IR entry it has is for the SM of a cubin holding no function (the same code for the same
+  /// __CUDA_ARCH__): nothing to run.
   /// nvcc -shared with the CUDA runtime adds such a module for its default architecture (sm_75);
   /// CUDA 13's libcufft.so.12 and libcufftw.so.12 carry only that; a .cu file of host code only
   /// built with code=[sm_80,compute_80] gives one with PTX too (tests/data/kernels/hostonly.o).

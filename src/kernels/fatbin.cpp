@@ -211,15 +211,25 @@ std::string KernelEntry::arch_name() const {
 }
 
 bool FatBinary::has_kernels() const {
-  // The entries of one module come from one translation unit: a cubin known to hold no
-  // function says its PTX declares no kernel either (nvcc compiles the same code for each).
   bool known_empty = false;
   for (const KernelEntry& e : entries) {
     if (e.kind != KernelEntryKind::kCubin || !e.functions) continue;
     if (*e.functions > 0) return true;
     known_empty = true;
   }
-  return !known_empty;
+  if (!known_empty) return true;
+  // PTX (or LTO IR) counts unless a cubin for the same SM holds no function: nvcc compiled that
+  // cubin from the same code for the same __CUDA_ARCH__. Another SM's PTX may hold kernels the
+  // empty cubin lacks (kernels under `#if __CUDA_ARCH__ >= 800`: CUDA 13's libcublas carries
+  // modules of an empty sm_75 cubin beside compute_121 PTX).
+  for (const KernelEntry& e : entries) {
+    if (e.kind == KernelEntryKind::kCubin) continue;
+    const bool covered = std::any_of(entries.begin(), entries.end(), [&](const KernelEntry& c) {
+      return c.kind == KernelEntryKind::kCubin && c.sm == e.sm && c.functions == 0u;
+    });
+    if (!covered) return true;
+  }
+  return false;
 }
 
 std::size_t KernelListing::entry_count() const {
