@@ -52,7 +52,7 @@ def is_elf_or_fatbin(path):
             head = f.read(4)
     except OSError:
         return False
-    return head == b"\x7fELF" or head == b"\x50\xed\x55\xba"
+    return head in (b"\x7fELF", b"\x50\xed\x55\xba", b"!<ar")
 
 
 def ours(binary, path):
@@ -68,11 +68,15 @@ def ours(binary, path):
         error = f["error"] or error
         for fb in f["fat_binaries"]:
             for e in fb["entries"]:
+                # cuobjdump --list-elf drops the family suffix: cuobjdump 13.0.85 names
+                # sm120f.o's cubin "sm120f.1.sm_120.cubin" while its --dump-elf says
+                # "arch = sm_120f" (the entry's flag 0x200000, the cubin's e_flags), as we do.
+                arch = e["arch"][:-1] if e["variant"] == "f" else e["arch"]
                 if e["kind"] == "cubin":
-                    found[("cubin", e["arch"])] += 1
+                    found[("cubin", arch)] += 1
                 elif e["kind"] == "ptx":
                     # cuobjdump names PTX after sm_XY: compute_120a -> sm_120a.
-                    found[("ptx", "sm_" + e["arch"][len("compute_"):])] += 1
+                    found[("ptx", "sm_" + arch[len("compute_"):])] += 1
     return found, error
 
 

@@ -9,10 +9,13 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <nettle/sha1.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -1783,6 +1786,64 @@ TEST(IndexBlobIds, ASameSizeRewriteWithItsMtimeRestoredIsHashedNotTakenFromTheIn
   RunResult r = test::run_sm120check({"verify", "--no-gpu", repo.patch_file(), repo.dir()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("blob id matches the pre-image"), std::string::npos) << r.out;
+}
+
+/// Replaces, in `repo`'s index, the object id `from` (40 hex digits) by `to` and rewrites the
+/// index's trailing SHA-1: an index whose entry keeps the file's current stat data but names
+/// another blob (stale, or crafted).
+void swap_index_id(const Repo& repo, const std::string& from, const std::string& to) {
+  const std::string path = repo.path(".git/index");
+  std::ifstream in(path, std::ios::binary);
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 40u);
+  const auto raw = [](const std::string& hex) {
+    std::vector<unsigned char> out;
+    for (std::size_t i = 0; i < 40; i += 2)
+      out.push_back(static_cast<unsigned char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    return out;
+  };
+  const std::vector<unsigned char> a = raw(from), b = raw(to);
+  auto at = std::search(bytes.begin(), bytes.end(), a.begin(), a.end());
+  ASSERT_NE(at, bytes.end());
+  std::copy(b.begin(), b.end(), at);
+  sha1_ctx ctx;
+  sha1_init(&ctx);
+  sha1_update(&ctx, bytes.size() - 20, bytes.data());
+  sha1_digest(&ctx, 20, bytes.data() + bytes.size() - 20);
+  test::write_file(path, std::string(bytes.begin(), bytes.end()));
+}
+
+TEST(IndexBlobIds, AStaleIdWithCurrentStatDataNeverTurnsTheVerdict) {
+  // a.txt holds the hunk's pre-image at line 6 and its post-image, away from its expected
+  // line, at line 33; it is at the pre-image. The index entry, with the file's current stat data, names
+  // the post-image's blob: the id preferred the post-image's placement and the file read
+  // "conflict" (exit 2). The id is hashed again when a verdict is conflict: applicable, as
+  // without the index.
+  IsolatedConfig config;
+  Repo repo;
+  const std::string pre = "p\nq\nr\nx = 1\ns\nt\nu\n", post = "p\nq\nr\nx = 2\ns\nt\nu\n";
+  repo.write("a.txt", lines(1, 5) + pre + lines(6, 25) + post + lines(26, 40));
+  const std::string base = repo.commit("base");
+  repo.write("a.txt", lines(1, 5) + post + lines(6, 25) + post + lines(26, 40));
+  const std::string fix = repo.commit("fix");
+  repo.diff(base, fix);
+  repo.git("checkout -q " + base + " -- a.txt");
+  set_mtime(repo.path("a.txt"), k2020, 0);  // before the index: not racily clean
+  repo.git("add a.txt");
+  const std::string old_id = repo.git("rev-parse " + base + ":a.txt").substr(0, 40);
+  const std::string new_id = repo.git("rev-parse " + fix + ":a.txt").substr(0, 40);
+  swap_index_id(repo, old_id, new_id);
+  ASSERT_EQ(repo.git("ls-files -s a.txt").substr(7, 40), new_id);
+  std::shared_ptr<const KnownBlobIds> ids = index_blob_ids(repo.dir(), "", {"a.txt"});
+  ASSERT_TRUE(ids);
+  ASSERT_EQ(ids->id("a.txt", stat_of(repo.path("a.txt"))), new_id);  // vouched for
+  RunResult r = test::run_sm120check({"verify", "--no-gpu", repo.patch_file(), repo.dir()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("applicable (blob id matches the pre-image)\n      hunk 1 @@ -6,7 +6,7 @@  "
+                       "applicable at line 6 (both images match; chose applicable)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("conflict"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,7 +86,7 @@ KernelListing list_fixture(const std::string& name) {
 // with their a/f suffix, order, compression, one fat binary per translation unit.
 TEST(KernelListing, EveryFixtureListsExactlyItsBuiltTargets) {
   const std::vector<ManifestLine> lines = manifest();
-  ASSERT_EQ(lines.size(), 17u);
+  ASSERT_EQ(lines.size(), 19u);
   for (const ManifestLine& m : lines) {
     const KernelListing listing = list_fixture(m.name);
     EXPECT_EQ(listing.error, "") << m.name;
@@ -166,9 +167,9 @@ TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
         }
       }
   }
-  EXPECT_EQ(cubins, 18u);
-  EXPECT_EQ(ptx, 9u);
-  EXPECT_EQ(decompressed, 11u);
+  EXPECT_EQ(cubins, 22u);  // hostonly.o 1, libarch.a 3
+  EXPECT_EQ(ptx, 11u);
+  EXPECT_EQ(decompressed, 13u);
 }
 
 // Functions are counted in compressed cubins too: one per module, the smallest.
@@ -205,6 +206,52 @@ TEST(KernelListing, LinkStubWithoutKernelsIsNotJudged) {
   EXPECT_EQ(fit.skipped_without_kernels, 1u);
   ASSERT_EQ(fit.judged.size(), 1u);
   EXPECT_EQ(fit.judged[0].first, 1u);
+}
+
+TEST(KernelListing, HostOnlyModuleWithPtxIsNotJudged) {
+  // hostonly.cu has no kernel; built for code=[sm_80,compute_80] its module holds a cubin
+  // without functions and PTX. It was judged "ptx-jit" for 12.0 (exit 1) though nothing runs.
+  const KernelListing listing = list_fixture("hostonly.o");
+  ASSERT_EQ(listing.fatbins.size(), 1u);
+  ASSERT_EQ(listing.fatbins[0].entries.size(), 2u);
+  EXPECT_EQ(listing.fatbins[0].entries[1].functions, 0u);
+  EXPECT_FALSE(listing.fatbins[0].has_kernels());
+  const FileFit fit = file_fit(listing, {12, 0});
+  EXPECT_TRUE(fit.judged.empty());
+  EXPECT_EQ(fit.skipped_without_kernels, 1u);
+  const test::RunResult r =
+      test::run_sm120check({"kernels", "--cc", "12.0", (fixtures() / "hostonly.o").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.find("ptx-jit"), std::string::npos) << r.out;
+}
+
+TEST(KernelListing, StaticArchiveMembersAreListed) {
+  // libarch.a = ar of sm90.o, sm120a.o, hostonly.o: it read as "no CUDA code", exit 0.
+  const KernelListing listing = list_fixture("libarch.a");
+  EXPECT_EQ(listing.error, "");
+  EXPECT_TRUE(listing.archive);
+  ASSERT_EQ(listing.fatbins.size(), 3u);
+  EXPECT_EQ(listing.fatbins[0].member, "sm90.o");
+  EXPECT_EQ(listing.fatbins[1].member, "sm120a.o");
+  EXPECT_EQ(listing.fatbins[2].member, "hostonly.o");
+  // Offsets are the archive's: the entries read there are the members' own.
+  const std::vector<unsigned char> file = bytes_of(fixtures() / "libarch.a");
+  const KernelListing alone = list_fixture("sm120a.o");
+  const KernelEntry& in_ar = listing.fatbins[1].entries.at(0);
+  const KernelEntry& own = alone.fatbins.at(0).entries.at(0);
+  EXPECT_EQ(in_ar.functions, 1u);
+  EXPECT_EQ(in_ar.size, own.size);
+  const std::vector<unsigned char> member_bytes = bytes_of(fixtures() / "sm120a.o");
+  EXPECT_TRUE(std::equal(file.begin() + static_cast<long>(in_ar.payload_offset),
+                         file.begin() + static_cast<long>(in_ar.payload_offset + in_ar.size),
+                         member_bytes.begin() + static_cast<long>(own.payload_offset)));
+  const test::RunResult r =
+      test::run_sm120check({"kernels", "--cc", "12.0", "--entries", (fixtures() / "libarch.a").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("fat binary 2 (member sm120a.o, .nv_fatbin at "), std::string::npos) << r.out;
+  EXPECT_EQ(test::run_sm120check({"kernels", "--cc", "8.0", (fixtures() / "libarch.a").string()})
+                .exit_code,
+            2);
 }
 
 TEST(KernelListing, RelocatableDeviceCodeIsJudgedOnlyWithoutLoadedModules) {
@@ -245,6 +292,8 @@ TEST(KernelFitRules, EveryFixtureOnFourCapabilities) {
       {"libtwo.so", "PPPE"},
       {"libstub.so", "ECNN"},
       {"saxpy.fatbin", "ECPN"},
+      {"hostonly.o", "NNNN"},  // no kernel: nothing judged
+      {"libarch.a", "ENEN"},   // sm_90 | sm_120a | no kernel
   };
   const ComputeCapability ccs[] = {{12, 0}, {12, 1}, {9, 0}, {8, 0}};
   const auto letter = [](KernelFit f) { return "ECPN"[static_cast<int>(f)]; };
@@ -363,6 +412,53 @@ TEST(KernelHostile, CorruptFieldsGiveClearErrors) {
   EXPECT_EQ(parse(padded, out),
             "no fat binary at 0x830 (fat binary 2): too few bytes left for a header");
   EXPECT_EQ(out.size(), 1u);  // what came before the fault is kept
+  // Up to kMaxFatBinaryPadding zeros are padding; more are an error, not a scan of them all.
+  std::vector<unsigned char> sparse = region;
+  sparse.resize(region.size() + kMaxFatBinaryPadding, 0);
+  out.clear();
+  EXPECT_EQ(parse(sparse, out), "");
+  sparse.resize(region.size() + kMaxFatBinaryPadding + 1, 0);
+  out.clear();
+  EXPECT_EQ(parse(sparse, out),
+            fmt::format("more than 1048576 zero bytes at {:#x} (after fat binary 1, 1048577 "
+                        "bytes left): not padding between fat binaries; a sparse or damaged "
+                        "section?",
+                        region.size()));
+  EXPECT_EQ(out.size(), 1u);
+}
+
+TEST(KernelHostile, SparseSectionOfFourGibIsRefusedWithoutReadingIt) {
+  // sm90.o with its .nv_fatbin section moved to the end of the file and made 4 GiB long, the
+  // file extended with a hole: it took 14 s and 4.2 GB (every page of zeros mapped in) and said
+  // "no CUDA code".
+  std::vector<unsigned char> file = bytes_of(fixtures() / "sm90.o");
+  const KernelListing good = list_kernels_in_memory(file, "sm90.o");
+  std::uint64_t shoff = 0;
+  std::uint16_t shnum = 0;
+  std::memcpy(&shoff, file.data() + 40, 8);
+  std::memcpy(&shnum, file.data() + 60, 2);
+  const std::uint64_t end = (file.size() + 4095) / 4096 * 4096, four_gib = 4ull << 30;
+  for (std::size_t i = 0; i < shnum; ++i) {
+    std::uint64_t offset = 0;
+    std::memcpy(&offset, file.data() + shoff + i * 64 + 24, 8);
+    if (offset != good.fatbins.at(0).offset) continue;
+    std::memcpy(file.data() + shoff + i * 64 + 24, &end, 8);
+    std::memcpy(file.data() + shoff + i * 64 + 32, &four_gib, 8);
+  }
+  test::TempDir dir;
+  const fs::path path = dir.path() / "sparse.o";
+  test::write_file(path, std::string(file.begin(), file.end()));
+  fs::resize_file(path, end + four_gib);
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_SELF, &before);
+  const KernelListing listing = list_kernels(path.string());
+  ::getrusage(RUSAGE_SELF, &after);
+  EXPECT_EQ(listing.error,
+            fmt::format(".nv_fatbin: more than 1048576 zero bytes at {:#x} (after fat binary 0, "
+                        "4294967296 bytes left): not padding between fat binaries; a sparse or "
+                        "damaged section?",
+                        end));
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024);  // KiB: far below 4 GiB
 }
 
 TEST(KernelHostile, BrokenFilesAreReportedNotThrown) {

@@ -148,6 +148,39 @@ TEST(Catalog, BadEntriesNameTheFileAndLine) {
             "dir/x-1.json:10: 'files[0].installed' must be a relative, normalised path or null");
 }
 
+TEST(Catalog, EveryProblemOfAnEntryIsReportedAtItsLine) {
+  // It reported the first problem only (a missing field always at line 1): one fix per run.
+  std::string text = entry_text("x-1", R"({"pcre2": "a(b"}, {"literal": ""})");
+  text.replace(text.find("\"pr\": 1"), 7, "\"pr\": 0");
+  text.replace(text.find("\"12.0\""), 6, "\"12\"");
+  text.replace(text.find("\"symptom\": \"s\""), 14, "\"symptom\": \"\"");
+  text.replace(text.find("\"confirmed\""), 11, "\"confirmedx\"");
+  try {
+    parse_catalog_entry(text, "dir/x-1.json", "x-1");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "dir/x-1.json:1: required field 'confirmed' is missing");
+    EXPECT_EQ(e.more(), (std::vector<std::string>{
+                            "dir/x-1.json:7: 'upstream.pr' must be a positive integer or null",
+                            "dir/x-1.json:8: 'compute_capabilities[0]' must be \"MAJOR.MINOR\"",
+                            "dir/x-1.json:9: 'symptom' is empty",
+                            "dir/x-1.json:11: 'fixed[0]' does not compile as PCRE2: missing "
+                            "closing parenthesis at offset 3",
+                            "dir/x-1.json:11: 'fixed[1]' must be a non-empty string of one line",
+                            "dir/x-1.json:13: unknown field 'confirmedx'",
+                        }));
+  }
+  // The CLI prints each, with its prefix.
+  TempDir dir;
+  write_file(dir.path() / "cat/x-1.json", text);
+  const test::RunResult r =
+      run_sm120check({"scan", "--catalog", (dir.path() / "cat").string(), dir.path().string()});
+  EXPECT_EQ(r.exit_code, 3);
+  const std::string prefix = "sm120check: error: " + (dir.path() / "cat").string() + "/x-1.json:";
+  EXPECT_NE(r.err.find(prefix + "1: required field 'confirmed' is missing\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(prefix + "13: unknown field 'confirmedx'\n"), std::string::npos) << r.err;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Verdicts in a site-packages install.
 
@@ -483,6 +516,59 @@ TEST(Scan, PthLinesToUnknownFoldersKeepNoDescriptorOpen) {
   EXPECT_TRUE(r.walk.unreadable.empty());
   ASSERT_EQ(r.installs.size(), 1u);
   EXPECT_EQ(r.exit_code(), 1);
+}
+
+/// The note of `r` that starts with `prefix`, "" when none.
+std::string note_starting(const ScanReport& r, const std::string& prefix) {
+  for (const std::string& n : r.notes)
+    if (n.rfind(prefix, 0) == 0) return n;
+  return {};
+}
+
+TEST(Scan, OversizedMetadataFilesAreNamedNotRead) {
+  // Hostile metadata: a direct_url.json of 50 MB of '[' took 3.7 GB, a .pth of 40 MB of
+  // newlines 2.1 GB. Files over their cap are not read and a note names each; the install the
+  // direct_url.json belongs to is still reported (as installed in site-packages).
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.6.0", std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json", std::string(100 << 10, '['));
+  write_file(site / "big.pth", std::string(5 << 20, '\n'));
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.kind, InstallKind::kDistribution);
+  EXPECT_EQ(r.installs[0].install.version, "0.6.0");
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  const std::string site_rel = kSite;
+  EXPECT_EQ(note_starting(r, site_rel + "/flashinfer_python-0.6.0.dist-info/direct_url.json:"),
+            site_rel +
+                "/flashinfer_python-0.6.0.dist-info/direct_url.json: 102400 bytes, over the 64 KiB "
+                "read in such a file; not read: the distribution is taken as installed here, an "
+                "editable source it names is not read");
+  EXPECT_EQ(note_starting(r, site_rel + "/big.pth:"),
+            site_rel + "/big.pth: 5242880 bytes, over the 4 MiB read in such a file; not read: "
+                       "the source trees it points to are not read");
+}
+
+TEST(Scan, DeeplyNestedDirectUrlIsNamedNotParsed) {
+  // Under the size cap but 30000 levels deep: the SAX pass stops at level 33, no DOM is built.
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.6.0", std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             "{\"url\": \"file:///x\", \"dir_info\": {\"editable\": true}, \"a\": " +
+                 std::string(30000, '[') + std::string(30000, ']') + "}");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.kind, InstallKind::kDistribution);
+  const std::string site_rel = kSite;
+  EXPECT_EQ(note_starting(r, site_rel + "/flashinfer_python-0.6.0.dist-info/direct_url.json:"),
+            site_rel +
+                "/flashinfer_python-0.6.0.dist-info/direct_url.json: nested deeper than 32 "
+                "levels; not read: the distribution is taken as installed here, an editable "
+                "source it names is not read");
 }
 
 TEST(Scan, UnlistedDirectoryMakesTheWalkIncomplete) {

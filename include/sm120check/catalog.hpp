@@ -98,7 +98,9 @@ std::string normalize_distribution_name(std::string_view name);
 /// README lists (required, types, the schema's patterns and enums, relative normalised paths,
 /// compute capabilities that parse) and that each marker compiles (PCRE2 for "pcre2").
 /// Throws Error(file, line, what): for a JSON syntax error the line of nlohmann::json's byte
-/// offset, for a bad field the line where its key (or array element) stands.
+/// offset; else every problem of the entry, by line: the first in what(), the others in
+/// Error::more(), each at the line where its key (or array element) stands, a missing field
+/// at the line of its object.
 CatalogEntry parse_catalog_entry(std::string_view text, const std::string& file,
                                  std::string_view stem);
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace sm120check {
 
@@ -22,11 +23,16 @@ class Error : public std::runtime_error {
   std::size_t line() const noexcept { return line_; }
   /// The message without the "file:line: " prefix.
   const std::string& message() const noexcept { return message_; }
+  /// Further problems of the same input found in the same pass (a catalog entry's other bad
+  /// fields), each a line shaped like what(); the CLI prints them after what().
+  const std::vector<std::string>& more() const noexcept { return more_; }
+  void add_more(std::string what) { more_.push_back(std::move(what)); }
 
  private:
   std::string file_;
   std::size_t line_;
   std::string message_;
+  std::vector<std::string> more_;
 };
 
 }  // namespace sm120check

@@ -81,15 +81,19 @@ struct KernelEntry {
 /// One fat binary (one module the CUDA runtime registers; nvcc makes one per translation unit).
 struct FatBinary {
   std::string section;      ///< ".nv_fatbin", "__nv_relfatbin", or "" for a bare .fatbin file
+  std::string member;       ///< the static archive member (ELF object) holding it; "" if none
   std::uint64_t offset = 0;  ///< of its header, in bytes from the file start
   std::vector<KernelEntry> entries;  ///< in file order
 
   /// True when the runtime loads it: from .nv_fatbin or a bare fat binary. __nv_relfatbin holds
   /// relocatable device code kept for a later device link (nvcc -rdc), not loaded as it is.
   bool loaded() const noexcept { return section != "__nv_relfatbin"; }
-  /// False when a cubin of it is known to hold no function, none holds one, and it has no PTX
-  /// or LTO IR: nothing to run. nvcc -shared with the CUDA runtime adds such a module for its
-  /// default architecture (sm_75); CUDA 13's libcufft.so.12 and libcufftw.so.12 carry only that.
+  /// False when a cubin of it is known to hold no function, none holds one, and each PTX or LTO
+  /// IR entry it has is for the SM of a cubin holding no function (the same code for the same
+  /// __CUDA_ARCH__): nothing to run.
+  /// nvcc -shared with the CUDA runtime adds such a module for its default architecture (sm_75);
+  /// CUDA 13's libcufft.so.12 and libcufftw.so.12 carry only that; a .cu file of host code only
+  /// built with code=[sm_80,compute_80] gives one with PTX too (tests/data/kernels/hostonly.o).
   bool has_kernels() const;
 };
 
@@ -97,7 +101,8 @@ struct FatBinary {
 struct KernelListing {
   std::string path;                ///< as given
   std::vector<FatBinary> fatbins;  ///< in file order, .nv_fatbin before __nv_relfatbin
-  bool elf = false;                ///< the file is ELF (false: a bare fat binary, or neither)
+  bool elf = false;                ///< the file is ELF, or an archive with ELF members
+  bool archive = false;            ///< the file is a static archive (ar: lib*.a)
   /// Why the file could not be read whole, one line, e.g. ".nv_fatbin: fat binary 3 at 0x1f40:
   /// entry header at 0x2010 runs past the end of the fat binary"; empty when it was. Fat
   /// binaries before the fault are kept in `fatbins`.
@@ -115,9 +120,16 @@ inline constexpr std::uint64_t kMaxCubinInspectBytes = 64ull << 20;
 /// 1 MiB each, zstd turning a few bytes into a MiB).
 inline constexpr std::uint64_t kMaxDecompressBytes = 1ull << 20;
 inline constexpr std::uint64_t kMaxDecompressTotal = 64ull << 20;
+/// Zero bytes skipped between or after fat binaries of one region: linkers pad to 8 bytes (the
+/// 14 libraries of CUDA 13 and cuDNN 9 in /usr/local/cuda/lib64 have none between theirs); a
+/// longer run is reported as an error, never scanned (a sparse section of 4 GiB reads as zeros).
+inline constexpr std::size_t kMaxFatBinaryPadding = 1u << 20;
 /// Sections named .nv_fatbin or __nv_relfatbin read per file (real files have one or two; a
 /// hostile one could name the same bytes many times).
 inline constexpr std::size_t kMaxFatBinarySections = 16;
+/// Members of a static archive read; each member's .nv_fatbin and __nv_relfatbin sections count
+/// against kMaxFatBinarySections per member.
+inline constexpr std::size_t kMaxArchiveMembers = 1u << 16;
 
 /// The payload of `entry` as it was before compression, from `stored` (its `size` bytes at
 /// payload_offset): zstd (libzstd) or LZ4 block (liblz4); a copy when not compressed.
@@ -128,8 +140,8 @@ std::optional<std::vector<unsigned char>> decompress_entry(const KernelEntry& en
                                                            std::uint64_t limit);
 
 /// Reads the fat binaries of one region of bytes (a section's contents, or a whole .fatbin
-/// file): fat binaries follow one another, each a 16-byte header then its entries; zero bytes
-/// between them are skipped. `base` is the region's offset in the file (for the offsets
+/// file): fat binaries follow one another, each a 16-byte header then its entries; up to
+/// kMaxFatBinaryPadding zero bytes between and after them are skipped, a longer run is an error. `base` is the region's offset in the file (for the offsets
 /// reported); `section` is copied into each FatBinary. Appends to `out` and returns "" on
 /// success, else a one-line reason (what was read before the fault stays in `out`). Never reads
 /// outside `region`; every loop advances by at least 16 bytes.
@@ -153,7 +165,7 @@ KernelListing list_kernels(const std::string& path);
 KernelListing list_kernels_at(int fd, std::string path);
 
 /// True when the first bytes of a file (at least 4; fewer gives false) may hold CUDA code: the
-/// ELF magic or the fat binary magic. For skipping other files quickly in a directory walk.
+/// ELF magic, the fat binary magic, or "!<ar" (a static archive of objects). For skipping other files quickly in a directory walk.
 bool may_carry_cuda_code(std::span<const unsigned char> head);
 
 /// What the GPU can run from one entry, one module or one file, best first.

@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
   } catch (const sm120check::Error& e) {
     // Messages quote patch and file names: never let them carry terminal escapes.
     std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(e.what()) << '\n';
+    for (const std::string& more : e.more())
+      std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(more) << '\n';
   } catch (const std::bad_alloc&) {
     std::cerr << "sm120check: error: internal error: out of memory\n";
   } catch (const std::exception& e) {

@@ -69,19 +69,16 @@ std::optional<unsigned> count_functions(unsigned char* cubin, std::size_t size) 
 /// Reads the fat-binary sections of an ELF image. `image` must stay writable and private: libelf
 /// may convert data in place (it does not for the native byte order, but nothing here relies on
 /// that).
-void list_elf(unsigned char* image, std::size_t size, KernelListing& listing) {
-  init_libelf();
-  ElfHandle e(elf_memory(reinterpret_cast<char*>(image), size));
-  if (e.elf == nullptr || elf_kind(e.elf) != ELF_K_ELF) {
-    listing.error = "not a valid ELF file: " + libelf_error();
-    return;
-  }
-  listing.elf = true;
+/// `elf` is the ELF image at `image` (`size` bytes), lying at `base` in the file (an archive
+/// member's offset, else 0); its fat binaries are appended to `listing` with file offsets, and
+/// `member` names them (FatBinary::member).
+void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t base,
+              const std::string& member, KernelListing& listing) {
   // libelf pretends there is no section when the section header table lies past the end (a
   // file cut short): say so rather than list nothing. (e_shnum 0 with e_shoff set: more than
   // 0xff00 sections, counted in the first header, which libelf then reads.)
   GElf_Ehdr ehdr;
-  if (gelf_getehdr(e.elf, &ehdr) == nullptr) {
+  if (gelf_getehdr(elf, &ehdr) == nullptr) {
     listing.error = "cannot read the ELF header: " + libelf_error();
     return;
   }
@@ -93,7 +90,7 @@ void list_elf(unsigned char* image, std::size_t size, KernelListing& listing) {
     return;
   }
   std::size_t names = 0;
-  if (elf_getshdrstrndx(e.elf, &names) != 0) {
+  if (elf_getshdrstrndx(elf, &names) != 0) {
     listing.error = "cannot read the ELF section names: " + libelf_error();
     return;
   }
@@ -102,13 +99,13 @@ void list_elf(unsigned char* image, std::size_t size, KernelListing& listing) {
     std::uint64_t offset, size;
   };
   std::vector<Region> fatbin, relfatbin;
-  for (Elf_Scn* scn = elf_nextscn(e.elf, nullptr); scn != nullptr; scn = elf_nextscn(e.elf, scn)) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) {
       listing.error = "cannot read an ELF section header: " + libelf_error();
       return;
     }
-    const char* name = elf_strptr(e.elf, names, shdr.sh_name);
+    const char* name = elf_strptr(elf, names, shdr.sh_name);
     if (name == nullptr || shdr.sh_type == SHT_NOBITS) continue;
     const bool is_fatbin = name == kFatbinSection;
     if (!is_fatbin && name != kRelFatbinSection) continue;
@@ -128,11 +125,79 @@ void list_elf(unsigned char* image, std::size_t size, KernelListing& listing) {
   }
   fatbin.insert(fatbin.end(), relfatbin.begin(), relfatbin.end());
   for (const Region& r : fatbin) {
-    std::string error = parse_fat_binaries({image + r.offset, r.size}, r.offset, r.section,
+    const std::size_t first = listing.fatbins.size();
+    std::string error = parse_fat_binaries({image + r.offset, r.size}, base + r.offset, r.section,
                                            listing.fatbins);
+    for (std::size_t k = first; k < listing.fatbins.size(); ++k) listing.fatbins[k].member = member;
     if (!error.empty()) {
       listing.error = std::string(r.section) + ": " + error;
       break;
+    }
+  }
+}
+
+/// list_elf() of an ELF file held whole at `image`.
+void list_elf_file(unsigned char* image, std::size_t size, KernelListing& listing) {
+  init_libelf();
+  ElfHandle e(elf_memory(reinterpret_cast<char*>(image), size));
+  if (e.elf == nullptr || elf_kind(e.elf) != ELF_K_ELF) {
+    listing.error = "not a valid ELF file: " + libelf_error();
+    return;
+  }
+  listing.elf = true;
+  list_elf(e.elf, image, size, 0, "", listing);
+}
+
+/// The ELF members of a static archive (ar, read by libelf: elf_begin on the archive's handle,
+/// elf_next, elf_getarhdr, elf_getbase), each listed by list_elf() at its offset; the symbol
+/// table ("/") and long-name table ("//") are skipped, like members that are not ELF.
+void list_archive(unsigned char* image, std::size_t size, KernelListing& listing) {
+  init_libelf();
+  ElfHandle ar(elf_memory(reinterpret_cast<char*>(image), size));
+  if (ar.elf == nullptr || elf_kind(ar.elf) != ELF_K_AR) {
+    listing.error = "not a valid ar archive: " + libelf_error();
+    return;
+  }
+  listing.archive = true;
+  // elfutils' elf_memory() opens the archive as ELF_C_READ_MMAP; elf_begin() on it wants the same
+  // command (another is "invalid command").
+  Elf_Cmd cmd = ELF_C_READ_MMAP;
+  std::size_t members = 0;
+  while (cmd != ELF_C_NULL) {
+    (void)elf_errno();  // cleared: a null member below is an error only when libelf says one
+    ElfHandle m(elf_begin(-1, cmd, ar.elf));
+    if (m.elf == nullptr) {
+      if (const int err = elf_errno(); err != 0)
+        listing.error = std::string("cannot read an archive member: ") + elf_errmsg(err);
+      return;
+    }
+    // elf_getarhdr() gives the archive's current header: read before elf_next() moves on.
+    const Elf_Arhdr* h = elf_getarhdr(m.elf);
+    if (h == nullptr) {
+      listing.error = "cannot read an archive member's header: " + libelf_error();
+      return;
+    }
+    const std::string name = h->ar_name != nullptr ? h->ar_name : "";
+    const auto ar_size = h->ar_size;
+    cmd = elf_next(m.elf);
+    if (++members > kMaxArchiveMembers) {
+      listing.error = fmt::format("more than {} archive members", kMaxArchiveMembers);
+      return;
+    }
+    if (elf_kind(m.elf) != ELF_K_ELF) continue;
+    const std::int64_t at = elf_getbase(m.elf);
+    const auto base = static_cast<std::uint64_t>(at);
+    const auto member_size = static_cast<std::uint64_t>(ar_size);
+    if (at < 0 || ar_size < 0 || base > size || member_size > size - base) {
+      listing.error = fmt::format("member {}: {} bytes at {} run past the end of the archive",
+                                  name, ar_size, at);
+      return;
+    }
+    listing.elf = true;
+    list_elf(m.elf, image + base, static_cast<std::size_t>(member_size), base, name, listing);
+    if (!listing.error.empty()) {
+      listing.error = fmt::format("member {}: {}", name, listing.error);
+      return;
     }
   }
 }
@@ -170,7 +235,9 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
   if (is_bare_fat_binary(view)) {
     listing.error = parse_fat_binaries(view, 0, "", listing.fatbins);
   } else if (size >= 4 && std::memcmp(image, "\x7f" "ELF", 4) == 0) {
-    list_elf(image, size, listing);
+    list_elf_file(image, size, listing);
+  } else if (size >= 8 && std::memcmp(image, "!<arch>\n", 8) == 0) {
+    list_archive(image, size, listing);
   } else {
     return listing;
   }

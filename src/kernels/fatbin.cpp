@@ -127,8 +127,16 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
   std::size_t pos = 0;
   std::size_t number = 0;
   while (true) {
-    // Linkers pad input sections to their alignment (8) with zeros.
-    while (pos < region.size() && region[pos] == 0) ++pos;
+    // Linkers pad input sections to their alignment (8) with zeros. A longer run of zeros is
+    // no padding (a sparse section of 4 GiB took 14 s and 4.2 GB of mapped pages to skip).
+    const std::size_t zeros_from = pos;
+    const std::size_t zeros_end = std::min(region.size(), pos + kMaxFatBinaryPadding + 1);
+    while (pos < zeros_end && region[pos] == 0) ++pos;
+    if (pos - zeros_from > kMaxFatBinaryPadding)
+      return fmt::format("more than {} zero bytes at {} (after fat binary {}, {} bytes left): "
+                         "not padding between fat binaries; a sparse or damaged section?",
+                         kMaxFatBinaryPadding, hex(base + zeros_from), number,
+                         region.size() - zeros_from);
     if (pos == region.size()) return {};
     const std::uint64_t at = base + pos;
     ++number;
@@ -162,7 +170,7 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 
 bool may_carry_cuda_code(std::span<const unsigned char> head) {
   if (head.size() < 4) return false;
-  return std::memcmp(head.data(), "\x7f" "ELF", 4) == 0 ||
+  return std::memcmp(head.data(), "\x7f" "ELF", 4) == 0 || std::memcmp(head.data(), "!<ar", 4) == 0 ||
          load_le<std::uint32_t>(head.data()) == kFatBinaryMagic;
 }
 
@@ -205,13 +213,23 @@ std::string KernelEntry::arch_name() const {
 bool FatBinary::has_kernels() const {
   bool known_empty = false;
   for (const KernelEntry& e : entries) {
-    if (e.kind != KernelEntryKind::kCubin) return true;
-    if (e.functions) {
-      if (*e.functions > 0) return true;
-      known_empty = true;
-    }
+    if (e.kind != KernelEntryKind::kCubin || !e.functions) continue;
+    if (*e.functions > 0) return true;
+    known_empty = true;
   }
-  return !known_empty;
+  if (!known_empty) return true;
+  // PTX (or LTO IR) counts unless a cubin for the same SM holds no function: nvcc compiled that
+  // cubin from the same code for the same __CUDA_ARCH__. Another SM's PTX may hold kernels the
+  // empty cubin lacks (kernels under `#if __CUDA_ARCH__ >= 800`: CUDA 13's libcublas carries
+  // modules of an empty sm_75 cubin beside compute_121 PTX).
+  for (const KernelEntry& e : entries) {
+    if (e.kind == KernelEntryKind::kCubin) continue;
+    const bool covered = std::any_of(entries.begin(), entries.end(), [&](const KernelEntry& c) {
+      return c.kind == KernelEntryKind::kCubin && c.sm == e.sm && c.functions == 0u;
+    });
+    if (!covered) return true;
+  }
+  return false;
 }
 
 std::size_t KernelListing::entry_count() const {

@@ -169,11 +169,13 @@ nlohmann::ordered_json kernel_file_to_json(const KernelListing& listing,
   json file = json::object();
   file["path"] = sanitize_utf8(listing.path);
   file["elf"] = listing.elf;
+  file["archive"] = listing.archive;
   file["error"] = listing.error.empty() ? json(nullptr) : json(sanitize_utf8(listing.error));
   json fatbins = json::array();
   for (const FatBinary& f : listing.fatbins) {
     json fb = json::object();
     fb["section"] = f.section;
+    fb["member"] = f.member.empty() ? json(nullptr) : json(sanitize_utf8(f.member));
     fb["offset"] = f.offset;
     fb["loaded"] = f.loaded();
     fb["has_kernels"] = f.has_kernels();
@@ -267,8 +269,9 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     if (entries)
       for (std::size_t k = 0; k < listing.fatbins.size(); ++k) {
         const FatBinary& f = listing.fatbins[k];
-        out << "  fat binary " << k + 1 << " (" << (f.section.empty() ? "file" : f.section)
-            << " at " << hex(f.offset) << ")" << (f.loaded() ? "" : ", relocatable: for the device linker")
+        out << "  fat binary " << k + 1 << " ("
+            << (f.member.empty() ? "" : "member " + escape_for_terminal(f.member) + ", ")
+            << (f.section.empty() ? "file" : f.section) << " at " << hex(f.offset) << ")" << (f.loaded() ? "" : ", relocatable: for the device linker")
             << (f.has_kernels() ? "" : ", no kernels") << '\n';
         for (const KernelEntry& e : f.entries) out << "    " << entry_text(e) << '\n';
       }

@@ -36,6 +36,7 @@ class FieldLocator {
   explicit FieldLocator(std::string_view text) : text_(text) {}
 
   std::size_t line_of(const std::vector<std::string>& keys, const std::vector<int>& indexes) const {
+    if (keys.empty()) return line_at(text_, text_.find('{'));  // the entry object's own line
     std::size_t at = 0;
     std::size_t found = 0;
     for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -150,39 +151,89 @@ std::string pcre2_error(const std::string& pattern) {
 /// Validation of one parsed document, throwing FieldError.
 class EntryReader {
  public:
+  /// The entry, or throws the problems found (std::vector<FieldError>, every field checked:
+  /// one problem per field at most, each marker and file on its own).
   CatalogEntry read(const json& doc, std::string_view stem) {
     if (!doc.is_object()) fail({}, "an entry is a JSON object");
     static const std::set<std::string> kKnown = {
         "schema", "id",      "project", "distributions", "title", "upstream", "compute_capabilities",
         "symptom", "files", "fixed",   "unfixed",       "confirmed"};
     for (const auto& [key, value] : doc.items())
-      if (kKnown.count(key) == 0) fail({key}, fmt::format("unknown field '{}'", key));
+      if (kKnown.count(key) == 0) problems_.push_back({{key}, {}, fmt::format("unknown field '{}'", key)});
     for (const std::string& key : kKnown)
-      if (!doc.contains(key)) fail({}, fmt::format("required field '{}' is missing", key));
+      if (!doc.contains(key))
+        problems_.push_back({{}, {}, fmt::format("required field '{}' is missing", key)});
 
     CatalogEntry e;
-    if (!doc["schema"].is_number_integer() || doc["schema"].get<long long>() != kCatalogSchema)
-      fail({"schema"}, fmt::format("'schema' must be {} (this reader's format)", kCatalogSchema));
-    e.id = string(doc, "id");
-    if (!is_id(e.id))
-      fail({"id"}, fmt::format("'id' '{}' must be lower-case letters and digits joined by '-'", e.id));
-    if (e.id != stem)
-      fail({"id"}, fmt::format("'id' '{}' differs from the file name's stem '{}'", e.id, stem));
-    e.project = string(doc, "project");
-    if (std::find(std::begin(kCatalogProjects), std::end(kCatalogProjects), e.project) ==
-        std::end(kCatalogProjects))
-      fail({"project"}, fmt::format("unknown project '{}'", e.project));
-    const json& dists = array(doc, "distributions");
-    for (std::size_t i = 0; i < dists.size(); ++i) {
-      if (!dists[i].is_string() || !is_distribution_name(dists[i].get<std::string>()))
-        fail({"distributions"}, fmt::format("'distributions[{}]' is not a distribution name", i));
-      e.distributions.push_back(dists[i].get<std::string>());
-      e.normalized_distributions.push_back(normalize_distribution_name(e.distributions.back()));
+    field(doc, "schema", [&] {
+      if (!doc["schema"].is_number_integer() || doc["schema"].get<long long>() != kCatalogSchema)
+        fail({"schema"}, fmt::format("'schema' must be {} (this reader's format)", kCatalogSchema));
+    });
+    field(doc, "id", [&] {
+      e.id = string(doc, "id");
+      if (!is_id(e.id))
+        fail({"id"}, fmt::format("'id' '{}' must be lower-case letters and digits joined by '-'", e.id));
+      if (e.id != stem)
+        fail({"id"}, fmt::format("'id' '{}' differs from the file name's stem '{}'", e.id, stem));
+    });
+    field(doc, "project", [&] {
+      e.project = string(doc, "project");
+      if (std::find(std::begin(kCatalogProjects), std::end(kCatalogProjects), e.project) ==
+          std::end(kCatalogProjects))
+        fail({"project"}, fmt::format("unknown project '{}'", e.project));
+    });
+    field(doc, "distributions", [&] {
+      const json& dists = array(doc, "distributions");
+      for (std::size_t i = 0; i < dists.size(); ++i) {
+        if (!dists[i].is_string() || !is_distribution_name(dists[i].get<std::string>()))
+          fail({"distributions"}, fmt::format("'distributions[{}]' is not a distribution name", i));
+        e.distributions.push_back(dists[i].get<std::string>());
+        e.normalized_distributions.push_back(normalize_distribution_name(e.distributions.back()));
+      }
+    });
+    field(doc, "title", [&] {
+      e.title = string(doc, "title");
+      if (e.title.empty() || e.title.find('\n') != std::string::npos)
+        fail({"title"}, "'title' must be one non-empty line");
+    });
+    field(doc, "upstream", [&] { read_upstream(doc, e.upstream); });
+    field(doc, "compute_capabilities", [&] { read_capabilities(doc, e); });
+    field(doc, "symptom", [&] {
+      e.symptom = string(doc, "symptom");
+      if (e.symptom.empty()) fail({"symptom"}, "'symptom' is empty");
+    });
+    field(doc, "files", [&] { read_files(doc, e.files); });
+    field(doc, "fixed", [&] {
+      e.fixed = markers(doc, "fixed");
+      if (doc["fixed"].empty()) fail({"fixed"}, "'fixed' needs at least one marker");
+    });
+    field(doc, "unfixed", [&] { e.unfixed = markers(doc, "unfixed"); });
+    field(doc, "confirmed", [&] {
+      e.confirmed = string(doc, "confirmed");
+      if (e.confirmed.empty()) fail({"confirmed"}, "'confirmed' is empty");
+    });
+    if (!problems_.empty()) throw std::move(problems_);
+    return e;
+  }
+
+ private:
+  std::vector<FieldError> problems_;
+
+  /// Runs `check` of field `key` when the document has it, keeping the FieldError it throws.
+  template <class F>
+  void field(const json& doc, const char* key, F&& check) {
+    if (doc.contains(key)) guard(check);
+  }
+  template <class F>
+  void guard(F&& check) {
+    try {
+      check();
+    } catch (const FieldError& err) {
+      problems_.push_back(err);
     }
-    e.title = string(doc, "title");
-    if (e.title.empty() || e.title.find('\n') != std::string::npos)
-      fail({"title"}, "'title' must be one non-empty line");
-    read_upstream(doc, e.upstream);
+  }
+
+  static void read_capabilities(const json& doc, CatalogEntry& e) {
     const json& ccs = array(doc, "compute_capabilities");
     if (ccs.empty()) fail({"compute_capabilities"}, "'compute_capabilities' is empty");
     for (std::size_t i = 0; i < ccs.size(); ++i) {
@@ -205,18 +256,7 @@ class EntryReader {
         fail({"compute_capabilities"}, fmt::format("'{}' is listed twice", text));
       e.compute_capabilities.push_back(text);
     }
-    e.symptom = string(doc, "symptom");
-    if (e.symptom.empty()) fail({"symptom"}, "'symptom' is empty");
-    read_files(doc, e.files);
-    e.fixed = markers(doc, "fixed");
-    if (e.fixed.empty()) fail({"fixed"}, "'fixed' needs at least one marker");
-    e.unfixed = markers(doc, "unfixed");
-    e.confirmed = string(doc, "confirmed");
-    if (e.confirmed.empty()) fail({"confirmed"}, "'confirmed' is empty");
-    return e;
   }
-
- private:
   [[noreturn]] static void fail(std::vector<std::string> keys, std::string message,
                                 std::vector<int> indexes = {}) {
     throw FieldError{std::move(keys), std::move(indexes), std::move(message)};
@@ -234,24 +274,31 @@ class EntryReader {
     return obj[key];
   }
 
-  static void read_upstream(const json& doc, CatalogUpstream& up) {
+  void read_upstream(const json& doc, CatalogUpstream& up) {
     const json& u = doc["upstream"];
     if (!u.is_object()) fail({"upstream"}, "'upstream' must be an object");
     static const std::set<std::string> kKeys = {"repository", "pr",     "commit",
                                                 "parent",     "merged", "state"};
+    bool complete = true;
     for (const auto& [key, value] : u.items())
-      if (kKeys.count(key) == 0) fail({"upstream", key}, fmt::format("unknown field 'upstream.{}'", key));
+      if (kKeys.count(key) == 0)
+        problems_.push_back({{"upstream", key}, {}, fmt::format("unknown field 'upstream.{}'", key)});
     for (const std::string& key : kKeys)
-      if (!u.contains(key))
-        fail({"upstream"}, fmt::format("required field 'upstream.{}' is missing", key));
-    up.repository = string(u, "repository", {"upstream", "repository"});
-    if (!is_repository_url(up.repository))
-      fail({"upstream", "repository"}, "'upstream.repository' must be https://github.com/OWNER/NAME");
-    if (!u["pr"].is_null()) {
+      if (!u.contains(key)) {
+        problems_.push_back({{"upstream"}, {}, fmt::format("required field 'upstream.{}' is missing", key)});
+        complete = false;
+      }
+    field(u, "repository", [&] {
+      up.repository = string(u, "repository", {"upstream", "repository"});
+      if (!is_repository_url(up.repository))
+        fail({"upstream", "repository"}, "'upstream.repository' must be https://github.com/OWNER/NAME");
+    });
+    field(u, "pr", [&] {
+      if (u["pr"].is_null()) return;
       if (!u["pr"].is_number_integer() || u["pr"].get<long long>() < 1)
         fail({"upstream", "pr"}, "'upstream.pr' must be a positive integer or null");
       up.pr = u["pr"].get<std::int64_t>();
-    }
+    });
     const auto optional_text = [&](const char* key, bool (*ok)(std::string_view),
                                    const char* shape) -> std::optional<std::string> {
       if (u[key].is_null()) return std::nullopt;
@@ -259,14 +306,17 @@ class EntryReader {
         fail({"upstream", key}, fmt::format("'upstream.{}' must be {} or null", key, shape));
       return u[key].get<std::string>();
     };
-    up.commit = optional_text("commit", is_hex40, "40 lower-case hex digits");
-    up.parent = optional_text("parent", is_hex40, "40 lower-case hex digits");
-    up.merged = optional_text("merged", is_date, "YYYY-MM-DD");
-    if (up.commit.has_value() != up.parent.has_value())
-      fail({"upstream", "parent"}, "'upstream.parent' must be set exactly when 'upstream.commit' is");
-    up.state = string(u, "state", {"upstream", "state"});
-    if (up.state != "merged" && up.state != "reverted" && up.state != "open")
-      fail({"upstream", "state"}, "'upstream.state' must be merged, reverted or open");
+    field(u, "commit", [&] { up.commit = optional_text("commit", is_hex40, "40 lower-case hex digits"); });
+    field(u, "parent", [&] { up.parent = optional_text("parent", is_hex40, "40 lower-case hex digits"); });
+    field(u, "merged", [&] { up.merged = optional_text("merged", is_date, "YYYY-MM-DD"); });
+    if (complete && up.commit.has_value() != up.parent.has_value())
+      problems_.push_back({{"upstream", "parent"}, {},
+                           "'upstream.parent' must be set exactly when 'upstream.commit' is"});
+    field(u, "state", [&] {
+      up.state = string(u, "state", {"upstream", "state"});
+      if (up.state != "merged" && up.state != "reverted" && up.state != "open")
+        fail({"upstream", "state"}, "'upstream.state' must be merged, reverted or open");
+    });
   }
 
   static std::optional<std::string> installed_path(const json& obj, const std::string& where,
@@ -279,12 +329,15 @@ class EntryReader {
     return v.get<std::string>();
   }
 
-  static void read_files(const json& doc, std::vector<CatalogFile>& out) {
+  void read_files(const json& doc, std::vector<CatalogFile>& out) {
     const json& files = array(doc, "files");
     if (files.empty()) fail({"files"}, "'files' is empty");
-    for (std::size_t i = 0; i < files.size(); ++i) {
+    for (std::size_t i = 0; i < files.size(); ++i) guard([&] { read_file(files[i], i, out); });
+  }
+
+  static void read_file(const json& f, std::size_t i, std::vector<CatalogFile>& out) {
+    {
       const int n = static_cast<int>(i);
-      const json& f = files[i];
       const std::string name = fmt::format("files[{}]", i);
       if (!f.is_object()) fail({"files"}, fmt::format("'{}' must be an object", name));
       for (const auto& [key, value] : f.items())
@@ -326,11 +379,16 @@ class EntryReader {
     }
   }
 
-  static std::vector<CatalogMarker> markers(const json& doc, const std::string& key) {
+  std::vector<CatalogMarker> markers(const json& doc, const std::string& key) {
     const json& list = array(doc, key);
     std::vector<CatalogMarker> out;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const json& m = list[i];
+    for (std::size_t i = 0; i < list.size(); ++i) guard([&] { read_marker(list[i], key, i, out); });
+    return out;
+  }
+
+  static void read_marker(const json& m, const std::string& key, std::size_t i,
+                          std::vector<CatalogMarker>& out) {
+    {
       const std::string name = fmt::format("{}[{}]", key, i);
       // The line of the marker's own kind key: the (i+1)-th "literal"/"pcre2" after the list's
       // key is not exact when both kinds mix, so the list's key line is used.
@@ -350,7 +408,6 @@ class EntryReader {
       }
       out.push_back(std::move(marker));
     }
-    return out;
   }
 };
 
@@ -417,13 +474,26 @@ CatalogEntry parse_catalog_entry(std::string_view text, const std::string& file,
     if (colon != std::string::npos) what = what.substr(colon + 2);
     throw Error(file, line_at(text, byte), "not valid JSON: " + what);
   }
+  std::vector<FieldError> problems;
   try {
     CatalogEntry e = EntryReader().read(doc, stem);
     e.source = file;
     return e;
   } catch (const FieldError& err) {
-    throw Error(file, FieldLocator(text).line_of(err.keys, err.indexes), err.message);
+    problems.push_back(err);
+  } catch (std::vector<FieldError>& all) {
+    problems = std::move(all);
   }
+  // Every problem, in the order of their lines.
+  const FieldLocator locate(text);
+  std::vector<std::pair<std::size_t, std::string>> lines;
+  for (const FieldError& p : problems) lines.emplace_back(locate.line_of(p.keys, p.indexes), p.message);
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  Error error(file, lines.front().first, lines.front().second);
+  for (std::size_t k = 1; k < lines.size(); ++k)
+    error.add_more(Error(file, lines[k].first, lines[k].second).what());
+  throw error;
 }
 
 Catalog builtin_catalog() {

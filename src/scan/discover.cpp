@@ -30,16 +30,72 @@ std::string trim(std::string_view s) {
   return std::string(s);
 }
 
-std::vector<std::string> lines_of(std::string_view text) {
-  std::vector<std::string> out;
+std::string_view trim_view(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+/// Calls `f(line)` for each line of `text`, trimmed, as a view into `text`: no copy per line
+/// (a file of 40 MB of newlines once made 40 million strings, 2.1 GB). `f` returns false to stop.
+template <class F>
+void for_each_line(std::string_view text, F&& f) {
   std::size_t at = 0;
   while (at < text.size()) {
     std::size_t eol = text.find('\n', at);
     if (eol == std::string_view::npos) eol = text.size();
-    out.push_back(trim(text.substr(at, eol - at)));
+    if (!f(trim_view(text.substr(at, eol - at)))) return;
     at = eol + 1;
   }
-  return out;
+}
+
+/// Size caps on the metadata files discovery reads, in bytes; a larger file is not read and a
+/// note names it. Real files are far smaller: direct_url.json (PEP 610), .egg-link, a .git file,
+/// HEAD and refs hold a path or an id; a .pth, top_level.txt, a setuptools finder module and a
+/// git config a few KiB; RECORD lists a distribution's files (PyTorch's: about 2 MiB).
+constexpr std::uint64_t kPointerFileCap = 64u << 10;
+constexpr std::uint64_t kListFileCap = 4u << 20;
+constexpr std::uint64_t kRecordFileCap = 64u << 20;
+
+/// Deepest nesting of arrays and objects read in a direct_url.json (PEP 610 uses 2).
+constexpr std::size_t kJsonDepthCap = 32;
+
+/// True when JSON `text` nests arrays and objects no deeper than `max_depth`, judged by
+/// nlohmann's SAX parser, which stops at the first value deeper (a DOM parse of 50 MB of '['
+/// took 3.7 GB). Syntax errors are left to the DOM parse: this returns true for them.
+bool json_depth_within(std::string_view text, std::size_t max_depth) {
+  struct DepthLimit final : nlohmann::json_sax<nlohmann::json> {
+    std::size_t depth = 0, max;
+    bool too_deep = false;
+    explicit DepthLimit(std::size_t m) : max(m) {}
+    bool open() {
+      if (++depth <= max) return true;
+      too_deep = true;
+      return false;
+    }
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return open(); }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return --depth, true; }
+    bool start_array(std::size_t) override { return open(); }
+    bool end_array() override { return --depth, true; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+      return false;
+    }
+  } sax(max_depth);
+  nlohmann::json::sax_parse(text, &sax);
+  return !sax.too_deep;
+}
+
+std::string mib(std::uint64_t bytes) {
+  return bytes % (1u << 20) == 0 ? fmt::format("{} MiB", bytes >> 20) : fmt::format("{} KiB", bytes >> 10);
 }
 
 std::string join(const std::string& a, const std::string& b) {
@@ -200,6 +256,7 @@ class Discoverer {
           "{} director{} deeper than --max-depth {} not entered", out_.walk.depth_limited,
           out_.walk.depth_limited == 1 ? "y" : "ies", options_.max_depth));
     for (const std::string& n : symlink_notes_) out_.notes.push_back(n);
+    for (const std::string& n : size_notes_) out_.notes.push_back(n);
     out_.installs = std::move(pending_);
   }
 
@@ -223,9 +280,21 @@ class Discoverer {
     }
   }
 
-  static std::optional<std::string> read_at(const Location& at, const std::string& rel) {
+  /// Regular file `rel` of `at`, std::nullopt when it is missing, unreadable or larger than
+  /// `cap` bytes; a file over the cap gets a note naming it and saying `unread_means` (what the
+  /// report lacks because of it).
+  std::optional<std::string> read_at(const Location& at, const std::string& rel, std::uint64_t cap,
+                                     std::string_view unread_means) const {
     try {
-      if (at.tree->stat(at.path(rel)).type != Entry::Type::kFile) return std::nullopt;
+      const Entry e = at.tree->stat(at.path(rel));
+      if (e.type != Entry::Type::kFile) return std::nullopt;
+      if (e.size > cap) {
+        const std::string where =
+            at.tree == &tree_ ? shown(at.path(rel)) : join(at.tree->name(), at.path(rel));
+        size_notes_.push_back(fmt::format("{}: {} bytes, over the {} read in such a file; not read: {}",
+                                          where, e.size, mib(cap), unread_means));
+        return std::nullopt;
+      }
       return at.tree->read(at.path(rel));
     } catch (const Error&) {
       return std::nullopt;
@@ -389,17 +458,19 @@ class Discoverer {
   /// Catalog projects a remote URL of the checkout's git config names.
   std::vector<std::string> remote_projects(const Location& git_dir) const {
     std::vector<std::string> out;
-    const std::optional<std::string> config = read_at(git_dir, "config");
+    const std::optional<std::string> config = read_at(git_dir, "config", kListFileCap,
+                                                        "its remote URLs not used to name the project");
     if (!config) return out;
-    for (const std::string& line : lines_of(*config)) {
-      if (!starts_with(line, "url")) continue;
+    for_each_line(*config, [&](std::string_view line) {
+      if (!starts_with(line, "url")) return true;
       const std::size_t eq = line.find('=');
-      if (eq == std::string::npos || trim(line.substr(3, eq - 3)) != "") continue;
+      if (eq == std::string::npos || trim(line.substr(3, eq - 3)) != "") return true;
       const auto it = repo_projects_.find(github_repo_of(trim(line.substr(eq + 1))));
-      if (it == repo_projects_.end()) continue;
+      if (it == repo_projects_.end()) return true;
       for (const std::string& p : it->second)
         if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-    }
+      return true;
+    });
     return out;
   }
 
@@ -408,7 +479,7 @@ class Discoverer {
   std::optional<std::pair<Location, Location>> git_dirs(const Location& root, std::string& why) {
     Location git_dir{root.tree, root.path(".git")};
     if (type_at(root, ".git") == Entry::Type::kFile) {
-      const std::optional<std::string> text = read_at(root, ".git");
+      const std::optional<std::string> text = read_at(root, ".git", kPointerFileCap, "the checkout's HEAD");
       if (!text || !starts_with(*text, "gitdir:")) {
         why = ".git file without 'gitdir:'";
         return std::nullopt;
@@ -418,7 +489,7 @@ class Discoverer {
       git_dir = *at;
     }
     Location common = git_dir;
-    if (const std::optional<std::string> c = read_at(git_dir, "commondir")) {
+    if (const std::optional<std::string> c = read_at(git_dir, "commondir", kPointerFileCap, "the checkout's HEAD")) {
       const std::optional<Location> at = follow(git_dir, trim(*c), why);
       if (!at) return std::nullopt;
       common = *at;
@@ -448,7 +519,7 @@ class Discoverer {
       return head;
     }
     const auto& [git_dir, common] = *dirs;
-    std::optional<std::string> text = read_at(git_dir, "HEAD");
+    std::optional<std::string> text = read_at(git_dir, "HEAD", kPointerFileCap, "the checkout's HEAD");
     if (!text) {
       head.error = "no readable HEAD";
       return head;
@@ -470,16 +541,19 @@ class Discoverer {
         return head;
       }
       head.branch = starts_with(name, "refs/heads/") ? std::optional(name.substr(11)) : std::nullopt;
-      if (std::optional<std::string> loose = read_at(common, name)) {
+      if (std::optional<std::string> loose = read_at(common, name, kPointerFileCap, "the checkout's HEAD")) {
         ref = trim(*loose);
         continue;
       }
-      if (std::optional<std::string> packed = read_at(common, "packed-refs"))
-        for (const std::string& line : lines_of(*packed))
-          if (line.size() > 41 && line[40] == ' ' && line.substr(41) == name) {
-            head.commit = line.substr(0, 40);
-            return head;
-          }
+      if (std::optional<std::string> packed =
+              read_at(common, "packed-refs", Tree::kDefaultMaxFileSize, "the checkout's HEAD")) {
+        for_each_line(*packed, [&](std::string_view line) {
+          if (line.size() > 41 && line[40] == ' ' && line.substr(41) == name)
+            head.commit = std::string(line.substr(0, 40));
+          return head.commit.empty();
+        });
+        if (!head.commit.empty()) return head;
+      }
       head.error = "unborn branch " + name;  // no commit yet
       return head;
     }
@@ -636,7 +710,8 @@ class Discoverer {
         const std::string meta_path = dist_info ? join(dir, "METADATA")
                                       : e.type == Entry::Type::kDirectory ? join(dir, "PKG-INFO")
                                                                           : dir;
-        if (const std::optional<std::string> meta = read_at(inside(""), meta_path)) {
+        if (const std::optional<std::string> meta = read_at(inside(""), meta_path, kRecordFileCap,
+                    "the version is the folder name's")) {
           if (std::string n = metadata_field(*meta, "Name"); !n.empty()) name = n;
           if (std::string v = metadata_field(*meta, "Version"); !v.empty()) version = v;
         }
@@ -662,10 +737,12 @@ class Discoverer {
       const std::string path = join(site, e.name);
       if (ends_with(e.name, ".egg-link")) {
         const std::string dist = normalize_distribution_name(e.name.substr(0, e.name.size() - 9));
-        const std::optional<std::string> text = read_at(inside(""), path);
-        if (!text || !wanted(dist)) continue;
-        const std::vector<std::string> lines = lines_of(*text);
-        if (!lines.empty() && !lines.front().empty()) editable(site, path, dist, "", lines.front());
+        if (!wanted(dist)) continue;
+        const std::optional<std::string> text =
+            read_at(inside(""), path, kPointerFileCap, "the source tree it points to is not read");
+        if (!text) continue;
+        const std::string first(trim_view(std::string_view(*text).substr(0, text->find('\n'))));
+        if (!first.empty()) editable(site, path, dist, "", first);
       } else if (ends_with(e.name, ".pth")) {
         pth(site, e.name, editable_dists);
       }
@@ -675,8 +752,17 @@ class Discoverer {
   /// The source directory of an editable install from its direct_url.json (PEP 610:
   /// dir_info.editable true and a file:// url), or std::nullopt.
   std::optional<std::string> editable_source(const std::string& path) const {
-    const std::optional<std::string> text = read_at(inside(""), path);
+    const std::optional<std::string> text = read_at(
+        inside(""), path, kPointerFileCap,
+        "the distribution is taken as installed here, an editable source it names is not read");
     if (!text) return std::nullopt;
+    if (!json_depth_within(*text, kJsonDepthCap)) {
+      size_notes_.push_back(fmt::format(
+          "{}: nested deeper than {} levels; not read: the distribution is taken as installed "
+          "here, an editable source it names is not read",
+          shown(path), kJsonDepthCap));
+      return std::nullopt;
+    }
     const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
     if (!doc.is_object() || !doc.contains("url") || !doc["url"].is_string() ||
         !doc.contains("dir_info") || !doc["dir_info"].is_object() ||
@@ -694,7 +780,8 @@ class Discoverer {
   /// other .pth, whose path lines (not `import` lines) are sys.path entries.
   void pth(const std::string& site, const std::string& name, const std::set<std::string>& done) {
     const std::string path = join(site, name);
-    const std::optional<std::string> text = read_at(inside(""), path);
+    const std::optional<std::string> text =
+        read_at(inside(""), path, kListFileCap, "the source trees it points to are not read");
     if (!text) return;
     std::string dist, version;
     if (starts_with(name, "__editable__.")) {
@@ -703,22 +790,25 @@ class Discoverer {
       if (!wanted(dist)) return;
     }
     if (done.count(dist) != 0) return;  // its dist-info's direct_url.json said where
-    for (const std::string& line : lines_of(*text)) {
-      if (line.empty() || line.front() == '#') continue;
+    for_each_line(*text, [&](std::string_view line) {
+      if (line.empty() || line.front() == '#') return true;
       if (starts_with(line, "import ") || starts_with(line, "import\t")) {
-        if (dist.empty()) continue;
+        if (dist.empty()) return true;
         // "import __editable___NAME_finder; __editable___NAME_finder.install()"
         const std::string module = trim(line.substr(7, line.find(';') - 7));
-        if (module.find('/') != std::string::npos || module.empty()) continue;
-        const std::optional<std::string> finder = read_at(inside(""), join(site, module + ".py"));
-        if (!finder) continue;
+        if (module.find('/') != std::string::npos || module.empty()) return true;
+        const std::optional<std::string> finder =
+            read_at(inside(""), join(site, module + ".py"), kListFileCap,
+                    "the package folder its MAPPING names is not read");
+        if (!finder) return true;
         if (std::optional<std::string> package = first_mapping(*finder))
           editable(site, join(site, module + ".py"), dist, version,
                    std::filesystem::path(*package).parent_path().string());
-        continue;
+        return true;
       }
-      editable(site, path, dist, version, line);
-    }
+      editable(site, path, dist, version, std::string(line));
+      return true;
+    });
   }
 
   /// The first value of `MAPPING = {'pkg': '/path/pkg', ...}` in a setuptools finder module.
@@ -760,24 +850,30 @@ class Discoverer {
     const std::string dir = join(site, info.name);
     const bool folder = info.type == Entry::Type::kDirectory;
     std::optional<std::string> record;
-    if (folder && ends_with(info.name, ".dist-info")) record = read_at(inside(""), join(dir, "RECORD"));
+    if (folder && ends_with(info.name, ".dist-info")) record = read_at(inside(""), join(dir, "RECORD"), kRecordFileCap,
+                       "its package folders are walked instead");
     if (record) {
       g.source = ObjectSource::kRecord;
-      for (const std::string& line : lines_of(*record)) {
+      for_each_line(*record, [&](std::string_view line) {
         const std::string path = record_path(line);
-        if (!is_shared_object_name(base_name(path))) continue;
+        if (!is_shared_object_name(base_name(path))) return true;
         // Paths are relative to site-packages; "../../bin/x" stays inside TARGET or is dropped.
         if (std::optional<std::string> p = normalize_relative_path(join(site, path)))
           set.paths.push_back(*p);
-      }
+        return true;
+      });
     } else {
       g.source = ObjectSource::kPackageFolders;
       std::vector<std::string> names;
       if (folder)
-        if (std::optional<std::string> top = read_at(inside(""), join(dir, "top_level.txt")))
-          for (const std::string& line : lines_of(*top))
+        if (std::optional<std::string> top =
+                read_at(inside(""), join(dir, "top_level.txt"), kListFileCap,
+                        "the distribution's import name is taken as its package folder"))
+          for_each_line(*top, [&](std::string_view line) {
             if (!line.empty() && line.find('/') == std::string::npos && line != "." && line != "..")
-              names.push_back(line);
+              names.emplace_back(line);
+            return true;
+          });
       if (names.empty()) {
         std::string name = dist;
         std::replace(name.begin(), name.end(), '-', '_');
@@ -887,6 +983,7 @@ class Discoverer {
   std::map<std::string, std::size_t> source_index_;  ///< install key -> index in pending_
   std::vector<FoundInstall> pending_;  ///< in the order found
   std::vector<std::string> symlink_notes_;
+  mutable std::vector<std::string> size_notes_;  ///< files over their read_at() cap
   std::vector<std::string> walked_objects_;  ///< shared objects the walk met (TARGET paths)
 };
 

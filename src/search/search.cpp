@@ -74,6 +74,7 @@ std::size_t count_newlines(const char* p, std::size_t n) {
 struct Frees {
   void operator()(pcre2_match_data* md) const { pcre2_match_data_free(md); }
   void operator()(pcre2_code* code) const { pcre2_code_free(code); }
+  void operator()(pcre2_match_context* mc) const { pcre2_match_context_free(mc); }
   void operator()(hs_database_t* db) const { hs_free_database(db); }
   void operator()(hs_scratch_t* s) const { hs_free_scratch(s); }
   void operator()(git_repository* r) const { git::libgit2().git_repository_free(r); }
@@ -147,6 +148,11 @@ class Engine {
   };
 
   Engine(const std::vector<Marker>& markers, LiteralEngine literals) {
+    match_context_.reset(pcre2_match_context_create(nullptr));
+    if (!match_context_) throw Error("cannot allocate a PCRE2 match context");
+    pcre2_set_match_limit(match_context_.get(), kRegexMatchLimit);
+    pcre2_set_depth_limit(match_context_.get(), kRegexDepthLimit);
+    pcre2_set_heap_limit(match_context_.get(), kRegexHeapLimitKib);
     for (const Marker& m : markers) {
       length_.push_back(m.text.size());
       if (m.regex) {
@@ -225,7 +231,7 @@ class Engine {
           std::string_view text = block.substr(b, e - b);
           if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
           int rc = pcre2_match(pcre_[i].get(), reinterpret_cast<PCRE2_SPTR>(text.data()),
-                               text.size(), 0, 0, s.md[i].get(), nullptr);
+                               text.size(), 0, 0, s.md[i].get(), match_context_.get());
           if (rc >= 0)
             s.pairs.emplace_back(b, id);
           else if (rc != PCRE2_ERROR_NOMATCH)
@@ -376,6 +382,8 @@ class Engine {
   std::vector<std::size_t> length_;
   std::vector<bool> prefiltered_;
   std::vector<std::unique_ptr<pcre2_code, Frees>> pcre_;
+  /// The limits of every pcre2_match() (read only while scanning: shared by the threads).
+  std::unique_ptr<pcre2_match_context, Frees> match_context_;
   std::unique_ptr<hs_database_t, Frees> db_;
   std::unique_ptr<detail::LiteralSet> literals_;  ///< the fixed strings, unless in db_
 };

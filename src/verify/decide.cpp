@@ -339,13 +339,27 @@ Status verify_existing(Context& ctx, const std::string& path, const FilePatch& f
   } else if (!fp.hunks.empty()) {
     const FileText* text = read_comparable(ctx, path, entry, fp, fr);
     if (text == nullptr) return fr.status;
-    const std::optional<Image> by_blob =
-        blob_image_by(fp, [&] { return ctx.cache.blob_id(*text); });
-    std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options, by_blob);
-    if (std::optional<Status> blob = text_by_blob(fp, by_blob, *text, fr))
-      parts.push_back(*blob);
-    else
-      parts.insert(parts.end(), hunks.begin(), hunks.end());
+    const std::size_t hunks_before = fr.hunks.size(), reason_before = fr.reason.size();
+    std::vector<Status> content;
+    for (int pass = 0; pass < 2; ++pass) {
+      const std::optional<Image> by_blob =
+          blob_image_by(fp, [&] { return ctx.cache.blob_id(*text); });
+      std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options, by_blob);
+      if (std::optional<Status> blob = text_by_blob(fp, by_blob, *text, fr))
+        content = {*blob};
+      else
+        content = std::move(hunks);
+      // A git index's blob id only saves hashing: when the file came out other than wholly
+      // applied or applicable with it, the id is hashed from the text, and where the index
+      // was wrong (stale or crafted with current stat data) the file is judged again.
+      const Status s = combine(content);
+      if (pass == 1 || !by_blob || (s != Status::kConflict && s != Status::kPartial) ||
+          !ctx.cache.blob_id_vouched(*text) || !ctx.cache.recompute_blob_id(*text))
+        break;
+      fr.hunks.resize(hunks_before);
+      fr.reason.resize(reason_before);
+    }
+    parts.insert(parts.end(), content.begin(), content.end());
   } else if (parts.empty() && !moved) {
     append_reason(fr, "the patch carries no change for this file (no hunks, mode or blob ids)");
     return Status::kUnknown;

@@ -86,6 +86,7 @@ class FileCache {
       files_.clear();
       own_.clear();
       blob_ids_.clear();
+      vouched_.clear();
       bytes_ = 0;
     }
     bytes_ += content.size();
@@ -103,6 +104,7 @@ class FileCache {
       if (it == files_.end()) continue;
       bytes_ -= it->second->content().size();
       blob_ids_.erase(it->second.get());
+      vouched_.erase(it->second.get());
       own_.erase(it->second.get());
       files_.erase(it);
     }
@@ -117,6 +119,7 @@ class FileCache {
       if (files_.count(key) != 0 || bytes_ + size > kMaxBytes) continue;
       if (auto id = other.blob_ids_.find(text.get()); id != other.blob_ids_.end())
         blob_ids_.emplace(text.get(), std::move(id->second));
+      if (other.vouched_.count(text.get()) != 0) vouched_.insert(text.get());
       bytes_ += size;
       own_.insert(text.get());
       files_.emplace(key, std::move(text));
@@ -124,6 +127,7 @@ class FileCache {
     other.files_.clear();
     other.own_.clear();
     other.blob_ids_.clear();
+    other.vouched_.clear();
     other.bytes_ = 0;
   }
 
@@ -133,8 +137,28 @@ class FileCache {
   const FileText& read(const Tree& tree, const std::string& path) {
     std::string id;
     const FileText& text = get(path, [&] { return tree.read_with_blob_id(path, id); });
-    if (!id.empty()) blob_ids_.emplace(&text, std::move(id));  // read just now, by `tree`
+    if (!id.empty() && blob_ids_.emplace(&text, std::move(id)).second)  // read just now
+      vouched_.insert(&text);
     return text;
+  }
+
+  /// True when blob_id(`text`) is the id the tree vouched for (a git index's, for a file whose
+  /// stat data it records), not one hashed from the content: a crafted or stale index can
+  /// make it wrong, so a verdict it could have turned is checked (recompute_blob_id()).
+  bool blob_id_vouched(const FileText& text) const {
+    if (base_ != nullptr && own_.count(&text) == 0) return base_->blob_id_vouched(text);
+    return vouched_.count(&text) != 0;
+  }
+
+  /// Replaces a vouched id of `text` by git_blob_id() of its content; true when they differ.
+  bool recompute_blob_id(const FileText& text) {
+    if (base_ != nullptr && own_.count(&text) == 0) return base_->recompute_blob_id(text);
+    if (vouched_.erase(&text) == 0) return false;
+    std::string& id = blob_ids_[&text];
+    std::string hashed = git_blob_id(text.content());
+    if (hashed == id) return false;
+    id = std::move(hashed);
+    return true;
   }
 
   /// git_blob_id() of `text`'s content, computed once: `text` must be one get() returned.
@@ -151,6 +175,7 @@ class FileCache {
   std::map<std::string, std::unique_ptr<FileText>> files_;
   std::unordered_set<const FileText*> own_;  ///< the texts in files_
   std::map<const FileText*, std::string> blob_ids_;
+  std::unordered_set<const FileText*> vouched_;  ///< blob_ids_ the tree gave, not hashed
   std::size_t bytes_ = 0;
 };
 

@@ -13,10 +13,13 @@ trap 'rm -rf "$tmp"' EXIT
 # Objects: every line of manifest.tsv whose flags do not start with "link" or "-fatbin".
 grep -v '^#' manifest.tsv | while IFS='	' read -r name flags expected; do
   case "$flags" in
-    link*|-fatbin*) continue ;;
+    link*|-fatbin*|ar*) continue ;;
   esac
+  # hostonly.o: from hostonly.cu (no kernel); its flags end with a note in parentheses.
+  src=saxpy.cu
+  case "$name" in hostonly.o) src=hostonly.cu flags=${flags%% (*} ;; esac
   # shellcheck disable=SC2086  # the flags are words
-  "$nvcc" -c saxpy.cu -o "$name" $flags
+  "$nvcc" -c "$src" -o "$name" $flags
 done
 
 # libtwo.so: two translation units, each its own fat binary, linked without the CUDA runtime
@@ -31,6 +34,10 @@ done
 # for nvcc's default architecture (sm_75) holding no kernel (no .text section in its cubin).
 "$nvcc" -c -Xcompiler -fPIC saxpy.cu -o "$tmp/saxpy120.o" -gencode arch=compute_120,code=sm_120
 "$nvcc" -shared -cudart shared "$tmp/saxpy120.o" -o libstub.so
+
+# libarch.a: a static archive of three of the objects above (one fat binary per member).
+rm -f libarch.a
+ar rcs libarch.a sm90.o sm120a.o hostonly.o
 
 # saxpy.fatbin: a bare fat binary (nvcc -fatbin), no ELF around it.
 "$nvcc" -fatbin saxpy.cu -o saxpy.fatbin \
