@@ -215,6 +215,15 @@ struct HostileCase {
   }
 };
 
+/// `verify --no-gpu --format FORMAT` of the demo's patches, run in `dir` on a copy of the demo
+/// tree there named `tree` (a relative TARGET, as in a CI checkout).
+RunResult verify_demo_copy(const TempDir& dir, const std::string& format) {
+  fs::copy(kDemoTree, dir / "tree", fs::copy_options::recursive);
+  return test::run_shell("'" + kBin + "' verify --no-gpu --format " + format + " '" +
+                             kDemoPatches + "' tree",
+                         dir.path());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Escaping functions.
 
@@ -377,10 +386,7 @@ TEST(FormatJunit, UnreadablePatchIsAnErrorAndSkippedPatchesAreSkipped) {
 
 TEST(FormatGithub, DemoAnnotatesTheTargetFilesAtTheirLines) {
   TempDir dir;
-  const RunResult r = test::run_shell("cp -r '" + kDemoTree + "' tree && '" + kBin +
-                                          "' verify --no-gpu --format github '" + kDemoPatches +
-                                          "' tree",
-                                      dir.path());
+  const RunResult r = verify_demo_copy(dir, "github");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const GithubOutput g = parse_github(r.out);
   ASSERT_EQ(g.commands.size(), 2u) << r.out;
@@ -451,10 +457,7 @@ TEST(FormatGithub, AppendsAMarkdownJobSummary) {
 
 TEST(FormatSarif, DemoHasRulesResultsAndLocations) {
   TempDir dir;
-  const RunResult r = test::run_shell("cp -r '" + kDemoTree + "' tree && '" + kBin +
-                                          "' verify --no-gpu --format sarif '" + kDemoPatches +
-                                          "' tree",
-                                      dir.path());
+  const RunResult r = verify_demo_copy(dir, "sarif");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const json log = json::parse(r.out);
   EXPECT_EQ(log["version"], "2.1.0");

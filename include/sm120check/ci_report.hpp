@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sm120check/patch.hpp"
+#include "sm120check/report.hpp"
 #include "sm120check/scan.hpp"
 #include "sm120check/verify.hpp"
 
@@ -67,6 +68,16 @@ std::string verify_github_summary(const VerifyReport& report, const CiContext& c
 /// at the target file (uri relative to the working directory under uriBaseId "%SRCROOT%",
 /// or an absolute file: URI) and the line of its first hunk not applied.
 nlohmann::ordered_json verify_to_sarif(const VerifyReport& report, const CiContext& context);
+
+/// The report of a verify run in `format` (kJunit, kGithub or kSarif): verify_to_junit(),
+/// verify_to_github(), or verify_to_sarif() as the JSON reports are written (indented by 2, a
+/// final newline).
+std::string verify_ci_report(const VerifyReport& report, const std::vector<Patch>& patches,
+                             OutputFormat format, const CiContext& context);
+
+/// The report of a scan in `format` (kJunit, kGithub or kSarif), as verify_ci_report().
+std::string scan_ci_report(const ScanReport& report, OutputFormat format,
+                           const CiContext& context);
 
 /// The JUnit XML report of a scan: one <testsuite> per install (a <testcase> per catalog fix:
 /// missing is a <failure>, unknown a <failure> of type unknown, fixes --only-relevant skips

@@ -117,17 +117,10 @@ int run_scan(const ScanCommandOptions& options) {
     render_scan_text(text, report, sink.color());
     sink.write(text.str());
   } else {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const CiContext context = ci_context(options.target, seconds);
-    if (format == OutputFormat::kJunit) {
-      sink.write(scan_to_junit(report, context));
-    } else if (format == OutputFormat::kSarif) {
-      sink.write(dump_json(scan_to_sarif(report, context)));
-    } else {
-      sink.write(scan_to_github(report, context));
+    const CiContext context = ci_context(options.target, started);
+    sink.write(scan_ci_report(report, format, context));
+    if (format == OutputFormat::kGithub)
       append_github_step_summary(scan_github_summary(report, context));
-    }
   }
   sink.finish(scan_summary_line(report));
   return report.exit_code();

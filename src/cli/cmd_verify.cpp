@@ -87,17 +87,10 @@ void write_verify_report(ReportSink& sink, const VerifyReport& report,
     }
     sink.write(out);
   } else {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const CiContext context = ci_context(options.target, seconds);
-    if (format == OutputFormat::kJunit) {
-      sink.write(verify_to_junit(report, patches, context));
-    } else if (format == OutputFormat::kSarif) {
-      sink.write(dump_json(verify_to_sarif(report, context)));
-    } else {
-      sink.write(verify_to_github(report, context));
+    const CiContext context = ci_context(options.target, started);
+    sink.write(verify_ci_report(report, patches, format, context));
+    if (format == OutputFormat::kGithub)
       append_github_step_summary(verify_github_summary(report, context));
-    }
   }
   sink.finish(verify_summary_line(report));
 }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "output.hpp"
+#include "sm120check/write.hpp"
 
 namespace sm120check::cli {
 namespace {
@@ -19,19 +20,6 @@ namespace {
 /// "cannot write FILE: WHY" with errno's words.
 Error write_error(const std::string& file, int error) {
   return Error("cannot write '" + file + "': " + std::strerror(error));
-}
-
-/// Writes all of `data` to `fd`; false with errno set on failure.
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 /// The directory part of `file` ("." when it has none) and its name.
@@ -157,12 +145,13 @@ void append_github_step_summary(const std::string& markdown) {
               << escape_for_terminal(path) << "': " << std::strerror(error) << "\n";
 }
 
-CiContext ci_context(const std::string& target, double seconds) {
+CiContext ci_context(const std::string& target, std::chrono::steady_clock::time_point started) {
   CiContext context;
   char cwd[PATH_MAX];
   if (::getcwd(cwd, sizeof cwd) != nullptr) context.cwd = cwd;
   context.path_prefix = report_path_prefix(target, context.cwd);
-  context.seconds = seconds;
+  context.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return context;
 }
 

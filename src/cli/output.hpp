@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -127,9 +128,10 @@ class ReportSink {
 /// on stderr (the exit code does not change).
 void append_github_step_summary(const std::string& markdown);
 
-/// The report prefix for paths inside `target` (report_path_prefix() against the working
-/// directory) and the working directory itself, for the CI formats.
-CiContext ci_context(const std::string& target, double seconds);
+/// What the CI formats need for a run over `target` that began at `started`: the prefix for
+/// paths inside it (report_path_prefix() against the working directory), the working
+/// directory, and the seconds since `started`.
+CiContext ci_context(const std::string& target, std::chrono::steady_clock::time_point started);
 
 /// Writes `text` to standard output with write(2). Returns false when the reader closed standard
 /// output (EPIPE): the caller should stop quietly. Throws Error for any other write failure.

@@ -121,6 +121,24 @@ std::string uri_escape_path(std::string_view path) {
   return out;
 }
 
+std::string verify_ci_report(const VerifyReport& report, const std::vector<Patch>& patches,
+                             OutputFormat format, const CiContext& context) {
+  if (format == OutputFormat::kJunit) return verify_to_junit(report, patches, context);
+  if (format == OutputFormat::kGithub) return verify_to_github(report, context);
+  return verify_to_sarif(report, context).dump(2, ' ', false,
+                                               nlohmann::json::error_handler_t::replace) +
+         "\n";
+}
+
+std::string scan_ci_report(const ScanReport& report, OutputFormat format,
+                           const CiContext& context) {
+  if (format == OutputFormat::kJunit) return scan_to_junit(report, context);
+  if (format == OutputFormat::kGithub) return scan_to_github(report, context);
+  return scan_to_sarif(report, context).dump(2, ' ', false,
+                                             nlohmann::json::error_handler_t::replace) +
+         "\n";
+}
+
 namespace ci {
 
 std::optional<std::string> target_file(const FileReport& file, unsigned strip) {
