@@ -8,7 +8,7 @@ _sm120check() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=${COMP_WORDS[COMP_CWORD - 1]}
     local commands="verify apply log scan kernels show grep gpu"
-    local common="-h --help --version --format --color"
+    local common="-h --help --version --format --color --output -q --quiet"
     local cmd="" i
     COMPREPLY=()
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -51,7 +51,15 @@ _sm120check() {
     # The value of the option before the cursor.
     case $prev in
         --format)
-            COMPREPLY=($(compgen -W "text json" -- "$cur"))
+            # The CI formats are verify's and scan's.
+            case $cmd in
+                verify | scan) COMPREPLY=($(compgen -W "text json junit github sarif" -- "$cur")) ;;
+                *) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+            esac
+            return 0 ;;
+        --output)
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur"))
             return 0 ;;
         --color)
             COMPREPLY=($(compgen -W "auto always never" -- "$cur"))

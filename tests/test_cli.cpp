@@ -163,7 +163,7 @@ TEST(CliUsage, MissingPositionals) {
 
 TEST(CliUsage, BadFormatValue) {
   expect_usage_error(run_sm120check({"verify", "--format", "xml", "p", "t"}),
-                     "--format: must be text or json, not 'xml'");
+                     "--format: must be text, json, junit, github or sarif, not 'xml'");
   expect_usage_error(run_sm120check({"show", "--format=yaml", "p"}),
                      "--format: must be text or json, not 'yaml'");
 }

@@ -205,7 +205,9 @@ TEST(BashCompletion, CommandsOptionsAndValues) {
                    "show", "verify"}));
   EXPECT_EQ(bash_complete({"sm120check", "verify", "--no-"}),
             (Names{"--no-gpu", "--no-relocate", "--no-repo"}));
-  EXPECT_EQ(bash_complete({"sm120check", "verify", "--format", ""}), (Names{"json", "text"}));
+  EXPECT_EQ(bash_complete({"sm120check", "verify", "--format", ""}),
+            (Names{"github", "json", "junit", "sarif", "text"}));
+  EXPECT_EQ(bash_complete({"sm120check", "show", "--format", ""}), (Names{"json", "text"}));
   EXPECT_EQ(bash_complete({"sm120check", "apply", "--color", "a"}), (Names{"always", "auto"}));
   // An option of another command is not offered.
   EXPECT_EQ(bash_complete({"sm120check", "gpu", "--li"}), Names{"--limits"});
@@ -255,7 +257,8 @@ TEST(ZshCompletion, CommandsOptionsAndValues) {
   EXPECT_EQ(offered["sm120check ver"], Names{"verify"});
   EXPECT_EQ(offered["sm120check verify --no-"],
             (Names{"--no-gpu", "--no-relocate", "--no-repo"}));
-  EXPECT_EQ(offered["sm120check verify --format "], (Names{"json", "text"}));
+  EXPECT_EQ(offered["sm120check verify --format "],
+            (Names{"github", "json", "junit", "sarif", "text"}));
   EXPECT_EQ(offered["sm120check gpu --li"], Names{"--limits"});
   for (const std::string& cmd : kCommands) {
     const Names& options = offered["sm120check " + cmd + " -"];

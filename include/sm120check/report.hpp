@@ -17,8 +17,12 @@
 
 namespace sm120check {
 
-/// Output format chosen by --format.
-enum class OutputFormat { kText, kJson };
+/// Output format chosen by --format: text and JSON for every command; JUnit XML, GitHub Actions
+/// workflow commands and SARIF 2.1.0 for `verify` and `scan` (sm120check/ci_report.hpp).
+enum class OutputFormat { kText, kJson, kJunit, kGithub, kSarif };
+
+/// "text", "json", "junit", "github", "sarif".
+std::string_view format_name(OutputFormat format);
 
 /// Schema names written in the "schema" field.
 inline constexpr const char* kVerifySchema = "sm120check.verify/3";
@@ -34,6 +38,10 @@ inline constexpr const char* kKernelsSchema = "sm120check.kernels/1";
 /// line naming the markers found in none of them), the marker search when it ran, and a summary
 /// line. ANSI colour only when `color` is true.
 void render_verify_text(std::ostream& out, const VerifyReport& report, bool color);
+
+/// The last line of the verify text report, without colour: "summary: 3 patches: 1 applied,
+/// 1 applicable, 1 conflict  -> exit 2".
+std::string verify_summary_line(const VerifyReport& report);
 
 /// The `tool` object of every JSON document: {"name": "sm120check", "version": VERSION}.
 nlohmann::ordered_json tool_to_json();
@@ -81,6 +89,10 @@ nlohmann::ordered_json show_to_json(const std::vector<Patch>& patches);
 /// entries not installed (counted per project), the kernel totals, notes, and a summary line
 /// with the exit code. Colour only when `color`.
 void render_scan_text(std::ostream& out, const ScanReport& report, bool color);
+
+/// The last line of the scan text report, without colour: "summary: 3 fixes in 2 installs:
+/// 1 present, 1 missing, 1 unknown; 4 not installed  -> exit 1".
+std::string scan_summary_line(const ScanReport& report);
 
 /// The "sm120check.scan/1" document (docs/json.md), keys in the documented order; "kernels" is
 /// null with --no-kernels.

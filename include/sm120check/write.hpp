@@ -74,6 +74,10 @@ struct WriteResult {
 WriteResult write_changes(const std::string& root, const std::vector<FileChange>& changes,
                           const WriteOptions& options);
 
+/// Writes all of `data` to file descriptor `fd`, again after EINTR and short writes. Returns
+/// false with errno set when write(2) fails.
+bool write_all(int fd, std::string_view data);
+
 namespace detail {
 
 /// Test-only fault injection, not a product option: when set (non-null), write_changes() calls

@@ -31,6 +31,18 @@ void set_write_fault_hook(WriteFaultHook hook) { g_fault_hook.store(hook); }
 
 }  // namespace detail
 
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
 namespace {
 
 using Kind = FileChange::Kind;
@@ -260,19 +272,6 @@ std::optional<std::string> read_link_at(int dir, const std::string& name) {
     }
     buffer.resize(buffer.size() * 2);
   }
-}
-
-/// Writes all of `data` to `fd`; errno on failure.
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 /// Reads regular file `name` in `dir` whole. Throws Error(path, ...).

@@ -102,7 +102,7 @@ CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options, Setup setup) 
   cmd->add_flag("--no-gpu", options.no_gpu,
                 "Accepted for symmetry with verify (scripts pass the same options to both): "
                 "apply never probes the GPU");
-  add_output_options(*cmd, options.format, options.color);
+  add_output_options(*cmd, options.output);
   cmd->footer(kApplyExitCodesHelp);
   cmd->formatter(std::make_shared<TargetFormatter>());
   return cmd;
@@ -113,6 +113,7 @@ int run_apply(const ApplyCommandOptions& options) {
     throw Error(
         "apply: --rev is refused: a revision cannot be written; check it out and apply to the "
         "work tree (verify --rev reads revisions)");
+  ReportSink sink(options.output);
   std::vector<PatchInput> inputs = read_patch_inputs(options.patches, BadInput::kReport);
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
   std::vector<Patch> patches = parse_inputs(inputs, BadInput::kReport);
@@ -155,7 +156,7 @@ int run_apply(const ApplyCommandOptions& options) {
                    : options.dry_run && !plan.changes.empty()       ? 1
                                                                     : 0;
   std::string out;
-  if (options.format == OutputFormat::kJson) {
+  if (options.output.format == OutputFormat::kJson) {
     nlohmann::ordered_json doc;
     doc["schema"] = "sm120check.apply/1";
     doc["tool"] = tool_to_json();
@@ -182,7 +183,7 @@ int run_apply(const ApplyCommandOptions& options) {
         no_diff.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(no_diff);
     doc["exit_code"] = code;
     doc["verify"] = verify_to_json(plan.report);
-    out = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    out = dump_json(doc);
   } else {
     std::ostringstream text;
     const std::size_t n = plan.report.patches.size();
@@ -213,13 +214,20 @@ int run_apply(const ApplyCommandOptions& options) {
       // The diff is what scripts take from stdout (git apply / patch -p1 accept it); the summary
       // goes to stderr.
       if (!no_diff.empty()) text << "diff not shown: " << escape_for_terminal(no_diff) << "\n";
-      std::cerr << text.str();
+      if (!options.output.quiet) std::cerr << text.str();
       out = diff;
     } else {
       out = text.str();
     }
   }
-  write_stdout(out);
+  sink.write(out);
+  sink.finish(fmt::format("apply: {} patch{}, {} file{} {}  -> exit {}", plan.report.patches.size(),
+                          plan.report.patches.size() == 1 ? "" : "es", plan.changes.size(),
+                          plan.changes.size() == 1 ? "" : "s",
+                          blocked                                 ? "blocked (nothing written)"
+                          : options.dry_run                       ? "would change"
+                                                                  : "changed",
+                          code));
   return code;
 }
 

@@ -1,5 +1,6 @@
 // The git parts of the CLI: `verify --rev`, repository facts for work-tree runs, and `log`
 // (see commands.hpp). libgit2 is loaded only here, and only when a repository is involved.
+#include <fmt/format.h>
 #include <limits.h>
 #include <stdlib.h>
 
@@ -115,7 +116,12 @@ std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
   }
 }
 
-int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches) {
+int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches,
+                         ReportSink& sink) {
+  if (options.output.format != OutputFormat::kText && options.output.format != OutputFormat::kJson)
+    throw Error("--format " + std::string(format_name(options.output.format)) +
+                " reports one tree, not --rev revisions: use --format json, or one run per "
+                "revision");
   std::unique_ptr<GitRepository> repo = GitRepository::open(options.target);
   const std::string prefix = repo->prefix_of(options.target);
   std::vector<std::string> commits;  // all resolved first: an unknown one fails before output
@@ -140,15 +146,19 @@ int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<
   std::optional<RepositoryFacts> facts;
   if (find_git_work_tree(options.target))
     facts = repo->facts(touched_paths(patches, strips_of(revisions.front().report), prefix));
-  bool color = use_color(options.color);
-  if (options.format == OutputFormat::kJson) {
-    write_stdout(dump(revisions_to_json(revisions, options.target, facts)));
+  const int exit_code = revisions_exit_code(revisions);
+  if (options.output.format == OutputFormat::kJson) {
+    sink.write(dump(revisions_to_json(revisions, options.target, facts)));
   } else {
     std::ostringstream text;
-    render_revisions_text(text, revisions, options.target, color);
-    write_stdout(with_repository(text.str(), facts, color));
+    render_revisions_text(text, revisions, options.target, sink.color());
+    sink.write(with_repository(text.str(), facts, sink.color()));
   }
-  return revisions_exit_code(revisions);
+  std::string summary = "summary:";
+  for (const RevisionReport& r : revisions)
+    summary += " " + escape_for_terminal(r.rev) + ": exit " + std::to_string(r.report.exit_code()) + ";";
+  sink.finish(summary + fmt::format("  -> exit {}", exit_code));
+  return exit_code;
 }
 
 CLI::App* setup_log(CLI::App& app, LogCommandOptions& options, Setup setup) {
@@ -186,12 +196,13 @@ CLI::App* setup_log(CLI::App& app, LogCommandOptions& options, Setup setup) {
                   "at most 16)")
       ->type_name("N")
       ->check(threads_at_most(16));
-  add_output_options(*cmd, options.format, options.color);
+  add_output_options(*cmd, options.output);
   cmd->footer(kLogExitCodesHelp);
   return cmd;
 }
 
 int run_log(const LogCommandOptions& options) {
+  ReportSink sink(options.output);
   std::vector<Patch> patches = parse_inputs(read_patch_inputs(options.patches));
   LogOptions log_options;
   log_options.range = options.range;
@@ -202,13 +213,11 @@ int run_log(const LogCommandOptions& options) {
   log_options.verify.match.drift = !options.strict;
   log_options.threads = options.threads;
   LogResult result = find_fixing_commit(patches, options.target, log_options);
-  if (options.format == OutputFormat::kJson) {
-    write_stdout(dump(log_to_json(result, options.target)));
-  } else {
-    std::ostringstream text;
-    render_log_text(text, result, options.target, use_color(options.color));
-    write_stdout(text.str());
-  }
+  write_report(
+      sink, options.output.format, [&] { return log_to_json(result, options.target); },
+      [&](std::ostream& out, bool color) { render_log_text(out, result, options.target, color); },
+      fmt::format("log: {} patch{}  -> exit {}", patches.size(), patches.size() == 1 ? "" : "es",
+                  result.exit_code()));
   return result.exit_code();
 }
 

@@ -1,6 +1,8 @@
 // `sm120check gpu [--cc CC] [--limits] [--format text|json]` (see commands.hpp), and the --cc
 // option shared
 // with `verify`.
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "sm120check/gpu.hpp"
 
@@ -40,20 +42,23 @@ CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options, Setup setup) {
                 "Measure every limit through the CUDA runtime (multiprocessors, shared memory "
                 "per block and per SM, opt-in, reserved, L2); slower: it starts the CUDA "
                 "driver");
-  add_output_options(*cmd, options.format, options.color);
+  add_output_options(*cmd, options.output);
   cmd->footer(kGpuExitCodesHelp);
   return cmd;
 }
 
 int run_gpu(const GpuCommandOptions& options) {
+  ReportSink sink(options.output);
   GpuProbeOptions probe;
   probe.limits = options.limits;
   const GpuReport gpu =
       options.cc ? override_gpu(parse_compute_capability(*options.cc)) : probe_local_gpus(probe);
   const int exit_code = gpu_exit_code(gpu);
   write_report(
-      options.format, [&] { return gpu_document(gpu, exit_code); },
-      [&](std::ostream& out) { render_gpu_text(out, gpu, use_color(options.color)); });
+      sink, options.output.format, [&] { return gpu_document(gpu, exit_code); },
+      [&](std::ostream& out, bool color) { render_gpu_text(out, gpu, color); },
+      fmt::format("gpu: {} device{}  -> exit {}", gpu.devices.size(),
+                  gpu.devices.size() == 1 ? "" : "s", exit_code));
   return exit_code;
 }
 

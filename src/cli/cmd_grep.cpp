@@ -43,7 +43,7 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options, Setup setup) {
                   "Worker threads, 1 to 16 (default: one per CPU, at most 16)")
       ->type_name("N")
       ->check(threads_at_most(kMaxSearchThreads));
-  add_output_options(*cmd, options.format, options.color);
+  add_output_options(*cmd, options.output);
   cmd->footer(
       "Output: path:line:text, TARGET as given joined with the path below it, one line per "
       "line holding any pattern, in the order files are searched (pipe through sort for a "
@@ -85,9 +85,22 @@ int grep_exit_code(const SearchResult& result) {
   return all_found ? 0 : 1;
 }
 
+/// "grep: 2 of 3 patterns found, 14 hits  -> exit 1".
+std::string grep_summary(const SearchResult& result) {
+  std::size_t found = 0, hits = 0;
+  for (const MarkerHits& m : result.markers) {
+    found += m.total > 0 ? 1u : 0u;
+    hits += m.total;
+  }
+  return fmt::format("grep: {} of {} pattern{} found, {} hit{}  -> exit {}", found,
+                     result.markers.size(), result.markers.size() == 1 ? "" : "s", hits,
+                     hits == 1 ? "" : "s", grep_exit_code(result));
+}
+
 }  // namespace
 
 int run_grep(const GrepCommandOptions& options) {
+  ReportSink sink(options.output);
   std::vector<Marker> markers;
   for (const std::string& p : options.patterns) {
     if (p.empty()) throw Error("grep: an empty PATTERN matches every line; give a string");
@@ -104,7 +117,7 @@ int run_grep(const GrepCommandOptions& options) {
   so.max_file_size = options.max_filesize;
   so.threads = options.threads;
 
-  if (options.format == OutputFormat::kJson) {
+  if (options.output.format == OutputFormat::kJson) {
     SearchResult result = search_tree(options.target, markers, so);
     const int code = grep_exit_code(result);
     nlohmann::ordered_json doc = nlohmann::ordered_json::object();
@@ -114,7 +127,8 @@ int run_grep(const GrepCommandOptions& options) {
     doc["markers"] = markers_to_json(result.markers);
     doc["search"] = search_to_json(result);
     doc["exit_code"] = code;
-    write_stdout(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    sink.write(dump_json(doc));
+    sink.finish(grep_summary(result));
     return code;
   }
 
@@ -122,7 +136,8 @@ int run_grep(const GrepCommandOptions& options) {
   // rg -n --no-heading prints them: TARGET as given, "/", the relative path, ":", the line
   // number, ":", the raw line. Escaped only for a terminal.
   const std::string prefix = target_prefix(options.target);
-  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+  const bool terminal =
+      (options.output.file.empty() || options.output.file == "-") && ::isatty(STDOUT_FILENO) == 1;
   std::mutex out_mutex;
   struct OutputClosed {};
   LineSink print = [&](std::string_view path, const std::vector<LineMatch>& lines) {
@@ -141,7 +156,7 @@ int run_grep(const GrepCommandOptions& options) {
       out += '\n';
     }
     std::lock_guard lock(out_mutex);
-    if (!write_stdout(out)) throw OutputClosed{};
+    if (!sink.write(out)) throw OutputClosed{};
   };
   SearchResult result;
   try {
@@ -149,17 +164,19 @@ int run_grep(const GrepCommandOptions& options) {
   } catch (const OutputClosed&) {
     return 0;  // the reader closed standard output (| head): stop quietly
   }
-  std::string notes;
+  std::string errors, notes;
   for (const MarkerHits& m : result.markers) {
     if (m.error_lines > 0)
-      notes += "sm120check: error: " + unevaluated_regex(m, prefix) +
-               "; its result is incomplete\n";
+      errors += "sm120check: error: " + unevaluated_regex(m, prefix) +
+                "; its result is incomplete\n";
     else if (m.total == 0)
       notes += "sm120check: not found: " + escape_for_terminal(m.marker.text) + "\n";
   }
   std::string skipped = search_skipped_text(result);
   if (!skipped.empty()) notes += "sm120check: " + skipped + "\n";
-  if (!notes.empty()) std::fputs(notes.c_str(), stderr);
+  if (options.output.quiet) notes.clear();  // -q: errors only
+  if (!errors.empty() || !notes.empty()) std::fputs((errors + notes).c_str(), stderr);
+  sink.finish(grep_summary(result));
   return grep_exit_code(result);
 }
 

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "sm120check/gpu.hpp"
 #include "sm120check/kernels.hpp"
@@ -66,12 +68,13 @@ CLI::App* setup_kernels(CLI::App& app, KernelsCommandOptions& options, Setup set
   cmd->add_flag("--no-gpu", options.no_gpu, "Do not probe the local GPU: list without judging");
   cmd->add_flag("--entries", options.entries,
                 "Text output: every fat binary and entry (offset, size, compression, functions)");
-  add_output_options(*cmd, options.format, options.color);
+  add_output_options(*cmd, options.output);
   cmd->footer(kKernelsExitCodesHelp);
   return cmd;
 }
 
 int run_kernels(const KernelsCommandOptions& options) {
+  ReportSink sink(options.output);
   KernelsReport report;
   if (!options.ccs.empty()) {
     for (const std::string& cc : options.ccs)
@@ -115,10 +118,12 @@ int run_kernels(const KernelsCommandOptions& options) {
   }
   const int exit_code = kernels_exit_code(report);
   write_report(
-      options.format, [&] { return kernels_document(report, exit_code); },
-      [&](std::ostream& out) {
-        render_kernels_text(out, report, use_color(options.color), options.entries);
-      });
+      sink, options.output.format, [&] { return kernels_document(report, exit_code); },
+      [&](std::ostream& out, bool color) {
+        render_kernels_text(out, report, color, options.entries);
+      },
+      fmt::format("kernels: {} file{} examined, {} listed  -> exit {}", report.files_examined,
+                  report.files_examined == 1 ? "" : "s", report.files.size(), exit_code));
   return exit_code;
 }
 

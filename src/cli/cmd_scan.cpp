@@ -1,11 +1,13 @@
 // `sm120check scan [options] TARGET` and `sm120check scan --list` (see commands.hpp).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <future>
 #include <sstream>
 
 #include "commands.hpp"
 #include "sm120check/catalog.hpp"
+#include "sm120check/ci_report.hpp"
 #include "sm120check/scan.hpp"
 
 namespace sm120check::cli {
@@ -52,7 +54,7 @@ CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup) {
                   "Names the walk lists at most before it stops with a note (default 2000000)")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
-  add_output_options(*cmd, options.format, options.color);
+  add_output_options(*cmd, options.output, Formats::kAll);
   cmd->parse_complete_callback([&options] {
     if (!options.list && options.target.empty()) throw CLI::RequiredError("TARGET");
   });
@@ -61,6 +63,13 @@ CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup) {
 }
 
 int run_scan(const ScanCommandOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  // Opened first: a FILE that cannot be written fails the run before the walk.
+  ReportSink sink(options.output);
+  const OutputFormat format = options.output.format;
+  if (options.list && format != OutputFormat::kText && format != OutputFormat::kJson)
+    throw Error("scan --list: --format " + std::string(format_name(format)) +
+                " reports a scan, not the catalog: use --format text or json");
   // The probe runs while the catalog is read and TARGET walked.
   std::future<GpuReport> probe;
   GpuReport gpu = unprobed_gpu();
@@ -74,20 +83,16 @@ int run_scan(const ScanCommandOptions& options) {
   Catalog catalog = builtin_catalog();
   for (const std::string& dir : options.catalogs) add_catalog_directory(catalog, dir);
   if (!options.only.empty()) keep_only(catalog, options.only);
-  for (const std::string& r : catalog.replaced)
-    std::cerr << "sm120check: note: " << escape_for_terminal(r) << "\n";
+  if (!options.output.quiet)
+    for (const std::string& r : catalog.replaced)
+      std::cerr << "sm120check: note: " << escape_for_terminal(r) << "\n";
 
-  std::string out;
   if (options.list) {
-    if (options.format == OutputFormat::kJson) {
-      out = catalog_to_json(catalog).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-            "\n";
-    } else {
-      std::ostringstream text;
-      render_catalog_text(text, catalog);
-      out = text.str();
-    }
-    write_stdout(out);
+    write_report(
+        sink, format, [&] { return catalog_to_json(catalog); },
+        [&](std::ostream& out, bool) { render_catalog_text(out, catalog); },
+        fmt::format("scan --list: {} entr{}", catalog.entries.size(),
+                    catalog.entries.size() == 1 ? "y" : "ies"));
     return 0;
   }
 
@@ -102,17 +107,22 @@ int run_scan(const ScanCommandOptions& options) {
   if (probe.valid()) gpu = probe.get();
   report.gpu = std::move(gpu);
   assess_relevance(report);
-  if (report.walk.truncated)
+  if (report.walk.truncated && !options.output.quiet)
     std::cerr << "sm120check: warning: the walk stopped after " << report.walk.entries
               << " names (--max-entries): installs below unlisted directories are not reported\n";
-  if (options.format == OutputFormat::kJson) {
-    out = scan_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  } else {
+  if (format == OutputFormat::kJson) {
+    sink.write(dump_json(scan_to_json(report)));
+  } else if (format == OutputFormat::kText) {
     std::ostringstream text;
-    render_scan_text(text, report, use_color(options.color));
-    out = text.str();
+    render_scan_text(text, report, sink.color());
+    sink.write(text.str());
+  } else {
+    const CiContext context = ci_context(options.target, started);
+    sink.write(scan_ci_report(report, format, context));
+    if (format == OutputFormat::kGithub)
+      append_github_step_summary(scan_github_summary(report, context));
   }
-  write_stdout(out);
+  sink.finish(scan_summary_line(report));
   return report.exit_code();
 }
 

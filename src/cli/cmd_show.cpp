@@ -1,6 +1,8 @@
 // `sm120check show PATCH...` (see commands.hpp).
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "inputs.hpp"
 #include "sm120check/patch.hpp"
@@ -16,24 +18,22 @@ CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options, Setup setup) {
                   "standard input")
       ->required()
       ->type_name("");
-  add_output_options(*cmd, options.format, options.color);
+  add_output_options(*cmd, options.output);
   cmd->footer(
       "Exit codes:\n  0  the patches were parsed\n  3  a patch could not be read or parsed");
   return cmd;
 }
 
 int run_show(const ShowCommandOptions& options) {
+  ReportSink sink(options.output);
   std::vector<Patch> patches = parse_inputs(read_patch_inputs(options.patches));
-  std::string out;
-  if (options.format == OutputFormat::kJson) {
-    out = show_to_json(patches).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    out += '\n';
-  } else {
-    std::ostringstream text;
-    render_show_text(text, patches, use_color(options.color));
-    out = text.str();
-  }
-  write_stdout(out);
+  std::size_t files = 0;
+  for (const Patch& p : patches) files += p.files.size();
+  write_report(
+      sink, options.output.format, [&] { return show_to_json(patches); },
+      [&](std::ostream& out, bool color) { render_show_text(out, patches, color); },
+      fmt::format("show: {} patch{}, {} file patch{}", patches.size(),
+                  patches.size() == 1 ? "" : "es", files, files == 1 ? "" : "es"));
   return 0;
 }
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <set>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "commands.hpp"
 #include "inputs.hpp"
 #include "sm120check/arch.hpp"
+#include "sm120check/ci_report.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/git.hpp"
 #include "sm120check/git_report.hpp"
@@ -53,6 +55,44 @@ void report_unevaluated(const VerifyReport& report, const std::string& target) {
     for (const MarkerHits& m : p.evidence) note(m);
   }
   std::cerr << err;
+}
+
+/// Writes the report of a work-tree run to `sink` in options.output.format (the repository
+/// section from `facts`; `patches` give JUnit the hunks' lines; `started`, when the run began,
+/// its time) and finishes it with the summary line.
+void write_verify_report(ReportSink& sink, const VerifyReport& report,
+                         const std::vector<Patch>& patches,
+                         const std::optional<RepositoryFacts>& facts,
+                         const VerifyCommandOptions& options,
+                         std::chrono::steady_clock::time_point started) {
+  const OutputFormat format = options.output.format;
+  if (format == OutputFormat::kJson) {
+    nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+    extra["repository"] = repository_to_json(facts);
+    extra["revisions"] = nullptr;
+    // Written as it is rendered, hunk by hunk (memory does not grow with the hunks); invalid
+    // UTF-8 in paths or subjects is replaced rather than aborting the report.
+    bool open = true;
+    write_verify_json(report, extra, [&](std::string_view piece) {
+      open = open && sink.write(piece);  // a closed stdout: stop quietly
+    });
+  } else if (format == OutputFormat::kText) {
+    std::ostringstream text;
+    render_verify_text(text, report, sink.color());
+    std::string out = text.str();
+    if (facts) {  // after the "target:" line
+      std::ostringstream repo;
+      render_repository_text(repo, *facts, sink.color());
+      out.insert(out.find('\n') + 1, repo.str());
+    }
+    sink.write(out);
+  } else {
+    const CiContext context = ci_context(options.target, started);
+    sink.write(verify_ci_report(report, patches, format, context));
+    if (format == OutputFormat::kGithub)
+      append_github_step_summary(verify_github_summary(report, context));
+  }
+  sink.finish(verify_summary_line(report));
 }
 
 }  // namespace
@@ -120,7 +160,7 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options, Setup setup
   cmd->add_flag("--no-repo", options.no_repo,
                 "Leave out the repository section (root, HEAD, branch, uncommitted files) of a "
                 "work-tree run (read from the git directory; libgit2 only where that cannot tell)");
-  add_output_options(*cmd, options.format, options.color);
+  add_output_options(*cmd, options.output, Formats::kAll);
   cmd->footer(std::string(kExitCodesHelp) +
               "Patches skipped by --only-relevant do not count toward the exit code.\n");
   cmd->formatter(std::make_shared<TargetFormatter>());
@@ -194,10 +234,15 @@ void add_strict_option(CLI::App& cmd, bool& strict) {
 }
 
 int run_verify(const VerifyCommandOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  // Opened first: a FILE that cannot be written fails the run before any work.
+  ReportSink sink(options.output);
   // Revisions are read from the repository: no work tree, so no probe or repository section.
   if (!options.revs.empty())
     return run_verify_revisions(
-        options, parse_inputs(read_patch_inputs(options.patches, BadInput::kReport), BadInput::kReport));
+        options,
+        parse_inputs(read_patch_inputs(options.patches, BadInput::kReport), BadInput::kReport),
+        sink);
   // The probe (NVML's start-up, or the CUDA driver's) runs while patches are read and verified.
   std::future<GpuReport> probe;
   GpuReport gpu = unprobed_gpu();
@@ -246,33 +291,11 @@ int run_verify(const VerifyCommandOptions& options) {
   if (probe.valid()) gpu = probe.get();
   assess_arch(report, patches, arch.get(), strips, std::move(gpu), options.only_relevant);
   report_errors(report);
-  report_unevaluated(report, options.target);
+  if (!options.output.quiet) report_unevaluated(report, options.target);
   std::optional<RepositoryFacts> facts;
   if (!options.no_repo) facts = work_tree_facts(options.target, patches, report);
 
-  std::string out;
-  if (options.format == OutputFormat::kJson) {
-    nlohmann::ordered_json extra = nlohmann::ordered_json::object();
-    extra["repository"] = repository_to_json(facts);
-    extra["revisions"] = nullptr;
-    // Written as it is rendered, hunk by hunk (memory does not grow with the hunks); invalid
-    // UTF-8 in paths or subjects is replaced rather than aborting the report.
-    bool open = true;
-    write_verify_json(report, extra, [&open](std::string_view piece) {
-      open = open && write_stdout(std::string(piece));  // a closed stdout: stop quietly
-    });
-    return report.exit_code();
-  } else {
-    std::ostringstream text;
-    render_verify_text(text, report, use_color(options.color));
-    out = text.str();
-    if (facts) {  // after the "target:" line
-      std::ostringstream repo;
-      render_repository_text(repo, *facts, use_color(options.color));
-      out.insert(out.find('\n') + 1, repo.str());
-    }
-  }
-  write_stdout(out);
+  write_verify_report(sink, report, patches, facts, options, started);
   return report.exit_code();
 }
 

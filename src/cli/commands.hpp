@@ -35,8 +35,7 @@ struct VerifyCommandOptions {
   bool only_relevant = false;     ///< --only-relevant: skip patches for other architectures.
   std::vector<std::string> revs;  ///< --rev: verify these revisions of TARGET's repository.
   bool no_repo = false;           ///< --no-repo: no repository section (libgit2 is not loaded).
-  OutputFormat format = OutputFormat::kText;
-  ColorMode color = ColorMode::kAuto;
+  OutputOptions output;  ///< --format, --color, --output, -q/--quiet
   bool markers = false;                     ///< --markers: search every patch's markers.
   std::vector<std::string> marker_texts;    ///< --marker TEXT (fixed strings).
   std::vector<std::string> marker_regexes;  ///< --marker-regex RE (PCRE2).
@@ -59,8 +58,7 @@ struct ApplyCommandOptions {
   bool relocate = false;  ///< --relocate: write relocated files (off: only named paths).
   std::vector<std::string> revs;  ///< --rev: refused (apply writes a work tree).
   bool no_gpu = false;            ///< --no-gpu: accepted, nothing to do (no probe in apply).
-  OutputFormat format = OutputFormat::kText;
-  ColorMode color = ColorMode::kAuto;
+  OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
 /// Exit codes of `sm120check apply`, its help footer.
@@ -96,8 +94,7 @@ struct GrepCommandOptions {
   bool gitignore = false;
   std::uint64_t max_filesize = 32ull << 20;
   unsigned threads = 0;
-  OutputFormat format = OutputFormat::kText;
-  ColorMode color = ColorMode::kAuto;
+  OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
 /// Adds the `grep` subcommand to `app`, parsing into `options`. Returns the subcommand.
@@ -110,8 +107,7 @@ int run_grep(const GrepCommandOptions& options);
 /// Options of `sm120check show PATCH...`.
 struct ShowCommandOptions {
   std::vector<std::string> patches;
-  OutputFormat format = OutputFormat::kText;
-  ColorMode color = ColorMode::kAuto;
+  OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
 /// Adds the `show` subcommand to `app`, parsing into `options`. Returns the subcommand.
@@ -133,8 +129,7 @@ inline constexpr const char* kGpuExitCodesHelp =
 struct GpuCommandOptions {
   std::optional<std::string> cc;  ///< --cc: report this capability instead of probing.
   bool limits = false;            ///< --limits: every limit, through the CUDA runtime.
-  OutputFormat format = OutputFormat::kText;
-  ColorMode color = ColorMode::kAuto;
+  OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
 /// Exit codes of `sm120check kernels`, its help footer (kernels_exit_code).
@@ -155,8 +150,7 @@ struct KernelsCommandOptions {
   std::vector<std::string> ccs;    ///< --cc: judge for these instead of probing
   bool no_gpu = false;             ///< --no-gpu: list only
   bool entries = false;            ///< --entries: every fat binary and entry in text output
-  OutputFormat format = OutputFormat::kText;
-  ColorMode color = ColorMode::kAuto;
+  OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
 /// Adds the `kernels` subcommand to `app`. Returns the subcommand.
@@ -178,8 +172,7 @@ struct LogCommandOptions {
   bool ignore_whitespace = false;
   bool strict = false;   ///< --strict: exact images only (no drift search).
   unsigned threads = 0;  ///< -j: threads verifying file states; 0 = one per CPU.
-  OutputFormat format = OutputFormat::kText;
-  ColorMode color = ColorMode::kAuto;
+  OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
 /// Exit codes of `sm120check scan`, its help footer.
@@ -210,8 +203,7 @@ struct ScanCommandOptions {
   bool no_kernels = false;            ///< --no-kernels: do not list shared objects' CUDA code.
   std::size_t max_depth = 16;         ///< --max-depth N.
   std::size_t max_entries = 2'000'000;  ///< --max-entries N.
-  OutputFormat format = OutputFormat::kText;
-  ColorMode color = ColorMode::kAuto;
+  OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
 /// Adds the `scan` subcommand to `app`. Returns the subcommand.
@@ -265,8 +257,11 @@ CLI::App* setup_log(CLI::App& app, LogCommandOptions& options, Setup setup = Set
 int run_log(const LogCommandOptions& options);
 
 /// `verify --rev`: verifies `patches` on each revision of TARGET's repository and writes the
-/// report; returns the worst exit code. Throws Error for an unknown revision (exit 3).
-int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches);
+/// report to `sink`; returns the worst exit code. Throws Error for an unknown revision and for
+/// --format junit, github or sarif (one revision per report only: exit 3).
+int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches,
+                         ReportSink& sink);
+
 
 /// Repository facts for a work-tree run, or std::nullopt when TARGET is not in a git work tree
 /// (checked with stat(2) before libgit2 is loaded) or the repository cannot be opened.

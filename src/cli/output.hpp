@@ -1,23 +1,26 @@
-// Output helpers shared by the subcommands: --format/--color options, colour detection, writing
-// to standard output, and the exit-code help text. Header-only (the CLI's sources are fixed in
-// CMakeLists.txt).
+// Output helpers shared by the subcommands: --format/--color/--output/--quiet options, colour
+// detection, writing the report to standard output or atomically to a file (ReportSink,
+// output.cpp), and the exit-code help text.
 #pragma once
 
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "cli11.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/tree.hpp"
+#include "sm120check/ci_report.hpp"
 #include "sm120check/report.hpp"
 
 namespace sm120check::cli {
@@ -63,22 +66,72 @@ CLI::Validator choice(const std::map<std::string, Enum>& choices, const std::str
       std::string());  // no description: the option's type name already lists the names
 }
 
-/// Adds --format text|json and --color auto|always|never to `cmd`.
-inline void add_output_options(CLI::App& cmd, OutputFormat& format, ColorMode& color) {
-  static const std::map<std::string, OutputFormat> kFormats{{"text", OutputFormat::kText},
-                                                            {"json", OutputFormat::kJson}};
-  static const std::map<std::string, ColorMode> kColors{
-      {"auto", ColorMode::kAuto}, {"always", ColorMode::kAlways}, {"never", ColorMode::kNever}};
-  cmd.add_option("--format", format,
-                 "Output format: text (for people, the default) or json (for scripts)")
-      ->transform(choice(kFormats, "text or json"))
-      ->type_name("text|json");
-  cmd.add_option("--color", color,
-                 "Colour the text output: auto (the default: when stdout is a terminal and "
-                 "NO_COLOR is unset; CLICOLOR_FORCE=1 forces), always or never")
-      ->transform(choice(kColors, "auto, always or never"))
-      ->type_name("auto|always|never");
-}
+/// --format, --color, --output and -q/--quiet of a command.
+struct OutputOptions {
+  OutputFormat format = OutputFormat::kText;
+  ColorMode color = ColorMode::kAuto;
+  /// --output FILE: the report is written there (atomically: a temporary file in the same
+  /// directory, renamed over FILE once complete) and a one-line summary goes to standard output.
+  /// "" (or "-"): the report goes to standard output.
+  std::string file;
+  /// -q/--quiet: only errors are printed (stderr); no report on standard output, no summary
+  /// line, no warnings or notes. The report still goes to --output FILE, and the exit code is
+  /// the same.
+  bool quiet = false;
+};
+
+/// Which --format values a command takes.
+enum class Formats {
+  kTextJson,  ///< text and json
+  kAll,       ///< also junit, github and sarif (verify, scan)
+};
+
+/// Adds --format, --color auto|always|never, --output FILE and -q/--quiet to `cmd`.
+void add_output_options(CLI::App& cmd, OutputOptions& output,
+                        Formats formats = Formats::kTextJson);
+
+/// Where a command's report goes (OutputOptions): standard output, or with --output a temporary
+/// file next to FILE, renamed over it by finish(). A ReportSink destroyed before finish() (the
+/// run failed) removes its temporary file and leaves FILE as it was.
+class ReportSink {
+ public:
+  /// Opens the temporary file for --output FILE (mkstemp in FILE's directory). Throws Error when
+  /// FILE is a directory or its directory cannot be written.
+  explicit ReportSink(const OutputOptions& options);
+  ~ReportSink();
+  ReportSink(const ReportSink&) = delete;
+  ReportSink& operator=(const ReportSink&) = delete;
+
+  /// Whether a text report may use ANSI colour: never for machine formats nor into a file
+  /// (unless --color always), else use_color().
+  bool color() const;
+  /// Whether -q/--quiet was given: warnings and notes are to be left out.
+  bool quiet() const { return options_.quiet; }
+  /// Appends `piece` to the report. Returns false when standard output was closed by its
+  /// reader (EPIPE): the caller stops quietly. Throws Error when a write fails otherwise.
+  bool write(std::string_view piece);
+  /// Ends the report. With --output: flushes the temporary file to disk (fsync), gives it the
+  /// mode a new file gets (0666 less the umask; an existing FILE's mode is kept) and renames it
+  /// over FILE; then, unless quiet, prints `summary` and "(FORMAT report: FILE)" as one line on
+  /// standard output. Without --output, nothing more. Throws Error when the file cannot be
+  /// written.
+  void finish(std::string_view summary);
+
+ private:
+  OutputOptions options_;
+  std::string temp_;  ///< the temporary file's path; "" when writing to standard output
+  int fd_ = -1;       ///< open on temp_
+};
+
+/// With --format github and GITHUB_STEP_SUMMARY set (and not empty), appends `markdown` to the
+/// file it names (created when missing), as GitHub Actions' job summary. A failure is a warning
+/// on stderr (the exit code does not change).
+void append_github_step_summary(const std::string& markdown);
+
+/// What the CI formats need for a run over `target` that began at `started`: the prefix for
+/// paths inside it (report_path_prefix() against the working directory), the working
+/// directory, and the seconds since `started`.
+CiContext ci_context(const std::string& target, std::chrono::steady_clock::time_point started);
 
 /// Writes `text` to standard output with write(2). Returns false when the reader closed standard
 /// output (EPIPE): the caller should stop quietly. Throws Error for any other write failure.
@@ -96,17 +149,25 @@ inline bool write_stdout(const std::string& text) {
   return true;
 }
 
-/// Writes a command's report to standard output: `document()` (an nlohmann::ordered_json) as
-/// indented JSON with a final newline for --format json, else what `render(std::ostream&)`
-/// writes. Returns write_stdout()'s answer.
+/// `document` as the JSON reports write it: indented by 2, invalid UTF-8 replaced, and "\n".
+inline std::string dump_json(const nlohmann::ordered_json& document) {
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+/// Writes a command's report to `sink` and finishes it with `summary`: `document()` (an
+/// nlohmann::ordered_json) for --format json, else what `render(std::ostream&, bool color)`
+/// writes. For the commands that have text and JSON only.
 template <typename Document, typename Render>
-bool write_report(OutputFormat format, Document&& document, Render&& render) {
-  if (format == OutputFormat::kJson)
-    return write_stdout(
-        document().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  std::ostringstream text;
-  render(text);
-  return write_stdout(text.str());
+void write_report(ReportSink& sink, OutputFormat format, Document&& document, Render&& render,
+                  std::string_view summary) {
+  if (format == OutputFormat::kJson) {
+    sink.write(dump_json(document()));
+  } else {
+    std::ostringstream text;
+    render(text, sink.color());
+    sink.write(text.str());
+  }
+  sink.finish(summary);
 }
 
 /// Shows a trailing TARGET positional as required in the help, although CLI11 sees it as

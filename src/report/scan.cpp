@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <sstream>
+#include <string>
 
 #include "sm120check/report.hpp"
+#include "words.hpp"
 
 namespace sm120check {
 namespace {
@@ -233,6 +236,22 @@ std::string relative_to(const std::string& path, const std::string& root) {
   return path;
 }
 
+/// What object `i` of `g` holds and how it runs: "sm_90, sm_120  -> 12.0: runs natively (...)",
+/// or "error: WHY" for an object with no fat binary read.
+std::string object_text(const ScanReport& report, const KernelGroup& g, std::size_t i,
+                        bool color) {
+  const std::vector<ComputeCapability>& ccs = report.kernels.capabilities;
+  const KernelListing& o = g.objects[i];
+  if (o.fatbins.empty()) return paint("error", kRed, color) + ": " + escape_for_terminal(o.error);
+  std::string out = kernel_architectures_text(o);
+  for (std::size_t c = 0; c < ccs.size() && i < g.fits.size() && c < g.fits[i].size(); ++c)
+    out += (c == 0 ? "  -> " : "; ") + ccs[c].to_string() + ": " +
+           object_fit_text(g.fits[i][c], color);
+  if (!o.error.empty())
+    out += " (" + paint("error", kRed, color) + ": " + escape_for_terminal(o.error) + ")";
+  return out;
+}
+
 void render_kernel_group(std::ostream& out, const ScanReport& report, const KernelGroup& g,
                          bool color) {
   const std::vector<ComputeCapability>& ccs = report.kernels.capabilities;
@@ -271,20 +290,8 @@ void render_kernel_group(std::ostream& out, const ScanReport& report, const Kern
       break;
     }
     ++shown;
-    const KernelListing& o = g.objects[i];
-    out << "    " << escape_for_terminal(relative_to(o.path, g.root)) << ": ";
-    if (o.fatbins.empty()) {
-      out << paint("error", kRed, color) << ": " << escape_for_terminal(o.error) << "\n";
-      continue;
-    }
-    out << kernel_architectures_text(o);
-    for (std::size_t c = 0; c < ccs.size() && i < g.fits.size() && c < g.fits[i].size(); ++c) {
-      const FileFit& fit = g.fits[i][c];
-      out << (c == 0 ? "  -> " : "; ") << ccs[c].to_string() << ": "
-          << object_fit_text(fit, color);
-    }
-    if (!o.error.empty()) out << " (" << paint("error", kRed, color) << ": " << escape_for_terminal(o.error) << ")";
-    out << "\n";
+    out << "    " << escape_for_terminal(relative_to(g.objects[i].path, g.root)) << ": "
+        << object_text(report, g, i, color) << "\n";
   }
 }
 
@@ -363,6 +370,30 @@ std::optional<std::size_t> group_of(const ScanReport& report, std::size_t instal
   return std::nullopt;
 }
 
+/// The summary line (no newline): fixes per verdict, kernel problems, an incomplete walk, and
+/// the exit code.
+std::string summary_text(const ScanReport& report, bool color) {
+  const ScanSummary s = report.summary();
+  const WalkStats& w = report.walk;
+  std::ostringstream out;
+  const std::size_t judged = s.present + s.missing + s.unknown;
+  out << fmt::format("summary: {} fix{} in {} install{}: {} {}, {} {}, {} {}; {} not installed",
+                     judged, judged == 1 ? "" : "es", report.installs.size(),
+                     report.installs.size() == 1 ? "" : "s", s.present,
+                     paint("present", kGreen, color), s.missing, paint("missing", kRed, color),
+                     s.unknown, paint("unknown", kMagenta, color), report.not_installed.size());
+  if (s.skipped != 0) out << fmt::format(", {} skipped (--only-relevant)", s.skipped);
+  if (s.kernel_no_image != 0)
+    out << fmt::format("; {} shared object{} with {}", s.kernel_no_image,
+                       s.kernel_no_image == 1 ? "" : "s", paint("no kernel image", kRed, color));
+  if (s.kernel_errors != 0)
+    out << fmt::format("; {} shared object{} unreadable", s.kernel_errors,
+                       s.kernel_errors == 1 ? "" : "s");
+  if (!w.complete()) out << "; walk incomplete (notes above): installs may be missed";
+  out << fmt::format("  -> exit {}", report.exit_code());
+  return out.str();
+}
+
 }  // namespace
 
 void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
@@ -432,22 +463,10 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
   }
   for (const std::string& n : report.notes) out << "note: " << escape_for_terminal(n) << "\n";
   for (const std::string& u : w.unreadable) out << "note: not listed: " << escape_for_terminal(u) << "\n";
-  const std::size_t judged = s.present + s.missing + s.unknown;
-  out << fmt::format("\nsummary: {} fix{} in {} install{}: {} {}, {} {}, {} {}; {} not installed",
-                     judged, judged == 1 ? "" : "es", report.installs.size(),
-                     report.installs.size() == 1 ? "" : "s", s.present,
-                     paint("present", kGreen, color), s.missing, paint("missing", kRed, color),
-                     s.unknown, paint("unknown", kMagenta, color), report.not_installed.size());
-  if (s.skipped != 0) out << fmt::format(", {} skipped (--only-relevant)", s.skipped);
-  if (s.kernel_no_image != 0)
-    out << fmt::format("; {} shared object{} with {}", s.kernel_no_image,
-                       s.kernel_no_image == 1 ? "" : "s", paint("no kernel image", kRed, color));
-  if (s.kernel_errors != 0)
-    out << fmt::format("; {} shared object{} unreadable", s.kernel_errors,
-                       s.kernel_errors == 1 ? "" : "s");
-  if (!w.complete()) out << "; walk incomplete (notes above): installs may be missed";
-  out << fmt::format("  -> exit {}\n", report.exit_code());
+  out << "\n" << summary_text(report, color) << "\n";
 }
+
+std::string scan_summary_line(const ScanReport& report) { return summary_text(report, false); }
 
 ordered_json scan_to_json(const ScanReport& report) {
   ordered_json doc;
@@ -552,6 +571,25 @@ ordered_json catalog_to_json(const Catalog& catalog) {
   doc["entries"] = std::move(entries);
   doc["replaced"] = strings_json(catalog.replaced);
   return doc;
+}
+
+std::string report_words::install_title(const Install& install) {
+  return sm120check::install_title(install);
+}
+
+std::string report_words::group_title(const KernelGroup& group) {
+  return sm120check::group_title(group);
+}
+
+std::string report_words::fix_block(const ScanReport& report, const FixResult& fix) {
+  std::ostringstream out;
+  render_fix(out, report, fix, false);
+  return out.str();
+}
+
+std::string report_words::object_text(const ScanReport& report, const KernelGroup& group,
+                                      std::size_t i) {
+  return sm120check::object_text(report, group, i, false);
 }
 
 }  // namespace sm120check

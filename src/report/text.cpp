@@ -10,11 +10,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sm120check/report.hpp"
+#include "words.hpp"
 
 namespace sm120check {
 namespace {
@@ -198,7 +200,10 @@ char change_letter(ChangeKind kind) {
   return '?';
 }
 
-/// Words for a matcher diagnostic code (see HunkMatch::diagnostic); unknown codes as they are.
+}  // namespace
+
+namespace report_words {
+
 std::string diagnostic_words(std::string_view code) {
   if (code == "line-ending-mismatch") return "differs only in line endings (CRLF vs LF)";
   if (code == "whitespace-only-mismatch")
@@ -219,8 +224,6 @@ std::string hunk_range(std::uint32_t old_start, std::uint32_t old_lines, std::ui
   return fmt::format("@@ -{},{} +{},{} @@", old_start, old_lines, new_start, new_lines);
 }
 
-/// "patch 1/2: source: subject" (with ":line" after the source when the patch does not start
-/// on the first line, as in an mbox series), escaped.
 std::string patch_title(std::size_t number, std::size_t count, const std::string& source,
                         std::size_t patch_line, const std::optional<std::string>& subject) {
   std::string title = fmt::format("patch {}/{}: {}", number, count, escape_for_terminal(source));
@@ -229,13 +232,10 @@ std::string patch_title(std::size_t number, std::size_t count, const std::string
   return title;
 }
 
-/// A patch path with the patch's strip level applied, or as written when it is too short.
 std::string stripped(const std::string& path, unsigned strip) {
   return strip_path(path, strip).value_or(path);
 }
 
-/// The path shown for a file: "old -> new" for renames and copies, else the path examined in
-/// the tree, else the stripped path of the side that exists. Escaped.
 std::string file_label(const FileReport& file, unsigned strip) {
   if (file.change == ChangeKind::kRename || file.change == ChangeKind::kCopy)
     return escape_for_terminal(stripped(file.old_path, strip)) + " -> " +
@@ -245,7 +245,6 @@ std::string file_label(const FileReport& file, unsigned strip) {
   return escape_for_terminal(stripped(path, strip));
 }
 
-/// "applicable at line 17 (offset +7, fuzz 1)", "conflict: differs only in ...".
 std::string hunk_verdict(const HunkMatch& m, bool color) {
   std::string text = paint(to_string(m.status), hunk_color(m.status), color);
   if (m.status == HunkStatus::kConflict || m.status == HunkStatus::kUnknown) {
@@ -295,6 +294,16 @@ std::string summary_line(const VerifyReport& report, bool color) {
   text += fmt::format("  -> exit {}", report.exit_code());
   return text;
 }
+
+}  // namespace report_words
+
+namespace {
+
+using report_words::file_label;
+using report_words::hunk_range;
+using report_words::hunk_verdict;
+using report_words::patch_title;
+using report_words::summary_line;
 
 /// "mode 100644 -> 100755", "new mode 100755", ... or "" when the patch names no mode.
 std::string mode_text(const FilePatch& file) {
@@ -382,7 +391,119 @@ void render_evidence(std::ostream& out, const PatchReport& p) {
   out << "    not in " << where << ": " << names << "\n";
 }
 
+/// Writes patch `i` of `report`: its title with the status at `column`, then its strip level,
+/// presence, series, arch, file, hunk, evidence and marker lines.
+void render_patch_block(std::ostream& out, const VerifyReport& report, std::size_t i,
+                        std::size_t column, bool color) {
+  const PatchReport& p = report.patches[i];
+  const std::string title =
+      patch_title(i + 1, report.patches.size(), p.source, p.patch_line, p.subject);
+  out << paint(title, kBold, color) << padding(display_width(title), column) << "["
+      << paint(to_string(p.status), status_color(p.status), color) << "]\n";
+  if (!p.error.empty()) {
+    out << "  " << paint("error", kRed, color) << ": " << escape_for_terminal(p.error) << "\n";
+  } else {
+    out << "  strip level: " << p.strip << (p.strip_detected ? " (detected)" : " (given)")
+        << "\n";
+    out << "  fix: " << paint(to_string(p.presence), presence_color(p.presence), color)
+        << presence_detail(p) << "\n";
+    if (!p.depends_on.empty()) {
+      std::string needs;
+      for (std::size_t d : p.depends_on)
+        needs += fmt::format("{}{}", needs.empty() ? "" : ", ", d + 1);
+      out << "  series: applicable once patch" << (p.depends_on.size() == 1 ? " " : "es ")
+          << needs << (p.depends_on.size() == 1 ? " is" : " are") << " applied\n";
+    }
+  }
+  if (!p.arch.empty()) {
+    std::string targets;
+    for (const std::string& name : p.arch.names())
+      targets += (targets.empty() ? "" : ", ") + name;
+    const bool gpu_known = report.gpu && !report.gpu->devices.empty();
+    const char* relevant = p.relevant  ? (*p.relevant ? "yes" : "no")
+                           : gpu_known ? "unknown (unsure evidence)"
+                                       : "unknown (no GPU known)";
+    out << "  arch: " << targets << "  relevant to this GPU: " << relevant
+        << (p.status == Status::kSkipped ? " (skipped: --only-relevant)" : "") << "\n"
+        << "    from " << escape_for_terminal(p.arch.evidence) << "\n";
+    if (p.arch.confidence == ArchConfidence::kUnsure)
+      out << "    unsure: " << escape_for_terminal(p.arch.doubt) << "\n";
+  }
+  for (const FileReport& f : p.files) {
+    const std::string label =
+        fmt::format("  {} {}", change_letter(f.change), file_label(f, p.strip));
+    out << pad_to(label, column) << paint(to_string(f.status), status_color(f.status), color);
+    if (!f.reason.empty()) out << " (" << escape_for_terminal(f.reason) << ")";
+    out << "\n";
+    if (!f.relocation.empty() && f.status != Status::kUnknown)
+      out << (f.relocated ? "      relocated: " : "      not relocated: ")
+          << escape_for_terminal(f.relocation) << "\n";
+    if (f.relocated || f.status == Status::kUnknown)
+      for (const std::string& c : f.candidates)
+        out << "      candidate: " << escape_for_terminal(c) << "\n";
+
+    std::size_t hunk_column = 0;
+    for (const HunkReport& h : f.hunks)
+      hunk_column = std::max(
+          hunk_column, fmt::format("      hunk {} ", h.index).size() +
+                           hunk_range(h.old_start, h.old_lines, h.new_start, h.new_lines).size());
+    for (const HunkReport& h : f.hunks) {
+      const std::string left =
+          fmt::format("      hunk {} {}", h.index,
+                      hunk_range(h.old_start, h.old_lines, h.new_start, h.new_lines));
+      out << pad_to(left, hunk_column + 2) << hunk_verdict(h.match, color) << "\n";
+    }
+  }
+  if (!p.evidence.empty()) render_evidence(out, p);
+  if (p.search) {
+    out << "  markers:\n";
+    for (const MarkerHits& m : p.search->markers) {
+      out << fmt::format("    {}\"{}\" ({}): {} hit{}\n", m.marker.regex ? "regex " : "",
+                         escape_for_terminal(m.marker.text), to_string(m.marker.origin), m.total,
+                         m.total == 1 ? "" : "s");
+      render_hits_text(out, {m}, "      ");
+      if (m.total > m.hits.size()) out << "      ... " << m.total - m.hits.size() << " more\n";
+    }
+    std::string skipped = search_skipped_text(*p.search);
+    if (!skipped.empty()) out << "    " << skipped << "\n";
+  }
+}
+
+/// The status column of patches [first, last): after the widest patch title or file label.
+std::size_t status_column(const VerifyReport& report, std::size_t first, std::size_t last) {
+  std::size_t column = 0;
+  for (std::size_t i = first; i < last; ++i) {
+    const PatchReport& p = report.patches[i];
+    column = std::max(column, display_width(patch_title(i + 1, report.patches.size(), p.source,
+                                                        p.patch_line, p.subject)));
+    for (const FileReport& f : p.files)
+      column = std::max(column, 4 + display_width(file_label(f, p.strip)));
+  }
+  return std::min(column + 2, kMaxStatusColumn);
+}
+
 }  // namespace
+
+std::string_view format_name(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kText: return "text";
+    case OutputFormat::kJson: return "json";
+    case OutputFormat::kJunit: return "junit";
+    case OutputFormat::kGithub: return "github";
+    case OutputFormat::kSarif: return "sarif";
+  }
+  return "?";
+}
+
+std::string verify_summary_line(const VerifyReport& report) {
+  return summary_line(report, false);
+}
+
+std::string report_words::patch_block(const VerifyReport& report, std::size_t i) {
+  std::ostringstream out;
+  render_patch_block(out, report, i, status_column(report, i, i + 1), false);
+  return out.str();
+}
 
 std::string sanitize_utf8(std::string_view text) {
   std::string out;
@@ -421,95 +542,14 @@ std::string escape_for_terminal(std::string_view text) {
 }
 
 void render_verify_text(std::ostream& out, const VerifyReport& report, bool color) {
-  const std::size_t count = report.patches.size();
-
-  // One status column for the whole report: after the widest patch title or file label.
-  std::size_t column = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    const PatchReport& p = report.patches[i];
-    column = std::max(column,
-                      display_width(patch_title(i + 1, count, p.source, p.patch_line, p.subject)));
-    for (const FileReport& f : p.files)
-      column = std::max(column, 4 + display_width(file_label(f, p.strip)));
-  }
-  column = std::min(column + 2, kMaxStatusColumn);
-
+  // One status column for the whole report.
+  const std::size_t column = status_column(report, 0, report.patches.size());
   out << "target: " << escape_for_terminal(report.target) << "\n";
   if (report.gpu)
     for (const std::string& line : gpu_summary_lines(*report.gpu)) out << line << "\n";
-  for (std::size_t i = 0; i < count; ++i) {
-    const PatchReport& p = report.patches[i];
+  for (std::size_t i = 0; i < report.patches.size(); ++i) {
     out << "\n";
-    const std::string title = patch_title(i + 1, count, p.source, p.patch_line, p.subject);
-    out << paint(title, kBold, color) << padding(display_width(title), column) << "["
-        << paint(to_string(p.status), status_color(p.status), color) << "]\n";
-    if (!p.error.empty()) {
-      out << "  " << paint("error", kRed, color) << ": " << escape_for_terminal(p.error) << "\n";
-    } else {
-      out << "  strip level: " << p.strip << (p.strip_detected ? " (detected)" : " (given)")
-          << "\n";
-      out << "  fix: " << paint(to_string(p.presence), presence_color(p.presence), color)
-          << presence_detail(p) << "\n";
-      if (!p.depends_on.empty()) {
-        std::string needs;
-        for (std::size_t d : p.depends_on)
-          needs += fmt::format("{}{}", needs.empty() ? "" : ", ", d + 1);
-        out << "  series: applicable once patch" << (p.depends_on.size() == 1 ? " " : "es ")
-            << needs << (p.depends_on.size() == 1 ? " is" : " are") << " applied\n";
-      }
-    }
-    if (!p.arch.empty()) {
-      std::string targets;
-      for (const std::string& name : p.arch.names())
-        targets += (targets.empty() ? "" : ", ") + name;
-      const bool gpu_known = report.gpu && !report.gpu->devices.empty();
-      const char* relevant = p.relevant  ? (*p.relevant ? "yes" : "no")
-                             : gpu_known ? "unknown (unsure evidence)"
-                                         : "unknown (no GPU known)";
-      out << "  arch: " << targets << "  relevant to this GPU: " << relevant
-          << (p.status == Status::kSkipped ? " (skipped: --only-relevant)" : "") << "\n"
-          << "    from " << escape_for_terminal(p.arch.evidence) << "\n";
-      if (p.arch.confidence == ArchConfidence::kUnsure)
-        out << "    unsure: " << escape_for_terminal(p.arch.doubt) << "\n";
-    }
-    for (const FileReport& f : p.files) {
-      const std::string label =
-          fmt::format("  {} {}", change_letter(f.change), file_label(f, p.strip));
-      out << pad_to(label, column) << paint(to_string(f.status), status_color(f.status), color);
-      if (!f.reason.empty()) out << " (" << escape_for_terminal(f.reason) << ")";
-      out << "\n";
-      if (!f.relocation.empty() && f.status != Status::kUnknown)
-        out << (f.relocated ? "      relocated: " : "      not relocated: ")
-            << escape_for_terminal(f.relocation) << "\n";
-      if (f.relocated || f.status == Status::kUnknown)
-        for (const std::string& c : f.candidates)
-          out << "      candidate: " << escape_for_terminal(c) << "\n";
-
-      std::size_t hunk_column = 0;
-      for (const HunkReport& h : f.hunks)
-        hunk_column = std::max(
-            hunk_column, fmt::format("      hunk {} ", h.index).size() +
-                             hunk_range(h.old_start, h.old_lines, h.new_start, h.new_lines).size());
-      for (const HunkReport& h : f.hunks) {
-        const std::string left =
-            fmt::format("      hunk {} {}", h.index,
-                        hunk_range(h.old_start, h.old_lines, h.new_start, h.new_lines));
-        out << pad_to(left, hunk_column + 2) << hunk_verdict(h.match, color) << "\n";
-      }
-    }
-    if (!p.evidence.empty()) render_evidence(out, p);
-    if (p.search) {
-      out << "  markers:\n";
-      for (const MarkerHits& m : p.search->markers) {
-        out << fmt::format("    {}\"{}\" ({}): {} hit{}\n", m.marker.regex ? "regex " : "",
-                           escape_for_terminal(m.marker.text), to_string(m.marker.origin), m.total,
-                           m.total == 1 ? "" : "s");
-        render_hits_text(out, {m}, "      ");
-        if (m.total > m.hits.size()) out << "      ... " << m.total - m.hits.size() << " more\n";
-      }
-      std::string skipped = search_skipped_text(*p.search);
-      if (!skipped.empty()) out << "    " << skipped << "\n";
-    }
+    render_patch_block(out, report, i, column, color);
   }
   out << "\n" << summary_line(report, color) << "\n";
 }
