@@ -11,10 +11,11 @@ dir=$1
 shift
 zpty z zsh -f -i
 # sm120check itself is a no-op function here: completion only needs the name.
-zpty -w z "PS1=''; RPROMPT=''; fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D; sm120check() { :; }"
+zpty -w z "PS1=''; RPROMPT=''; LISTMAX=1000000; fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D; sm120check() { :; }"
 zpty -w z 'compadd () { local -a __hits; builtin compadd -O __hits "$@"; local h; for h in $__hits; do print -r -- "HIT:$h"; done; builtin compadd "$@" }'
 # Completion ends with a marker: the next keys are typed only then (zsh drops a completion's
-# work when it sees keys typed ahead, which made this test flaky on a loaded machine).
+# work when it sees keys typed ahead, which made this test flaky on a loaded machine). LISTMAX
+# keeps it from asking "do you wish to see all N possibilities?" for long lists.
 zpty -w z 'autoload +X _main_complete; functions[_sm120check_orig_main]=$functions[_main_complete]; _main_complete() { _sm120check_orig_main "$@"; local r=$?; print -r -- "${:-COMP}END"; return r }'
 zpty -w z 'print -r -- ${:-REA}DY'
 zpty -r z line '*READY*' || exit 3
