@@ -205,7 +205,10 @@ std::string presence_words(const HunkMatch& m);
 ///
 /// Search. Hunk k is expected at the line its header names (old_start for the pre-image,
 /// new_start for the post-image; for an empty image, the line after it: "@@ -5,0" inserts
-/// before line 6) shifted by the offset of the last matched hunk (0 before any). Each image is
+/// before line 6) shifted by the offset of the last matched hunk (0 before any). That offset
+/// counts in the header lines of the image it matched, and the lines between two hunks are the
+/// same in either state of each: after an applied hunk both images of the next are expected at
+/// its new_start shifted, after an applicable one at its old_start shifted. Each image is
 /// searched outward from its expected line (expected, +1, -1, +2, -2, ...) over the whole file,
 /// but never starting before the end of the previous matched hunk's compared lines: hunks match
 /// in order and do not overlap. A conflicting hunk changes neither the offset nor that bound.
