@@ -308,6 +308,27 @@ TEST(ApplyHostile, CompletingAnInsertionAfterAnAppliedHunk) {
   EXPECT_EQ(read_file(dir / "t/f"), "a\nm\nb\nc\n");
 }
 
+// Zero-context insertions out of order within one file patch (fuzz_apply crash-8147291e,
+// crash-d9a02e50): "@@ -1,0" inserts after line 1, then "@@ -0,0" before line 1. GNU patch
+// refuses the second hunk ("misordered hunks! output would be garbled"); git apply takes them
+// one by one. Before, the second was placed after the first, apply wrote that, and the next
+// run placed it elsewhere again. Now a conflict: nothing written, exit 2, the reason named.
+TEST(ApplyHostile, MisorderedZeroContextInsertionsAreRefused) {
+  TempDir dir;
+  write_file(dir / "t/f", "a\nb\n");
+  write_file(dir / "p.patch",
+             "--- a/f\n+++ b/f\n@@ -1,0 +2,2 @@\n+x\n+y\n@@ -0,0 +1,2 @@\n+p\n+q\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 2) << apply.out << apply.err;
+  EXPECT_NE(apply.out.find("hunk 2 (@@ -0,0 +1,2 @@) conflict (out-of-order)"), std::string::npos)
+      << apply.out;
+  EXPECT_EQ(read_file(dir / "t/f"), "a\nb\n");
+  const test::RunResult verify = run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(verify.exit_code, 2) << verify.out;
+  EXPECT_NE(verify.out.find("found only before the previous hunk"), std::string::npos)
+      << verify.out;
+}
+
 // NOT FIXED (left disabled): the same series as TreeAtAnEarlierStateByBlobIdIsNotTakenApart,
 // without index lines. Nothing then tells state 0 from a tree where patch 3 alone is in: its
 // post-image stands two lines down, so the backward pass takes it "out" and apply writes a

@@ -627,6 +627,23 @@ TEST(MatchEmpty, InsertionAfterAnAppliedHunkCountsInItsNewLines) {
   EXPECT_MATCH(s[1], kApplied, 4, -2);
 }
 
+// Hunks out of order in the patch (a fuzzer's): "@@ -1,0" inserts after line 1, then
+// "@@ -0,0" before line 1, which the first hunk's place has passed. Its header is all that
+// places an insertion without context; before, it was clamped to after the first hunk's
+// place, a guess that the next run placed elsewhere. Refused as GNU patch refuses it
+// ("misordered hunks! output would be garbled"); git apply takes such hunks one by one.
+TEST(MatchEmpty, InsertionPlacedBeforeThePreviousHunkIsAConflict) {
+  constexpr std::string_view patch = "@@ -1,0 +2,2 @@\n+x\n+y\n@@ -0,0 +1,2 @@\n+p\n+q\n";
+  const auto r = match("a\nb\n", patch);
+  EXPECT_MATCH(r[0], kApplicable, 2, 0);
+  EXPECT_CONFLICT(r[1], "out-of-order");
+  EXPECT_EQ(r[1].presence, Presence::kAbsent);
+  // Two insertions at one place, in order, are fine.
+  const auto same = match("a\nb\n", "@@ -1,0 +2 @@\n+x\n@@ -1,0 +3 @@\n+y\n");
+  EXPECT_MATCH(same[0], kApplicable, 2, 0);
+  EXPECT_MATCH(same[1], kApplicable, 2, 0);
+}
+
 TEST(MatchEmpty, EmptyFileAgainstContextHunk) { EXPECT_CONFLICT(match("", kHunk10)[0]); }
 
 // --- File edges --------------------------------------------------------------------------------
@@ -1146,6 +1163,8 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
                                (!pre.empty() && try_image(pre, pe, 0, 0, 0, base_mode, true));
         if (elsewhere || (!pre.empty() && post.empty())) {
           m.status = HunkStatus::kUnknown;
+        } else if (pre.empty() && pe < static_cast<std::int64_t>(std::min(lo, n))) {
+          m.diagnostic = "out-of-order";  // placed by its header before the previous hunk
         } else if (pre.empty()) {
           const std::size_t at_line =
               (pe < 0 ? std::min(lo, n)

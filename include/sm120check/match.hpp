@@ -173,8 +173,9 @@ struct HunkMatch {
   /// line ends is ignored), "whitespace-only-mismatch" (matches with white space folded as by
   /// ignore_whitespace), "final-newline-mismatch" (matches when the no_newline_at_eof marks are
   /// ignored), "out-of-order" (matches exactly, but before the end of the previous hunk's
-  /// match: the file has the hunks in another order), or "" when none explains it alone. The
-  /// first two are not tried when ignore_whitespace is set. Always "" for a match.
+  /// match: the file has the hunks in another order; or a pure insertion without context whose
+  /// header places it there: the patch has them in another order), or "" when none explains it
+  /// alone. The first two are not tried when ignore_whitespace is set. Always "" for a match.
   std::string diagnostic;
   /// For a conflict with no diagnostic: the near miss, i.e. the image and the placement within
   /// kClosestWindow lines of the expected line where most image lines equal the file's (ties:
@@ -234,7 +235,11 @@ std::string presence_words(const HunkMatch& m);
 /// final newline, and a line without that mark never matches such a last line.
 ///
 /// Empty image (a zero-context insertion's pre-image, a zero-context deletion's post-image, an
-/// added file's pre-image): matches at its expected line, clamped into [bound, size()].
+/// added file's pre-image): matches at its expected line, clamped into [bound, size()]. But a
+/// pure insertion without context whose expected line lies before the bound (its header places
+/// it before the previous hunk: the patch's hunks out of order, "@@ -1,0" then "@@ -0,0") is a
+/// conflict, diagnostic "out-of-order", as GNU patch refuses misordered hunks: clamped, it was
+/// written after the previous hunk, a place the next run does not find it at.
 ///
 /// Tie rule, when both images match at the deciding level (pre at P, post at Q):
 ///  1. an empty image is no evidence: the non-empty image wins (both_images stays false);

@@ -891,6 +891,16 @@ class Matcher {
       m.presence_reason = "zero-context-elsewhere";
       return m;
     }
+    if (pre_empty && pre_expected < static_cast<std::int64_t>(std::min(lo, n_))) {
+      // A pure insertion whose header places it before the end of the previous hunk's match
+      // (the patch's hunks out of order: "@@ -1,0" then "@@ -0,0"): its header is all that
+      // places it, and any other place is a guess that the next run places elsewhere again.
+      // A conflict, as GNU patch refuses it ("misordered hunks! output would be garbled").
+      m.presence = Presence::kAbsent;
+      m.presence_reason = "not-found";
+      if (options_.explain) m.diagnostic = "out-of-order";
+      return m;
+    }
     if (pre_empty) {  // a pure insertion whose lines are nowhere: insert at the expected line
       m.status = HunkStatus::kApplicable;
       m.kind = MatchKind::kExact;
