@@ -286,6 +286,90 @@ TEST(ApplyHostile, DISABLED_FileReplacedByAFolder) {
   EXPECT_EQ(read_file(dir / "t/a/b"), "y\n");
 }
 
+// A file where the first hunk is in and the second, an insertion without context after old
+// line 3 ("b"), is not: apply completes it. Before, the insertion was expected at its "-" start
+// shifted by the first hunk's offset in "+" lines (two lines short), and z was written before
+// "b", exit 0; the next run found z elsewhere ("cannot be decided").
+TEST(ApplyHostile, CompletingAnInsertionAfterAnAppliedHunk) {
+  TempDir dir;
+  write_file(dir / "t/f", "a\nx\ny\nm\nb\nc\n");
+  write_file(dir / "p.patch",
+             "--- a/f\n+++ b/f\n@@ -1,2 +1,4 @@\n a\n+x\n+y\n m\n@@ -3,0 +6 @@\n+z\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 0) << apply.out << apply.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "a\nx\ny\nm\nb\nz\nc\n");
+  const test::RunResult verify = run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+  const test::RunResult again = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("nothing to do"), std::string::npos) << again.out;
+  const test::RunResult back = run_sm120check({"apply", "-R", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "a\nm\nb\nc\n");
+}
+
+// Zero-context insertions out of order within one file patch (fuzz_apply crash-8147291e,
+// crash-d9a02e50): "@@ -1,0" inserts after line 1, then "@@ -0,0" before line 1. GNU patch
+// refuses the second hunk ("misordered hunks! output would be garbled"); git apply takes them
+// one by one. Before, the second was placed after the first, apply wrote that, and the next
+// run placed it elsewhere again. Now a conflict: nothing written, exit 2, the reason named.
+TEST(ApplyHostile, MisorderedZeroContextInsertionsAreRefused) {
+  TempDir dir;
+  write_file(dir / "t/f", "a\nb\n");
+  write_file(dir / "p.patch",
+             "--- a/f\n+++ b/f\n@@ -1,0 +2,2 @@\n+x\n+y\n@@ -0,0 +1,2 @@\n+p\n+q\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 2) << apply.out << apply.err;
+  EXPECT_NE(apply.out.find("hunk 2 (@@ -0,0 +1,2 @@) conflict (out-of-order)"), std::string::npos)
+      << apply.out;
+  EXPECT_EQ(read_file(dir / "t/f"), "a\nb\n");
+  const test::RunResult verify = run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(verify.exit_code, 2) << verify.out;
+  EXPECT_NE(verify.out.find("found only before the previous hunk"), std::string::npos)
+      << verify.out;
+}
+
+// A plain diff naming two files ("--- a/notes.txt", "+++ b/guide.txt") is made in place on the
+// name that exists; here a later file patch of the same patch adds guide.txt (fuzz_apply
+// crash-8ea22b44, crash-afb1eaa2). The choice must not depend on what the run itself made:
+// before, the first run changed notes.txt (guide.txt not there yet), and on the tree it wrote
+// the same file patch was judged on guide.txt (applicable: verify read partial, exit 2, and the
+// next apply planned to "complete" it). Now the name is chosen as the run has the files at
+// that file patch, the same on either tree, and the reason says so.
+TEST(ApplyHostile, PlainDiffNamingTwoFilesKeepsItsNameWhenTheRunAddsTheOther) {
+  TempDir dir;
+  write_file(dir / "t/notes.txt", "");
+  write_file(dir / "p.patch",
+             "--- a/notes.txt\n+++ b/guide.txt\n@@ -0,0 +1,2 @@\n+note one\n+note two\n"
+             "--- /dev/null\n+++ b/guide.txt\n@@ -0,0 +1,2 @@\n+step one\n+step two\n");
+  write_file(dir / "q.patch",
+             "--- a/notes.txt\n+++ b/guide.txt\n@@ -1,2 +1,3 @@\n step one\n+step one and a half\n"
+             " step two\n");
+  const std::vector<std::string> series = {dir / "p.patch", dir / "q.patch", dir / "t"};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.end(), series.begin(), series.end());
+    return run_sm120check(args);
+  };
+  const test::RunResult apply = run({"apply"});
+  EXPECT_EQ(apply.exit_code, 0) << apply.out << apply.err;
+  EXPECT_EQ(read_file(dir / "t/notes.txt"), "note one\nnote two\n");
+  EXPECT_EQ(read_file(dir / "t/guide.txt"), "step one\nstep one and a half\nstep two\n");
+  const test::RunResult verify = run({"verify", "--no-gpu"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+  EXPECT_NE(verify.out.find("M notes.txt"), std::string::npos) << verify.out;
+  EXPECT_NE(verify.out.find("'guide.txt' is brought by a later file patch of this run"),
+            std::string::npos)
+      << verify.out;
+  const test::RunResult again = run({"apply", "--dry-run"});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(again.out, "");  // no diff
+  EXPECT_EQ(again.err.find("would complete"), std::string::npos) << again.err;
+  const test::RunResult back = run({"apply", "-R"});
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
+  EXPECT_EQ(read_file(dir / "t/notes.txt"), "");
+  EXPECT_FALSE(fs::exists(dir / "t/guide.txt"));
+}
+
 // NOT FIXED (left disabled): the same series as TreeAtAnEarlierStateByBlobIdIsNotTakenApart,
 // without index lines. Nothing then tells state 0 from a tree where patch 3 alone is in: its
 // post-image stands two lines down, so the backward pass takes it "out" and apply writes a

@@ -608,6 +608,42 @@ TEST(MatchEmpty, EmptyImageFollowsPreviousOffset) {
   EXPECT_MATCH(r[1], kApplicable, 11, 2);
 }
 
+// A partly applied file: the first hunk (adding two lines) is in, the second, an insertion
+// without context after old line 3 ("b"), is not. The lines between the two stand where the
+// first hunk's "+" lines put them, so the insertion belongs before "c" (line 6), its "+" start
+// shifted, not its "-" start (line 4, off by the two lines the first hunk adds). Before, it
+// was placed before "b", and apply wrote "z" there; the next run found it elsewhere.
+TEST(MatchEmpty, InsertionAfterAnAppliedHunkCountsInItsNewLines) {
+  constexpr std::string_view patch =
+      "@@ -1,2 +1,4 @@\n a\n+x\n+y\n m\n"
+      "@@ -3,0 +6 @@\n+z\n";
+  const auto r = match("a\nx\ny\nm\nb\nc\n", patch);
+  EXPECT_MATCH(r[0], kApplied, 1, 0);
+  EXPECT_MATCH(r[1], kApplicable, 6, 2);
+  EXPECT_EQ(r[1].image_begin, 5u);
+  // The other way round: the first hunk not in, the second in (z after b).
+  const auto s = match("a\nm\nb\nz\nc\n", patch);
+  EXPECT_MATCH(s[0], kApplicable, 1, 0);
+  EXPECT_MATCH(s[1], kApplied, 4, -2);
+}
+
+// Hunks out of order in the patch (a fuzzer's): "@@ -1,0" inserts after line 1, then
+// "@@ -0,0" before line 1, which the first hunk's place has passed. Its header is all that
+// places an insertion without context; before, it was clamped to after the first hunk's
+// place, a guess that the next run placed elsewhere. Refused as GNU patch refuses it
+// ("misordered hunks! output would be garbled"); git apply takes such hunks one by one.
+TEST(MatchEmpty, InsertionPlacedBeforeThePreviousHunkIsAConflict) {
+  constexpr std::string_view patch = "@@ -1,0 +2,2 @@\n+x\n+y\n@@ -0,0 +1,2 @@\n+p\n+q\n";
+  const auto r = match("a\nb\n", patch);
+  EXPECT_MATCH(r[0], kApplicable, 2, 0);
+  EXPECT_CONFLICT(r[1], "out-of-order");
+  EXPECT_EQ(r[1].presence, Presence::kAbsent);
+  // Two insertions at one place, in order, are fine.
+  const auto same = match("a\nb\n", "@@ -1,0 +2 @@\n+x\n@@ -1,0 +3 @@\n+y\n");
+  EXPECT_MATCH(same[0], kApplicable, 2, 0);
+  EXPECT_MATCH(same[1], kApplicable, 2, 0);
+}
+
 TEST(MatchEmpty, EmptyFileAgainstContextHunk) { EXPECT_CONFLICT(match("", kHunk10)[0]); }
 
 // --- File edges --------------------------------------------------------------------------------
@@ -1004,6 +1040,7 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
   std::vector<HunkMatch> out;
   std::size_t lo = 0;
   std::int64_t offset = 0;
+  char coords = 'o';  // the header lines `offset` counts from: 'o' own, '-' old, '+' new
   std::int64_t added_before = 0;  // lines the hunks before this one add
   for (const Hunk& h : hunks) {
     // The "+" start judged by: for a hunk without leading context, the one its "-" start and the
@@ -1040,6 +1077,9 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
     };
     const std::int64_t pre_base = base_of(h.old_start, pre.empty());
     const std::int64_t post_base = base_of(new_start, post.empty());
+    // Both images where the hunk stands in the header lines of the last found hunk's image.
+    const std::int64_t pe = (coords == '+' ? post_base : pre_base) + offset;
+    const std::int64_t qe = (coords == '-' ? pre_base : post_base) + offset;
     auto try_image = [&](const std::vector<RefLine>& img, std::int64_t expected, std::size_t from,
                          std::size_t top, std::size_t bottom, RefMode mode, bool strict,
                          RefAnchor anchored = RefAnchor::kNone) -> std::optional<RefFound> {
@@ -1091,7 +1131,6 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
     bool matched = false;
     if (anchor == RefAnchor::kExpected) {
       // Tied to the expected line (or, as the whole file, to line 1).
-      const std::int64_t pe = pre_base + offset, qe = post_base + offset;
       auto whole = [&](const std::vector<RefLine>& img, std::uint32_t s) {
         return s <= 1 && lo == 0 && img.size() == n &&
                (n == 0 || ref_find(f, img, 0, n, 0, 0, base_mode, true).has_value());
@@ -1117,12 +1156,15 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
         m.offset =
             e - base_of(applied ? new_start : h.old_start, applied ? post.empty() : pre.empty());
         offset = m.offset;
+        coords = applied ? '+' : '-';
         lo = static_cast<std::size_t>(e) + (applied ? post.size() : pre.size());
       } else {
         const bool elsewhere = (!post.empty() && try_image(post, qe, 0, 0, 0, base_mode, true)) ||
                                (!pre.empty() && try_image(pre, pe, 0, 0, 0, base_mode, true));
         if (elsewhere || (!pre.empty() && post.empty())) {
           m.status = HunkStatus::kUnknown;
+        } else if (pre.empty() && pe < static_cast<std::int64_t>(std::min(lo, n))) {
+          m.diagnostic = "out-of-order";  // placed by its header before the previous hunk
         } else if (pre.empty()) {
           const std::size_t at_line =
               (pe < 0 ? std::min(lo, n)
@@ -1131,6 +1173,7 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
           m.line = at_line + 1;
           m.offset = static_cast<std::int64_t>(at_line) - base_of(h.old_start, true);
           offset = m.offset;
+          coords = '-';
           lo = at_line;
         }
       }
@@ -1140,13 +1183,13 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
     for (unsigned lvl = 0; lvl <= options.fuzz && !matched; ++lvl) {
       const std::size_t top = std::min<std::size_t>(lvl, leading);
       const std::size_t bottom = std::min<std::size_t>(lvl, trailing);
-      const auto p = try_image(pre, pre_base + offset, lo, top, bottom, base_mode, true, anchor);
-      const auto q = try_image(post, post_base + offset, lo, top, bottom, base_mode, true, anchor);
+      const auto p = try_image(pre, pe, lo, top, bottom, base_mode, true, anchor);
+      const auto q = try_image(post, qe, lo, top, bottom, base_mode, true, anchor);
       if (!p && !q) continue;
       bool applied = q.has_value();
       if (p && q) {
         m.both_images = !pre.empty() && !post.empty();
-        applied = tie(*p, *q, top, pre_base + offset, post_base + offset);
+        applied = tie(*p, *q, top, pe, qe);
       }
       const RefFound& fo = applied ? *q : *p;
       const std::int64_t base = applied ? post_base : pre_base;
@@ -1157,6 +1200,7 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       m.fuzz = lvl;
       matched = true;
       offset = m.offset;
+      coords = applied ? '+' : '-';
       lo = fo.pos + fo.count;
     }
     if (!matched) {
@@ -1186,10 +1230,10 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
         for (unsigned lvl = 0; lvl <= options.fuzz && !hit; ++lvl) {
           const std::size_t top = std::min<std::size_t>(lvl, leading);
           const std::size_t bottom = std::min<std::size_t>(lvl, trailing);
-          hit = (!pre.empty() && try_image(pre, pre_base + offset, t.any_order ? 0 : lo, top,
-                                           bottom, t.mode, t.strict, t.anchor)) ||
-                (!post.empty() && try_image(post, post_base + offset, t.any_order ? 0 : lo, top,
-                                            bottom, t.mode, t.strict, t.anchor));
+          hit = (!pre.empty() && try_image(pre, pe, t.any_order ? 0 : lo, top, bottom, t.mode,
+                                           t.strict, t.anchor)) ||
+                (!post.empty() && try_image(post, qe, t.any_order ? 0 : lo, top, bottom, t.mode,
+                                            t.strict, t.anchor));
         }
         if (hit) {
           m.diagnostic = t.code;

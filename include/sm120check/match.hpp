@@ -173,8 +173,9 @@ struct HunkMatch {
   /// line ends is ignored), "whitespace-only-mismatch" (matches with white space folded as by
   /// ignore_whitespace), "final-newline-mismatch" (matches when the no_newline_at_eof marks are
   /// ignored), "out-of-order" (matches exactly, but before the end of the previous hunk's
-  /// match: the file has the hunks in another order), or "" when none explains it alone. The
-  /// first two are not tried when ignore_whitespace is set. Always "" for a match.
+  /// match: the file has the hunks in another order; or a pure insertion without context whose
+  /// header places it there: the patch has them in another order), or "" when none explains it
+  /// alone. The first two are not tried when ignore_whitespace is set. Always "" for a match.
   std::string diagnostic;
   /// For a conflict with no diagnostic: the near miss, i.e. the image and the placement within
   /// kClosestWindow lines of the expected line where most image lines equal the file's (ties:
@@ -205,7 +206,10 @@ std::string presence_words(const HunkMatch& m);
 ///
 /// Search. Hunk k is expected at the line its header names (old_start for the pre-image,
 /// new_start for the post-image; for an empty image, the line after it: "@@ -5,0" inserts
-/// before line 6) shifted by the offset of the last matched hunk (0 before any). Each image is
+/// before line 6) shifted by the offset of the last matched hunk (0 before any). That offset
+/// counts in the header lines of the image it matched, and the lines between two hunks are the
+/// same in either state of each: after an applied hunk both images of the next are expected at
+/// its new_start shifted, after an applicable one at its old_start shifted. Each image is
 /// searched outward from its expected line (expected, +1, -1, +2, -2, ...) over the whole file,
 /// but never starting before the end of the previous matched hunk's compared lines: hunks match
 /// in order and do not overlap. A conflicting hunk changes neither the offset nor that bound.
@@ -231,7 +235,11 @@ std::string presence_words(const HunkMatch& m);
 /// final newline, and a line without that mark never matches such a last line.
 ///
 /// Empty image (a zero-context insertion's pre-image, a zero-context deletion's post-image, an
-/// added file's pre-image): matches at its expected line, clamped into [bound, size()].
+/// added file's pre-image): matches at its expected line, clamped into [bound, size()]. But a
+/// pure insertion without context whose expected line lies before the bound (its header places
+/// it before the previous hunk: the patch's hunks out of order, "@@ -1,0" then "@@ -0,0") is a
+/// conflict, diagnostic "out-of-order", as GNU patch refuses misordered hunks: clamped, it was
+/// written after the previous hunk, a place the next run does not find it at.
 ///
 /// Tie rule, when both images match at the deciding level (pre at P, post at Q):
 ///  1. an empty image is no evidence: the non-empty image wins (both_images stays false);

@@ -169,15 +169,17 @@ class Matcher {
     std::vector<std::int64_t> running(hunks.size());       // the offset each hunk started from
     std::size_t lo = 0;                                    // first line the next hunk may use
     std::int64_t offset = 0;                               // offset of the last matched hunk
+    Coords coords = Coords::kOwn;                          // the header lines it counts from
     const std::vector<std::optional<Place>> by_order =
         options_.drift ? identical_hunks(hunks) : std::vector<std::optional<Place>>(hunks.size());
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       images_.build(hunks[k]);
       running[k] = offset;
       HunkMatch m = by_order[k] && by_order[k]->pos >= lo ? at_place(hunks[k], *by_order[k])
-                                                          : match_one(hunks[k], lo, offset);
+                                                          : match_one(hunks[k], lo, offset, coords);
       if (found(m)) {
         offset = m.offset;
+        coords = m.status == HunkStatus::kApplied ? Coords::kPost : Coords::kPre;
         lo = match_end_;
         spans[k] = Span{match_begin_, match_end_};
         m.image_begin = match_begin_;
@@ -760,15 +762,35 @@ class Matcher {
     return Found{*pos, p.count};
   }
 
-  HunkMatch match_one(const Hunk& hunk, std::size_t lo, std::int64_t offset) {
+  /// The header lines a hunk's offset counts from: those of the image it matched ("-" lines
+  /// for the pre-image, "+" lines for the post-image); kOwn before any hunk is found (each
+  /// image its own).
+  enum class Coords { kOwn, kPre, kPost };
+
+  /// 0-based lines where the current hunk's pre- and post-image (images_ built) are expected
+  /// (header_base()): the hunk's header line in the coordinates the last found hunk's `offset`
+  /// counts from, shifted by it. The lines between two hunks stand in either state of each, so
+  /// after an applied hunk the next one is expected at its "+" line shifted, whichever image
+  /// is looked for: its "-" line lies the lines the hunks before it add away from it, and a
+  /// hunk without context, tied to that one line, would be written there.
+  std::pair<std::int64_t, std::int64_t> expected_lines(const Hunk& hunk, std::int64_t offset,
+                                                       Coords coords) const {
+    const std::int64_t pre_base = header_base(hunk.old_start, images_.pre.empty());
+    const std::int64_t post_base = header_base(hunk.new_start, images_.post.empty());
+    return {(coords == Coords::kPost ? post_base : pre_base) + offset,
+            (coords == Coords::kPre ? pre_base : post_base) + offset};
+  }
+
+  HunkMatch match_one(const Hunk& hunk, std::size_t lo, std::int64_t offset, Coords coords) {
     const bool pre_empty = images_.pre.empty();
     const bool post_empty = images_.post.empty();
     const std::int64_t pre_base = header_base(hunk.old_start, pre_empty);
     const std::int64_t post_base = header_base(hunk.new_start, post_empty);
+    const auto [pre_expected, post_expected] = expected_lines(hunk, offset, coords);
     pre_text_.build(images_.pre, base_mode_);
     post_text_.build(images_.post, base_mode_);
     const Anchor anchor = anchor_of(hunk);
-    if (anchor == Anchor::kExpected) return match_at_expected(hunk, lo, offset);
+    if (anchor == Anchor::kExpected) return match_at_expected(hunk, lo, pre_expected, post_expected);
 
     HunkMatch m;
     std::pair<std::size_t, std::size_t> last_drop{SIZE_MAX, SIZE_MAX};
@@ -779,15 +801,15 @@ class Matcher {
       last_drop = drop;
       const auto [top, bottom] = drop;
       const std::optional<Found> pre =
-          try_image(base_mode_, pre_text_, pre_base + offset, lo, top, bottom, true, anchor);
+          try_image(base_mode_, pre_text_, pre_expected, lo, top, bottom, true, anchor);
       const std::optional<Found> post =
-          try_image(base_mode_, post_text_, post_base + offset, lo, top, bottom, true, anchor);
+          try_image(base_mode_, post_text_, post_expected, lo, top, bottom, true, anchor);
       if (!pre && !post) continue;
 
       bool applied = post.has_value();
       if (pre && post) {
-        applied = choose_applied(*pre, *post, pre_base + offset, post_base + offset, pre_empty,
-                                 post_empty, top);
+        applied = choose_applied(*pre, *post, pre_expected, post_expected, pre_empty, post_empty,
+                                 top);
         m.both_images = !pre_empty && !post_empty;
       }
       const Found& found = applied ? *post : *pre;
@@ -808,20 +830,19 @@ class Matcher {
       return m;
     }
     if (!options_.explain) return m;
-    m.diagnostic = diagnose(pre_base + offset, post_base + offset, lo, anchor);
-    if (m.diagnostic.empty()) find_closest(m, pre_base + offset, post_base + offset);
+    m.diagnostic = diagnose(pre_expected, post_expected, lo, anchor);
+    if (m.diagnostic.empty()) find_closest(m, pre_expected, post_expected);
     return m;
   }
 
   /// A hunk without context at either edge (`diff -U0`, or a whole small file), or without
-  /// leading context away from line 1: nothing but its expected line (the header's, shifted by
-  /// the last matched hunk's offset) ties its lines to a place, so it matches only there, or,
-  /// for an image that is the whole file, at line 1.
-  HunkMatch match_at_expected(const Hunk& hunk, std::size_t lo, std::int64_t offset) {
+  /// leading context away from line 1: nothing but its expected line (expected_lines()) ties
+  /// its lines to a place, so it matches only there, or, for an image that is the whole file,
+  /// at line 1.
+  HunkMatch match_at_expected(const Hunk& hunk, std::size_t lo, std::int64_t pre_expected,
+                              std::int64_t post_expected) {
     const bool pre_empty = images_.pre.empty();
     const bool post_empty = images_.post.empty();
-    const std::int64_t pre_expected = header_base(hunk.old_start, pre_empty) + offset;
-    const std::int64_t post_expected = header_base(hunk.new_start, post_empty) + offset;
     auto whole = [&](ImageText& img, std::uint32_t start) {
       return start <= 1 && lo == 0 && img.size() == n_ &&
              image_at(file_, base_mode_, img, 0, n_, 0, true);
@@ -868,6 +889,16 @@ class Matcher {
     if (!m.places.empty()) {
       m.status = HunkStatus::kUnknown;
       m.presence_reason = "zero-context-elsewhere";
+      return m;
+    }
+    if (pre_empty && pre_expected < static_cast<std::int64_t>(std::min(lo, n_))) {
+      // A pure insertion whose header places it before the end of the previous hunk's match
+      // (the patch's hunks out of order: "@@ -1,0" then "@@ -0,0"): its header is all that
+      // places it, and any other place is a guess that the next run places elsewhere again.
+      // A conflict, as GNU patch refuses it ("misordered hunks! output would be garbled").
+      m.presence = Presence::kAbsent;
+      m.presence_reason = "not-found";
+      if (options_.explain) m.diagnostic = "out-of-order";
       return m;
     }
     if (pre_empty) {  // a pure insertion whose lines are nowhere: insert at the expected line

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -39,6 +40,45 @@ Resolved resolve(std::string_view patch_path, unsigned strip);
 /// Whether `path` is in the tree. Throws Error when it cannot be examined (e.g. it resolves
 /// outside the target through a symlink): the file is then reported as `error`.
 bool exists(const Tree& tree, const std::string& path);
+
+/// The path file patch `fp` (at `strip`) takes away: a deleted file's, or a renamed one's old
+/// path; std::nullopt for the others.
+std::optional<std::string> removed_path(const FilePatch& fp, unsigned strip);
+
+/// The path file patch `fp` (at `strip`) brings a file to: an added file's, or a renamed or
+/// copied one's new path; std::nullopt for the others.
+std::optional<std::string> created_path(const FilePatch& fp, unsigned strip);
+
+/// Where a modification that names two files (a plain diff with a backup on one side,
+/// "--- f.orig" / "+++ f": not a rename or copy, the stripped names differ) is made in place:
+/// `path`, and, when the run rather than the tree decided it, why (words for a reason).
+struct InPlace {
+  std::string path;
+  std::string why;
+};
+
+/// Per file patch of a run (keyed by its address in `patches`).
+using InPlaceNames = std::unordered_map<const FilePatch*, InPlace>;
+
+/// For every modification of `patches` (strip levels `strips`, one per patch) that names two
+/// files, the name it changes in place: the one that exists at that point of the run, the new
+/// one when both do or neither does. A name exists there as the run leaves it: the last
+/// earlier file patch that brings a file there (add, rename or copy to it) or takes it away
+/// (delete, rename from it) says so; else the first later one says what it finds (a file it
+/// brings was not there, one it takes away was); else `tree` (the target, never the passes'
+/// overlay). So the choice is the same on the tree before the run and on the tree the run
+/// wrote, and the run's own files do not move it. Names that cannot be examined are left out
+/// (verify_file() reports them). Empty, and no file examined, when no file patch names two
+/// files.
+InPlaceNames in_place_names(std::span<const Patch> patches, const std::vector<unsigned>& strips,
+                            const Tree& tree);
+
+/// The path a modification of `old_path` into `new_path` (stripped, different) is made at:
+/// `names`' choice for `fp` when it has one, else the name that exists in `tree` (the new one
+/// when both do or neither does). Throws Error as exists() does.
+std::string modified_path(const FilePatch& fp, const std::string& old_path,
+                          const std::string& new_path, const Tree& tree,
+                          const InPlaceNames* names);
 
 inline bool is_symlink_mode(const std::optional<std::uint32_t>& mode) {
   return mode && (*mode & 0170000) == kModeSymlink;
@@ -238,6 +278,9 @@ struct Context {
   FileCache& cache;
   /// The shared relocation search, or null: relocate() then searches for itself.
   const RelocationSearch* relocation_search = nullptr;
+  /// The run's choices of name for modifications that name two files (in_place_names()), or
+  /// null: the name that exists in `tree` then.
+  const InPlaceNames* in_place = nullptr;
 };
 
 // verify.cpp: one file patch, start to end.
@@ -396,9 +439,11 @@ struct FileUndo {
 /// else why it cannot be (nothing written then). With `undo`, an in-place hunk rewrite records
 /// how to give the file back (restore_file()). `judged`, when given, is verify_file()'s verdict
 /// on `fp` in `tree` as it stands (same options): a modified file's hunks are then placed where
-/// it matched them, not matched again.
+/// it matched them, not matched again. `in_place`: the run's choices of name for modifications
+/// that name two files (else the name that exists in `tree`, see modified_path()).
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
-                        Direction direction, const MatchOptions& options, FileUndo* undo = nullptr,
+                        Direction direction, const MatchOptions& options,
+                        const InPlaceNames* in_place, FileUndo* undo = nullptr,
                         const FileReport* judged = nullptr);
 
 /// Gives the file `undo` names back its bytes and mode from before change_file(), when it still

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -57,6 +58,86 @@ Entry StatCache::stat(const std::string& path) const {
 /// outside the target through a symlink): the file is then reported as `error`.
 bool exists(const Tree& tree, const std::string& path) {
   return tree.stat(path).type != Entry::Type::kMissing;
+}
+
+std::optional<std::string> removed_path(const FilePatch& fp, unsigned strip) {
+  const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
+  if (!from.path || (to.path && (fp.change != ChangeKind::kRename || *to.path == *from.path)))
+    return std::nullopt;
+  return from.path;
+}
+
+std::optional<std::string> created_path(const FilePatch& fp, unsigned strip) {
+  const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
+  if (!to.path) return std::nullopt;
+  if (!from.path) return to.path;
+  const bool move = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
+  return move && *from.path != *to.path ? to.path : std::nullopt;
+}
+
+InPlaceNames in_place_names(std::span<const Patch> patches, const std::vector<unsigned>& strips,
+                            const Tree& tree) {
+  struct TwoNames {
+    std::size_t at;  // run order
+    const FilePatch* fp;
+    std::string old_path, new_path;
+  };
+  std::vector<TwoNames> wanted;
+  std::unordered_map<std::string, std::vector<std::pair<std::size_t, bool>>> events;  // brings?
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < patches.size() && i < strips.size(); ++i)
+    for (const FilePatch& fp : patches[i].files) {
+      ++at;
+      if (std::optional<std::string> p = created_path(fp, strips[i]))
+        events[*p].emplace_back(at, true);
+      if (std::optional<std::string> p = removed_path(fp, strips[i]))
+        events[*p].emplace_back(at, false);
+      if (fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy) continue;
+      Resolved from = resolve(fp.old_path, strips[i]), to = resolve(fp.new_path, strips[i]);
+      if (from.path && to.path && *from.path != *to.path)
+        wanted.push_back({at, &fp, std::move(*from.path), std::move(*to.path)});
+    }
+  InPlaceNames out;
+  for (const TwoNames& w : wanted) {
+    std::vector<std::string> notes;
+    // Whether `name` exists at w's point of the run; a note when the tree says otherwise.
+    auto there = [&](const std::string& name) {
+      const bool in_tree = exists(tree, name);
+      const auto it = events.find(name);
+      if (it == events.end()) return in_tree;
+      const std::vector<std::pair<std::size_t, bool>>& ev = it->second;  // in run order
+      const auto later = std::lower_bound(ev.begin(), ev.end(), std::make_pair(w.at, false));
+      const bool earlier = later != ev.begin();
+      const bool brings = earlier ? std::prev(later)->second : later->second;
+      const bool now = earlier ? brings : !brings;
+      if (now != in_tree)
+        notes.push_back(fmt::format("'{}' is {} by {} file patch of this run", name,
+                                    brings ? "brought" : "taken away",
+                                    earlier ? "an earlier" : "a later"));
+      return now;
+    };
+    try {
+      const bool new_there = there(w.new_path);
+      const bool old_there = there(w.old_path);
+      InPlace& choice = out[w.fp];
+      choice.path = new_there || !old_there ? w.new_path : w.old_path;
+      const bool tree_choice = exists(tree, w.new_path) || !exists(tree, w.old_path);
+      if (tree_choice != (choice.path == w.new_path))
+        choice.why = fmt::format("changed in place at '{}' ({})", choice.path,
+                                 fmt::join(notes, "; "));
+    } catch (const Error&) {
+      out.erase(w.fp);  // verify_file() reports it
+    }
+  }
+  return out;
+}
+
+std::string modified_path(const FilePatch& fp, const std::string& old_path,
+                          const std::string& new_path, const Tree& tree,
+                          const InPlaceNames* names) {
+  if (names != nullptr)
+    if (const auto it = names->find(&fp); it != names->end()) return it->second.path;
+  return exists(tree, new_path) || !exists(tree, old_path) ? new_path : old_path;
 }
 
 namespace {
@@ -213,9 +294,10 @@ std::optional<std::string> relocation_wanted(const FilePatch& fp, const Context&
     return std::nullopt;
   try {
     const Tree& tree = ctx.tree;
-    const std::string& path = exists(tree, *new_side.path) || !exists(tree, *old_side.path)
-                                  ? *new_side.path
-                                  : *old_side.path;
+    const std::string path =
+        *old_side.path == *new_side.path
+            ? *new_side.path
+            : modified_path(fp, *old_side.path, *new_side.path, tree, ctx.in_place);
     if (exists(tree, path) || map_path(ctx, path)) return std::nullopt;
     return path;
   } catch (const Error&) {
@@ -232,7 +314,7 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
   // again in full.
   VerifyOptions quiet_options = options;
   quiet_options.match.explain = false;
-  Context quiet{ctx.tree, quiet_options, ctx.cache, ctx.relocation_search};
+  Context quiet{ctx.tree, quiet_options, ctx.cache, ctx.relocation_search, ctx.in_place};
   auto evaluate = [&](Candidate& c, Context& with) {
     c.report = FileReport{};
     c.report.old_path = fr.old_path;

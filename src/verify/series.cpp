@@ -124,25 +124,6 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
   return out;
 }
 
-/// The path file patch `fp` (at `strip`) takes away: a deleted file's, or a renamed one's old
-/// path; std::nullopt for the others.
-std::optional<std::string> removed_path(const FilePatch& fp, unsigned strip) {
-  const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
-  if (!from.path || (to.path && (fp.change != ChangeKind::kRename || *to.path == *from.path)))
-    return std::nullopt;
-  return from.path;
-}
-
-/// The path file patch `fp` (at `strip`) brings a file to: an added file's, or a renamed or
-/// copied one's new path; std::nullopt for the others.
-std::optional<std::string> created_path(const FilePatch& fp, unsigned strip) {
-  const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
-  if (!to.path) return std::nullopt;
-  if (!from.path) return to.path;
-  const bool move = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
-  return move && *from.path != *to.path ? to.path : std::nullopt;
-}
-
 /// Where the tree's files, by existing or not, place a file patch of the run (see
 /// placed_by_existence()).
 enum class Placed {
@@ -358,8 +339,8 @@ bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache) {
 }
 
 std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, FileCache& cache,
-                        Direction direction, const MatchOptions& options, FileUndo* undo,
-                        const FileReport* judged) {
+                        Direction direction, const MatchOptions& options,
+                        const InPlaceNames* in_place, FileUndo* undo, const FileReport* judged) {
   Resolved old_side = resolve(fp.old_path, strip);
   Resolved new_side = resolve(fp.new_path, strip);
   if (!old_side.error.empty()) return old_side.error;
@@ -368,11 +349,10 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
   const bool named_move = fp.change == ChangeKind::kRename || fp.change == ChangeKind::kCopy;
   if (!named_move && old_side.path && new_side.path && *old_side.path != *new_side.path) {
     // A plain diff naming two files (a backup on one side) changes one of them in place: the
-    // one verify_file() examines, the name that exists (the new one when both do).
-    const std::string in_place =
-        exists(tree, *new_side.path) || !exists(tree, *old_side.path) ? *new_side.path
-                                                                     : *old_side.path;
-    old_side.path = new_side.path = in_place;
+    // one verify_file() examines (modified_path()).
+    const std::string path =
+        modified_path(fp, *old_side.path, *new_side.path, tree, in_place);
+    old_side.path = new_side.path = path;
   }
   const std::optional<std::string>& from = forward ? old_side.path : new_side.path;
   const std::optional<std::string>& to = forward ? new_side.path : old_side.path;
@@ -574,7 +554,12 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   FileCache cache(base_cache);  // files the passes have not changed: as the verdicts read them
   VerifyOptions local = options;
   local.relocate = false;  // relocated files carry their paths (units_of)
-  Context ctx{tree, local, cache};
+  // The names that modifications naming two files change: chosen for the run, as verify_file()
+  // chose them over the tree, whatever the passes have written or taken out.
+  std::vector<unsigned> strips;
+  for (const PatchReport& pr : report.patches) strips.push_back(pr.strip);
+  const InPlaceNames in_place = in_place_names(patches, strips, base);
+  Context ctx{tree, local, cache, nullptr, &in_place};
   const std::size_t n = units.size();
   out.units.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -703,7 +688,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     nearest(taken, units[k], su.without);
     if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
       su.undo_error = change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
-                                  local.match, &undo[k], &su.back);
+                                  local.match, &in_place, &undo[k], &su.back);
       su.undone = su.undo_error.empty();
       if (su.undone)
         for (const std::string& p : units[k].paths) taken[p] = units[k].patch;
@@ -738,7 +723,7 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     if (put_in && (!restored || su.verdict.status == Status::kPartial))
       su.redo_error =
           change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kForward, local.match,
-                      nullptr, !su.from_back || restored ? &su.verdict : nullptr);
+                      &in_place, nullptr, !su.from_back || restored ? &su.verdict : nullptr);
     if (!su.from_back && put_in && su.redo_error.empty())
       for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
     if (placed[k] == Placed::kAmbiguous) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -54,10 +55,12 @@ FileReport detail::verify_file(const FilePatch& fp, Context& ctx, unsigned strip
       fr.status = verify_move(ctx, *old_side.path, *new_side.path, fp, fr);
     } else {
       // Modify, mode or binary change. Plain diffs may name a backup ("x.orig") on one side:
-      // the name that exists wins, the new one when both do.
-      const std::string& path = exists(tree, *new_side.path) || !exists(tree, *old_side.path)
-                                    ? *new_side.path
-                                    : *old_side.path;
+      // the name that exists wins, the new one when both do, as the run has them at this
+      // file patch (modified_path()).
+      const std::string path =
+          *old_side.path == *new_side.path
+              ? *new_side.path
+              : modified_path(fp, *old_side.path, *new_side.path, tree, ctx.in_place);
       fr.target_path = path;
       if (!exists(tree, path) && !relocate(ctx, fp, path, fr)) {
         fr.status = Status::kConflict;
@@ -66,6 +69,9 @@ FileReport detail::verify_file(const FilePatch& fp, Context& ctx, unsigned strip
       } else if (!fr.relocated && fr.status != Status::kUnknown) {
         fr.status = verify_existing(ctx, path, fp, fr);
       }
+      if (ctx.in_place != nullptr)
+        if (const auto it = ctx.in_place->find(&fp); it != ctx.in_place->end())
+          append_reason(fr, it->second.why);
     }
   } catch (const Error& e) {
     fr.status = Status::kError;
@@ -375,7 +381,10 @@ unsigned thread_count(const VerifyOptions& options, std::size_t jobs) {
 PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options) {
   FileCache cache;
   Context ctx{tree, options, cache};
-  PatchReport r = verify_patch_in(patch, ctx, strip_of(patch, ctx));
+  const unsigned strip = strip_of(patch, ctx);
+  const InPlaceNames in_place = in_place_names(std::span<const Patch>(&patch, 1), {strip}, tree);
+  ctx.in_place = &in_place;
+  PatchReport r = verify_patch_in(patch, ctx, strip);
   attach_evidence(patch, r, ctx);
   attach_search(tree, {&r}, {patch_markers(patch, r.strip, options)}, options);
   return r;
@@ -455,7 +464,7 @@ std::vector<std::vector<FileJob>> file_jobs(const std::vector<Patch>& patches,
 /// A thread of the run's first pass: its own handle on the tree, its own stat and file caches.
 struct Worker {
   Worker(const Tree& handle, const Context& run)
-      : tree(handle), ctx{tree, run.options, cache, run.relocation_search} {}
+      : tree(handle), ctx{tree, run.options, cache, run.relocation_search, run.in_place} {}
   StatCache tree;
   FileCache cache;
   Context ctx;
@@ -476,6 +485,8 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     strips.push_back(detected ? options.detected_strips[i] : strip_of(patches[i], ctx));
     sets.push_back(patch_markers(patches[i], strips.back(), options));
   }
+  const InPlaceNames in_place = in_place_names(patches, strips, tree);
+  ctx.in_place = &in_place;
   // Every file to relocate, found before any is verified, so that the tree is walked once
   // for all of them and the patches' markers (reading every file is what a large tree costs,
   // not the matching). Without patch markers to search, a walk by name comes first (it opens

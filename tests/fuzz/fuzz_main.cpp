@@ -3,9 +3,9 @@
 //
 // SM120CHECK_FUZZ_INVARIANTS=warn makes a broken documented property (InvariantBroken: a
 // wrong answer, not a memory error, a hang or a leak) a line on stderr ("invariant broken:
-// ...") instead of a crash: the short CI pass uses it while such findings are open
-// (tests/fuzz/findings/), so that a known class of wrong plan does not fail every run at
-// random; long runs keep it fatal and save the input.
+// ...") instead of a crash: for a run that should look past a known open finding
+// (tests/fuzz/findings/) for other crashes. Without it (CI's pass, tests/fuzz/run.sh) a broken
+// property is fatal and libFuzzer saves the input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
