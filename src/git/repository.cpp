@@ -93,6 +93,22 @@ struct Shared {
 };
 
 /// A commit's tree (under a prefix) as a Tree.
+/// The Entry type of a tree entry's mode: blobs and gitlinks (read as text) are files.
+Entry::Type type_of(git_filemode_t mode) {
+  switch (mode) {
+    case GIT_FILEMODE_BLOB:
+    case GIT_FILEMODE_BLOB_EXECUTABLE:
+    case GIT_FILEMODE_COMMIT:
+      return Entry::Type::kFile;
+    case GIT_FILEMODE_LINK:
+      return Entry::Type::kSymlink;
+    case GIT_FILEMODE_TREE:
+      return Entry::Type::kDirectory;
+    default:
+      return Entry::Type::kOther;
+  }
+}
+
 class GitTree final : public Tree {
  public:
   GitTree(std::shared_ptr<Shared> shared, Owned<git_tree> root, std::string prefix,
@@ -112,27 +128,13 @@ class GitTree final : public Tree {
     }
     Owned<git_tree_entry> te = lookup(path);
     if (!te) return e;
-    switch (lib().git_tree_entry_filemode(te.get())) {
-      case GIT_FILEMODE_BLOB_EXECUTABLE:
-        e.executable = true;
-        [[fallthrough]];
-      case GIT_FILEMODE_BLOB:
-        e.type = Entry::Type::kFile;
-        e.size = shared_->blob(lib().git_tree_entry_id(te.get()), path, max_file_size())->size();
-        break;
-      case GIT_FILEMODE_LINK:
-        e.type = Entry::Type::kSymlink;
-        break;
-      case GIT_FILEMODE_TREE:
-        e.type = Entry::Type::kDirectory;
-        break;
-      case GIT_FILEMODE_COMMIT:  // gitlink: read as the text git diffs show for it
-        e.type = Entry::Type::kFile;
-        e.size = gitlink_text(te.get()).size();
-        break;
-      default:
-        e.type = Entry::Type::kOther;
-    }
+    const git_filemode_t mode = lib().git_tree_entry_filemode(te.get());
+    e.type = type_of(mode);
+    e.executable = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+    if (mode == GIT_FILEMODE_COMMIT)  // gitlink: read as the text git diffs show for it
+      e.size = gitlink_text(te.get()).size();
+    else if (e.type == Entry::Type::kFile)
+      e.size = shared_->blob(lib().git_tree_entry_id(te.get()), path, max_file_size())->size();
     return e;
   }
 
@@ -162,24 +164,8 @@ class GitTree final : public Tree {
     out.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       const git_tree_entry* e = lib().git_tree_entry_byindex(dir, i);
-      DirEntry d;
-      d.name = lib().git_tree_entry_name(e);
-      switch (lib().git_tree_entry_filemode(e)) {
-        case GIT_FILEMODE_BLOB:
-        case GIT_FILEMODE_BLOB_EXECUTABLE:
-        case GIT_FILEMODE_COMMIT:
-          d.type = Entry::Type::kFile;
-          break;
-        case GIT_FILEMODE_LINK:
-          d.type = Entry::Type::kSymlink;
-          break;
-        case GIT_FILEMODE_TREE:
-          d.type = Entry::Type::kDirectory;
-          break;
-        default:
-          d.type = Entry::Type::kOther;
-      }
-      out.push_back(std::move(d));
+      out.push_back(DirEntry{lib().git_tree_entry_name(e),
+                             type_of(lib().git_tree_entry_filemode(e))});
     }
     // git orders a tree's entries as if directory names ended in "/"; list() promises plain
     // byte order.
