@@ -681,6 +681,24 @@ TEST(CliE2E, EscapingPathIsReportedOnStderrAndExitsThree) {
   EXPECT_EQ(doc["summary"]["error"], 1);
 }
 
+TEST(CliE2E, JsonToolNamesTheCommitVersionPrints) {
+  // tool.commit and tool.dirty say what `--version` says, so that a fleet's collected
+  // reports tell which build wrote each one.
+  Fixture f(kModOld, kUtilOld);
+  json doc = verify_json({f.patch("m.patch", kModPatch), f.tree}, 1);
+  const std::string version = expected_version_output();
+  const std::size_t at = version.find("(commit ") + 8;
+  const std::string commit = version.substr(at, 40);
+  if (commit.find_first_not_of("0123456789abcdef") == std::string::npos) {
+    EXPECT_EQ(doc["tool"]["commit"], commit);
+    EXPECT_EQ(doc["tool"]["dirty"], version.find("with uncommitted changes") != std::string::npos);
+  } else {
+    EXPECT_TRUE(doc["tool"]["commit"].is_null()) << doc["tool"];
+    EXPECT_EQ(doc["tool"]["dirty"], false);
+  }
+  EXPECT_EQ(doc["tool"]["version"], SM120CHECK_VERSION);
+}
+
 TEST(CliE2E, JsonKeysComeInDocumentedOrder) {
   Fixture f(kModOld, kUtilOld);
   RunResult r =

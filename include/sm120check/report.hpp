@@ -43,8 +43,17 @@ void render_verify_text(std::ostream& out, const VerifyReport& report, bool colo
 /// 1 applicable, 1 conflict  -> exit 2".
 std::string verify_summary_line(const VerifyReport& report);
 
-/// The `tool` object of every JSON document: {"name": "sm120check", "version": VERSION}.
+/// The `tool` object of every JSON document: {"name": "sm120check", "version": VERSION,
+/// "commit": the 40-hex-digit git commit the binary was built from or null when unknown,
+/// "dirty": whether tracked files differed from that commit at build time (false when unknown)}.
+/// The commit is what set_tool_build() was given (the CLI passes --version's; a library user
+/// that sets nothing gets null).
 nlohmann::ordered_json tool_to_json();
+
+/// Sets the build identity tool_to_json() reports: `commit` as --version prints it (40 hex
+/// digits, or "" when unknown) and `dirty`. Call once at start-up, before any report is
+/// built; not synchronised with concurrent tool_to_json() calls.
+void set_tool_build(std::string_view commit, bool dirty);
 
 /// The "sm120check.verify/3" document (keys in the documented order).
 nlohmann::ordered_json verify_to_json(const VerifyReport& report);

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is EPIPE from write(2): stop quietly
   CLI::App app{"Verify whether patches are applied, applicable or in conflict in a tree."};
   app.name("sm120check");
+  sm120check::set_tool_build(kBuildCommit, kBuildDirty);
   const std::string version = version_line();
   app.set_version_flag("--version", version);
   app.require_subcommand(0, 1);

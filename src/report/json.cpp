@@ -206,8 +206,28 @@ nlohmann::ordered_json search_to_json(const SearchResult& result) {
   return out;
 }
 
+namespace {
+struct ToolBuild {
+  std::string commit;
+  bool dirty = false;
+};
+ToolBuild& tool_build() {
+  static ToolBuild build;
+  return build;
+}
+}  // namespace
+
+void set_tool_build(std::string_view commit, bool dirty) {
+  tool_build() = ToolBuild{std::string(commit), dirty};
+}
+
 nlohmann::ordered_json tool_to_json() {
-  return {{"name", "sm120check"}, {"version", SM120CHECK_VERSION}};
+  const ToolBuild& build = tool_build();
+  return {{"name", "sm120check"},
+          {"version", SM120CHECK_VERSION},
+          {"commit", build.commit.empty() ? nlohmann::ordered_json(nullptr)
+                                          : nlohmann::ordered_json(build.commit)},
+          {"dirty", !build.commit.empty() && build.dirty}};
 }
 
 namespace {
