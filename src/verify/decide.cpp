@@ -253,8 +253,10 @@ namespace {
 /// them. A blob id that says applied while some hunk's post-image was not found (or applicable
 /// while a pre-image was not) is a disagreement, reported in the reason, and the hunks decide.
 /// Ids shorter than kMinBlobIdDigits are not used. std::nullopt when the ids do not decide.
+/// `decided_open` is set when the id decided hunks the lines left open (BlobDecision::open, or
+/// a hunk whose two images both matched).
 std::optional<Status> text_by_blob(const FilePatch& fp, std::optional<Image> image_of,
-                                   const FileText& file, FileReport& fr) {
+                                   const FileText& file, FileReport& fr, bool& decided_open) {
   auto short_id = [](std::string_view id) {
     return !id.empty() && !all_zero(id) && !usable_blob(id);
   };
@@ -267,6 +269,10 @@ std::optional<Status> text_by_blob(const FilePatch& fp, std::optional<Image> ima
   if (!d.image) return std::nullopt;
   const bool post = *d.image == Image::kPost;
   const char* image = post ? "post-image" : "pre-image";
+  // The id steered the matcher too (MatchOptions::prefer) where a hunk's two images both
+  // matched: that choice is the id's as much as the settled ones.
+  decided_open = d.open > 0 || std::any_of(matches.begin(), matches.end(),
+                                           [](const HunkMatch* m) { return m->both_images; });
   if (d.disagree) {
     const HunkReport& h = fr.hunks[*d.disagree];
     append_reason(fr, fmt::format("blob id matches the {}, but hunk {} is {}: the hunks decide "
@@ -345,15 +351,18 @@ Status verify_existing(Context& ctx, const std::string& path, const FilePatch& f
       const std::optional<Image> by_blob =
           blob_image_by(fp, [&] { return ctx.cache.blob_id(*text); });
       std::vector<Status> hunks = match_into(fp, *text, fr, ctx.options, by_blob);
-      if (std::optional<Status> blob = text_by_blob(fp, by_blob, *text, fr))
+      bool id_decided_open = false;
+      if (std::optional<Status> blob = text_by_blob(fp, by_blob, *text, fr, id_decided_open))
         content = {*blob};
       else
         content = std::move(hunks);
       // A git index's blob id only saves hashing: when the file came out other than wholly
-      // applied or applicable with it, the id is hashed from the text, and where the index
-      // was wrong (stale or crafted with current stat data) the file is judged again.
+      // applied or applicable with it, or the id decided hunks whose lines left them open
+      // (both images found), the id is hashed from the text, and where the index was wrong
+      // (stale or crafted with current stat data) the file is judged again.
       const Status s = combine(content);
-      if (pass == 1 || !by_blob || (s != Status::kConflict && s != Status::kPartial) ||
+      if (pass == 1 || !by_blob ||
+          (s != Status::kConflict && s != Status::kPartial && !id_decided_open) ||
           !ctx.cache.blob_id_vouched(*text) || !ctx.cache.recompute_blob_id(*text))
         break;
       fr.hunks.resize(hunks_before);

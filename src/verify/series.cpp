@@ -108,6 +108,8 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
     std::string id;  // the file's blob id, computed once for all its units
     try {
       if (base.stat(path).type != Entry::Type::kFile) continue;
+      // A git index's id (a stale or crafted one) can only pin units out, which judges them
+      // forward only: toward applicable, never applied. So it is used unhashed.
       id = cache.blob_id(cache.get(path, [&, &p = path] { return base.read(p); }));
     } catch (const Error&) {
       continue;  // verify_file reports it
