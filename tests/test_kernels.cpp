@@ -39,11 +39,13 @@ std::vector<unsigned char> bytes_of(const fs::path& path) {
   return {text.begin(), text.end()};
 }
 
-/// A listing in manifest.tsv's words: "ptx:compute_120:compressed cubin:sm_120 | cubin:sm_90".
+/// A listing in manifest.tsv's words: "ptx:compute_120:compressed cubin:sm_120 | cubin:sm_90";
+/// a fat binary without entries is "(empty)".
 std::string manifest_words(const KernelListing& listing) {
   std::string out;
   for (const FatBinary& f : listing.fatbins) {
-    if (!out.empty()) out += " | ";
+    if (&f != &listing.fatbins.front()) out += " | ";
+    if (f.entries.empty()) out += "(empty)";
     bool first = true;
     for (const KernelEntry& e : f.entries) {
       if (!first) out += ' ';
@@ -86,7 +88,7 @@ KernelListing list_fixture(const std::string& name) {
 // with their a/f suffix, order, compression, one fat binary per translation unit.
 TEST(KernelListing, EveryFixtureListsExactlyItsBuiltTargets) {
   const std::vector<ManifestLine> lines = manifest();
-  ASSERT_EQ(lines.size(), 19u);
+  ASSERT_EQ(lines.size(), 20u);
   for (const ManifestLine& m : lines) {
     const KernelListing listing = list_fixture(m.name);
     EXPECT_EQ(listing.error, "") << m.name;
@@ -95,6 +97,23 @@ TEST(KernelListing, EveryFixtureListsExactlyItsBuiltTargets) {
     const KernelListing again = list_kernels_in_memory(bytes_of(fixtures() / m.name), m.name);
     EXPECT_EQ(manifest_words(again), m.expected) << m.name;
   }
+}
+
+// nvcc -shared compiling and linking PTX-only code in one step puts an empty fat binary (a
+// header of size 0, nvlink's device link with nothing to link) before the module's own in
+// .nv_fatbin. It has no kernels: it is not a module "built for other architectures only".
+TEST(KernelListing, AnEmptyContainerIsAModuleWithoutKernels) {
+  const KernelListing listing = list_fixture("ptx120_cudart_static.fatbin");
+  ASSERT_EQ(listing.fatbins.size(), 2u);
+  EXPECT_TRUE(listing.fatbins[0].entries.empty());
+  EXPECT_FALSE(listing.fatbins[0].has_kernels());
+  EXPECT_TRUE(listing.fatbins[1].has_kernels());
+  const test::RunResult r = test::run_sm120check(
+      {"kernels", "--cc", "12.0", (fixtures() / "ptx120_cudart_static.fatbin").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // PTX only: JIT at first load
+  EXPECT_NE(r.out.find("1 without kernels"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("12.0: ptx-jit: 1 of 1 module only as PTX"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no image for 12.0"), std::string::npos) << r.out;
 }
 
 TEST(KernelListing, HeaderFieldsOfAFixture) {
@@ -168,8 +187,8 @@ TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
       }
   }
   EXPECT_EQ(cubins, 22u);  // hostonly.o 1, libarch.a 3
-  EXPECT_EQ(ptx, 11u);
-  EXPECT_EQ(decompressed, 13u);
+  EXPECT_EQ(ptx, 12u);  // ptx120_cudart_static.fatbin 1
+  EXPECT_EQ(decompressed, 14u);
 }
 
 // Functions are counted in compressed cubins too: one per module, the smallest.
@@ -294,6 +313,7 @@ TEST(KernelFitRules, EveryFixtureOnFourCapabilities) {
       {"saxpy.fatbin", "ECPN"},
       {"hostonly.o", "NNNN"},  // no kernel: nothing judged
       {"libarch.a", "ENEN"},   // sm_90 | sm_120a | no kernel
+      {"ptx120_cudart_static.fatbin", "PPNN"},  // empty | compute_120: JIT on 12.x only
   };
   const ComputeCapability ccs[] = {{12, 0}, {12, 1}, {9, 0}, {8, 0}};
   const auto letter = [](KernelFit f) { return "ECPN"[static_cast<int>(f)]; };

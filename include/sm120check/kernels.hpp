@@ -88,7 +88,8 @@ struct FatBinary {
   /// True when the runtime loads it: from .nv_fatbin or a bare fat binary. __nv_relfatbin holds
   /// relocatable device code kept for a later device link (nvcc -rdc), not loaded as it is.
   bool loaded() const noexcept { return section != "__nv_relfatbin"; }
-  /// False when a cubin of it is known to hold no function, none holds one, and each PTX or LTO
+  /// False when it has no entry at all (an empty container: nvlink's device link leaves one when
+  /// nothing is linked), or when a cubin of it is known to hold no function, none holds one, and each PTX or LTO
   /// IR entry it has is for the SM of a cubin holding no function (the same code for the same
   /// __CUDA_ARCH__): nothing to run.
   /// nvcc -shared with the CUDA runtime adds such a module for its default architecture (sm_75);

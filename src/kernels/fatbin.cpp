@@ -211,6 +211,10 @@ std::string KernelEntry::arch_name() const {
 }
 
 bool FatBinary::has_kernels() const {
+  // An empty container (a header whose size is 0): nvcc -shared compiling and linking PTX-only
+  // code in one step puts one, nvlink's device link with nothing to link, before the module's
+  // own in .nv_fatbin (tests/data/kernels/ptx120_cudart_static.fatbin); nothing in it launches.
+  if (entries.empty()) return false;
   bool known_empty = false;
   for (const KernelEntry& e : entries) {
     if (e.kind != KernelEntryKind::kCubin || !e.functions) continue;

@@ -35,6 +35,13 @@ done
 "$nvcc" -c -Xcompiler -fPIC saxpy.cu -o "$tmp/saxpy120.o" -gencode arch=compute_120,code=sm_120
 "$nvcc" -shared -cudart shared "$tmp/saxpy120.o" -o libstub.so
 
+# ptx120_cudart_static.fatbin: the .nv_fatbin section of a PTX-only shared library compiled and
+# linked by nvcc in one step (static CUDA runtime, its default): nvlink's device link for
+# --arch=compute_120 has nothing to link and leaves an empty fat binary before the module's own.
+"$nvcc" -shared -Xcompiler -fPIC -gencode arch=compute_120,code=compute_120 saxpy.cu \
+  -o "$tmp/libptx.so"
+objcopy -O binary --only-section=.nv_fatbin "$tmp/libptx.so" ptx120_cudart_static.fatbin
+
 # libarch.a: a static archive of three of the objects above (one fat binary per member).
 rm -f libarch.a
 ar rcs libarch.a sm90.o sm120a.o hostonly.o
