@@ -714,6 +714,28 @@ TEST(Relocate, InstalledCopyAtThePathSuffixOutranksAFileFoundByContent) {
   EXPECT_EQ(f["relocated"], true);
 }
 
+// Hostile review, 2026-12-02 (F10): the file moved to lib/sub/file.py (its code edited since:
+// the hunk conflicts there, the fix is absent) while a vendored copy at vendor/pkg/sub/file.py
+// holds the fix. The vendored copy shares more of the path, but the moved file shares its name
+// and folder too and reads absent: which one is the file is unknown (was applied, exit 0).
+TEST(Relocate, TwoPathSuffixCandidatesDisagreeingAreUnknown) {
+  TempDir t;
+  std::string moved = kFilePre;
+  const std::string line = "compute_block(cap)";
+  moved.replace(moved.find(line), line.size(), "compute_block(cap)  # tuned");
+  write_file(t / "tree/lib/sub/file.py", moved);
+  write_file(t / "tree/vendor/pkg/sub/file.py", kFilePost);
+  json f = verify_json(t / "tree")["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "unknown");
+  EXPECT_NE(f["relocation"].get<std::string>().find("which one is the file is unknown"),
+            std::string::npos)
+      << f["relocation"];
+  // Control: without the moved file the vendored copy at the path suffix is the file.
+  TempDir only;
+  write_file(only / "tree/vendor/pkg/sub/file.py", kFilePost);
+  EXPECT_EQ(verify_json(only / "tree")["patches"][0]["files"][0]["status"], "applied");
+}
+
 TEST(Relocate, MovedFileFoundByContent) {
   TempDir t;
   write_file(t / "tree/pkg/kernels/ops/tiles.py", kFilePost);

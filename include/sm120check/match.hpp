@@ -153,7 +153,9 @@ struct HunkMatch {
   /// there: unknown), "ambiguous" (the change fits several places equally well),
   /// "found-elsewhere" (the change's lines stand only where none of its context does),
   /// "other-section" (the change stands only under another function than the one the hunk's
-  /// section names, which the file has: unknown, never present),
+  /// section names, which the file has: unknown, never present), "section-ambiguous" (several
+  /// definitions are the section's line, overloads or a cut signature, and the hunk's context
+  /// does not stand around the change in full: unknown),
   /// "changed-lines-differ" (some of the added lines are there, not as the hunk's block),
   /// "whitespace-differs" (its added lines stand only with other white space),
   /// "context-differs" (a deletion whose surroundings no longer meet), "trivial-lines" (blank

@@ -93,16 +93,112 @@ bool default_header(std::string_view line) {
           line.front() == '$');
 }
 
+/// Columns of `line`'s leading white space (a tab to the next multiple of 8).
+std::size_t indentation(std::string_view line) {
+  std::size_t col = 0;
+  for (const char c : line) {
+    if (c == ' ') {
+      ++col;
+    } else if (c == '\t') {
+      col = (col / 8 + 1) * 8;
+    } else {
+      break;
+    }
+  }
+  return col;
+}
+
+bool name_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) != 0 || c == '_' || c == ':' || c == '~';
+}
+
+/// Updates `open` (the quote character of the triple-quoted string `line` starts in, 0 when
+/// none) across `line`: the state the next line starts in.
+void track_triple_quotes(std::string_view line, char& open) {
+  for (std::size_t k = line.find_first_of("\"'#"); k != std::string_view::npos;
+       k = line.find_first_of("\"'#", k)) {
+    const char q = line[k];
+    if (q == '#') {  // a comment, outside a string, ends the line's code
+      if (open == 0) return;
+      ++k;
+    } else if (k + 2 < line.size() && line[k + 1] == q && line[k + 2] == q) {
+      if (open == 0) {
+        open = q;
+      } else if (open == q) {
+        open = 0;
+      }
+      k += 3;
+    } else {
+      ++k;
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view definition_name(std::string_view text) {
+  const std::string_view t = trim_space(text);
+  if (def_line(t)) {
+    // "def decode(self):" -> "def decode": the keyword tells a function from a class.
+    std::size_t k = t.find(' ');
+    if (starts(t, "async ")) k = t.find(' ', k + 1);
+    while (k < t.size() && (t[k] == ' ' || t[k] == '\t')) ++k;
+    std::size_t e = k;
+    while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) != 0 || t[e] == '_'))
+      ++e;
+    return e == k ? std::string_view() : t.substr(0, e);
+  }
+  if (!definition_line(t)) return {};
+  // C-like: the identifier before the first "(" that is no attribute (`__launch_bounds__(256)`),
+  // after a return type or qualifier (or a qualified name: `Runner::Runner(`); a bare call at
+  // column 0 (`setup(`, `torch.ops.load(`) names nothing.
+  std::size_t paren = t.find('(');
+  for (int attributes = 0; paren != std::string_view::npos && attributes < 4; ++attributes) {
+    std::size_t e = paren;
+    while (e > 0 && t[e - 1] == ' ') --e;
+    std::size_t b = e;
+    while (b > 0 && name_char(t[b - 1])) --b;
+    const std::string_view name = t.substr(b, e - b);
+    if (name == "__launch_bounds__" || name == "__attribute__" || name == "__declspec" ||
+        name == "alignas") {
+      const std::size_t close = t.find(')', paren);
+      paren = close == std::string_view::npos ? close : t.find('(', close);
+      continue;
+    }
+    if (name.empty()) return {};
+    const std::string_view before = trim_space(t.substr(0, b));
+    const bool typed = !before.empty() && (before.back() == '*' || before.back() == '&' ||
+                                           before.back() == '>' || b > before.size());
+    if (!typed && name.find("::") == std::string_view::npos) return {};
+    return name;
+  }
+  return {};
+}
+
+namespace {
+
 /// `file`'s section index, built on first use: one pass over its lines.
 const SectionIndex& section_index(const FileText& file) {
   SectionIndex& index = match_cache(file).sections;
   if (index.built) return index;
+  index.in_string.reserve(file.size());
+  char open = 0;
   for (std::size_t i = 0; i < file.size(); ++i) {
     const std::string_view line = file.line(i);
     const std::string_view trimmed = trim_space(line);
     const auto at = static_cast<std::uint32_t>(i);
-    if (default_header(line)) index.headers[0].push_back(at);
-    if (def_line(trimmed)) index.headers[1].push_back(at);
+    const bool text = open != 0;  // inside a triple-quoted string: no header of ours
+    index.in_string.push_back(text);
+    track_triple_quotes(line, open);
+    const bool by_default = default_header(line), by_python = !text && def_line(trimmed);
+    if (by_default) index.headers[0].push_back(at);
+    if (by_python) index.headers[1].push_back(at);
+    if (!text && (by_default || by_python)) {
+      index.headers[2].push_back(at);
+      const std::string_view name = definition_name(trimmed);
+      if (!name.empty()) index.by_name[name].push_back(at);
+    }
     if (!trimmed.empty()) index.by_key[trimmed.substr(0, kSectionKey)].push_back(at);
   }
   index.built = true;
@@ -163,6 +259,29 @@ bool definition_line(std::string_view text) {
   return true;
 }
 
+namespace {
+
+/// The lines of `file` that may be the section's line: those starting with `section`
+/// (trimmed, not empty) and the definitions of the name it defines (a def whose parameters
+/// changed since is still the function the hunk names), outside triple-quoted strings,
+/// ascending.
+std::vector<std::uint32_t> section_lines(const FileText& file, std::string_view section) {
+  std::vector<std::uint32_t> out = lines_starting(file, section);
+  const SectionIndex& index = section_index(file);
+  if (const std::string_view name = definition_name(section); !name.empty()) {
+    if (auto it = index.by_name.find(name); it != index.by_name.end()) {
+      const std::size_t mid = out.size();
+      out.insert(out.end(), it->second.begin(), it->second.end());
+      std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(mid), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+  }
+  std::erase_if(out, [&](std::uint32_t i) { return index.in_string[i]; });
+  return out;
+}
+
+}  // namespace
+
 bool nearest_header_is(const FileText& file, std::string_view section_text, std::size_t pos) {
   const std::string_view section = trim_space(section_text);
   if (section.empty()) return false;
@@ -175,7 +294,7 @@ bool nearest_header_is(const FileText& file, std::string_view section_text, std:
   if (end == 0) return false;
   const std::size_t stop = end > kSectionScan ? end - kSectionScan : 0;
   const SectionIndex& index = section_index(file);
-  const std::vector<std::uint32_t> found = lines_starting(file, section);
+  const std::vector<std::uint32_t> found = section_lines(file, section);
   // The last header of each rule below `end`, if within the scan.
   auto last_header = [&](bool python) -> std::optional<std::size_t> {
     const std::vector<std::uint32_t>& headers = index.headers[python ? 1 : 0];
@@ -201,10 +320,57 @@ bool nearest_header_is(const FileText& file, std::string_view section_text, std:
 bool section_in_file(const FileText& file, std::string_view section_text) {
   const std::string_view section = trim_space(section_text);
   if (section.empty()) return false;
-  return !lines_starting(file, section).empty();
+  return !section_lines(file, section).empty();
 }
 
 namespace {
+
+/// Header lines (SectionIndex::headers[2]) looked at per walk up from a line at most.
+constexpr std::size_t kMaxEnclosingWalk = 4096;
+
+/// The header lines enclosing 0-based line `at`, indented `indent` columns (> 0), innermost
+/// first: each the nearest header line above the one before it (any rule, outside strings)
+/// with less indentation, up to column 0. Empty when the walk passes kMaxEnclosingWalk
+/// headers (then nothing is said).
+std::vector<std::uint32_t> enclosing_definitions(const FileText& file, std::size_t at,
+                                                 std::size_t indent) {
+  const std::vector<std::uint32_t>& headers = section_index(file).headers[2];
+  std::vector<std::uint32_t> chain;
+  auto h = std::lower_bound(headers.begin(), headers.end(), at);
+  for (std::size_t steps = 0; h != headers.begin() && indent > 0; ++steps) {
+    if (steps == kMaxEnclosingWalk) return {};
+    --h;
+    const std::size_t ind = indentation(file.line(*h));
+    if (ind < indent) {
+      chain.push_back(*h);
+      indent = ind;
+    }
+  }
+  return chain;
+}
+
+/// True when `line` is the line `section` (trimmed) names: it starts with it, or defines the
+/// same name.
+bool names_section(std::string_view line, std::string_view section) {
+  const std::string_view t = trim_space(line);
+  if (starts(t, section)) return true;
+  const std::string_view name = definition_name(section);
+  return !name.empty() && definition_name(t) == name;
+}
+
+bool class_line(std::string_view line) { return starts(trim_space(line), "class "); }
+
+/// True when two or more definitions of `file` (outside strings) are the section's line:
+/// overloads of one name, or a section git cut at 80 bytes that begins several signatures.
+bool section_ambiguous(const FileText& file, std::string_view section) {
+  const std::vector<std::uint32_t>& headers = section_index(file).headers[2];
+  std::size_t definitions = 0;
+  for (const std::uint32_t i : section_lines(file, section))
+    if (std::binary_search(headers.begin(), headers.end(), i) && definition_line(file.line(i)) &&
+        ++definitions == 2)
+      return true;
+  return false;
+}
 
 struct Candidate {
   std::size_t pos = 0;
@@ -237,6 +403,25 @@ class Drift {
       context_informative_ = context_informative_ || informative_line(images.post[j]->text);
     for (std::size_t j = post_.size() - trail_; j < post_.size(); ++j)
       context_informative_ = context_informative_ || informative_line(images.post[j]->text);
+    // Informative context lines sides() compares, for a placement that has them all.
+    for (std::size_t j = lead_ - std::min(lead_, kMaxContextConsidered); j < lead_; ++j)
+      context_info_ += informative_line(images.post[j]->text) ? 1u : 0u;
+    for (std::size_t j = post_.size() - trail_;
+         j < post_.size() - trail_ + std::min(trail_, kMaxContextConsidered); ++j)
+      context_info_ += informative_line(images.post[j]->text) ? 1u : 0u;
+    // The hunk's own definition line: the last one of its leading context indented less than
+    // its first changed line (the function the change is in, as the hunk itself shows it).
+    const HunkLine* changed = images.begin;
+    while (changed != images.end && (changed->kind == LineKind::kContext ||
+                                     trim_space(changed->text).empty()))
+      ++changed;
+    if (changed != images.end) {
+      const std::size_t indent = indentation(changed->text);
+      for (std::size_t j = 0; j < lead_; ++j) {
+        const std::string_view text = images.post[j]->text;
+        if (indentation(text) < indent && !definition_name(text).empty()) own_definition_ = text;
+      }
+    }
   }
 
   /// See find_other_side().
@@ -347,9 +532,9 @@ class Drift {
         std::vector<Candidate> both{c, *old_here};
         return ambiguous(r, both, "removed-lines-present");
       }
-      if (other_section(c)) {
+      if (const char* why = section_veto(c)) {
         std::vector<Candidate> here{c};
-        return ambiguous(r, here, "other-section");
+        return ambiguous(r, here, why);
       }
       r.presence = Presence::kPresent;
       r.pos = c.pos;
@@ -419,8 +604,8 @@ class Drift {
       std::vector<Candidate> here{best.front()};
       return ambiguous(r, here, "removed-lines-present");
     }
-    if (best.size() == 1 && removed.empty() && other_section(best.front()))
-      return ambiguous(r, best, "other-section");
+    if (best.size() == 1 && removed.empty())
+      if (const char* why = section_veto(best.front())) return ambiguous(r, best, why);
     if (best.size() == 1 && removed.empty()) {
       r.presence = Presence::kPresent;
       r.pos = best.front().pos;
@@ -434,21 +619,84 @@ class Drift {
     return r;
   }
 
-  /// True when placement `c` lies under another function than the one the hunk's section
-  /// names while the file has that function: the change found there is another function's
-  /// (copies of one block in sibling functions are common: a decode and an extend config),
-  /// not proof of this hunk. A section the file no longer has (the function renamed) proves
-  /// nothing either way.
+  /// Why placement `c` cannot be taken for the change of the function the hunk's section
+  /// names (nullptr when it can): "other-section" when it lies under another function while
+  /// the file has the named one (copies of one block in sibling functions are common: a
+  /// decode and an extend config); "section-ambiguous" when the section does not tell which
+  /// function is the hunk's (several definitions are its line, overloads or a signature git
+  /// cut at 80 bytes; or it names a class while the placement is in one of its methods, which
+  /// the hunk's context does not name) and the hunk's context does not stand around `c` in
+  /// full. A section the file no longer has (the function renamed) proves nothing either way.
   /// Only a section that names a definition counts (git's default rule also takes any line at
   /// column 0: an import, an assignment, a line of a docstring, which prove nothing of where a
-  /// change belongs), and only for a changed block that holds no header line itself (a hunk
-  /// that adds a function is under whatever function precedes it, which later changes may
-  /// insert).
-  bool other_section(const Candidate& c) const {
-    if (c.score.section || !definition_line(images_.section)) return false;
+  /// change belongs).
+  ///
+  /// The functions `c` is in are its enclosing definitions (by indentation, from the block's
+  /// first line): the section must name one of them (by its text, or by the name it defines:
+  /// a def whose parameters changed since is still the function). A block at column 0 (a
+  /// function the hunk adds) or under a line that defines nothing keeps the nearest-header
+  /// rule (Score::section), and a block holding a header line then is exempt (a hunk that
+  /// adds a function is under whatever function precedes it, which later changes may insert).
+  const char* section_veto(const Candidate& c) const {
+    const std::string_view section = trim_space(images_.section);
+    if (!definition_line(section) || !section_in_file(file_, section)) return nullptr;
+    const std::optional<std::size_t> at = block_line(c);
+    const std::size_t indent = at ? indentation(file_.line(*at)) : 0;
+    const std::vector<std::uint32_t> chain =
+        indent == 0 ? std::vector<std::uint32_t>{} : enclosing_definitions(file_, *at, indent);
+    if (chain.empty() || !definition_line(file_.line(chain.front())))
+      return nearest_header_rule(c) ? "other-section" : nullptr;
+    // Several definitions of the one `c` is in: which is the hunk's only its context tells.
+    const bool full_context = context_info_ > 0 && c.score.info >= context_info_;
+    auto unless_ambiguous = [&](std::string_view definition) -> const char* {
+      return !full_context && section_ambiguous(file_, definition) ? "section-ambiguous"
+                                                                   : nullptr;
+    };
+    // The hunk's leading context shows the function it is in (the section is then only the
+    // line above the hunk's first), and `c` is in that function.
+    const std::string_view own = trim_space(own_definition_);
+    if (!own.empty() && std::any_of(chain.begin(), chain.end(), [&](std::uint32_t h) {
+          return names_section(file_.line(h), own);
+        }))
+      return unless_ambiguous(own);
+    const auto named = std::find_if(chain.begin(), chain.end(), [&](std::uint32_t h) {
+      return names_section(file_.line(h), section);
+    });
+    if (named == chain.end()) {
+      // Directly in a class body under a def section: a method (or attribute) added after the
+      // function the section names.
+      if (class_line(file_.line(chain.front())) && !class_line(section))
+        return nearest_header_rule(c) ? "other-section" : nullptr;
+      return "other-section";
+    }
+    return unless_ambiguous(section);
+  }
+
+  /// The nearest-header rule: `c` is not under the section's line, and its block holds no
+  /// header line.
+  bool nearest_header_rule(const Candidate& c) const {
+    if (c.score.section) return false;
     for (std::size_t j = lead_; j < post_.size() - trail_; ++j)
       if (header_line(images_.post[j]->text)) return false;
-    return section_in_file(file_, images_.section);
+    return true;
+  }
+
+  /// The line whose indentation places `c`: its block's first line with text (not a
+  /// preprocessor line at column 0); for a join, the first such line of the trailing context
+  /// there, else the last of the leading context.
+  std::optional<std::size_t> block_line(const Candidate& c) const {
+    auto code = [&](std::size_t i) {
+      const std::string_view line = file_.line(i);
+      const std::string_view t = trim_space(line);
+      return !t.empty() && !(line.front() == '#');
+    };
+    const std::size_t end = c.end > c.pos ? c.end : std::min(n_, c.pos + trail_);
+    for (std::size_t i = c.pos; i < end; ++i)
+      if (code(i)) return i;
+    if (c.end > c.pos) return std::nullopt;
+    for (std::size_t i = c.pos; i > 0 && i + lead_ >= c.pos; --i)
+      if (code(i - 1)) return i - 1;
+    return std::nullopt;
   }
 
   /// `cands` without those touching [begin, end] (a join at either edge included).
@@ -948,6 +1196,8 @@ class Drift {
   std::size_t a_count_ = 0, r_count_ = 0;
   std::size_t added_ = 0, removed_ = 0;  ///< '+' and '-' lines of the hunk
   bool context_informative_ = false;
+  std::size_t context_info_ = 0;     ///< informative context lines that sides() compares
+  std::string_view own_definition_;  ///< the definition line of the leading context, if any
 };
 
 /// `s` without white space and the punctuation around keywords.

@@ -39,7 +39,8 @@ struct DriftResult {
   Presence presence = Presence::kUnknown;
   /// Stable code saying why (HunkMatch::diagnostic): "" for kPresent, else e.g. "not-found",
   /// "removed-lines-present", "ambiguous", "trivial-lines", "found-elsewhere",
-  /// "other-section", "changed-lines-differ", "whitespace-differs", "context-differs".
+  /// "other-section", "section-ambiguous", "changed-lines-differ", "whitespace-differs",
+  /// "context-differs".
   std::string why;
   /// kPresent: 0-based first line of the changed block; for a pure deletion, the line where the
   /// removed lines were (the first trailing context line).
@@ -93,6 +94,13 @@ bool header_line(std::string_view line);
 /// `if (`, `return f(`, nor an import). Module-level statements, which git's default rule
 /// also takes for sections, are not definitions.
 bool definition_line(std::string_view text);
+
+/// The name a definition line defines, for telling whether two lines define the same thing:
+/// for a Python def or class line its keyword and name ("def decode", "class Attention"), for
+/// a C-like signature (definition_line()) the identifier before its parameters after a type
+/// ("launch_decode_kernel", "Runner::run"); "" for any other line (a call at column 0 such as
+/// `setup(` names nothing).
+std::string_view definition_name(std::string_view line);
 
 /// Most placements of one block the drift search examines; a block found more often is
 /// ambiguous.

@@ -293,8 +293,16 @@ struct ModeData {
 struct SectionIndex {
   bool built = false;
   /// Header lines, ascending: [0] git's default rule (a line starting with a letter, "_" or
-  /// "$"), [1] the Python rule (a def or class line at any indentation).
-  std::array<std::vector<std::uint32_t>, 2> headers;
+  /// "$"), [1] the Python rule (a def or class line at any indentation, not inside a
+  /// triple-quoted string), [2] both, without the lines inside a triple-quoted string: the
+  /// definitions that may enclose a line (see enclosing_definitions() in drift.cpp).
+  std::array<std::vector<std::uint32_t>, 3> headers;
+  /// Per line, whether it starts inside a triple-quoted string (a docstring's text: a
+  /// `def decode(...)` there is no definition).
+  std::vector<bool> in_string;
+  /// Definition lines (a def/class line, or a C-like signature) of headers[2] by the name they
+  /// define (definition_name() in drift.cpp); views into the file.
+  std::unordered_map<std::string_view, std::vector<std::uint32_t>> by_name;
   /// Lines by the first kSectionKey bytes of their trimmed text (shorter lines by all of it),
   /// ascending; views into the file.
   std::unordered_map<std::string_view, std::vector<std::uint32_t>> by_key;

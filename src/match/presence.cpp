@@ -33,6 +33,11 @@ std::string presence_words(const HunkMatch& m) {
   if (code == "found-elsewhere") return "its lines stand only away from its context" + at;
   if (code == "other-section")
     return "its change stands only under another function than the one the hunk names" + at;
+  if (code == "section-ambiguous")
+    return "its change stands under a function the hunk's section does not tell apart from "
+           "another (overloads, a cut signature, or a class without the method), and the "
+           "hunk's context does not stand around it in full" +
+           at;
   if (code == "changed-lines-differ")
     return "some of its added lines are there, not as the hunk has them";
   if (code == "context-differs") return "the lines around the deletion no longer meet";

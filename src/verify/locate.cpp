@@ -496,9 +496,13 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
   // would apply there, cleanly): which is the deployed file decides between `applied` and
   // `applicable`, the worst mistake to make. A candidate that holds the hunks only in part
   // (a sibling module sharing some lines) is no such contradiction.
+  // Likewise another file whose path is as much the patch's (its name and parent folder at
+  // least) reading absent: a copy under vendor/ holding the fix while the file git moved does
+  // not read `applied` for the path it shares more of.
   if (best.report.presence == Presence::kPresent || best.report.presence == Presence::kPartial)
     for (std::size_t i = 1; i < cands.size(); ++i)
-      if (cands[i].report.status == Status::kApplicable && cands[i].fit == fp.hunks.size())
+      if ((cands[i].report.status == Status::kApplicable && cands[i].fit == fp.hunks.size()) ||
+          (cands[i].suffix >= 2 && cands[i].report.presence == Presence::kAbsent))
         return ambiguous(best, cands[i]);
   std::string why;
   std::size_t n = fp.hunks.size();
