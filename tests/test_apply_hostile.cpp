@@ -184,6 +184,31 @@ TEST(ApplyHostile, IndexLineModeIsNotWritten) {
   EXPECT_EQ(fs::status(dir / "t/f").permissions() & fs::perms::owner_exec, fs::perms::none);
 }
 
+// fuzz_apply (crash-13671cb6): a rename naming only its old mode ("old mode 100755", no "new
+// mode"). git apply takes the file's own mode for the side the patch leaves out, and so did the
+// first run; but the series passes of the second run took the rename out with the named old
+// mode (l made executable) and put it back keeping that, so the second run made b executable.
+// A mode is written only where the patch changes it (both named, different) or makes the file.
+TEST(ApplyHostile, RenameNamingOnlyItsOldModeKeepsTheFilesMode) {
+  TempDir dir;
+  write_file(dir / "t/l", "x\n");
+  write_file(dir / "p.patch", "diff --git a/l b/b\nsimilarity index 100%\nrename from l\n"
+                              "rename to b\nold mode 100755\n");
+  for (int run = 0; run < 2; ++run) {
+    const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+    EXPECT_EQ(apply.exit_code, 0) << "run " << run << "\n" << apply.out << apply.err;
+    if (run == 1) EXPECT_NE(apply.out.find("nothing to do"), std::string::npos) << apply.out;
+    EXPECT_FALSE(fs::exists(dir / "t/l"));
+    EXPECT_EQ(read_file(dir / "t/b"), "x\n");
+    EXPECT_EQ(fs::status(dir / "t/b").permissions() & fs::perms::owner_exec, fs::perms::none)
+        << "run " << run << "\n" << apply.out;
+  }
+  const test::RunResult back = run_sm120check({"apply", "-R", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
+  EXPECT_EQ(read_file(dir / "t/l"), "x\n");
+  EXPECT_EQ(fs::status(dir / "t/l").permissions() & fs::perms::owner_exec, fs::perms::none);
+}
+
 // fuzz_apply (crash-534605fe, crash-f8a02d2f): "@@ -1,0 +1,2 @@" writes its lines after line 1
 // (where its "-" start puts them, as git apply and GNU patch do), so they stand at line 2, not
 // at the line 1 its "+" start names. Before the fix the tree apply wrote read "cannot be

@@ -399,6 +399,29 @@ TEST(MatchFuzz, ContextDroppedWholeMatchesOnlyAtItsLine) {
   EXPECT_MATCH(match("a\nX\nc\nY\n", hunk, {.fuzz = 1, .drift = false})[0], kApplied, 2, 0, 1);
 }
 
+// fuzz_apply (crash-23feff64, --strict variant): two hunks whose headers both say "@@ -1,3
+// +1,5 @@". At fuzz 2 the second is its added lines alone, tied to its expected line (3), but
+// the whole hunk, its dropped context included, would start at line 1, over the first hunk's
+// lines: it read applied there (on lines another file patch of the run had written), the first
+// hunk was written between its dropped context and its block, and the next run found neither
+// where it had. Like a zero-context insertion placed before the previous hunk: out of order.
+TEST(MatchFuzz, ContextDroppedHunkPlacedOverThePreviousIsOutOfOrder) {
+  constexpr std::string_view hunks =
+      "@@ -1,3 +1,5 @@\n \n     data = read(path)\n+ \n+     \n \n"
+      "@@ -1,3 +1,5 @@\n de\n \n+    if not data:\n+        rkturn None\n a\n";
+  const std::string file = " :\n    data = read(path)\n    if not data:\n        rkturn None\n";
+  const std::vector<HunkMatch> m = match(file, hunks, {.fuzz = 2, .drift = false});
+  EXPECT_MATCH(m[0], kApplicable, 1, 0, 1);
+  EXPECT_CONFLICT(m[1], "out-of-order");
+  // Placed after the first hunk's lines, the same block still matches at its line.
+  constexpr std::string_view ordered =
+      "@@ -1,3 +1,5 @@\n \n     data = read(path)\n+ \n+     \n \n"
+      "@@ -3,3 +3,5 @@\n de\n \n+    if not data:\n+        rkturn None\n a\n";
+  const std::string later =
+      " :\n    data = read(path)\nx\ny\n    if not data:\n        rkturn None\n";
+  EXPECT_MATCH(match(later, ordered, {.fuzz = 2, .drift = false})[1], kApplied, 3, 0, 2);
+}
+
 TEST(MatchFuzz, NeverDropsChangedLines) {
   const std::string file = numbered_with({{8, "other 8"}});
   EXPECT_CONFLICT(match(file, kWideHunk, {.fuzz = 3})[0]);
@@ -1090,9 +1113,13 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
         return RefFound{e, 0};
       }
       if (top + bottom >= img.size()) return std::nullopt;
-      // Fuzz left the changed lines alone: only at the expected line.
-      if (top + bottom > 0 && top >= leading && bottom >= trailing && anchored == RefAnchor::kNone)
+      // Fuzz left the changed lines alone: only at the expected line, the whole hunk (its
+      // dropped context too) after the previous hunk's lines.
+      if (top + bottom > 0 && top >= leading && bottom >= trailing &&
+          anchored == RefAnchor::kNone) {
+        if (expected < static_cast<std::int64_t>(from)) return std::nullopt;
         anchored = RefAnchor::kExpected;
+      }
       const std::size_t count = img.size() - top - bottom;
       const auto pos = ref_find(f, img, top, count, expected + static_cast<std::int64_t>(top), from,
                                 mode, strict, anchored, bottom);

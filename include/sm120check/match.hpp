@@ -176,7 +176,8 @@ struct HunkMatch {
   /// ignore_whitespace), "final-newline-mismatch" (matches when the no_newline_at_eof marks are
   /// ignored), "out-of-order" (matches exactly, but before the end of the previous hunk's
   /// match: the file has the hunks in another order; or a pure insertion without context whose
-  /// header places it there: the patch has them in another order), or "" when none explains it
+  /// header places it there, or a hunk fuzz leaves without context whose header places it over
+  /// the previous hunk: the patch has them in another order), or "" when none explains it
   /// alone. The first two are not tried when ignore_whitespace is set. Always "" for a match.
   std::string diagnostic;
   /// For a conflict with no diagnostic: the near miss, i.e. the image and the placement within
@@ -228,7 +229,9 @@ std::string presence_words(const HunkMatch& m);
 /// level that drops every context line leaves the changed lines alone, which say nothing of
 /// where they belong: that image then matches only at its expected line, as a hunk without
 /// context does, else `apply -R --fuzz 1` would take out a lone added line wherever one stands,
-/// run after run).
+/// run after run; and only where the whole hunk, its dropped context included, starts after the
+/// previous hunk's compared lines: a header placing it over them is the patch's hunks out of
+/// order, a conflict with diagnostic "out-of-order").
 /// Both images are tried at each level; the first level where either matches decides, and a
 /// match at a lower level wins whatever its distance.
 ///

@@ -739,7 +739,10 @@ class Matcher {
   /// Searches one image with `top`/`bottom` context lines dropped. An image that fuzz would
   /// empty does not match (it would match anywhere); one fuzz left without any context line
   /// (its changed lines alone, which say nothing of where they belong) matches only at its
-  /// expected line, as a hunk without context does.
+  /// expected line, as a hunk without context does, and only where the whole hunk, the
+  /// dropped context included, starts at or after `lo`: a header that places it over the
+  /// previous hunk's lines (hunks out of order) is a guess that writing the previous hunk
+  /// moves.
   std::optional<Found> try_image(TextMode mode, ImageText& img, std::int64_t expected,
                                  std::size_t lo, std::size_t top, std::size_t bottom,
                                  bool strict_eof, Anchor anchor) {
@@ -747,8 +750,10 @@ class Matcher {
     if (img.size() != 0) {
       if (top + bottom >= img.size()) return std::nullopt;
       if (top + bottom > 0 && top >= images_.leading && bottom >= images_.trailing &&
-          anchor == Anchor::kNone)
+          anchor == Anchor::kNone) {
+        if (expected < static_cast<std::int64_t>(lo)) return std::nullopt;
         anchor = Anchor::kExpected;
+      }
       p.first = top;
       p.count = img.size() - top - bottom;
       p.bottom = bottom;

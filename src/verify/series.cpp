@@ -358,10 +358,14 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
   }
   const std::optional<std::string>& from = forward ? old_side.path : new_side.path;
   const std::optional<std::string>& to = forward ? new_side.path : old_side.path;
-  // The mode written: the patch's where it changes the mode or makes the file; where it names
-  // one unchanged mode (an "index" line's), the file keeps its own, as with git apply (which
-  // only warns when the file's differs).
-  const bool mode_changes = fp.old_mode != fp.new_mode || !from || !to;
+  // The mode written: the patch's where it changes the mode (names both modes, and they
+  // differ) or makes the file; where it names one unchanged mode (an "index" line's) or one
+  // side's mode only ("old mode" without "new mode"), the file keeps its own, as git apply
+  // keeps it (it takes the file's mode for the missing side, and only warns when the file's
+  // differs). Both directions alike, so that taking a file patch out and putting it back in
+  // (the series passes) gives the file its mode back.
+  const bool mode_changes =
+      (fp.old_mode && fp.new_mode && *fp.old_mode != *fp.new_mode) || !from || !to;
   static const std::optional<std::uint32_t> kKeep;
   const std::optional<std::uint32_t>& mode_to =
       !mode_changes ? kKeep : forward ? fp.new_mode : fp.old_mode;
