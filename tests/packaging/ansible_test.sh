@@ -136,4 +136,30 @@ expect_row target-a '^target-a +FAILED .*Run sm120check verify'
 expect_row target-c '^target-c +FAILED .*no JSON report on standard output \(exit 1\): sm120check: .*GLIBC_2.99'
 # (unreachable, or "Unable to execute ssh" on a controller without an ssh client)
 expect_row unreachable '^unreachable +FAILED +- '
+# Run 3: paths given relative to the folder ansible-playbook runs in, a reports folder that
+# does not exist yet, and no host with a verdict: the summary is still written, the play fails.
+cat >"$tmp/inventory3.ini" <<INI
+[gpu_hosts]
+target-x ansible_connection=local sm120check_target=$tmp/hosts/missing
+INI
+if (cd "$tmp" && ansible-playbook -i inventory3.ini "$playbook" -e sm120check_binary=broken \
+        -e sm120check_patches=patches -e sm120check_reports=reports3 \
+        -e '{"sm120check_verify_args": ["--no-gpu"]}' >"$tmp/play.log" 2>&1); then
+    cat "$tmp/play.log" >&2
+    fail "run 3 passed with no verdict"
+fi
+grep -Eq '^target-x +FAILED ' "$tmp/reports3/summary.txt" 2>/dev/null ||
+    { cat "$tmp/play.log" >&2; fail "run 3: no summary row for target-x in reports3/summary.txt"; }
+# Run 4: the same relative paths with a host that has a verdict.
+cat >"$tmp/inventory4.ini" <<INI
+[gpu_hosts]
+target-a ansible_connection=local sm120check_target=$tmp/hosts/a
+INI
+cp "$bin" "$tmp/sm120check-copy"
+(cd "$tmp" && ansible-playbook -i inventory4.ini "$playbook" -e sm120check_binary=sm120check-copy \
+    -e sm120check_patches=patches -e sm120check_reports=reports4 \
+    -e '{"sm120check_verify_args": ["--no-gpu"]}' >"$tmp/play.log" 2>&1) ||
+    { cat "$tmp/play.log" >&2; fail "run 4 (relative paths) failed"; }
+reports="$tmp/reports4"
+expect_report target-a "sm120check.verify 0 2 0 0 0 $tmp/hosts/a"
 echo "ansible_test: OK ($(($(date +%s) - start)) s)"
