@@ -54,7 +54,6 @@ struct Score {
     if (a.info != b.info) return a.info < b.info;
     return a.total < b.total;
   }
-  friend bool operator==(const Score&, const Score&) = default;
 };
 
 /// Lines scanned upwards from a placement for its section's header line.

@@ -848,9 +848,10 @@ Hunk Parser::parse_hunk(std::size_t& i) {
   std::uint64_t new_found = 0;
   bool old_closed = false;  // a "\ No newline" marker ended the pre-image
   bool new_closed = false;
-  // Reports the sides selected by `report_old` / `report_new` with the counts found so far.
-  auto mismatch = [&](std::size_t at, bool report_old, bool report_new, std::uint64_t old_n,
-                      std::uint64_t new_n, const std::string& tail) {
+  // The error for the sides selected by `report_old` / `report_new` with the counts found so
+  // far (each caller fail()s with it: fail() is [[noreturn]] where a lambda cannot be).
+  auto mismatch = [&](bool report_old, bool report_new, std::uint64_t old_n, std::uint64_t new_n,
+                      const std::string& tail) {
     std::string msg = "hunk body does not match header " + shown + " (line " +
                       std::to_string(header_index + 1) + "): ";
     auto side = [](std::uint64_t expected, std::string_view what, std::uint64_t found) {
@@ -860,7 +861,7 @@ Hunk Parser::parse_hunk(std::size_t& i) {
     if (report_old) msg += side(hunk.old_lines, "pre-image", old_n);
     if (report_old && report_new) msg += "; ";
     if (report_new) msg += side(hunk.new_lines, "post-image", new_n);
-    fail(at, msg + tail);
+    return msg + tail;
   };
   auto mark_no_newline = [&](std::size_t at) {
     if (hunk.lines.empty()) {
@@ -874,8 +875,8 @@ Hunk Parser::parse_hunk(std::size_t& i) {
 
   while (old_found < hunk.old_lines || new_found < hunk.new_lines) {
     if (i >= n_) {
-      mismatch(header_index, old_found < hunk.old_lines, new_found < hunk.new_lines, old_found,
-               new_found, " before the end of the patch");
+      fail(header_index, mismatch(old_found < hunk.old_lines, new_found < hunk.new_lines,
+                                  old_found, new_found, " before the end of the patch"));
     }
     string_view line = line_at(i);
     char c = line.empty() ? '\n' : line[0];
@@ -896,15 +897,17 @@ Hunk Parser::parse_hunk(std::size_t& i) {
       ++i;
       continue;
     } else {
-      mismatch(i, old_found < hunk.old_lines, new_found < hunk.new_lines, old_found, new_found,
-               " before '" + excerpt(strip_cr(line)) + "', which is not a hunk line");
+      fail(i, mismatch(old_found < hunk.old_lines, new_found < hunk.new_lines, old_found,
+                       new_found,
+                       " before '" + excerpt(strip_cr(line)) + "', which is not a hunk line"));
     }
     bool uses_old = kind != LineKind::kAdded;
     bool uses_new = kind != LineKind::kRemoved;
     std::uint64_t old_next = old_found + (uses_old ? 1 : 0);
     std::uint64_t new_next = new_found + (uses_new ? 1 : 0);
     if (old_next > hunk.old_lines || new_next > hunk.new_lines) {
-      mismatch(i, old_next > hunk.old_lines, new_next > hunk.new_lines, old_next, new_next, "");
+      fail(i, mismatch(old_next > hunk.old_lines, new_next > hunk.new_lines, old_next, new_next,
+                       ""));
     }
     if ((uses_old && old_closed) || (uses_new && new_closed)) {
       fail(i, "hunk line after '\\ No newline at end of file' on the same side of hunk " + shown);
