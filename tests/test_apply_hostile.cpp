@@ -395,6 +395,34 @@ TEST(ApplyHostile, PlainDiffNamingTwoFilesKeepsItsNameWhenTheRunAddsTheOther) {
   EXPECT_FALSE(fs::exists(dir / "t/guide.txt"));
 }
 
+// fuzz_apply (findings/apply-overlapping-file-patches, add-then-replace-the-added-line): one
+// file patch adds a line to an empty file, the next replaces an empty line with the same line.
+// Alone on the tree the second is a conflict (there is no empty line); after the first was put
+// in, it read applied on the line the first wrote. Before the fix the first run wrote
+// "ALPHA\n" (exit 0), and the second run took the line out through the second file patch and
+// wrote "ALPHA\n\n". Two file patches that claim the same lines are no series (git apply,
+// which applies them one after the other, refuses the second): a conflict, nothing written.
+TEST(ApplyHostile, ALaterFilePatchReadingAppliedOnLinesAnEarlierOneWroteIsAConflict) {
+  TempDir dir;
+  write_file(dir / "t/f", "");
+  write_file(dir / "p.patch",
+             "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+ALPHA\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-\n+ALPHA\n");
+  for (int run = 0; run < 2; ++run) {
+    const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+    EXPECT_EQ(apply.exit_code, 2) << "run " << run << "\n" << apply.out << apply.err;
+    EXPECT_NE(apply.out.find("hunk 1 reads applied only on lines that file patch 1 of patch 1 "
+                             "wrote in this run"),
+              std::string::npos)
+        << apply.out;
+    EXPECT_EQ(read_file(dir / "t/f"), "") << "run " << run;
+  }
+  // The same on the tree the first run used to write: no second line.
+  write_file(dir / "t/f", "ALPHA\n");
+  const test::RunResult apply = run_sm120check({"apply", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(apply.exit_code, 2) << apply.out << apply.err;
+  EXPECT_EQ(read_file(dir / "t/f"), "ALPHA\n");
+}
+
 // NOT FIXED (left disabled): the same series as TreeAtAnEarlierStateByBlobIdIsNotTakenApart,
 // without index lines. Nothing then tells state 0 from a tree where patch 3 alone is in: its
 // post-image stands two lines down, so the backward pass takes it "out" and apply writes a

@@ -365,6 +365,55 @@ TEST(Series, ThePatchGivenTwiceIsJudgedByTheTree) {
   }
 }
 
+// Patch 1 adds a function, patch 2 edits a line inside it (lines patch 1 wrote): a series, so
+// patch 2 is applicable on those lines, never "applied" there nor a conflict (the series passes
+// refuse a file patch that reads applied on lines an earlier one wrote with another change).
+// Every state of the pair, as two patches and as two sections of one patch.
+Lines function_state(int k) {  // 0: before, 1: the function added, 2: a line of it edited
+  Lines lines = {"import os", "", "def main():", "    return 0", ""};
+  if (k >= 1)
+    lines.insert(lines.begin() + 2, {"def helper(x):", "    y = x + 1",
+                                     k == 2 ? "    return y * 2" : "    return y", ""});
+  return lines;
+}
+
+TEST(Series, ALaterPatchEditingLinesAnEarlierOneAddedIsASeries) {
+  const std::string one = make_diff("m.py", function_state(0), function_state(1));
+  const std::string two = make_diff("m.py", function_state(1), function_state(2));
+  const std::vector<Patch> as_two = {parse_patches(one, "1.patch").at(0),
+                                     parse_patches(two, "2.patch").at(0)};
+  const std::vector<Patch> as_one = parse_patches(one + two, "both.patch");
+  ASSERT_EQ(as_one.size(), 1u);
+  ASSERT_EQ(as_one[0].files.size(), 2u);
+  for (const std::vector<Patch>* run : {&as_two, &as_one}) {
+    for (int k = 0; k <= 2; ++k) {
+      Fixture f;
+      f.tree.write("m.py", join(function_state(k)));
+      const ApplyPlan plan = plan_apply(*run, f.tree, {}, Direction::kForward);
+      ASSERT_TRUE(plan.blockers.empty()) << "state " << k << ": " << plan.blockers.front();
+      if (k == 2) {
+        EXPECT_TRUE(plan.changes.empty()) << "state " << k;
+      } else {
+        ASSERT_EQ(plan.changes.size(), 1u) << "state " << k;
+        EXPECT_EQ(plan.changes[0].content, join(function_state(2))) << "state " << k;
+      }
+      const ApplyPlan back = plan_apply(*run, f.tree, {}, Direction::kReverse);
+      ASSERT_TRUE(back.blockers.empty()) << "state " << k << ": " << back.blockers.front();
+      if (k == 0) {
+        EXPECT_TRUE(back.changes.empty());
+      } else {
+        ASSERT_EQ(back.changes.size(), 1u) << "state " << k;
+        EXPECT_EQ(back.changes[0].content, join(function_state(0))) << "state " << k;
+      }
+      const VerifyReport r = verify(*run, f.tree, {});
+      for (const PatchReport& p : r.patches)
+        for (const FileReport& fr : p.files)
+          EXPECT_TRUE(fr.status == Status::kApplied || fr.status == Status::kApplicable)
+              << "state " << k << ": " << to_string(fr.status) << " " << fr.reason;
+    }
+  }
+}
+
 // A later copy of an earlier patch, with a patch between that the tree does not have: the copy
 // reads applied only if the tree has the change.
 TEST(Series, ACopyIsNotAppliedByAnEarlierPatchPutInInMemory) {

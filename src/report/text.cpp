@@ -210,6 +210,9 @@ std::string diagnostic_words(std::string_view code) {
     return "differs only in white space (try --ignore-whitespace)";
   if (code == "final-newline-mismatch") return "differs only in the newline at end of file";
   if (code == "out-of-order") return "found only before the previous hunk (hunks in another order)";
+  if (code == "claimed-by-run")
+    return "its change stands only on lines an earlier file patch of this run wrote, with "
+           "another change (the two claim the same lines)";
   if (code == "not-at-start-of-file")
     return "found only away from the start of the file, where a hunk with less leading than "
            "trailing context belongs";

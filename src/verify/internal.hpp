@@ -432,6 +432,12 @@ struct FileUndo {
   std::size_t size = 0;                      ///< the content written: its size and hash, to tell
   std::size_t hash = 0;                      ///< whether the file is still as it was left
   bool executable = false, symlink = false;  ///< the file's type and x bit before
+  /// Where the hunks went, for the series passes to follow which lines a file patch wrote:
+  /// the file's lines before, each hunk's match there (the placement apply_hunks() used) and
+  /// the hunks written (0-based, in order; the others were already as wanted).
+  std::size_t lines = 0;
+  std::vector<HunkMatch> matches;
+  std::vector<std::size_t> written;
 };
 
 /// Writes file patch `fp` (paths at `strip`) into `tree` in `direction`, only what is missing

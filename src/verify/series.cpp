@@ -319,6 +319,123 @@ std::optional<std::vector<HunkMatch>> matches_of(const FileReport& fr, const Fil
   return out;
 }
 
+/// Which file patch of the forward pass wrote a file line (see run_series()): `unit` is its
+/// index + 1 (0: a line the pass did not write), `hunk` the hunk that wrote it (0 for a file
+/// made whole).
+struct LineTag {
+  std::size_t unit = 0;
+  std::size_t hunk = 0;
+};
+using LineTags = std::vector<LineTag>;
+
+LineTag tag_at(const LineTags& tags, std::size_t line) {
+  return line < tags.size() ? tags[line] : LineTag{};
+}
+
+/// `tags` of a file after change_file() rewrote hunks of `fp` in it in place, forward, as unit
+/// `unit` (`wrote`: what it placed and wrote): a kept line keeps its tag, an added line gets
+/// {unit + 1, its hunk}. Walks the hunks as apply_hunks() writes them. Empty when no line
+/// carries a tag.
+LineTags retag(const LineTags& tags, const FilePatch& fp, const FileUndo& wrote,
+               std::size_t unit) {
+  LineTags out;
+  bool any = false;
+  auto keep = [&](std::size_t line) {
+    out.push_back(tag_at(tags, line));
+    any |= out.back().unit != 0;
+  };
+  std::size_t next = 0;  // first line of the file before not yet copied
+  for (const std::size_t h : wrote.written) {
+    const Hunk& hunk = fp.hunks[h];
+    const HunkMatch& m = wrote.matches[h];
+    for (; next < m.image_begin; ++next) keep(next);
+    const std::size_t image_size = hunk.lines.size() - hunk.added();  // the pre-image's lines
+    std::size_t index = 0;
+    for (const HunkLine& l : hunk.lines) {
+      if (l.kind == LineKind::kAdded) {
+        out.push_back({unit + 1, h});
+        any = true;
+        continue;
+      }
+      const std::size_t i = index++;
+      if (i < m.dropped_top || i >= image_size - m.dropped_bottom) continue;  // not touched
+      if (l.kind == LineKind::kContext) keep(next);
+      ++next;
+    }
+  }
+  for (; next < wrote.lines; ++next) keep(next);
+  if (!any) out.clear();
+  return out;
+}
+
+/// Whether two hunks are the same, line for line (one patch given twice in a run: its copy
+/// reads applied on the lines the first wrote, and the tree decides both, see the Series
+/// tests). Not the same change with other context: found drifted on another one's lines, that
+/// claims them as much as any other change.
+bool same_hunk(const Hunk& a, const Hunk& b) {
+  return a.lines.size() == b.lines.size() &&
+         std::equal(a.lines.begin(), a.lines.end(), b.lines.begin(),
+                    [](const HunkLine& x, const HunkLine& y) {
+                      return x.kind == y.kind && x.text == y.text &&
+                             x.no_newline_at_eof == y.no_newline_at_eof;
+                    });
+}
+
+/// The earlier unit of the forward pass (an index into `units`) whose written lines (`tags`)
+/// hunk `h` of unit `self`, read applied at `m`, stands on with another change than that unit's
+/// hunk wrote there: the two claim the same lines. A series never does that (the later one
+/// finds the earlier one's post-image as its pre-image: applicable there, not applied), and
+/// taking them out again (the next run's backward pass) goes through the wrong one. The lines
+/// looked at are the hunk's added lines where the match places them, or around a pure
+/// deletion's place (both neighbours). std::nullopt when none.
+std::optional<std::size_t> claimed_from(const LineTags& tags, const std::vector<Unit>& units,
+                                        std::size_t self, std::size_t h, const HunkMatch& m) {
+  if (tags.empty() || m.status != HunkStatus::kApplied) return std::nullopt;
+  const Hunk& hunk = units[self].fp->hunks[h];
+  std::vector<std::size_t> lines;  // 0-based file lines the change claims
+  bool deletion = hunk.added() == 0;
+  if (m.kind == MatchKind::kDrifted) {
+    if (m.line == 0) return std::nullopt;
+    const std::size_t at = m.line - 1;
+    for (std::size_t i = 0; i < hunk.added(); ++i) lines.push_back(at + i);
+    if (deletion && at > 0) lines = {at - 1, at};
+  } else if (m.kind == MatchKind::kExact || m.kind == MatchKind::kFuzz) {
+    const std::size_t image_size = hunk.lines.size() - hunk.removed();  // the post-image's
+    std::size_t index = 0;
+    for (const HunkLine& l : hunk.lines) {
+      if (l.kind == LineKind::kRemoved) {
+        if (deletion && lines.empty()) {
+          const std::size_t at = m.image_begin + index - m.dropped_top;  // after the top fuzz
+          if (at > 0) lines = {at - 1, at};
+        }
+        continue;
+      }
+      const std::size_t i = index++;
+      if (i < m.dropped_top || i >= image_size - m.dropped_bottom) continue;
+      if (l.kind == LineKind::kAdded) lines.push_back(m.image_begin + (i - m.dropped_top));
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (lines.empty()) return std::nullopt;
+  std::optional<std::size_t> by;
+  for (const std::size_t line : lines) {
+    const LineTag t = tag_at(tags, line);
+    if (t.unit == 0 || t.unit - 1 == self) {
+      if (deletion) return std::nullopt;  // a deletion claims the place only between two
+      continue;
+    }
+    const Unit& other = units[t.unit - 1];
+    if (t.hunk < other.fp->hunks.size() && same_hunk(other.fp->hunks[t.hunk], hunk)) {
+      if (deletion) return std::nullopt;
+      continue;  // the same hunk twice: judged by the tree
+    }
+    by = t.unit - 1;
+    if (!deletion) return by;
+  }
+  return by;
+}
+
 std::string describe(const VerifyReport& report, std::size_t patch) {
   const PatchReport& p = report.patches[patch];
   return p.subject ? fmt::format("patch {} ({})", patch + 1, *p.subject)
@@ -471,6 +588,9 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
       undo->hash = std::hash<std::string_view>{}(content);
       undo->executable = entry.executable;
       undo->symlink = link_from;
+      undo->lines = text.size();
+      undo->written = std::move(done.written);
+      undo->matches = std::move(matches);
     }
   }
   const bool executable =
@@ -702,7 +822,31 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   }
   out.before = tree.changes();
   // Forward: each judged with everything before it put in. `missing` holds, per path, the
-  // patch of the nearest earlier file patch put in that the tree did not have.
+  // patch of the nearest earlier file patch put in that the tree did not have. `written`, per
+  // path, which unit of this pass wrote each line (LineTag): a unit that reads applied on lines
+  // another one wrote, with another change, claims the same lines (claimed_from()): a conflict.
+  std::map<std::string, LineTags> written;
+  auto claim_words = [&](std::size_t h, std::size_t by) {
+    return fmt::format("hunk {} reads applied only on lines that file patch {} of {} wrote in "
+                       "this run (two file patches of the run claim the same lines: neither "
+                       "git apply nor a second run would take them as a series)",
+                       h + 1, units[by].file + 1, describe(report, units[by].patch));
+  };
+  // Turns the hunks of verdict `fr` (unit k's, judged just now) that stand on lines another
+  // unit wrote into conflicts, and then the verdict.
+  auto overlaps = [&](std::size_t k, const LineTags& tags, FileReport& fr) {
+    if (fr.hunks.size() != units[k].fp->hunks.size()) return;
+    for (std::size_t h = 0; h < fr.hunks.size(); ++h) {
+      const std::optional<std::size_t> by = claimed_from(tags, units, k, h, fr.hunks[h].match);
+      if (!by) continue;
+      HunkMatch conflict;
+      conflict.status = HunkStatus::kConflict;
+      conflict.diagnostic = "claimed-by-run";
+      fr.hunks[h].match = std::move(conflict);
+      fr.status = Status::kConflict;
+      append_reason(fr, claim_words(h, *by));
+    }
+  };
   for (std::size_t k = 0; k < n; ++k) {
     SeriesUnit& su = out.units[k];
     // Applied in the backward pass but not taken out (a drifted hunk: its lines found with
@@ -719,6 +863,9 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
       su.verdict = again ? std::move(*again) : judge(k);
       nearest(missing, units[k], su.needs);
       su.without.clear();
+      if (su.verdict.target_path)
+        if (const auto it = written.find(*su.verdict.target_path); it != written.end())
+          overlaps(k, it->second, su.verdict);
     }
     const bool put_in = su.undone || status_in(su.verdict.status,
                                                {Status::kApplicable, Status::kPartial});
@@ -726,10 +873,44 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     // the backward pass left it (matching its hunks again could place an ambiguous one
     // elsewhere); a partly applied one is then completed.
     const bool restored = su.undone && restore_file(undo[k], tree, cache);
-    if (put_in && (!restored || su.verdict.status == Status::kPartial))
-      su.redo_error =
-          change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kForward, local.match,
-                      &in_place, nullptr, !su.from_back || restored ? &su.verdict : nullptr);
+    if (restored)  // the tree's own lines again
+      for (const std::string& p : units[k].paths) written.erase(p);
+    if (put_in && (!restored || su.verdict.status == Status::kPartial)) {
+      const FileReport* judged = !su.from_back || restored ? &su.verdict : nullptr;
+      std::vector<bool> made;  // per path: missing before (an add writes every line)
+      for (const std::string& p : units[k].paths) {
+        try {
+          made.push_back(!exists(tree, p));
+        } catch (const Error&) {
+          made.push_back(false);  // change_file() says why it cannot write there
+        }
+      }
+      FileUndo wrote;
+      su.redo_error = change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kForward,
+                                  local.match, &in_place, &wrote, judged);
+      if (su.redo_error.empty() && judged == nullptr && wrote.valid)
+        // Matched again here (taken out, its file since changed): the hunks it finds made
+        // must not stand on what an earlier file patch of this pass wrote either.
+        if (const auto it = written.find(wrote.path); it != written.end())
+          for (std::size_t h = 0; h < wrote.matches.size() && su.redo_error.empty(); ++h)
+            if (const auto by = claimed_from(it->second, units, k, h, wrote.matches[h]))
+              su.redo_error = claim_words(h, *by);
+      for (std::size_t i = 0; i < units[k].paths.size(); ++i) {
+        const std::string& p = units[k].paths[i];
+        if (!su.redo_error.empty()) {
+          written.erase(p);  // nothing is followed further on a path the run cannot write
+        } else if (wrote.valid && wrote.path == p) {
+          LineTags tags = retag(written[p], *units[k].fp, wrote, k);
+          if (tags.empty()) written.erase(p);
+          else written[p] = std::move(tags);
+        } else if (made[i] && units[k].fp->change == ChangeKind::kAdd &&
+                   units[k].fp->hunks.size() == 1) {
+          written[p] = LineTags(units[k].fp->hunks.front().added(), LineTag{k + 1, 0});
+        } else {
+          written.erase(p);  // a move or a mode: the pass does not follow these lines
+        }
+      }
+    }
     if (!su.from_back && put_in && su.redo_error.empty())
       for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
     if (placed[k] == Placed::kAmbiguous) {
