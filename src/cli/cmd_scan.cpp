@@ -23,7 +23,8 @@ CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup) {
   if (setup == Setup::kNameOnly) return cmd;
   cmd->add_option("TARGET", options.target,
                   "Directory to scan: a venv, a site-packages folder, a container's root file "
-                  "system, a source checkout, or any folder above them")
+                  "system, a source checkout, or any folder above them. Required, except with "
+                  "--list")
       ->type_name("");
   cmd->add_option("--catalog", options.catalogs,
                   "Also read the fix signatures (*.json, the format of patches/catalog) in DIR and "
