@@ -1059,8 +1059,10 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
 
 namespace sm120check {
 
-ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
-                     const VerifyOptions& options, Direction direction) {
+namespace {
+
+ApplyPlan plan_apply_once(const std::vector<Patch>& patches, const Tree& target,
+                          const VerifyOptions& options, Direction direction) {
   using namespace detail;
   const StatCache tree(target);
   ApplyPlan plan;
@@ -1155,6 +1157,38 @@ ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
   // in order).
   std::stable_partition(plan.changes.begin(), plan.changes.end(),
                         [](const FileChange& c) { return c.kind == FileChange::Kind::kWrite; });
+  return plan;
+}
+
+}  // namespace
+
+ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
+                     const VerifyOptions& options, Direction direction) {
+  ApplyPlan plan = plan_apply_once(patches, target, options, direction);
+  if (plan.changes.empty() || !plan.blockers.empty()) return plan;
+  // The result must be stable: written, it is what the series leaves, so planning again there
+  // plans nothing. Where hunks match again in what this plan writes (tiny images that stand at
+  // other offsets of the result, lines two file patches of the run both claim), a second run
+  // would write again: nothing is written, as nothing would be twice.
+  OverlayTree after(target);
+  for (const FileChange& c : plan.changes) {
+    if (c.kind == FileChange::Kind::kDelete) {
+      after.remove(c.path);
+      continue;
+    }
+    const bool executable = c.mode ? *c.mode == kModeExecutable : after.stat(c.path).executable;
+    after.write(c.path, c.content, executable, c.mode && *c.mode == kModeSymlink);
+  }
+  VerifyOptions again = options;
+  if (const std::optional<unsigned> strip = plan.report.common_strip()) again.strip = strip;
+  const ApplyPlan second = plan_apply_once(patches, after, again, direction);
+  if (second.changes.empty()) return plan;
+  std::string paths;
+  for (const FileChange& c : second.changes) paths += (paths.empty() ? "" : ", ") + c.path;
+  plan.blockers.push_back(fmt::format(
+      "the result would not be stable: {} run again on it would change {} again (hunks match "
+      "again in what this run writes); nothing is written",
+      direction == Direction::kForward ? "apply" : "apply --reverse", paths));
   return plan;
 }
 
