@@ -543,6 +543,32 @@ TEST(FormatOutput, ReplacesAnExistingReportKeepingItsMode) {
   EXPECT_EQ(st.st_mode & 0777, 0640u);
 }
 
+TEST(FormatOutput, AFifoOrASymlinkToOneIsWrittenInPlaceNotReplaced) {
+  // /dev/null, /dev/stdout or a FIFO a reader waits on: renaming a temporary file over them
+  // replaced the node with a regular file (as root, /dev/full itself) and left the reader
+  // waiting. A FIFO (no root needed) and a symlink to it stand for them here.
+  TempDir dir;
+  const std::string fifo = dir / "report.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink(fifo, dir / "link");
+  const std::string link = dir / "link";
+  for (const std::string& target : {fifo, link}) {
+    const std::string got = dir / "got.json";
+    const std::string cmd = "timeout 10 cat '" + fifo + "' > '" + got + "' & reader=$!; '" +
+                            std::string(SM120CHECK_BIN) +
+                            "' verify --no-gpu --format json --output '" + target + "' '" +
+                            kDemoPatches + "' '" + kDemoTree + "' >/dev/null; rc=$?; wait $reader; "
+                            "exit $rc";
+    const RunResult r = test::run_shell(cmd);
+    EXPECT_EQ(r.exit_code, 2) << target << ": " << r.err;
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)) << target << " was replaced";
+    EXPECT_TRUE(contains(read_file(got), "\"schema\": \"sm120check.verify/")) << target;
+  }
+  ASSERT_TRUE(fs::is_symlink(dir / "link"));
+}
+
 TEST(FormatOutput, AFailedRunLeavesTheFileAsItWas) {
   TempDir dir;
   const std::string file = dir / "report.json";

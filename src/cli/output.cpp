@@ -74,6 +74,14 @@ ReportSink::ReportSink(const OutputOptions& options) : options_(options) {
   struct stat st {};
   if (::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw Error("--output '" + file + "' is a directory");
+  if (::stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A device, FIFO or socket (/dev/null, /dev/stdout, a pipe a reader waits on), or a symlink
+    // to one: written in place, as a shell's redirection writes it. Only a regular file is
+    // replaced (renaming over /dev/full replaced the device node with a file).
+    fd_ = ::open(file.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd_ < 0) throw write_error(file, errno);
+    return;
+  }
   const auto [dir, name] = split_path(file);
   if (name.empty()) throw Error("--output '" + file + "' names no file");
   std::string temp = (dir == "/" ? "" : dir) + "/." + name + ".tmp-XXXXXX";
@@ -89,7 +97,7 @@ ReportSink::~ReportSink() {
 
 bool ReportSink::color() const {
   if (options_.format != OutputFormat::kText) return false;
-  if (!temp_.empty() || options_.quiet) return options_.color == ColorMode::kAlways;
+  if (fd_ >= 0 || options_.quiet) return options_.color == ColorMode::kAlways;
   return use_color(options_.color);
 }
 
@@ -105,6 +113,16 @@ bool ReportSink::write(std::string_view piece) {
 void ReportSink::finish(std::string_view summary) {
   if (fd_ < 0) return;
   const std::string& file = options_.file;
+  if (temp_.empty()) {  // written in place (not a regular file): nothing to rename
+    const int closed = ::close(fd_);
+    fd_ = -1;
+    if (closed != 0) throw write_error(file, errno);
+    if (!options_.quiet)
+      write_stdout(std::string(summary) + (summary.empty() ? "" : " ") + "(" +
+                   std::string(format_name(options_.format)) + " report: " +
+                   escape_for_terminal(file) + ")\n");
+    return;
+  }
   // The mode a new file gets (0666 less the umask), or the one FILE has.
   mode_t mode = 0;
   struct stat st {};

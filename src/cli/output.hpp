@@ -119,8 +119,8 @@ class ReportSink {
 
  private:
   OutputOptions options_;
-  std::string temp_;  ///< the temporary file's path; "" when writing to standard output
-  int fd_ = -1;       ///< open on temp_
+  std::string temp_;  ///< the temporary file's path; "" when writing to standard output or in place
+  int fd_ = -1;       ///< open on temp_, or on FILE itself when it is not a regular file
 };
 
 /// With --format github and GITHUB_STEP_SUMMARY set (and not empty), appends `markdown` to the
