@@ -694,5 +694,77 @@ TEST(Series, ThreadsShareOnePatchsFilesAndItsEvidenceIsJoinedInOrder) {
   }
 }
 
+/// A flag patch 1 turns off and patch 2 turns on again, along with another change (the shape of
+/// Liger-Kernel's 8e727635b2..998f4e4cad, orpo_loss.py: patch 2 of 5 sets `compiled=False`,
+/// patch 4 sets it back and adds a class). `extra`: patch 2's other change is in.
+Lines flag_state(bool on, bool extra) {
+  Lines lines;
+  for (int i = 1; i <= 30; ++i) lines.push_back("line " + std::to_string(i));
+  lines[4] = on ? "compiled = True" : "compiled = False";
+  if (extra) lines.insert(lines.end(), {"", "class Loss:", "    pass"});
+  return lines;
+}
+
+/// Patch 1 (S0 -> S1) and patch 2 (S1 -> S2), with `index` lines or without; `pure`: patch 2
+/// only reverts patch 1 (S2 is S0).
+std::vector<Patch> flag_series(bool index, bool pure) {
+  const Lines s0 = flag_state(true, false), s1 = flag_state(false, false),
+              s2 = flag_state(true, !pure);
+  std::vector<Patch> out;
+  int j = 0;
+  for (const auto& [a, b] : {std::pair{s0, s1}, std::pair{s1, s2}}) {
+    std::string diff = make_diff("k.py", a, b);
+    if (index) diff = with_index(diff, join(a), join(b));
+    ++j;
+    std::vector<Patch> one = parse_patches(
+        "Subject: [PATCH " + std::to_string(j) + "/2] flag " + std::to_string(j) + "\n\n---\n" +
+            diff,
+        "000" + std::to_string(j) + ".patch");
+    out.push_back(std::move(one.at(0)));
+  }
+  return out;
+}
+
+// Liger-Kernel, state 4 of 8e727635b2..998f4e4cad: the tree alone reads patch 1 applicable
+// (its pre-image line is back), and the series kept that verdict: patch 1 read applicable
+// under an applied patch 2 that could not have been made without it (the README's "on state k,
+// patches 1..k read applied"). Where the file's blob id is patch 2's post-image and no earlier
+// state's, both are in.
+TEST(Series, APatchWhoseLineALaterOneTurnsBackIsAppliedWhereTheBlobIdPlacesTheFile) {
+  const std::vector<Patch> series = flag_series(true, false);
+  const Status kIn = Status::kApplied, kOut = Status::kApplicable;
+  const std::vector<std::pair<Lines, std::vector<Status>>> states = {
+      {flag_state(true, false), {kOut, kOut}},
+      {flag_state(false, false), {kIn, kOut}},
+      {flag_state(true, true), {kIn, kIn}}};
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    Fixture f;
+    f.tree.write("k.py", join(states[k].first));
+    const VerifyReport r = verify(series, f.tree, {});
+    for (std::size_t j = 0; j < 2; ++j)
+      EXPECT_EQ(r.patches[j].status, states[k].second[j])
+          << "state " << k << ", patch " << j + 1 << ": " << r.patches[j].files[0].reason;
+    const ApplyPlan plan = plan_apply(series, f.tree, {}, Direction::kForward);
+    EXPECT_TRUE(plan.blockers.empty()) << "state " << k << ": " << plan.blockers.front();
+    if (k == 2) {
+      EXPECT_TRUE(plan.changes.empty());
+      EXPECT_EQ(r.exit_code(), 0);
+      EXPECT_NE(r.patches[0].files[0].reason.find(
+                    "applied once patch 2 (flag 2) is taken out (it changes these lines again)"),
+                std::string::npos)
+          << r.patches[0].files[0].reason;
+    } else {
+      ASSERT_EQ(plan.changes.size(), 1u) << "state " << k;
+      EXPECT_EQ(plan.changes[0].content, join(flag_state(true, true))) << "state " << k;
+    }
+  }
+  // A pure revert: the tree before both is also the tree after both (one blob id), git's own
+  // content cannot tell; nothing is placed in by the id, patch 1 keeps the tree's verdict.
+  Fixture f;
+  f.tree.write("k.py", join(flag_state(true, false)));
+  const VerifyReport r = verify(flag_series(true, true), f.tree, {});
+  EXPECT_EQ(r.patches[0].status, Status::kApplicable) << r.patches[0].files[0].reason;
+}
+
 }  // namespace
 }  // namespace sm120check

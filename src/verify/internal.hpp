@@ -402,9 +402,13 @@ struct SeriesUnit {
   /// is there both before and after it (see placed_by_existence()). Judged as not made.
   bool ambiguous = false;
   /// Its file is, byte for byte (the `index` lines' blob ids), the state before this file
-  /// patch or an earlier one on it (see pinned_out()): it is not in the tree, whatever its
+  /// patch or an earlier one on it (see pinned()): it is not in the tree, whatever its
   /// hunks read there (a revert's lines stand in the tree before what it reverts).
   bool pinned_out = false;
+  /// Its file is, byte for byte, a state after this file patch and only such states (see
+  /// pinned()): its change is in the tree, whatever its hunks read there (a later patch of the
+  /// run that reverts some of its lines and makes other changes stands in the file).
+  bool pinned_in = false;
 };
 
 /// The passes over a run: per file patch (those sharing a file with another, or every one

@@ -77,19 +77,29 @@ std::vector<Unit> units_of(const std::vector<Patch>& patches, const VerifyReport
   return out;
 }
 
-/// Units the backward pass must not take out, whatever their hunks say: where a file is, byte
-/// for byte (by the `index` lines' blob ids), a state of the series' history on it, the file
-/// patches on it after the last state it can be are not in the tree. Per path, the units on it
-/// in run order name the states: unit i's pre-image (old id) is state i, its post-image (new
-/// id) state i + 1; a reverted or repeated patch makes the file's id name several states, and
-/// then only the units after the last of them are out (those between are left to the hunks:
-/// git's own content cannot tell them apart). Without this a later patch whose small hunk
-/// happens to match at an offset in an earlier state reads applied, is taken out (writing
-/// lines that were never there), and the result differs from putting the series in; and a
-/// revert reads applied by its own lines in the tree before what it reverts. Only files every
+/// Where the tree's files place the run's units by their blob ids (see pinned()).
+struct Pinned {
+  std::vector<bool> out;  ///< not in the tree: after the last state the file can be
+  std::vector<bool> in;   ///< in the tree: before the first state the file can be
+};
+
+/// Units the backward pass must not take out, and units that are in, whatever their hunks
+/// say: where a file is, byte for byte (by the `index` lines' blob ids), a state of the series'
+/// history on it, the file patches on it after the last state it can be are not in the tree,
+/// and those before the first state it can be are. Per path, the units on it in run order name
+/// the states: unit i's pre-image (old id) is state i, its post-image (new id) state i + 1; a
+/// reverted or repeated patch makes the file's id name several states, and then only the units
+/// after the last of them are out and those before the first in (those between are left to the
+/// hunks: git's own content cannot tell them apart: a patch and its exact revert on the tree
+/// before both). Without the first, a later patch whose small hunk happens to match at an
+/// offset in an earlier state reads applied, is taken out (writing lines that were never
+/// there), and the result differs from putting the series in; and a revert reads applied by
+/// its own lines in the tree before what it reverts. Without the second, a patch whose lines a
+/// later one reverts (along with other changes) reads applicable by those lines on the tree
+/// after both, though the later patch could not have been made without it. Only files every
 /// unit of which changes, adds or deletes that file alone (no renames, copies, binaries).
-std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, FileCache& cache) {
-  std::vector<bool> out(units.size(), false);
+Pinned pinned(const std::vector<Unit>& units, const Tree& base, FileCache& cache) {
+  Pinned out{std::vector<bool>(units.size(), false), std::vector<bool>(units.size(), false)};
   std::map<std::string, std::vector<std::size_t>> by_path;
   std::set<std::string> mixed;
   for (std::size_t k = 0; k < units.size(); ++k) {
@@ -114,14 +124,17 @@ std::vector<bool> pinned_out(const std::vector<Unit>& units, const Tree& base, F
     } catch (const Error&) {
       continue;  // verify_file reports it
     }
-    std::optional<std::size_t> last;  // the last state the file can be
+    std::optional<std::size_t> first, last;  // the first and last states the file can be
     for (std::size_t i = 0; i < ks.size(); ++i) {
       const FilePatch& fp = *units[ks[i]].fp;
-      if (blob_id_names(fp.old_blob, id)) last = i;
-      if (blob_id_names(fp.new_blob, id)) last = i + 1;
+      const bool pre = blob_id_names(fp.old_blob, id), post = blob_id_names(fp.new_blob, id);
+      if (!first && (pre || post)) first = pre ? i : i + 1;
+      if (pre) last = i;
+      if (post) last = i + 1;
     }
     if (!last) continue;
-    for (std::size_t i = *last; i < ks.size(); ++i) out[ks[i]] = true;
+    for (std::size_t i = *last; i < ks.size(); ++i) out.out[ks[i]] = true;
+    for (std::size_t i = 0; i < *first; ++i) out.in[ks[i]] = true;
   }
   return out;
 }
@@ -782,11 +795,15 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     return verify_file(*units[k].fp, ctx, units[k].strip);
   };
   // Judged in the forward pass only (nothing of them is in the tree to take out): units whose
-  // file is an earlier state byte for byte (pinned_out()), units the existence of files places
+  // file is an earlier state byte for byte (pinned()), units the existence of files places
   // after the tree, and units it cannot place (placed_by_existence(): judged as not in, the
   // reading under which the series, put in, gives git's tree).
-  std::vector<bool> forward_only = pinned_out(units, base, cache);
-  for (std::size_t k = 0; k < n; ++k) out.units[k].pinned_out = forward_only[k];
+  const Pinned pins = pinned(units, base, cache);
+  std::vector<bool> forward_only = pins.out;
+  for (std::size_t k = 0; k < n; ++k) {
+    out.units[k].pinned_out = pins.out[k];
+    out.units[k].pinned_in = pins.in[k];
+  }
   for (std::size_t k = 0; k < n; ++k)
     if (placed[k] == Placed::kOut || placed[k] == Placed::kAmbiguous ||
         placed[k] == Placed::kWithAmbiguous)
@@ -975,12 +992,17 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
     // applicable there keeps that verdict (its change is, or is not, in the tree, whatever other
     // patches of the run do: a patch given twice is not applied because its copy is).
     // Not so for a verdict on a path's absence alone (see SeriesUnit::by_absence), nor for one
-    // on a file relocation found that the series judged at the patch's own path.
+    // on a file relocation found that the series judged at the patch's own path, nor where the
+    // file's blob id places it (pinned()): an `applied` after the last state the file can be, an
+    // `applicable` before the first (a later patch of the run reverted its lines: the series,
+    // taking that one out, finds them applied).
     if ((fr.status == Status::kApplied || fr.status == Status::kApplicable) && !su.by_absence &&
         !su.ambiguous &&
         !su.moved_by && !su.brought_by && !su.deleted_by &&
         !applied_only_by_drift(fr, su.verdict) &&
-        !(su.pinned_out && fr.status == Status::kApplied))
+        !(su.pinned_out && fr.status == Status::kApplied) &&
+        !(su.pinned_in && fr.status == Status::kApplicable && su.from_back &&
+          su.verdict.status == Status::kApplied))
       continue;
     // Applied only once earlier patches of the run are put in: the change is theirs, not the
     // tree's.
