@@ -376,6 +376,33 @@ TEST(Scan, EditableInstallFollowsDirectUrlToTheCheckout) {
   EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
 }
 
+TEST(Scan, EditableNamingACopyBelowAnotherCheckoutIsJudgedWhereItPoints) {
+  // ws/ is a checkout holding the fixed code at its own layout; the editable install names
+  // ws/sub/fi, another copy, unfixed, which is what Python imports. The checkout above was
+  // taken for the root and its fixed copy judged: present, exit 0 (hostile review); with no
+  // copy at ws/ the named folder's files were not read at all (unknown).
+  TempDir dir;
+  const std::filesystem::path ws = dir.path() / "ws";
+  flashinfer_checkout(ws, std::string(40, 'f'));
+  write_file(ws / "sub/fi/flashinfer/utils.py", "def is_sm120a_supported(device):\n");
+  write_file(ws / "sub/fi/flashinfer/gemm/gemm_base.py", std::string("    if ") + k2574Old + ":\n");
+  const std::filesystem::path site = dir.path() / "venv/lib/python3.11/site-packages";
+  write_file(site / "flashinfer_python-0.5.0.dist-info/METADATA",
+             "Name: flashinfer-python\nVersion: 0.5.0\n");
+  write_file(site / "flashinfer_python-0.5.0.dist-info/direct_url.json",
+             R"({"url": "file://)" + (ws / "sub/fi").string() + R"(", "dir_info": {"editable": true}})");
+  for (const bool copy_at_root : {true, false}) {
+    if (!copy_at_root) std::filesystem::remove_all(ws / "flashinfer");
+    ScanReport r = scan((dir.path() / "venv").string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                        override_gpu({12, 0}));
+    ASSERT_EQ(r.installs.size(), 1u) << copy_at_root;
+    EXPECT_EQ(r.installs[0].install.root, (ws / "sub/fi").string()) << copy_at_root;
+    ASSERT_EQ(r.installs[0].fixes.size(), 1u);
+    EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kMissing) << copy_at_root;
+    EXPECT_EQ(r.exit_code(), 1) << copy_at_root;
+  }
+}
+
 TEST(Scan, EditableOutsideTargetIsFollowedUnlessStayInside) {
   TempDir dir;
   flashinfer_checkout(dir.path() / "src/flashinfer", std::string(40, 'e'));

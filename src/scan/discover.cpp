@@ -589,8 +589,9 @@ class Discoverer {
   }
 
   /// The root of the source tree an editable install points at (`dir`): the nearest directory
-  /// at or above it (3 levels at most) holding `.git`, else the nearest where a distinctive
-  /// path of `projects` exists, else `dir` itself.
+  /// at or above it (3 levels at most) holding `.git` (unless `dir` itself holds files of
+  /// `projects` that the checkout's layout does not reach: then `dir`), else the nearest where
+  /// a distinctive path of `projects` exists, else `dir` itself.
   Pointer source_root(const Pointer& dir, const std::vector<std::string>& projects) {
     std::vector<Pointer> candidates{dir};
     for (int up = 0; up < 3; ++up) {
@@ -613,9 +614,36 @@ class Discoverer {
              : S_ISREG(st.st_mode) ? Entry::Type::kFile
                                    : Entry::Type::kOther;
     };
-    for (const Pointer& p : candidates)
-      if (has(p, ".git") == Entry::Type::kDirectory || has(p, ".git") == Entry::Type::kFile)
-        return p;
+    // The layout paths of `projects` that are files at the named folder itself.
+    std::vector<std::string> at_dir;
+    for (const std::string& project : projects)
+      if (auto it = layout_.find(project); it != layout_.end())
+        for (const std::string& path : it->second)
+          if (has(dir, path) == Entry::Type::kFile) at_dir.push_back(path);
+    const auto in_layout = [&](const std::string& path) {
+      for (const std::string& project : projects)
+        if (auto it = layout_.find(project); it != layout_.end() && it->second.count(path) != 0)
+          return true;
+      return false;
+    };
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      const Pointer& p = candidates[k];
+      if (has(p, ".git") != Entry::Type::kDirectory && has(p, ".git") != Entry::Type::kFile)
+        continue;
+      if (k == 0 || at_dir.empty()) return p;
+      // A checkout above the named folder is the root only where it reads the named folder's
+      // files (`pip install -e python/` of a checkout whose layout is python/NAME/...): a git
+      // folder above another copy of the project (its files at the checkout's own layout
+      // paths) would judge code Python does not import, so the named folder is the root.
+      const std::string base = p.inside ? p.rel : p.abs;
+      const std::string named = dir.inside ? dir.rel : dir.abs;
+      const std::string rel = base.empty()  ? named
+                              : base == "/" ? named.substr(1)
+                                            : named.substr(base.size() + 1);
+      for (const std::string& path : at_dir)
+        if (in_layout(rel + "/" + path)) return p;
+      return dir;
+    }
     for (const Pointer& p : candidates)
       for (const std::string& project : projects)
         if (auto it = layout_.find(project); it != layout_.end())
