@@ -204,8 +204,11 @@ struct ApplyPlan {
 /// patch of the run (not only those that share a file). Forward, the tree after the forward
 /// pass; reverse, the tree after the backward pass (last patch first). Only what is missing
 /// is written: applied hunks and patches are left alone, so planning again on the result
-/// gives no changes. Never writes; never throws for problems of one patch or file (they are
-/// blockers).
+/// gives no changes. That is checked: a plan with changes is written into an OverlayTree over
+/// `tree` and planned again (a second verify() and series pass, in memory), and when that
+/// second plan has changes too, a blocker ("the result would not be stable: ... would change
+/// PATHS again") is added and nothing may be written. Never writes; never throws for problems
+/// of one patch or file (they are blockers).
 ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
                      const VerifyOptions& options, Direction direction);
 
