@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <future>
 #include <cstring>
@@ -641,6 +643,62 @@ TEST(KernelsCommand, DirectoryWalkListsOnlyFilesWithCudaCodeAndBrokenOnes) {
   EXPECT_EQ(a["fits"][0]["fit"], "exact");
   EXPECT_EQ(a["fits"][0]["module_fits"][0]["arch"], "sm_120a");
   EXPECT_EQ(doc["exit_code"], 3);
+}
+
+// A library that shrinks while it is mapped (`cp` over it during a scan): reading the pages past
+// its new end raises SIGBUS. The listing of that file is an Error, and the process lives on. The
+// hook truncates the copy after list_kernels_at() has mapped it and before it reads it.
+std::string g_truncate_to_path;
+off_t g_truncate_to_size = 0;
+void truncate_after_map(const std::string& path) {
+  if (path == g_truncate_to_path) ASSERT_EQ(::truncate(path.c_str(), g_truncate_to_size), 0);
+}
+
+TEST(KernelListing, AFileThatShrinksWhileMappedIsAnErrorNotACrash) {
+  test::TempDir dir;
+  for (const off_t size : {off_t{0}, off_t{4096}, off_t{8192}}) {
+    SCOPED_TRACE(size);
+    const std::string copy = dir / "libtwo.so";
+    fs::copy_file(fixtures() / "libtwo.so", copy, fs::copy_options::overwrite_existing);
+    ASSERT_GT(fs::file_size(copy), 3 * 4096u);
+    g_truncate_to_path = copy;
+    g_truncate_to_size = size;
+    detail::set_kernels_mapped_hook(truncate_after_map);
+    try {
+      (void)list_kernels(copy);
+      ADD_FAILURE() << "no error for a file that shrank while it was read";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("changed while it was read"), std::string::npos)
+          << e.what();
+    }
+    detail::set_kernels_mapped_hook(nullptr);
+  }
+  // The same file read while still: listed as before.
+  fs::copy_file(fixtures() / "libtwo.so", dir / "libtwo.so", fs::copy_options::overwrite_existing);
+  const KernelListing again = list_kernels(dir / "libtwo.so");
+  EXPECT_TRUE(again.error.empty());
+  EXPECT_EQ(again.fatbins.size(), list_fixture("libtwo.so").fatbins.size());
+  EXPECT_FALSE(again.fatbins.empty());
+}
+
+// The handler only covers the mapping a listing reads: any other SIGBUS still kills the process.
+TEST(KernelListingDeathTest, AnotherSigbusStillKills) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  (void)list_fixture("libtwo.so");  // installs the handler
+  test::TempDir dir;
+  const std::string file = dir / "f";
+  test::write_file(file, std::string(3 * 4096, 'x'));
+  EXPECT_EXIT(
+      {
+        (void)list_fixture("libtwo.so");
+        const int fd = ::open(file.c_str(), O_RDONLY);
+        void* map = ::mmap(nullptr, 3 * 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (::ftruncate(::open(file.c_str(), O_WRONLY), 0) != 0) ::_exit(2);
+        volatile const char c = static_cast<const char*>(map)[2 * 4096];
+        (void)c;
+        ::_exit(0);
+      },
+      ::testing::KilledBySignal(SIGBUS), "");
 }
 
 }  // namespace

@@ -162,8 +162,18 @@ KernelListing list_kernels(const std::string& path);
 /// list_kernels() of the regular file open at descriptor `fd` (not closed here; read from
 /// offset 0 with pread and mmap, so the descriptor's offset does not matter); `path` names it in
 /// the result and in errors. Reads its first 4 bytes and stops there unless may_carry_cuda_code.
-/// Throws Error when it cannot be examined or mapped.
+/// Throws Error when it cannot be examined or mapped, and when it shrinks while it is read (a
+/// read past the new end would raise SIGBUS; a handler for that mapping only turns it into this
+/// error: "changed while it was read"). Installs a process-wide SIGBUS handler on first use that
+/// passes every other SIGBUS to the handler installed before it.
 KernelListing list_kernels_at(int fd, std::string path);
+
+namespace detail {
+/// Test-only, not a product option: when set, list_kernels_at() calls `hook(path)` after it has
+/// mapped the file and before it reads it (a test truncates the file there). nullptr turns it off.
+using KernelsMappedHook = void (*)(const std::string& path);
+void set_kernels_mapped_hook(KernelsMappedHook hook);
+}  // namespace detail
 
 /// True when the first bytes of a file (at least 4; fewer gives false) may hold CUDA code: the
 /// ELF magic, the fat binary magic, or "!<ar" (a static archive of objects). For skipping other files quickly in a directory walk.
