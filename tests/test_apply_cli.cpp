@@ -137,6 +137,34 @@ TEST(ApplyCli, DryRunPrintsADiffGitAcceptsAndWritesNothing) {
   EXPECT_EQ(s.k(), kTuned);
 }
 
+// A result that a second `apply` would refuse is not written (plan_apply's stability rule): the
+// tree apply leaves must read applied. A zero-context insertion past the end of a shorter file
+// is put at its end (as git apply and GNU patch do), where a second run looks for it at its
+// header line only; an added line with a NUL byte makes the file binary for a second run.
+TEST(ApplyCli, AResultASecondApplyWouldRefuseIsNotWritten) {
+  struct Case {
+    const char* name;
+    std::string patch;
+  };
+  const std::vector<Case> cases = {
+      {"past-end", "--- a/x.txt\n+++ b/x.txt\n@@ -3,0 +4 @@\n+line\n"},
+      {"nul-byte", std::string("--- a/x.txt\n+++ b/x.txt\n@@ -0,0 +1 @@\n+li") + '\0' + "ne\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TempDir dir;
+    write_file(dir.path() / "tree" / "x.txt", "");
+    write_file(dir / "p.patch", c.patch);
+    const auto before = test::tree_state(dir.path() / "tree");
+    RunResult r = run_sm120check({"apply", dir / "p.patch", dir / "tree"});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.out.find("the result would not be stable: apply run again on it would refuse it"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(test::tree_state(dir.path() / "tree"), before);
+  }
+}
+
 TEST(ApplyCli, AConflictWritesNothing) {
   // Patch 2 conflicts; patch 1 alone would apply to another file: nothing may be written.
   ApplyFixture s(kBefore);

@@ -205,12 +205,17 @@ struct ApplyPlan {
 /// pass; reverse, the tree after the backward pass (last patch first). Only what is missing
 /// is written: applied hunks and patches are left alone, so planning again on the result
 /// gives no changes. That is checked: a plan with changes is written into an OverlayTree over
-/// `tree` and planned again (a second verify() and series pass, in memory), and when that
-/// second plan has changes too, a blocker ("the result would not be stable: ... would change
-/// PATHS again") is added and nothing may be written. Never writes; never throws for problems
-/// of one patch or file (they are blockers).
+/// `tree` (write_plan()) and planned again (a second verify() and series pass, in memory). When
+/// that second plan has changes too, or blockers (the result would not read applied: a second
+/// `apply` would refuse), a blocker ("the result would not be stable: ...") is added and nothing
+/// may be written. Never writes; never throws for problems of one patch or file (they are
+/// blockers).
 ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& tree,
                      const VerifyOptions& options, Direction direction);
+
+/// Puts `plan.changes` into `tree` in order (writes with their mode, or the file's mode where the
+/// plan names none; deletes): the tree `apply` leaves, in memory. Never throws.
+void write_plan(const ApplyPlan& plan, OverlayTree& tree);
 
 /// Sets report.gpu to `gpu` and, per patch, `arch` (infer_arch_targets() at the patch's strip
 /// level) and `relevant` (arch_relevant()). With `only_relevant`, each patch whose relevant is

@@ -1184,33 +1184,47 @@ ApplyPlan plan_apply_once(const std::vector<Patch>& patches, const Tree& target,
 
 }  // namespace
 
+void write_plan(const ApplyPlan& plan, OverlayTree& tree) {
+  for (const FileChange& c : plan.changes) {
+    if (c.kind == FileChange::Kind::kDelete) {
+      tree.remove(c.path);
+      continue;
+    }
+    const bool executable = c.mode ? *c.mode == kModeExecutable : tree.stat(c.path).executable;
+    tree.write(c.path, c.content, executable, c.mode && *c.mode == kModeSymlink);
+  }
+}
+
 ApplyPlan plan_apply(const std::vector<Patch>& patches, const Tree& target,
                      const VerifyOptions& options, Direction direction) {
   ApplyPlan plan = plan_apply_once(patches, target, options, direction);
   if (plan.changes.empty() || !plan.blockers.empty()) return plan;
   // The result must be stable: written, it is what the series leaves, so planning again there
-  // plans nothing. Where hunks match again in what this plan writes (tiny images that stand at
-  // other offsets of the result, lines two file patches of the run both claim), a second run
-  // would write again: nothing is written, as nothing would be twice.
+  // plans nothing and refuses nothing. Where hunks match again in what this plan writes (tiny
+  // images that stand at other offsets of the result, lines two file patches of the run both
+  // claim), a second run would write again; where the result does not read as the series'
+  // end (a line written past the end that a second run looks for at its header line only, an
+  // added NUL byte that makes the file binary), a second run would refuse, and verify would not
+  // read the patches in. Either way nothing is written.
   OverlayTree after(target);
-  for (const FileChange& c : plan.changes) {
-    if (c.kind == FileChange::Kind::kDelete) {
-      after.remove(c.path);
-      continue;
-    }
-    const bool executable = c.mode ? *c.mode == kModeExecutable : after.stat(c.path).executable;
-    after.write(c.path, c.content, executable, c.mode && *c.mode == kModeSymlink);
-  }
+  write_plan(plan, after);
   VerifyOptions again = options;
   if (const std::optional<unsigned> strip = plan.report.common_strip()) again.strip = strip;
   const ApplyPlan second = plan_apply_once(patches, after, again, direction);
-  if (second.changes.empty()) return plan;
-  std::string paths;
-  for (const FileChange& c : second.changes) paths += (paths.empty() ? "" : ", ") + c.path;
-  plan.blockers.push_back(fmt::format(
-      "the result would not be stable: {} run again on it would change {} again (hunks match "
-      "again in what this run writes); nothing is written",
-      direction == Direction::kForward ? "apply" : "apply --reverse", paths));
+  const std::string_view run = direction == Direction::kForward ? "apply" : "apply --reverse";
+  if (!second.changes.empty()) {
+    std::string paths;
+    for (const FileChange& c : second.changes) paths += (paths.empty() ? "" : ", ") + c.path;
+    plan.blockers.push_back(fmt::format(
+        "the result would not be stable: {} run again on it would change {} again (hunks match "
+        "again in what this run writes); nothing is written",
+        run, paths));
+  } else if (!second.blockers.empty()) {
+    plan.blockers.push_back(fmt::format(
+        "the result would not be stable: {} run again on it would refuse it ({}); nothing is "
+        "written",
+        run, second.blockers.front()));
+  }
   return plan;
 }
 

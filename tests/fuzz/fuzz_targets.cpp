@@ -168,17 +168,6 @@ bool both_images(const VerifyReport& report) {
 }
 
 /// Writes `plan`'s changes into `tree` (as write_changes() would on disk).
-void write_plan(const ApplyPlan& plan, OverlayTree& tree) {
-  for (const FileChange& c : plan.changes) {
-    if (c.kind == FileChange::Kind::kDelete) {
-      tree.remove(c.path);
-      continue;
-    }
-    const bool executable = c.mode ? *c.mode == kModeExecutable : tree.stat(c.path).executable;
-    tree.write(c.path, c.content, executable, c.mode && *c.mode == kModeSymlink);
-  }
-}
-
 void check_ranges(const ArchTargets& t) {
   for (std::size_t i = 0; i < t.ranges.size(); ++i) {
     require(!t.ranges[i].empty(), "arch: no empty range");
@@ -261,6 +250,7 @@ void apply_one(std::string_view input) {
   again_options.strip = strip;
   const ApplyPlan again = plan_apply(*patches, after, again_options, direction);
   require(again.changes.empty(), "plan_apply: a written plan plans no further change");
+  require(again.blockers.empty(), "plan_apply: a written plan plans no blocker");
 }
 
 void render_one(std::string_view input) {
