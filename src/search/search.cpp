@@ -474,7 +474,9 @@ FileScan scan_blocks(const Engine& engine, Engine::Scratch& s, Source& source,
     const std::size_t have = carry + fresh;
     std::size_t cut = have;
     if (!eof) {
-      const void* nl = ::memrchr(window.data(), '\n', have);
+      // The carried bytes hold no "\n" (they follow the last one, or none was found): only
+      // the fresh ones are looked at, so a long line is read in one pass, not once a block.
+      const void* nl = ::memrchr(window.data() + carry, '\n', fresh);
       if (nl == nullptr) {  // a line longer than the buffer: read on
         carry = have;
         continue;
