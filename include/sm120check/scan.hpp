@@ -74,6 +74,11 @@ struct MarkerFinding {
   std::vector<SearchHit> hits;   ///< paths relative to the install's root; at most 20.
   std::size_t total = 0;         ///< all hits.
   std::size_t error_lines = 0;   ///< lines PCRE2 gave up on (the marker is then not known absent).
+  /// For a marker of code (CatalogMarker::comment false) found on no code line: the lines that
+  /// hold it once comments and docstrings are counted, which do not count (at most 20 kept) and
+  /// their number. Empty and 0 otherwise.
+  std::vector<SearchHit> comment_hits;
+  std::size_t comment_total = 0;
 };
 
 /// One catalog entry judged in one install (or, with no install, not-installed).

@@ -103,12 +103,19 @@ ordered_json marker_json(const MarkerFinding& m) {
   j["text"] = sanitize_utf8(m.marker.text);
   j["regex"] = m.marker.regex;
   j["found"] = m.total > 0;
+  j["comment"] = m.marker.comment;
   j["hit_count"] = m.total;
   j["error_lines"] = m.error_lines;
-  ordered_json hits = ordered_json::array();
-  for (const SearchHit& h : m.hits)
-    hits.push_back({{"path", sanitize_utf8(h.path)}, {"line", h.line}, {"text", sanitize_utf8(h.text)}});
-  j["hits"] = std::move(hits);
+  const auto hits_json = [](const std::vector<SearchHit>& list) {
+    ordered_json hits = ordered_json::array();
+    for (const SearchHit& h : list)
+      hits.push_back(
+          {{"path", sanitize_utf8(h.path)}, {"line", h.line}, {"text", sanitize_utf8(h.text)}});
+    return hits;
+  };
+  j["hits"] = hits_json(m.hits);
+  j["comment_hit_count"] = m.comment_total;
+  j["comment_hits"] = hits_json(m.comment_hits);
   return j;
 }
 

@@ -863,6 +863,15 @@ MarkerSearcher& MarkerSearcher::operator=(MarkerSearcher&&) noexcept = default;
 
 std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::string_view content,
                                                std::size_t max_hits_per_marker) const {
+  return search(path, content, content, max_hits_per_marker);
+}
+
+std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::string_view content,
+                                               std::string_view shown,
+                                               std::size_t max_hits_per_marker) const {
+  if (shown.size() != content.size())
+    throw Error(fmt::format("{}: shown text of {} bytes for content of {}", path, shown.size(),
+                            content.size()));
   std::vector<MarkerHits> out;
   out.reserve(markers_.size());
   for (const Marker& m : markers_) out.push_back({m, {}, 0, {}, 0});
@@ -877,7 +886,11 @@ std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::strin
         MarkerHits& mh = out[f.marker];
         ++mh.total;
         if (max_hits_per_marker == 0 || mh.hits.size() < max_hits_per_marker)
-          mh.hits.push_back({where, f.line, hit_text(block.substr(f.begin, f.end - f.begin))});
+          // `block` lies in `content`: the same bytes of `shown` are the line as shown.
+          mh.hits.push_back({where, f.line,
+                             hit_text(shown.substr(static_cast<std::size_t>(
+                                                       block.data() - content.data()) + f.begin,
+                                                   f.end - f.begin))});
       },
       [&](std::string_view, const Found& f, const std::string& why) {
         MarkerHits& mh = out[f.marker];
