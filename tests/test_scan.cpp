@@ -442,6 +442,61 @@ TEST(ScanCode, CommentOnlyFixIsMissingEndToEnd) {
             std::string("# TODO(port #4165): ") + k4165Flag + " / \"" + k4165Log + "\"");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Several metadata folders of one distribution.
+
+TEST(Scan, TwoDistInfoFoldersOfOneDistributionMakeTheVersionAmbiguous) {
+  // A broken upgrade left 0.2.5's dist-info beside 0.3.1's: which version pip or
+  // importlib.metadata report depends on the directory's order, so none is assumed.
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.3.1", std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  write_file(dir.path() / kSite / "flashinfer_python-0.2.5.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: flashinfer-python\nVersion: 0.2.5\n");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.version, "");
+  EXPECT_EQ(i.metadata_versions, (std::vector<std::string>{"0.2.5", "0.3.1"}));
+  EXPECT_EQ(i.found_by, (std::vector<std::string>{
+                            std::string(kSite) + "/flashinfer_python-0.2.5.dist-info",
+                            std::string(kSite) + "/flashinfer_python-0.3.1.dist-info"}));
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);  // the files as they are
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0],
+            std::string(kSite) +
+                ": 2 metadata folders of flashinfer-python (flashinfer_python-0.2.5.dist-info: "
+                "0.2.5; flashinfer_python-0.3.1.dist-info: 0.3.1), left by an upgrade or uninstall "
+                "that did not finish: the version is ambiguous (pip and importlib.metadata report "
+                "whichever the directory lists first), none is assumed; its files are judged as "
+                "they are");
+  test::RunResult t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only",
+                                      "flashinfer-2574-is-sm12x-supported", dir.path().string()});
+  EXPECT_NE(t.out.find("\nflashinfer-python (version ambiguous: 0.2.5 or 0.3.1) (distribution, " +
+                       std::string(kSite) + ")\n"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("\nnote: " + r.notes[0] + "\n"), std::string::npos) << t.out;
+  t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only",
+                      "flashinfer-2574-is-sm12x-supported", "--format", "json", dir.path().string()});
+  const nlohmann::json doc = nlohmann::json::parse(t.out);
+  EXPECT_TRUE(doc["installs"][0]["version"].is_null());
+  EXPECT_EQ(doc["installs"][0]["metadata_versions"], nlohmann::json::array({"0.2.5", "0.3.1"}));
+  // One folder: a version, no list, no note.
+  std::filesystem::remove_all(dir.path() / kSite / "flashinfer_python-0.2.5.dist-info");
+  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}), override_gpu({12, 0}));
+  EXPECT_EQ(r.installs[0].install.version, "0.3.1");
+  EXPECT_TRUE(r.installs[0].install.metadata_versions.empty());
+  EXPECT_TRUE(r.notes.empty());
+  // An egg-info of the same version beside it: the version stands, the note says one version.
+  write_file(dir.path() / kSite / "flashinfer_python-0.3.1-py3.12.egg-info/PKG-INFO",
+             "Name: flashinfer-python\nVersion: 0.3.1\n");
+  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}), override_gpu({12, 0}));
+  EXPECT_EQ(r.installs[0].install.version, "0.3.1");
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find(": one version; its files"), std::string::npos) << r.notes[0];
+}
+
 TEST(Scan, CompiledOnlyEntryOfADistributionIsUnknown) {
   TempDir dir;
   const std::filesystem::path site = dir.path() / "usr/lib/python3/dist-packages";

@@ -46,6 +46,11 @@ struct Install {
   /// METADATA / PKG-INFO; "" when unknown (a checkout found by the walk).
   std::string distribution;
   std::string version;
+  /// For a distribution with several metadata folders in one site-packages (a broken upgrade
+  /// left `X-0.2.5.dist-info` beside `X-0.3.1.dist-info`): each folder's version ("" when it
+  /// names none), in `found_by`'s order. Empty with one folder. When they differ `version` is
+  /// "": which one pip and importlib.metadata report depends on the directory's order.
+  std::vector<std::string> metadata_versions;
   /// The directory the catalog paths are relative to: site-packages (kDistribution) or the
   /// source tree's root. Relative to TARGET ("" is TARGET itself) when inside it, else absolute.
   std::string root;
