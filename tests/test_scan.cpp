@@ -279,6 +279,18 @@ void gemm_venv(const std::filesystem::path& root, const std::string& gemm) {
   write_file(root / kSite / "flashinfer/gemm/gemm_base.py", gemm);
 }
 
+/// The verdict of entry `id` in a flashinfer-python 0.5.0 venv that also holds `files` (paths
+/// relative to site-packages, and their content), for compute capability 12.1.
+FixVerdict verdict_in_venv(const std::string& id,
+                           const std::vector<std::pair<std::string, std::string>>& files) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.5.0", "", "");
+  for (const auto& [path, content] : files) write_file(dir.path() / kSite / path, content);
+  ScanReport r = scan(dir.path().string(), only({id}), override_gpu({12, 1}));
+  const FixResult* f = fix_of(r, id);
+  return f != nullptr ? f->verdict : FixVerdict::kNotInstalled;
+}
+
 TEST(ScanCode, FixedMarkersOnlyInACommentOrDocstringAreNotTheFix) {
   // Hostile review: an unfixed gemm_base.py with both fixed markers of #4165 (which has no
   // unfixed marker) in a TODO comment read present, exit 0. Also in a docstring, or in a
@@ -335,13 +347,7 @@ TEST(ScanCode, CppCommentsHideMarkersInHeaders) {
       "flashinfer/data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/"
       "moe_gemm_template_dispatch.h";
   const auto verdict = [&](const std::string& h, const std::string& d) {
-    TempDir dir;
-    flashinfer_venv(dir.path(), "0.5.0", "", "");
-    write_file(dir.path() / kSite / helpers, h);
-    write_file(dir.path() / kSite / dispatch, d);
-    ScanReport r = scan(dir.path().string(), only({"flashinfer-2926-relu2-cutlass-moe"}),
-                        override_gpu({12, 1}));
-    return fix_of(r, "flashinfer-2926-relu2-cutlass-moe")->verdict;
+    return verdict_in_venv("flashinfer-2926-relu2-cutlass-moe", {{helpers, h}, {dispatch, d}});
   };
   const std::string call = "runGemm<cutlass_extensions::EpilogueOpDefaultRelu2>(inputs, h);";
   EXPECT_EQ(verdict("struct EpilogueOpDefaultRelu2 {};  // relu^2\n", "  " + call + "\n"),
@@ -363,13 +369,8 @@ TEST(ScanCode, PreprocessorLinesAndListStringsAreCode) {
       "flashinfer/data/csrc/nv_internal/tensorrt_llm/cutlass_extensions/include/"
       "cutlass_extensions/arch/grid_dependency_control.h";
   const auto verdict = [&](const std::string& header, const std::string& jit) {
-    TempDir dir;
-    flashinfer_venv(dir.path(), "0.5.0", "", "");
-    write_file(dir.path() / kSite / gdc, header);
-    write_file(dir.path() / kSite / "flashinfer/jit/fused_moe.py", jit);
-    ScanReport r = scan(dir.path().string(), only({"flashinfer-2913-gdc-fused-moe-pdl"}),
-                        override_gpu({12, 1}));
-    return fix_of(r, "flashinfer-2913-gdc-fused-moe-pdl")->verdict;
+    return verdict_in_venv("flashinfer-2913-gdc-fused-moe-pdl",
+                           {{gdc, header}, {"flashinfer/jit/fused_moe.py", jit}});
   };
   const std::string flags = "nvcc_flags = [\n    \"-DCUTLASS_ENABLE_GDC_FOR_SM100=1\",\n]\n";
   const std::string arch = "#if (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL))\n";
