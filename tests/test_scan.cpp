@@ -1,9 +1,9 @@
 // Tests of the fix-signature catalog (src/scan/catalog.cpp) and of `scan` (discovery, verdicts,
 // relevance, JSON, exit codes). Synthetic trees hold only the short marker strings of real
 // catalog entries, never upstream code.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -295,12 +295,14 @@ TEST(ScanCode, FixedMarkersOnlyInACommentOrDocstringAreNotTheFix) {
   // Hostile review: an unfixed gemm_base.py with both fixed markers of #4165 (which has no
   // unfixed marker) in a TODO comment read present, exit 0. Also in a docstring, or in a
   // string statement parking old code.
-  const std::string todo = std::string("# TODO(port #4165): ") + k4165Flag + " / \"" + k4165Log + "\"";
+  const std::string todo =
+      std::string("# TODO(port #4165): ") + k4165Flag + " / \"" + k4165Log + "\"";
   for (const std::string& where :
        {"def bmm_fp8(a, b):\n    return a @ b\n\n" + todo + "\n",
         std::string("def bmm_fp8(a, b):\n    \"\"\"Port ") + k4165Flag + " and\n    '" + k4165Log +
             "' from #4165.\"\"\"\n    return a @ b\n",
-        std::string("x = 1\n'''\n") + k4165Flag + " = set()\nlogger.info(\"" + k4165Log + "\")\n'''\n"}) {
+        std::string("x = 1\n'''\n") + k4165Flag + " = set()\nlogger.info(\"" + k4165Log +
+            "\")\n'''\n"}) {
     TempDir dir;
     gemm_venv(dir.path(), where);
     ScanReport r = scan(dir.path().string(), only({k4165}), override_gpu({12, 0}));
@@ -324,7 +326,8 @@ TEST(ScanCode, FixedMarkersOnlyInACommentOrDocstringAreNotTheFix) {
 TEST(ScanCode, FixedMarkersInCodeArePresentAndShowTheWholeLine) {
   TempDir dir;
   gemm_venv(dir.path(), std::string("import logging\n") + k4165Flag + " = False  # logged once\n" +
-                            "def f():\n    logger.info(\"" + k4165Log + " (cuDNN %s)\", v)  # why\n");
+                            "def f():\n    logger.info(\"" + k4165Log +
+                            " (cuDNN %s)\", v)  # why\n");
   ScanReport r = scan(dir.path().string(), only({k4165}), override_gpu({12, 0}));
   const FixResult* f = fix_of(r, k4165);
   ASSERT_NE(f, nullptr);
@@ -394,7 +397,8 @@ TEST(ScanCode, UnfixedCodeCommentedOutDoesNotCount) {
   EXPECT_EQ(f->verdict, FixVerdict::kPresent) << f->why;
   EXPECT_EQ(f->why, std::string("every fixed marker found (2), no unfixed one; unfixed markers "
                                 "only in comments, not counted: \"") +
-                        k2574Old + "\" (only in a comment or docstring: flashinfer/gemm/gemm_base.py:3)");
+                        k2574Old +
+                        "\" (only in a comment or docstring: flashinfer/gemm/gemm_base.py:3)");
   EXPECT_EQ(f->markers[2].total, 0u);
   EXPECT_EQ(f->markers[2].comment_total, 1u);
 }
@@ -406,7 +410,8 @@ TEST(ScanCode, MarkersThatAreCommentTextStillCount) {
   const CatalogEntry& e = c.entries[0];
   ASSERT_TRUE(e.fixed[0].comment);
   ASSERT_FALSE(e.fixed[1].comment);
-  const std::string replace = "string(REGEX REPLACE \"^(12[0-9])((-real|-virtual)?)$\" \"\\\\1a\\\\2\" F ${A})";
+  const std::string replace =
+      "string(REGEX REPLACE \"^(12[0-9])((-real|-virtual)?)$\" \"\\\\1a\\\\2\" F ${A})";
   const auto verdict = [&](const std::string& cmake) {
     TempDir dir;
     write_file(dir.path() / "llama.cpp/.git/HEAD", std::string(40, 'e') + "\n");
@@ -424,8 +429,9 @@ TEST(ScanCode, MarkersThatAreCommentTextStillCount) {
 TEST(ScanCode, CommentOnlyFixIsMissingEndToEnd) {
   // The reproducer of the hostile review through the binary: exit 1, JSON counts the lines.
   TempDir dir;
-  gemm_venv(dir.path(), std::string("def bmm_fp8(a, b):\n    return a @ b\n\n# TODO(port #4165): ") +
-                            k4165Flag + " / \"" + k4165Log + "\"\n");
+  gemm_venv(dir.path(),
+            std::string("def bmm_fp8(a, b):\n    return a @ b\n\n# TODO(port #4165): ") +
+                k4165Flag + " / \"" + k4165Log + "\"\n");
   test::RunResult r = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only", k4165,
                                       "--format", "json", dir.path().string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -450,7 +456,8 @@ TEST(Scan, TwoDistInfoFoldersOfOneDistributionMakeTheVersionAmbiguous) {
   // A broken upgrade left 0.2.5's dist-info beside 0.3.1's: which version pip or
   // importlib.metadata report depends on the directory's order, so none is assumed.
   TempDir dir;
-  flashinfer_venv(dir.path(), "0.3.1", std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  flashinfer_venv(dir.path(), "0.3.1",
+                  std::string(k2574Def) + "):", std::string("    ") + k2574Call);
   write_file(dir.path() / kSite / "flashinfer_python-0.2.5.dist-info/METADATA",
              "Metadata-Version: 2.1\nName: flashinfer-python\nVersion: 0.2.5\n");
   ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
@@ -459,9 +466,9 @@ TEST(Scan, TwoDistInfoFoldersOfOneDistributionMakeTheVersionAmbiguous) {
   const Install& i = r.installs[0].install;
   EXPECT_EQ(i.version, "");
   EXPECT_EQ(i.metadata_versions, (std::vector<std::string>{"0.2.5", "0.3.1"}));
-  EXPECT_EQ(i.found_by, (std::vector<std::string>{
-                            std::string(kSite) + "/flashinfer_python-0.2.5.dist-info",
-                            std::string(kSite) + "/flashinfer_python-0.3.1.dist-info"}));
+  EXPECT_EQ(i.found_by,
+            (std::vector<std::string>{std::string(kSite) + "/flashinfer_python-0.2.5.dist-info",
+                                      std::string(kSite) + "/flashinfer_python-0.3.1.dist-info"}));
   EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);  // the files as they are
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_EQ(r.notes[0],
@@ -479,20 +486,23 @@ TEST(Scan, TwoDistInfoFoldersOfOneDistributionMakeTheVersionAmbiguous) {
       << t.out;
   EXPECT_NE(t.out.find("\nnote: " + r.notes[0] + "\n"), std::string::npos) << t.out;
   t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only",
-                      "flashinfer-2574-is-sm12x-supported", "--format", "json", dir.path().string()});
+                      "flashinfer-2574-is-sm12x-supported", "--format", "json",
+                      dir.path().string()});
   const nlohmann::json doc = nlohmann::json::parse(t.out);
   EXPECT_TRUE(doc["installs"][0]["version"].is_null());
   EXPECT_EQ(doc["installs"][0]["metadata_versions"], nlohmann::json::array({"0.2.5", "0.3.1"}));
   // One folder: a version, no list, no note.
   std::filesystem::remove_all(dir.path() / kSite / "flashinfer_python-0.2.5.dist-info");
-  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}), override_gpu({12, 0}));
+  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+           override_gpu({12, 0}));
   EXPECT_EQ(r.installs[0].install.version, "0.3.1");
   EXPECT_TRUE(r.installs[0].install.metadata_versions.empty());
   EXPECT_TRUE(r.notes.empty());
   // An egg-info of the same version beside it: the version stands, the note says one version.
   write_file(dir.path() / kSite / "flashinfer_python-0.3.1-py3.12.egg-info/PKG-INFO",
              "Name: flashinfer-python\nVersion: 0.3.1\n");
-  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}), override_gpu({12, 0}));
+  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+           override_gpu({12, 0}));
   EXPECT_EQ(r.installs[0].install.version, "0.3.1");
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_NE(r.notes[0].find(": one version; its files"), std::string::npos) << r.notes[0];

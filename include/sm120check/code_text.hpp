@@ -10,16 +10,20 @@ namespace sm120check {
 
 /// The comment syntax of a file, chosen by its name (comment_syntax_for()).
 enum class CommentSyntax {
-  kNone,     ///< unknown kind of file: nothing is blanked.
-  kPython,   ///< .py, .pyi: `#` comments, and string literals that are a whole statement
-             ///< (docstrings, code parked in a triple-quoted string).
-  kCFamily,  ///< C, C++, CUDA (.c .h .cc .cpp .cxx .hpp .cu .cuh ...): `//` (continued by a
-             ///< backslash at the line's end) and `/* */`, outside string, character and raw
-             ///< string literals.
-  kCMake,    ///< CMakeLists.txt, *.cmake: `#` and bracket comments `#[[ ]]`, outside quoted
-             ///< and bracket arguments.
-  kHashLine,  ///< shell, YAML (.sh .bash .yml .yaml): lines whose first non-blank byte is `#`
-              ///< (a trailing `# ...` stays: telling it from a `#` in a word needs a parser).
+  /// An unknown kind of file: nothing is blanked.
+  kNone,
+  /// .py, .pyi: `#` comments, and string literals that are a whole statement (docstrings, code
+  /// parked in a triple-quoted string).
+  kPython,
+  /// C, C++, CUDA (.c .h .cc .cpp .cxx .hpp .cu .cuh ...): `//` (continued by a backslash at
+  /// the line's end) and `/* */`, outside string, character and raw string literals.
+  kCFamily,
+  /// CMakeLists.txt, *.cmake: `#` and bracket comments `#[[ ]]`, outside quoted and bracket
+  /// arguments.
+  kCMake,
+  /// Shell, YAML (.sh .bash .yml .yaml): lines whose first non-blank byte is `#` (a trailing
+  /// `# ...` stays: telling it from a `#` in a word needs a parser).
+  kHashLine,
 };
 
 /// "none", "python", "c-family", "cmake", "hash-line".

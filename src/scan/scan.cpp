@@ -1,6 +1,8 @@
 // `scan`: discovery (discover.cpp), then every catalog entry judged per install by the verdict
 // rules of patches/catalog/README.md, each file read once, its comments blanked, and searched
 // for all markers on its code (and on whole lines, for markers that are comment text).
+#include "sm120check/scan.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include "discover.hpp"
 #include "sm120check/code_text.hpp"
 #include "sm120check/error.hpp"
-#include "sm120check/scan.hpp"
 
 namespace sm120check {
 

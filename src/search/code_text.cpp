@@ -36,7 +36,8 @@ CommentSyntax comment_syntax_for(std::string_view path) {
                              "cuh", "inl", "ipp", "tpp", "C", "H"})
     if (ext == c) return CommentSyntax::kCFamily;
   if (ext == "cmake") return CommentSyntax::kCMake;
-  if (ext == "sh" || ext == "bash" || ext == "yml" || ext == "yaml") return CommentSyntax::kHashLine;
+  if (ext == "sh" || ext == "bash" || ext == "yml" || ext == "yaml")
+    return CommentSyntax::kHashLine;
   return CommentSyntax::kNone;
 }
 
@@ -178,8 +179,8 @@ class Lexer {
   /// several, implicitly joined) at the start of a statement outside brackets, followed by the
   /// statement's end (a line break outside brackets, `;`, a comment, the end of the file).
   void python() {
-    int depth = 0;       // open brackets
-    bool start = true;   // at the start of a statement
+    int depth = 0;         // open brackets
+    bool start = true;     // at the start of a statement
     bool pending = false;  // [begin, end) is a string statement if its statement ends now
     std::size_t begin = 0, end = 0;
     const auto settle = [&](bool statement_ends) {

@@ -888,9 +888,9 @@ std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::strin
         if (max_hits_per_marker == 0 || mh.hits.size() < max_hits_per_marker)
           // `block` lies in `content`: the same bytes of `shown` are the line as shown.
           mh.hits.push_back({where, f.line,
-                             hit_text(shown.substr(static_cast<std::size_t>(
-                                                       block.data() - content.data()) + f.begin,
-                                                   f.end - f.begin))});
+                             hit_text(shown.substr(
+                                 static_cast<std::size_t>(block.data() - content.data()) + f.begin,
+                                 f.end - f.begin))});
       },
       [&](std::string_view, const Found& f, const std::string& why) {
         MarkerHits& mh = out[f.marker];
