@@ -11,7 +11,9 @@ markers are evaluated there with the verdict rules of patches/catalog/README.md:
   unknown  anything else (mixed signals), or none of the entry's files exists
 
 A literal marker matches when it is a substring of one line; a pcre2 marker when Python's
-``re.search`` finds it in one line (markers keep to the PCRE2 subset ``re`` shares). Each
+``re.search`` finds it in one line (markers keep to the PCRE2 subset ``re`` shares). Lines are
+the file's code: comments (and Python docstrings) blanked by bench/code_text.py, the twin of
+the C++ lexer `scan` uses; a marker with ``"comment": true`` is matched on whole lines. Each
 marker may be found in any of the entry's files; the files searched are every ``upstream``
 path and every ``moved[].upstream`` path that exists at the revision.
 
@@ -39,6 +41,9 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from code_text import blank_comments, comment_syntax_for  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CATALOG = HERE.parent / "patches" / "catalog"
@@ -99,19 +104,28 @@ def verdict(entry: dict, files: list[Path]) -> tuple[str, list[str]]:
     """Apply the catalog's verdict rules to the exported ``files``; return (verdict, notes)."""
     if not files:
         return "unknown", ["none of the entry's files exists"]
-    lines: list[str] = []
+    code: list[str] = []   # the files' lines with comments and docstrings blanked
+    whole: list[str] = []  # the files' lines as they are
     for f in files:
-        lines.extend(f.read_text(encoding="utf-8", errors="surrogateescape").splitlines())
+        data = f.read_bytes()
+        blanked, _ = blank_comments(data, comment_syntax_for(f.name))
+        code.extend(blanked.decode("utf-8", errors="surrogateescape").splitlines())
+        whole.extend(data.decode("utf-8", errors="surrogateescape").splitlines())
+
+    def found(m: dict) -> str | None:
+        return marker_found(m, whole if m.get("comment") else code)
+
     notes = []
     fixed_hits = []
     for m in entry["fixed"]:
-        hit = marker_found(m, lines)
+        hit = found(m)
         fixed_hits.append(hit is not None)
         if hit is None:
-            notes.append(f"fixed marker absent: {m}")
+            notes.append(f"fixed marker absent: {m}"
+                         + (" (only in comments)" if marker_found(m, whole) else ""))
     unfixed_hits = []
     for m in entry["unfixed"]:
-        hit = marker_found(m, lines)
+        hit = found(m)
         unfixed_hits.append(hit is not None)
         if hit is not None:
             notes.append(f"unfixed marker found: {m} in {hit.strip()[:100]!r}")

@@ -65,7 +65,9 @@ def hand_check(entry: dict) -> list[str]:
         if "upstream" not in f or "installed" not in f:
             errs.append("a files[] item lacks upstream or installed")
     for m in entry["fixed"] + entry["unfixed"]:
-        if not (isinstance(m, dict) and len(m) == 1 and set(m) <= {"literal", "pcre2"}):
+        kinds = set(m) & {"literal", "pcre2"} if isinstance(m, dict) else set()
+        if (len(kinds) != 1 or not set(m) <= {"literal", "pcre2", "comment"}
+                or not isinstance(m.get("comment", False), bool)):
             errs.append(f"bad marker {m!r}")
     return errs
 

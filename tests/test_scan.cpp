@@ -1,8 +1,9 @@
 // Tests of the fix-signature catalog (src/scan/catalog.cpp) and of `scan` (discovery, verdicts,
 // relevance, JSON, exit codes). Synthetic trees hold only the short marker strings of real
 // catalog entries, never upstream code.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -134,6 +135,20 @@ TEST(Catalog, BadEntriesNameTheFileAndLine) {
             "parenthesis at offset 3");
   EXPECT_EQ(error_of(entry_text("x-1", R"({"literal": ""})")),
             "dir/x-1.json:11: 'fixed[0]' must be a non-empty string of one line");
+  // "comment": true marks a marker of comment text; a flag of another type, or both kinds.
+  EXPECT_TRUE(parse_catalog_entry(entry_text("x-1", R"({"literal": "abc", "comment": true})"),
+                                  "dir/x-1.json", "x-1")
+                  .fixed[0]
+                  .comment);
+  EXPECT_FALSE(parse_catalog_entry(entry_text("x-1"), "dir/x-1.json", "x-1").fixed[0].comment);
+  EXPECT_EQ(error_of(entry_text("x-1", R"({"literal": "abc", "comment": "yes"})")),
+            "dir/x-1.json:11: 'fixed[0].comment' must be true or false");
+  EXPECT_EQ(error_of(entry_text("x-1", R"({"literal": "abc", "pcre2": "abc"})")),
+            "dir/x-1.json:11: 'fixed[0]' must be {\"literal\": ...} or {\"pcre2\": ...}, with "
+            "\"comment\": true at most");
+  EXPECT_EQ(error_of(entry_text("x-1", R"({"comment": true})")),
+            "dir/x-1.json:11: 'fixed[0]' must be {\"literal\": ...} or {\"pcre2\": ...}, with "
+            "\"comment\": true at most");
   std::string no_title = entry_text("x-1");
   no_title.replace(no_title.find("\"title\": \"t\",\n  "), 16, "");
   EXPECT_EQ(error_of(no_title), "dir/x-1.json:1: required field 'title' is missing");
@@ -249,6 +264,248 @@ TEST(Scan, MixedSignalsAndAbsentFilesAreUnknown) {
   EXPECT_EQ(g->verdict, FixVerdict::kUnknown);
   EXPECT_TRUE(g->files.empty());
   EXPECT_EQ(g->why.substr(0, 38), "none of the entry's files exists here ");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markers count on code: comments and docstrings blanked (sm120check/code_text.hpp).
+
+constexpr const char* k4165 = "flashinfer-4165-bmm-fp8-auto-skip-cudnn-sm12x";
+constexpr const char* k4165Flag = "_CUDNN_SM12X_SKIP_LOGGED";                           // fixed
+constexpr const char* k4165Log = "Skipping cuDNN in bmm_fp8 auto candidates on SM12x";  // fixed
+
+/// A flashinfer-python 0.5.0 venv whose gemm_base.py is `gemm` (written as is).
+void gemm_venv(const std::filesystem::path& root, const std::string& gemm) {
+  flashinfer_venv(root, "0.5.0", "", "");
+  write_file(root / kSite / "flashinfer/gemm/gemm_base.py", gemm);
+}
+
+/// The verdict of entry `id` in a flashinfer-python 0.5.0 venv that also holds `files` (paths
+/// relative to site-packages, and their content), for compute capability 12.1.
+FixVerdict verdict_in_venv(const std::string& id,
+                           const std::vector<std::pair<std::string, std::string>>& files) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.5.0", "", "");
+  for (const auto& [path, content] : files) write_file(dir.path() / kSite / path, content);
+  ScanReport r = scan(dir.path().string(), only({id}), override_gpu({12, 1}));
+  const FixResult* f = fix_of(r, id);
+  return f != nullptr ? f->verdict : FixVerdict::kNotInstalled;
+}
+
+TEST(ScanCode, FixedMarkersOnlyInACommentOrDocstringAreNotTheFix) {
+  // Hostile review: an unfixed gemm_base.py with both fixed markers of #4165 (which has no
+  // unfixed marker) in a TODO comment read present, exit 0. Also in a docstring, or in a
+  // string statement parking old code.
+  const std::string todo =
+      std::string("# TODO(port #4165): ") + k4165Flag + " / \"" + k4165Log + "\"";
+  for (const std::string& where :
+       {"def bmm_fp8(a, b):\n    return a @ b\n\n" + todo + "\n",
+        std::string("def bmm_fp8(a, b):\n    \"\"\"Port ") + k4165Flag + " and\n    '" + k4165Log +
+            "' from #4165.\"\"\"\n    return a @ b\n",
+        std::string("x = 1\n'''\n") + k4165Flag + " = set()\nlogger.info(\"" + k4165Log +
+            "\")\n'''\n"}) {
+    TempDir dir;
+    gemm_venv(dir.path(), where);
+    ScanReport r = scan(dir.path().string(), only({k4165}), override_gpu({12, 0}));
+    const FixResult* f = fix_of(r, k4165);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->verdict, FixVerdict::kMissing) << where;
+    EXPECT_EQ(r.exit_code(), 1);
+    ASSERT_EQ(f->markers.size(), 2u);
+    EXPECT_EQ(f->markers[0].total, 0u);
+    EXPECT_EQ(f->markers[0].comment_total, 1u);
+    ASSERT_EQ(f->markers[0].comment_hits.size(), 1u);
+    const SearchHit& h = f->markers[0].comment_hits[0];
+    EXPECT_EQ(h.path, "flashinfer/gemm/gemm_base.py");
+    EXPECT_EQ(f->why, fmt::format("not found: \"{}\" (only in a comment or docstring: "
+                                  "flashinfer/gemm/gemm_base.py:{}), \"{}\" (only in a comment or "
+                                  "docstring: flashinfer/gemm/gemm_base.py:{})",
+                                  k4165Flag, h.line, k4165Log, f->markers[1].comment_hits[0].line));
+  }
+}
+
+TEST(ScanCode, FixedMarkersInCodeArePresentAndShowTheWholeLine) {
+  TempDir dir;
+  gemm_venv(dir.path(), std::string("import logging\n") + k4165Flag + " = False  # logged once\n" +
+                            "def f():\n    logger.info(\"" + k4165Log +
+                            " (cuDNN %s)\", v)  # why\n");
+  ScanReport r = scan(dir.path().string(), only({k4165}), override_gpu({12, 0}));
+  const FixResult* f = fix_of(r, k4165);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kPresent) << f->why;
+  ASSERT_EQ(f->markers[0].hits.size(), 1u);
+  // Evidence is the line as read, its comment included.
+  EXPECT_EQ(f->markers[0].hits[0].text, std::string(k4165Flag) + " = False  # logged once");
+  EXPECT_EQ(f->markers[1].hits[0].text,
+            std::string("    logger.info(\"") + k4165Log + " (cuDNN %s)\", v)  # why");
+  EXPECT_EQ(f->markers[0].comment_total, 0u);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(ScanCode, CppCommentsHideMarkersInHeaders) {
+  // flashinfer-2926 (no unfixed marker), both fixed markers in C++ headers of the wheel's data.
+  const std::string helpers =
+      "flashinfer/data/csrc/nv_internal/tensorrt_llm/cutlass_extensions/include/"
+      "cutlass_extensions/epilogue_helpers.h";
+  const std::string dispatch =
+      "flashinfer/data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/"
+      "moe_gemm_template_dispatch.h";
+  const auto verdict = [&](const std::string& h, const std::string& d) {
+    return verdict_in_venv("flashinfer-2926-relu2-cutlass-moe", {{helpers, h}, {dispatch, d}});
+  };
+  const std::string call = "runGemm<cutlass_extensions::EpilogueOpDefaultRelu2>(inputs, h);";
+  EXPECT_EQ(verdict("struct EpilogueOpDefaultRelu2 {};  // relu^2\n", "  " + call + "\n"),
+            FixVerdict::kPresent);
+  EXPECT_EQ(verdict("// struct EpilogueOpDefaultRelu2 {};\n", "  " + call + "\n"),
+            FixVerdict::kMissing);
+  EXPECT_EQ(verdict("struct EpilogueOpDefaultRelu2 {};\n", "/* TODO:\n  " + call + "\n*/\n"),
+            FixVerdict::kMissing);
+  // "//" inside a string literal is no comment.
+  EXPECT_EQ(verdict("struct EpilogueOpDefaultRelu2 {};\n",
+                    "const char* u = \"http://x\"; " + call + "\n"),
+            FixVerdict::kPresent);
+}
+
+TEST(ScanCode, PreprocessorLinesAndListStringsAreCode) {
+  // flashinfer-2913 (no unfixed marker): a regex marker on an #if line of a C header, and a
+  // string in a Python list spanning lines. Both are code; in a comment neither counts.
+  const std::string gdc =
+      "flashinfer/data/csrc/nv_internal/tensorrt_llm/cutlass_extensions/include/"
+      "cutlass_extensions/arch/grid_dependency_control.h";
+  const auto verdict = [&](const std::string& header, const std::string& jit) {
+    return verdict_in_venv("flashinfer-2913-gdc-fused-moe-pdl",
+                           {{gdc, header}, {"flashinfer/jit/fused_moe.py", jit}});
+  };
+  const std::string flags = "nvcc_flags = [\n    \"-DCUTLASS_ENABLE_GDC_FOR_SM100=1\",\n]\n";
+  const std::string arch = "#if (__CUDA_ARCH__ == 1210 && defined(__CUDA_ARCH_FEAT_SM121_ALL))\n";
+  EXPECT_EQ(verdict(arch + "#define GDC 1\n#endif\n", flags), FixVerdict::kPresent);
+  EXPECT_EQ(verdict("/*\n" + arch + "*/\n", flags), FixVerdict::kMissing);
+  EXPECT_EQ(verdict(arch, "# " + flags.substr(0, flags.find('\n')) +
+                              "\n# \"-DCUTLASS_ENABLE_GDC_FOR_SM100=1\",\n"),
+            FixVerdict::kMissing);
+}
+
+TEST(ScanCode, UnfixedCodeCommentedOutDoesNotCount) {
+  // The fixed code, with the old line left in a comment: present (it read mixed signals,
+  // unknown); the reason names the commented-out line.
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.5.0", std::string(k2574Def) + "):",
+                  std::string("    # was: if ") + k2574Old + ":\n    " + k2574Call);
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  const FixResult* f = fix_of(r, "flashinfer-2574-is-sm12x-supported");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kPresent) << f->why;
+  EXPECT_EQ(f->why, std::string("every fixed marker found (2), no unfixed one; unfixed markers "
+                                "only in comments, not counted: \"") +
+                        k2574Old +
+                        "\" (only in a comment or docstring: flashinfer/gemm/gemm_base.py:3)");
+  EXPECT_EQ(f->markers[2].total, 0u);
+  EXPECT_EQ(f->markers[2].comment_total, 1u);
+}
+
+TEST(ScanCode, MarkersThatAreCommentTextStillCount) {
+  // llama-cpp-18457: its first fixed marker is a CMake comment upstream ("comment": true in the
+  // catalog), its second is code. A checkout found by its layout.
+  const Catalog c = only({"llama-cpp-18457-replace-plain-12x-archs"});
+  const CatalogEntry& e = c.entries[0];
+  ASSERT_TRUE(e.fixed[0].comment);
+  ASSERT_FALSE(e.fixed[1].comment);
+  const std::string replace =
+      "string(REGEX REPLACE \"^(12[0-9])((-real|-virtual)?)$\" \"\\\\1a\\\\2\" F ${A})";
+  const auto verdict = [&](const std::string& cmake) {
+    TempDir dir;
+    write_file(dir.path() / "llama.cpp/.git/HEAD", std::string(40, 'e') + "\n");
+    write_file(dir.path() / "llama.cpp/ggml/src/ggml-cuda/CMakeLists.txt", cmake);
+    ScanReport r = scan(dir.path().string(), c, override_gpu({12, 0}));
+    EXPECT_EQ(r.installs.size(), 1u);
+    return r.installs.empty() ? FixVerdict::kNotInstalled : r.installs[0].fixes[0].verdict;
+  };
+  const std::string comment = "    # " + e.fixed[0].text + " \"architecture-specific\" 12Xa.\n";
+  EXPECT_EQ(verdict(comment + "    " + replace + "\n"), FixVerdict::kPresent);
+  EXPECT_EQ(verdict(comment + "    # " + replace + "\n"), FixVerdict::kMissing);
+  EXPECT_EQ(verdict(comment + "#[[\n    " + replace + "\n]]\n"), FixVerdict::kMissing);
+}
+
+TEST(ScanCode, CommentOnlyFixIsMissingEndToEnd) {
+  // The reproducer of the hostile review through the binary: exit 1, JSON counts the lines.
+  TempDir dir;
+  gemm_venv(dir.path(),
+            std::string("def bmm_fp8(a, b):\n    return a @ b\n\n# TODO(port #4165): ") +
+                k4165Flag + " / \"" + k4165Log + "\"\n");
+  test::RunResult r = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only", k4165,
+                                      "--format", "json", dir.path().string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const nlohmann::json& fix = doc.at("installs").at(0).at("fixes").at(0);
+  EXPECT_EQ(fix.at("verdict"), "missing");
+  const nlohmann::json& marker = fix.at("markers").at(0);
+  EXPECT_EQ(marker.at("found"), false);
+  EXPECT_EQ(marker.value("comment", true), false);
+  EXPECT_EQ(marker.at("hit_count"), 0);
+  EXPECT_EQ(marker.value("comment_hit_count", 0), 1);
+  ASSERT_EQ(marker.value("comment_hits", nlohmann::json::array()).size(), 1u);
+  EXPECT_EQ(marker.at("comment_hits").at(0).at("line"), 4);
+  EXPECT_EQ(marker.at("comment_hits").at(0).at("text"),
+            std::string("# TODO(port #4165): ") + k4165Flag + " / \"" + k4165Log + "\"");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several metadata folders of one distribution.
+
+TEST(Scan, TwoDistInfoFoldersOfOneDistributionMakeTheVersionAmbiguous) {
+  // A broken upgrade left 0.2.5's dist-info beside 0.3.1's: which version pip or
+  // importlib.metadata report depends on the directory's order, so none is assumed.
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.3.1",
+                  std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  write_file(dir.path() / kSite / "flashinfer_python-0.2.5.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: flashinfer-python\nVersion: 0.2.5\n");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.version, "");
+  EXPECT_EQ(i.metadata_versions, (std::vector<std::string>{"0.2.5", "0.3.1"}));
+  EXPECT_EQ(i.found_by,
+            (std::vector<std::string>{std::string(kSite) + "/flashinfer_python-0.2.5.dist-info",
+                                      std::string(kSite) + "/flashinfer_python-0.3.1.dist-info"}));
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);  // the files as they are
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0],
+            std::string(kSite) +
+                ": 2 metadata folders of flashinfer-python (flashinfer_python-0.2.5.dist-info: "
+                "0.2.5; flashinfer_python-0.3.1.dist-info: 0.3.1), left by an upgrade or uninstall "
+                "that did not finish: the version is ambiguous (pip and importlib.metadata report "
+                "whichever the directory lists first), none is assumed; its files are judged as "
+                "they are");
+  test::RunResult t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only",
+                                      "flashinfer-2574-is-sm12x-supported", dir.path().string()});
+  EXPECT_NE(t.out.find("\nflashinfer-python (version ambiguous: 0.2.5 or 0.3.1) (distribution, " +
+                       std::string(kSite) + ")\n"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("\nnote: " + r.notes[0] + "\n"), std::string::npos) << t.out;
+  t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only",
+                      "flashinfer-2574-is-sm12x-supported", "--format", "json",
+                      dir.path().string()});
+  const nlohmann::json doc = nlohmann::json::parse(t.out);
+  EXPECT_TRUE(doc["installs"][0]["version"].is_null());
+  EXPECT_EQ(doc["installs"][0]["metadata_versions"], nlohmann::json::array({"0.2.5", "0.3.1"}));
+  // One folder: a version, no list, no note.
+  std::filesystem::remove_all(dir.path() / kSite / "flashinfer_python-0.2.5.dist-info");
+  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+           override_gpu({12, 0}));
+  EXPECT_EQ(r.installs[0].install.version, "0.3.1");
+  EXPECT_TRUE(r.installs[0].install.metadata_versions.empty());
+  EXPECT_TRUE(r.notes.empty());
+  // An egg-info of the same version beside it: the version stands, the note says one version.
+  write_file(dir.path() / kSite / "flashinfer_python-0.3.1-py3.12.egg-info/PKG-INFO",
+             "Name: flashinfer-python\nVersion: 0.3.1\n");
+  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+           override_gpu({12, 0}));
+  EXPECT_EQ(r.installs[0].install.version, "0.3.1");
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find(": one version; its files"), std::string::npos) << r.notes[0];
 }
 
 TEST(Scan, CompiledOnlyEntryOfADistributionIsUnknown) {

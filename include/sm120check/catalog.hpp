@@ -24,10 +24,12 @@ inline constexpr std::string_view kCatalogProjects[] = {
     "xformers",     "llama.cpp", "pytorch",   "tensorrt-llm", "deepgemm"};
 
 /// A marker: a fixed string found when it is a substring of one line, or a PCRE2 pattern
-/// applied to each line without its newline.
+/// applied to each line without its newline; on the line's code only (its comments, and a
+/// Python file's docstrings, blanked: sm120check/code_text.hpp) unless `comment`.
 struct CatalogMarker {
   std::string text;
-  bool regex = false;  ///< "pcre2" (true) or "literal" (false).
+  bool regex = false;    ///< "pcre2" (true) or "literal" (false).
+  bool comment = false;  ///< "comment": true: the marker is comment text upstream; whole lines.
 };
 
 /// A later location of a file ("moved[]").

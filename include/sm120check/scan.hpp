@@ -46,6 +46,11 @@ struct Install {
   /// METADATA / PKG-INFO; "" when unknown (a checkout found by the walk).
   std::string distribution;
   std::string version;
+  /// For a distribution with several metadata folders in one site-packages (a broken upgrade
+  /// left `X-0.2.5.dist-info` beside `X-0.3.1.dist-info`): each folder's version ("" when it
+  /// names none), in `found_by`'s order. Empty with one folder. When they differ `version` is
+  /// "": which one pip and importlib.metadata report depends on the directory's order.
+  std::vector<std::string> metadata_versions;
   /// The directory the catalog paths are relative to: site-packages (kDistribution) or the
   /// source tree's root. Relative to TARGET ("" is TARGET itself) when inside it, else absolute.
   std::string root;
@@ -74,6 +79,11 @@ struct MarkerFinding {
   std::vector<SearchHit> hits;   ///< paths relative to the install's root; at most 20.
   std::size_t total = 0;         ///< all hits.
   std::size_t error_lines = 0;   ///< lines PCRE2 gave up on (the marker is then not known absent).
+  /// For a marker of code (CatalogMarker::comment false) found on no code line: the lines that
+  /// hold it once comments and docstrings are counted, which do not count (at most 20 kept) and
+  /// their number. Empty and 0 otherwise.
+  std::vector<SearchHit> comment_hits;
+  std::size_t comment_total = 0;
 };
 
 /// One catalog entry judged in one install (or, with no install, not-installed).

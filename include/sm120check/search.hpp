@@ -162,6 +162,14 @@ class MarkerSearcher {
   std::vector<MarkerHits> search(std::string_view path, std::string_view content,
                                  std::size_t max_hits_per_marker = 0) const;
 
+  /// search() of `content` with each hit's text taken from `shown` at the same bytes: `shown`
+  /// is the file as read and `content` a view of it of the same size whose line breaks stand
+  /// at the same offsets (its comments blanked: blank_comments() in sm120check/code_text.hpp),
+  /// so that hits are found in the one and shown as the other. Throws Error when the sizes
+  /// differ.
+  std::vector<MarkerHits> search(std::string_view path, std::string_view content,
+                                 std::string_view shown, std::size_t max_hits_per_marker) const;
+
   /// Adds the hits in `content` (the file at `path`, as for search()) to `into`, which is
   /// empty or holds one MarkerHits per marker from earlier calls: hits stay sorted by path,
   /// then line, at most `max_hits_per_marker` kept (0 = all), totals summed. Searching several

@@ -60,6 +60,14 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 std::string install_title(const Install& i) {
   std::string name = !i.distribution.empty() ? i.distribution : join(i.projects);
   if (!i.version.empty()) name += " " + i.version;
+  if (i.version.empty() && !i.metadata_versions.empty()) {
+    std::vector<std::string> shown;
+    for (const std::string& v : i.metadata_versions) {
+      const std::string text = v.empty() ? "no version" : v;
+      if (std::find(shown.begin(), shown.end(), text) == shown.end()) shown.push_back(text);
+    }
+    name += " (version ambiguous: " + join(shown, " or ") + ")";
+  }
   std::string where = std::string(to_string(i.kind)) + ", " + i.root;
   if (i.outside_target) where += ", outside TARGET";
   return escape_for_terminal(fmt::format("{} ({})", name, where));
@@ -103,12 +111,19 @@ ordered_json marker_json(const MarkerFinding& m) {
   j["text"] = sanitize_utf8(m.marker.text);
   j["regex"] = m.marker.regex;
   j["found"] = m.total > 0;
+  j["comment"] = m.marker.comment;
   j["hit_count"] = m.total;
   j["error_lines"] = m.error_lines;
-  ordered_json hits = ordered_json::array();
-  for (const SearchHit& h : m.hits)
-    hits.push_back({{"path", sanitize_utf8(h.path)}, {"line", h.line}, {"text", sanitize_utf8(h.text)}});
-  j["hits"] = std::move(hits);
+  const auto hits_json = [](const std::vector<SearchHit>& list) {
+    ordered_json hits = ordered_json::array();
+    for (const SearchHit& h : list)
+      hits.push_back(
+          {{"path", sanitize_utf8(h.path)}, {"line", h.line}, {"text", sanitize_utf8(h.text)}});
+    return hits;
+  };
+  j["hits"] = hits_json(m.hits);
+  j["comment_hit_count"] = m.comment_total;
+  j["comment_hits"] = hits_json(m.comment_hits);
   return j;
 }
 
@@ -494,6 +509,7 @@ ordered_json scan_to_json(const ScanReport& report) {
     j["projects"] = strings_json(i.projects);
     j["distribution"] = null_or(i.distribution);
     j["version"] = null_or(i.version);
+    j["metadata_versions"] = strings_json(i.metadata_versions);
     j["root"] = sanitize_utf8(i.root);
     j["outside_target"] = i.outside_target;
     j["unreadable"] = null_or(i.unreadable);

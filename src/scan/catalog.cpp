@@ -392,10 +392,19 @@ class EntryReader {
       const std::string name = fmt::format("{}[{}]", key, i);
       // The line of the marker's own kind key: the (i+1)-th "literal"/"pcre2" after the list's
       // key is not exact when both kinds mix, so the list's key line is used.
-      if (!m.is_object() || m.size() != 1 || !(m.contains("literal") || m.contains("pcre2")))
-        fail({key}, fmt::format("'{}' must be {{\"literal\": ...}} or {{\"pcre2\": ...}}", name));
+      const bool flagged = m.is_object() && m.contains("comment");
+      if (!m.is_object() || m.size() != (flagged ? 2u : 1u) ||
+          m.contains("literal") == m.contains("pcre2"))
+        fail({key}, fmt::format("'{}' must be {{\"literal\": ...}} or {{\"pcre2\": ...}}, with "
+                                "\"comment\": true at most",
+                                name));
       CatalogMarker marker;
       marker.regex = m.contains("pcre2");
+      if (flagged) {
+        if (!m["comment"].is_boolean())
+          fail({key}, fmt::format("'{}.comment' must be true or false", name));
+        marker.comment = m["comment"].get<bool>();
+      }
       const json& v = marker.regex ? m["pcre2"] : m["literal"];
       if (!v.is_string() || v.get<std::string>().empty() ||
           v.get<std::string>().find_first_of("\r\n") != std::string::npos)

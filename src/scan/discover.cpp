@@ -257,6 +257,7 @@ class Discoverer {
           out_.walk.depth_limited == 1 ? "y" : "ies", options_.max_depth));
     for (const std::string& n : symlink_notes_) out_.notes.push_back(n);
     for (const std::string& n : size_notes_) out_.notes.push_back(n);
+    for (FoundInstall& f : pending_) ambiguous_metadata(f.install);
     out_.installs = std::move(pending_);
   }
 
@@ -704,7 +705,37 @@ class Discoverer {
     f.files = inside(site);
     for (const std::string& p : dist_projects_[dist]) add_project(i, p);
     i.found_by.push_back(found_by);
+    i.metadata_versions.push_back(version);
     return source_index_[key];
+  }
+
+  /// A distribution with several metadata folders in one site-packages (an upgrade or
+  /// uninstall that stopped half-way): keeps every folder's version, leaves `version` empty
+  /// when they differ (no guess: which one pip and importlib.metadata report depends on the
+  /// directory's order), and says so in a note naming the folders.
+  void ambiguous_metadata(Install& i) {
+    if (i.kind != InstallKind::kDistribution || i.found_by.size() < 2) {
+      i.metadata_versions.clear();
+      return;
+    }
+    std::string folders;
+    bool differ = false;
+    for (std::size_t k = 0; k < i.found_by.size(); ++k) {
+      const std::string& v = i.metadata_versions[k];
+      differ = differ || v != i.metadata_versions.front();
+      const std::size_t slash = i.found_by[k].rfind('/');
+      folders += fmt::format("{}{}: {}", k == 0 ? "" : "; ",
+                             i.found_by[k].substr(slash == std::string::npos ? 0 : slash + 1),
+                             v.empty() ? "no version" : v);
+    }
+    if (differ) i.version.clear();
+    out_.notes.push_back(fmt::format(
+        "{}: {} metadata folders of {} ({}), left by an upgrade or uninstall that did not "
+        "finish: {}; its files are judged as they are",
+        i.root, i.found_by.size(), i.distribution, folders,
+        differ ? "the version is ambiguous (pip and importlib.metadata report whichever the "
+                 "directory lists first), none is assumed"
+               : "one version"));
   }
 
   /// "name-version" split at the first "-" of a .dist-info / .egg-info / __editable__ stem.

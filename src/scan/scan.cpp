@@ -1,13 +1,16 @@
 // `scan`: discovery (discover.cpp), then every catalog entry judged per install by the verdict
-// rules of patches/catalog/README.md, each file read once and searched once for all markers.
+// rules of patches/catalog/README.md, each file read once, its comments blanked, and searched
+// for all markers on its code (and on whole lines, for markers that are comment text).
+#include "sm120check/scan.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 
 #include "discover.hpp"
+#include "sm120check/code_text.hpp"
 #include "sm120check/error.hpp"
-#include "sm120check/scan.hpp"
 
 namespace sm120check {
 
@@ -238,6 +241,24 @@ bool concerns(const CatalogEntry& e, const Install& install) {
 /// False when the install's source was not read (Install::unreadable).
 bool install_readable(const InstallReport& ir) { return ir.install.unreadable.empty(); }
 
+/// One file's hits of every marker: `code` on its code (comments and docstrings blanked,
+/// sm120check/code_text.hpp; each hit's text the line as read), `whole` on its whole lines;
+/// `whole` is empty when nothing was blanked (then `code` serves for both).
+struct FileHits {
+  std::vector<MarkerHits> code;
+  std::vector<MarkerHits> whole;
+  const std::vector<MarkerHits>& lines() const { return whole.empty() ? code : whole; }
+};
+
+/// `"text"` (path:line), for a marker found only in comments: the first such line.
+std::string comment_only_text(const MarkerFinding& f) {
+  std::string s = marker_text(f.marker);
+  if (!f.comment_hits.empty())
+    s += fmt::format(" (only in a comment or docstring: {}:{})", f.comment_hits.front().path,
+                     f.comment_hits.front().line);
+  return s;
+}
+
 /// Judges the entries of one install, reading each file once.
 class InstallJudge {
  public:
@@ -259,22 +280,25 @@ class InstallJudge {
       r.why = std::string(kCompiledWhy) + "; check kernels";
       return r;
     }
-    std::vector<MarkerHits> hits;  // the entry's markers, over its files
+    // The entry's markers over its files: on code, and on whole lines.
+    std::vector<MarkerHits> code, whole;
+    const std::size_t count = entry.fixed.size() + entry.unfixed.size();
+    const auto slice = [&](const std::vector<MarkerHits>& all) {
+      const auto from = all.begin() + static_cast<std::ptrdiff_t>(first);
+      return std::vector<MarkerHits>(from, from + static_cast<std::ptrdiff_t>(count));
+    };
     for (const std::string& path : r.looked_for) {
-      const std::vector<MarkerHits>* all = nullptr;
+      const FileHits* found = nullptr;
       try {
-        all = search(path);
+        found = search(path);
       } catch (const Error& e) {
         r.why = fmt::format("cannot read {}: {}", path, e.message());
         return r;
       }
-      if (all == nullptr) continue;  // no such file
+      if (found == nullptr) continue;  // no such file
       r.files.push_back(path);
-      std::vector<MarkerHits> slice(all->begin() + static_cast<std::ptrdiff_t>(first),
-                                    all->begin() + static_cast<std::ptrdiff_t>(
-                                                       first + entry.fixed.size() +
-                                                       entry.unfixed.size()));
-      MarkerSearcher::merge(hits, std::move(slice), max_hits_);
+      MarkerSearcher::merge(code, slice(found->code), max_hits_);
+      MarkerSearcher::merge(whole, slice(found->lines()), max_hits_);
     }
     if (r.files.empty()) {
       r.why = "none of the entry's files exists here (a release older than the file, or a "
@@ -282,20 +306,27 @@ class InstallJudge {
       return r;
     }
     bool all_fixed = true, any_unfixed = false, unevaluated = false;
-    std::vector<std::string> absent, found_unfixed;
-    for (std::size_t m = 0; m < hits.size(); ++m) {
+    std::vector<std::string> absent, found_unfixed, unfixed_in_comments;
+    for (std::size_t m = 0; m < count; ++m) {
       const bool fixed = m < entry.fixed.size();
       const CatalogMarker& marker = fixed ? entry.fixed[m] : entry.unfixed[m - entry.fixed.size()];
-      MarkerFinding f{marker, fixed, std::move(hits[m].hits), hits[m].total, hits[m].error_lines};
+      // A marker of code counts on code only; a comment marker on whole lines.
+      MarkerHits& used = marker.comment ? whole[m] : code[m];
+      MarkerFinding f{marker, fixed, std::move(used.hits), used.total, used.error_lines, {}, 0};
+      if (!marker.comment && f.total == 0 && whole[m].total > 0) {
+        f.comment_hits = std::move(whole[m].hits);
+        f.comment_total = whole[m].total;
+      }
       if (f.total == 0 && f.error_lines > 0) unevaluated = true;
       if (fixed && f.total == 0) {
         all_fixed = false;
-        absent.push_back(marker_text(marker));
+        absent.push_back(comment_only_text(f));
       }
       if (!fixed && f.total > 0) {
         any_unfixed = true;
         found_unfixed.push_back(marker_text(marker));
       }
+      if (!fixed && f.comment_total > 0) unfixed_in_comments.push_back(comment_only_text(f));
       r.markers.push_back(std::move(f));
     }
     const auto listed = [](const std::vector<std::string>& v) {
@@ -303,12 +334,18 @@ class InstallJudge {
       for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
       return s;
     };
+    // Unfixed code that stands only in comments (an old line commented out) does not count.
+    const std::string commented_out =
+        unfixed_in_comments.empty()
+            ? std::string()
+            : "; unfixed markers only in comments, not counted: " + listed(unfixed_in_comments);
     if (unevaluated) {
       r.verdict = FixVerdict::kUnknown;
       r.why = "a regular expression could not be evaluated on some line (PCRE2 limit)";
     } else if (all_fixed && !any_unfixed) {
       r.verdict = FixVerdict::kPresent;
-      r.why = fmt::format("every fixed marker found ({}), no unfixed one", entry.fixed.size());
+      r.why = fmt::format("every fixed marker found ({}), no unfixed one", entry.fixed.size()) +
+              commented_out;
     } else if (!all_fixed && (entry.unfixed.empty() || any_unfixed)) {
       r.verdict = FixVerdict::kMissing;
       r.why = "not found: " + listed(absent) +
@@ -320,31 +357,38 @@ class InstallJudge {
     } else {
       r.verdict = FixVerdict::kUnknown;
       r.why = "mixed signals: not found: " + listed(absent) +
-              ", and none of the unfixed markers either";
+              ", and none of the unfixed markers either" + commented_out;
     }
     return r;
   }
 
  private:
-  /// The hits of every marker in the file at `path` (relative to the install's root), read and
-  /// searched on first use; nullptr when there is no such file. Throws Error when it cannot be
-  /// read.
-  const std::vector<MarkerHits>* search(const std::string& path) {
+  /// The hits of every marker in the file at `path` (relative to the install's root), read,
+  /// blanked and searched on first use; nullptr when there is no such file. Throws Error when
+  /// it cannot be read.
+  const FileHits* search(const std::string& path) {
     if (auto it = files_.find(path); it != files_.end()) return it->second ? &*it->second : nullptr;
     const Tree& tree = *found_.files.tree;
     const std::string at = found_.files.path(path);
     const Entry::Type type = tree.stat(at).type;
-    std::optional<std::vector<MarkerHits>>& slot = files_[path];
+    std::optional<FileHits>& slot = files_[path];
     if (type != Entry::Type::kFile && type != Entry::Type::kSymlink) return nullptr;
     const std::string content = tree.read(at);  // a symlink: followed inside the tree only
-    slot = searcher_.search(path, content, max_hits_);
+    const CodeText code = blank_comments(content, comment_syntax_for(path));
+    slot.emplace();
+    if (code.blanked) {
+      slot->code = searcher_.search(path, code.text, content, max_hits_);
+      slot->whole = searcher_.search(path, content, max_hits_);
+    } else {
+      slot->code = searcher_.search(path, content, max_hits_);
+    }
     return &*slot;
   }
 
   const FoundInstall& found_;
   const MarkerSearcher& searcher_;
   std::size_t max_hits_;
-  std::map<std::string, std::optional<std::vector<MarkerHits>>> files_;
+  std::map<std::string, std::optional<FileHits>> files_;
 };
 
 }  // namespace

@@ -474,7 +474,9 @@ FileScan scan_blocks(const Engine& engine, Engine::Scratch& s, Source& source,
     const std::size_t have = carry + fresh;
     std::size_t cut = have;
     if (!eof) {
-      const void* nl = ::memrchr(window.data(), '\n', have);
+      // The carried bytes hold no "\n" (they follow the last one, or none was found): only
+      // the fresh ones are looked at, so a long line is read in one pass, not once a block.
+      const void* nl = ::memrchr(window.data() + carry, '\n', fresh);
       if (nl == nullptr) {  // a line longer than the buffer: read on
         carry = have;
         continue;
@@ -861,6 +863,15 @@ MarkerSearcher& MarkerSearcher::operator=(MarkerSearcher&&) noexcept = default;
 
 std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::string_view content,
                                                std::size_t max_hits_per_marker) const {
+  return search(path, content, content, max_hits_per_marker);
+}
+
+std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::string_view content,
+                                               std::string_view shown,
+                                               std::size_t max_hits_per_marker) const {
+  if (shown.size() != content.size())
+    throw Error(fmt::format("{}: shown text of {} bytes for content of {}", path, shown.size(),
+                            content.size()));
   std::vector<MarkerHits> out;
   out.reserve(markers_.size());
   for (const Marker& m : markers_) out.push_back({m, {}, 0, {}, 0});
@@ -875,7 +886,11 @@ std::vector<MarkerHits> MarkerSearcher::search(std::string_view path, std::strin
         MarkerHits& mh = out[f.marker];
         ++mh.total;
         if (max_hits_per_marker == 0 || mh.hits.size() < max_hits_per_marker)
-          mh.hits.push_back({where, f.line, hit_text(block.substr(f.begin, f.end - f.begin))});
+          // `block` lies in `content`: the same bytes of `shown` are the line as shown.
+          mh.hits.push_back({where, f.line,
+                             hit_text(shown.substr(
+                                 static_cast<std::size_t>(block.data() - content.data()) + f.begin,
+                                 f.end - f.begin))});
       },
       [&](std::string_view, const Found& f, const std::string& why) {
         MarkerHits& mh = out[f.marker];

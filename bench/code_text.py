@@ -1,0 +1,491 @@
+"""Comments blanked per file syntax: the Python twin of src/search/code_text.cpp.
+
+``blank_comments(data, syntax)`` returns ``data`` (bytes) with every byte of a comment (for
+Python files also of a string literal that is a whole statement: docstrings) turned into a
+space, except b"\\n", b"\\r" and NUL: the same size and lines. The catalog's markers count on
+that text only, unless a marker says ``"comment": true`` (patches/catalog/README.md, "Markers
+count on code only"). bench/catalog_check.py uses it.
+
+The rules are the C++ file's, byte for byte: keep the two in step. Both are held to the cases
+of tests/data/code_text/cases.json (``--cases``; the test suite runs it, and
+tests/test_code_text.cpp runs the same cases on the C++ side). ``--python-truth PATH...``
+compares the Python rules with Python's own tokenizer and parser on every ``.py`` file under
+the PATHs that parses: comments (tokenize's COMMENT tokens) and string statements (ast's
+``Expr`` of a ``str`` or ``bytes`` constant, docstrings included) blanked, nothing else.
+
+``--c-truth PATH...`` does the same for C, C++ and CUDA files against GCC
+(``gcc -fpreprocessed -dD -E -P``, which replaces each comment by a space and keeps directives):
+the two texts must be equal once whitespace, line splices and ``#pragma once`` (which GCC drops)
+are taken out. Files GCC refuses are skipped.
+
+Usage:
+  bench/code_text.py --cases tests/data/code_text/cases.json
+  bench/code_text.py --python-truth DIR [DIR ...]
+  bench/code_text.py --c-truth DIR [DIR ...]
+"""
+from __future__ import annotations
+
+C_FAMILY = {"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "cu", "cuh", "inl",
+            "ipp", "tpp", "C", "H"}
+
+
+def comment_syntax_for(path: str) -> str:
+    """"python", "c-family", "cmake", "hash-line" or "none", from the file's name."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "CMakeLists.txt":
+        return "cmake"
+    dot = name.rfind(".")
+    if dot <= 0:
+        return "none"
+    ext = name[dot + 1:]
+    if ext in ("py", "pyi"):
+        return "python"
+    if ext in C_FAMILY:
+        return "c-family"
+    if ext == "cmake":
+        return "cmake"
+    if ext in ("sh", "bash", "yml", "yaml"):
+        return "hash-line"
+    return "none"
+
+
+def _is_word(c: int) -> bool:
+    return (97 <= c <= 122) or (65 <= c <= 90) or (48 <= c <= 57) or c == 95 or c >= 0x80
+
+
+def _is_digit(c: int) -> bool:
+    return 48 <= c <= 57
+
+
+class _Lexer:
+    def __init__(self, data: bytes):
+        self.s = data
+        self.n = len(data)
+        self.out = bytearray(data)
+        self.blanked = False
+
+    def blank(self, a: int, b: int) -> None:
+        out = self.out
+        for k in range(a, b):
+            if out[k] not in (10, 13, 0):
+                out[k] = 32
+        if a < b:
+            self.blanked = True
+
+    def line_end(self, k: int) -> int:
+        if k >= self.n:
+            return self.n
+        e = self.s.find(b"\n", k)
+        return self.n if e < 0 else e
+
+    def newline_at(self, k: int) -> int:
+        s, n = self.s, self.n
+        if k < n and s[k] == 10:
+            return 1
+        if k + 1 < n and s[k] == 13 and s[k + 1] == 10:
+            return 2
+        return 0
+
+    def escape_end(self, k: int) -> int:
+        nl = self.newline_at(k + 1)
+        return min(self.n, k + 1 + (nl if nl else 1))
+
+    # -- Python -----------------------------------------------------------------------------
+
+    @staticmethod
+    def python_prefix(word: bytes) -> tuple[bool, bool]:
+        if not word or len(word) > 2:
+            return False, False
+        seen = set()
+        for c in word.lower():
+            ch = chr(c)
+            if ch not in "rbuft":
+                return False, False
+            key = "f" if ch in "ft" else ch
+            if key in seen:
+                return False, False
+            seen.add(key)
+        if "u" in seen and len(word) != 1:
+            return False, False
+        if "b" in seen and "f" in seen:
+            return False, False
+        return True, "f" in seen
+
+    def python_string_end(self, q: int) -> tuple[int, bool]:
+        s, n = self.s, self.n
+        quote = s[q]
+        triple = q + 2 < n and s[q + 1] == quote and s[q + 2] == quote
+        k = q + (3 if triple else 1)
+        while k < n:
+            c = s[k]
+            if c == 92:  # backslash
+                k = self.escape_end(k)
+            elif c == 10 and not triple:
+                return k, False
+            elif c == quote:
+                if not triple:
+                    return k + 1, True
+                if k + 2 < n and s[k + 1] == quote and s[k + 2] == quote:
+                    return k + 3, True
+                k += 1
+            else:
+                k += 1
+        return n, False
+
+    def python(self) -> None:
+        s, n = self.s, self.n
+        depth = 0
+        start = True
+        pending = False
+        begin = end = 0
+        i = 3 if s[:3] == b"\xef\xbb\xbf" else 0
+        while i < n:
+            c = s[i]
+            if c == 10:
+                if depth == 0:
+                    if pending:
+                        self.blank(begin, end)
+                    pending = False
+                    start = True
+                i += 1
+            elif c in (32, 9, 12, 13, 11):
+                i += 1
+            elif c == 35:  # '#'
+                e = self.line_end(i)
+                self.blank(i, e)
+                i = e
+            elif c == 92 and self.newline_at(i + 1):
+                i += 1 + self.newline_at(i + 1)
+            elif c == 59 and depth == 0:  # ';'
+                if pending:
+                    self.blank(begin, end)
+                pending = False
+                start = True
+                i += 1
+            else:
+                quote = -1
+                formatted = False
+                word_end = i
+                if c in (34, 39):
+                    quote = i
+                elif _is_word(c):
+                    while word_end < n and _is_word(s[word_end]):
+                        word_end += 1
+                    if word_end < n and s[word_end] in (34, 39):
+                        ok, formatted = self.python_prefix(s[i:word_end])
+                        if ok:
+                            quote = word_end
+                if quote >= 0:
+                    string_end, closed = self.python_string_end(quote)
+                    plain = closed and not formatted
+                    if pending and plain:
+                        end = string_end
+                    elif not pending and plain and start and depth == 0:
+                        pending = True
+                        begin, end = i, string_end
+                    else:
+                        pending = False
+                    start = False
+                    i = string_end
+                    continue
+                pending = False
+                start = False
+                if word_end > i:
+                    i = word_end
+                    continue
+                if c in b"([{":
+                    depth += 1
+                if c in b")]}" and depth > 0:
+                    depth -= 1
+                i += 1
+        if pending:
+            self.blank(begin, end)
+
+    # -- C, C++, CUDA -----------------------------------------------------------------------
+
+    def c_line_comment_end(self, k: int) -> int:
+        s, n = self.s, self.n
+        while True:
+            nl = self.line_end(k)
+            if nl == n:
+                return n
+            b = nl
+            while b > k and s[b - 1] in (32, 9, 13):
+                b -= 1
+            if b == k or s[b - 1] != 92:
+                return nl
+            k = nl + 1
+
+    def c_literal_end(self, q: int) -> int:
+        s, n = self.s, self.n
+        quote = s[q]
+        k = q + 1
+        while k < n:
+            c = s[k]
+            if c == 92:
+                k = self.escape_end(k)
+            elif c == 10:
+                return k
+            elif c == quote:
+                return k + 1
+            else:
+                k += 1
+        return n
+
+    def c_raw_string_end(self, q: int) -> int:
+        s, n = self.s, self.n
+        k = q + 1
+        while k < n and k - (q + 1) <= 16 and s[k] != 40:  # '('
+            if s[k] in b" )\\\t\v\f\n\r\"":
+                break
+            k += 1
+        if k >= n or s[k] != 40 or k - (q + 1) > 16:
+            return self.c_literal_end(q)
+        close = b")" + s[q + 1:k] + b'"'
+        e = s.find(close, k + 1)
+        return n if e < 0 else e + len(close)
+
+    def pp_number_end(self, k: int) -> int:
+        s, n = self.s, self.n
+        k += 1
+        while k < n:
+            c = s[k]
+            if _is_word(c) or c == 46:
+                k += 1
+            elif c in (43, 45) and s[k - 1] in b"eEpP":
+                k += 1
+            elif c == 39 and k + 1 < n and _is_word(s[k + 1]):
+                k += 2
+            else:
+                break
+        return k
+
+    def c_family(self) -> None:
+        s, n = self.s, self.n
+        i = 0
+        while i < n:
+            c = s[i]
+            nxt = s[i + 1] if i + 1 < n else 0
+            if c == 47 and nxt == 47:
+                e = self.c_line_comment_end(i + 2)
+                self.blank(i, e)
+                i = e
+            elif c == 47 and nxt == 42:
+                close = s.find(b"*/", i + 2)
+                e = n if close < 0 else close + 2
+                self.blank(i, e)
+                i = e
+            elif c in (34, 39):
+                i = self.c_literal_end(i)
+            elif _is_digit(c) or (c == 46 and _is_digit(nxt)):
+                i = self.pp_number_end(i)
+            elif _is_word(c):
+                k = i
+                while k < n and _is_word(s[k]):
+                    k += 1
+                if k < n and s[k] == 34 and s[i:k] in (b"R", b"LR", b"uR", b"UR", b"u8R"):
+                    i = self.c_raw_string_end(k)
+                else:
+                    i = k
+            else:
+                i += 1
+
+    # -- CMake ------------------------------------------------------------------------------
+
+    def bracket_open(self, k: int) -> tuple[int, int]:
+        s, n = self.s, self.n
+        if k >= n or s[k] != 91:
+            return 0, 0
+        j = k + 1
+        while j < n and s[j] == 61:
+            j += 1
+        if j >= n or s[j] != 91:
+            return 0, 0
+        return j - k + 1, j - k - 1
+
+    def bracket_close_end(self, k: int, level: int) -> int:
+        s, n = self.s, self.n
+        while k < n:
+            at = s.find(b"]", k)
+            if at < 0:
+                return n
+            j = at + 1
+            while j < n and s[j] == 61:
+                j += 1
+            if j < n and s[j] == 93 and j - at - 1 == level:
+                return j + 1
+            k = j
+        return n
+
+    def cmake(self) -> None:
+        s, n = self.s, self.n
+        i = 0
+        while i < n:
+            c = s[i]
+            if c == 35:
+                length, level = self.bracket_open(i + 1)
+                e = self.bracket_close_end(i + 1 + length, level) if length else self.line_end(i)
+                self.blank(i, e)
+                i = e
+            elif c == 34:
+                k = i + 1
+                while k < n and s[k] != 34:
+                    k = self.escape_end(k) if s[k] == 92 else k + 1
+                i = min(n, k + 1)
+            elif c == 91 and (i == 0 or s[i - 1] in b" \t\n\r("):
+                length, level = self.bracket_open(i)
+                i = self.bracket_close_end(i + length, level) if length else i + 1
+            elif c == 92:
+                i = self.escape_end(i)
+            else:
+                i += 1
+
+    # -- shell, YAML ------------------------------------------------------------------------
+
+    def hash_lines(self) -> None:
+        s, n = self.s, self.n
+        i = 0
+        while i < n:
+            k = i
+            while k < n and s[k] in (32, 9):
+                k += 1
+            e = self.line_end(k)
+            if k < n and s[k] == 35:
+                self.blank(k, e)
+            i = e + 1
+
+
+def blank_comments(data: bytes, syntax: str) -> tuple[bytes, bool]:
+    """(``data`` with its comments blanked, whether any byte was)."""
+    lx = _Lexer(data)
+    {"python": lx.python, "c-family": lx.c_family, "cmake": lx.cmake,
+     "hash-line": lx.hash_lines}.get(syntax, lambda: None)()
+    return bytes(lx.out), lx.blanked
+
+
+def check_cases(path: str) -> int:
+    """Runs the cases file; prints each mismatch; returns how many cases failed."""
+    import json
+    doc = json.load(open(path, encoding="utf-8"))
+    failed = 0
+    for c in doc["cases"]:
+        data = "\n".join(c["input"]).encode()
+        expect = "\n".join(c["expect"]).encode()
+        want = bytes(32 if e == 0x7E else b for b, e in zip(data, expect))
+        got, _ = blank_comments(data, c["syntax"])
+        if got != want:
+            failed += 1
+            print(f"FAIL {c['name']}")
+            for g, w in zip(got.split(b"\n"), want.split(b"\n")):
+                if g != w:
+                    print(f"  got  {g!r}\n  want {w!r}")
+    print(f"{len(doc['cases'])} cases, {failed} failed")
+    return failed
+
+
+def python_truth(data: bytes) -> bytes | None:
+    """``data`` blanked by Python's tokenizer and parser, or None when it does not parse."""
+    import ast
+    import io
+    import tokenize
+    try:
+        tree = ast.parse(data)
+        tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
+    except (SyntaxError, ValueError, tokenize.TokenError, RecursionError, MemoryError):
+        return None
+    starts = [0]  # byte offset of each line (1-based line numbers index starts[line - 1])
+    for k, b in enumerate(data):
+        if b == 10:
+            starts.append(k + 1)
+    out = bytearray(data)
+
+    def blank(a: int, b: int) -> None:
+        for k in range(a, b):
+            if out[k] not in (10, 13, 0):
+                out[k] = 32
+
+    def offset(line: int, col: int, text_line: bytes | None = None) -> int:
+        return starts[line - 1] + col
+
+    for t in tokens:
+        if t.type == tokenize.COMMENT:
+            # tokenize columns count characters: convert with the line's own text.
+            line_start = starts[t.start[0] - 1]
+            line = data[line_start:data.find(b"\n", line_start) if data.find(b"\n", line_start) >= 0 else len(data)]
+            col = len(line.decode("utf-8", errors="surrogateescape")[:t.start[1]].encode("utf-8", errors="surrogateescape"))
+            blank(line_start + col, line_start + len(line.rstrip(b"\r")))
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, (str, bytes))):
+            v = node.value  # ast offsets are UTF-8 byte offsets
+            blank(offset(v.lineno, v.col_offset), offset(v.end_lineno, v.end_col_offset))
+    return bytes(out)
+
+
+def check_python_truth(paths: list[str]) -> int:
+    """Compares blank_comments() with python_truth() on every parsing .py file under paths."""
+    from pathlib import Path
+    files = same = skipped = 0
+    for root in paths:
+        for f in sorted(Path(root).rglob("*.py")):
+            if not f.is_file() or f.is_symlink():
+                continue
+            data = f.read_bytes()
+            truth = python_truth(data)
+            if truth is None:
+                skipped += 1
+                continue
+            files += 1
+            got, _ = blank_comments(data, "python")
+            if got == truth:
+                same += 1
+                continue
+            for n, (g, w) in enumerate(zip(got.split(b"\n"), truth.split(b"\n")), 1):
+                if g != w:
+                    print(f"{f}:{n}:\n  ours   {g[:160]!r}\n  python {w[:160]!r}")
+                    break
+    print(f"{files} files parsed, {same} identical, {files - same} differ; {skipped} not parsed")
+    return files - same
+
+
+def check_c_truth(paths: list[str]) -> int:
+    """Compares blank_comments() with GCC's comment removal on every C-family file under paths."""
+    import re
+    import subprocess
+    from pathlib import Path
+
+    def tokens(b: bytes) -> bytes:
+        b = b.replace(b"\\\r\n", b"").replace(b"\\\n", b"").replace(b"#pragma once", b"")
+        return re.sub(rb"\s+", b"", b)
+
+    files = same = skipped = 0
+    for root in paths:
+        for f in sorted(Path(root).rglob("*")):
+            if f.is_symlink() or not f.is_file() or comment_syntax_for(f.name) != "c-family":
+                continue
+            data = f.read_bytes()
+            r = subprocess.run(["gcc", "-fpreprocessed", "-dD", "-E", "-P", "-x", "c++", "-"],
+                               input=data, capture_output=True)
+            if r.returncode != 0:
+                skipped += 1
+                continue
+            files += 1
+            got, _ = blank_comments(data, "c-family")
+            if tokens(got) == tokens(r.stdout):
+                same += 1
+            else:
+                print(f"{f}: differs from gcc")
+    print(f"{files} files read by gcc, {same} identical, {files - same} differ; {skipped} refused")
+    return files - same
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) >= 3 and sys.argv[1] == "--cases":
+        sys.exit(1 if check_cases(sys.argv[2]) else 0)
+    if len(sys.argv) >= 3 and sys.argv[1] == "--python-truth":
+        sys.exit(1 if check_python_truth(sys.argv[2:]) else 0)
+    if len(sys.argv) >= 3 and sys.argv[1] == "--c-truth":
+        sys.exit(1 if check_c_truth(sys.argv[2:]) else 0)
+    print(__doc__.split("Usage:")[1], file=sys.stderr)
+    sys.exit(2)

@@ -1,0 +1,438 @@
+// Comments blanked per file syntax (see sm120check/code_text.hpp): a small lexer per syntax,
+// each one forward pass over the bytes (a backward look only over a line's trailing blanks, a
+// forward search only for a closing sequence), so the work is linear in the file's size.
+#include "sm120check/code_text.hpp"
+
+#include <array>
+#include <cstring>
+
+namespace sm120check {
+
+std::string_view to_string(CommentSyntax syntax) {
+  switch (syntax) {
+    case CommentSyntax::kNone:
+      return "none";
+    case CommentSyntax::kPython:
+      return "python";
+    case CommentSyntax::kCFamily:
+      return "c-family";
+    case CommentSyntax::kCMake:
+      return "cmake";
+    case CommentSyntax::kHashLine:
+      return "hash-line";
+  }
+  return "?";
+}
+
+CommentSyntax comment_syntax_for(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (name == "CMakeLists.txt") return CommentSyntax::kCMake;
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return CommentSyntax::kNone;
+  const std::string_view ext = name.substr(dot + 1);
+  if (ext == "py" || ext == "pyi") return CommentSyntax::kPython;
+  for (std::string_view c : {"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "cu",
+                             "cuh", "inl", "ipp", "tpp", "C", "H"})
+    if (ext == c) return CommentSyntax::kCFamily;
+  if (ext == "cmake") return CommentSyntax::kCMake;
+  if (ext == "sh" || ext == "bash" || ext == "yml" || ext == "yaml")
+    return CommentSyntax::kHashLine;
+  return CommentSyntax::kNone;
+}
+
+namespace {
+
+constexpr std::size_t npos = std::string_view::npos;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// The bytes of identifiers and numbers: ASCII letters, digits, "_", and any byte of a
+/// multi-byte UTF-8 sequence (Python and C++ identifiers may hold non-ASCII letters).
+constexpr auto kWordBytes = [] {
+  std::array<bool, 256> t{};
+  for (int u = 0; u < 256; ++u)
+    t[static_cast<std::size_t>(u)] = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
+                                     (u >= '0' && u <= '9') || u == '_' || u >= 0x80;
+  return t;
+}();
+
+bool is_word(char c) { return kWordBytes[static_cast<unsigned char>(c)]; }
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view in) : s_(in), n_(in.size()) {}
+
+  CodeText run(CommentSyntax syntax) && {
+    switch (syntax) {
+      case CommentSyntax::kNone:
+        break;
+      case CommentSyntax::kPython:
+        python();
+        break;
+      case CommentSyntax::kCFamily:
+        c_family();
+        break;
+      case CommentSyntax::kCMake:
+        cmake();
+        break;
+      case CommentSyntax::kHashLine:
+        hash_lines();
+        break;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  /// Blanks [from, to): every byte but "\n", "\r" and NUL becomes a space. The copy is made
+  /// at the first blank, so a file without comments costs no second copy.
+  void blank(std::size_t from, std::size_t to) {
+    if (from >= to) return;
+    if (!out_.blanked) out_.text.assign(s_);
+    for (std::size_t k = from; k < to; ++k) {
+      char& c = out_.text[k];
+      if (c != '\n' && c != '\r' && c != '\0') c = ' ';
+    }
+    out_.blanked = true;
+  }
+
+  /// The "\n" at or after `k`, or the end.
+  std::size_t line_end(std::size_t k) const {
+    if (k >= n_) return n_;
+    const void* p = std::memchr(s_.data() + k, '\n', n_ - k);
+    return p == nullptr ? n_ : static_cast<std::size_t>(static_cast<const char*>(p) - s_.data());
+  }
+
+  /// Length of a line break ("\n" or "\r\n") at `k`; 0 when there is none.
+  std::size_t newline_at(std::size_t k) const {
+    if (k < n_ && s_[k] == '\n') return 1;
+    if (k + 1 < n_ && s_[k] == '\r' && s_[k + 1] == '\n') return 2;
+    return 0;
+  }
+
+  /// One past a backslash escape at `k` (the backslash and the byte after it; "\\\r\n" whole).
+  std::size_t escape_end(std::size_t k) const {
+    const std::size_t nl = newline_at(k + 1);
+    return std::min(n_, k + 1 + (nl != 0 ? nl : 1));
+  }
+
+  // -- Python ----------------------------------------------------------------------------------
+
+  /// Whether `word` is a string prefix (r, u, b, f, t, br, rb, fr, rf, tr, rt, any case); `f`
+  /// tells an f-string or t-string (never a docstring: it evaluates code).
+  static bool python_prefix(std::string_view word, bool& formatted) {
+    if (word.empty() || word.size() > 2) return false;
+    bool r = false, b = false, u = false, f = false;
+    for (char c : word) {
+      bool* flag = nullptr;
+      switch (c | 0x20) {
+        case 'r':
+          flag = &r;
+          break;
+        case 'b':
+          flag = &b;
+          break;
+        case 'u':
+          flag = &u;
+          break;
+        case 'f':
+        case 't':
+          flag = &f;
+          break;
+        default:
+          return false;
+      }
+      if (*flag) return false;
+      *flag = true;
+    }
+    if (u && word.size() != 1) return false;  // "u" takes no other letter
+    if (b && f) return false;
+    formatted = f;
+    return true;
+  }
+
+  /// End of the Python string literal whose opening quote is at `q` (one past its closing
+  /// quote), and whether it closes: a one-quote string ends unclosed at its line's end; a
+  /// backslash escapes the next byte (in raw strings too, as the tokenizer reads them).
+  std::pair<std::size_t, bool> python_string_end(std::size_t q) const {
+    const char quote = s_[q];
+    const bool triple = q + 2 < n_ && s_[q + 1] == quote && s_[q + 2] == quote;
+    std::size_t k = q + (triple ? 3 : 1);
+    while (k < n_) {
+      const char c = s_[k];
+      if (c == '\\') {
+        k = escape_end(k);
+      } else if (c == '\n' && !triple) {
+        return {k, false};
+      } else if (c == quote) {
+        if (!triple) return {k + 1, true};
+        if (k + 2 < n_ && s_[k + 1] == quote && s_[k + 2] == quote) return {k + 3, true};
+        ++k;
+      } else {
+        ++k;
+      }
+    }
+    return {n_, false};
+  }
+
+  /// `#` comments, and string literals that are a whole statement: a closed, non-f string (or
+  /// several, implicitly joined) at the start of a statement outside brackets, followed by the
+  /// statement's end (a line break outside brackets, `;`, a comment, the end of the file).
+  void python() {
+    int depth = 0;         // open brackets
+    bool start = true;     // at the start of a statement
+    bool pending = false;  // [begin, end) is a string statement if its statement ends now
+    std::size_t begin = 0, end = 0;
+    const auto settle = [&](bool statement_ends) {
+      if (pending && statement_ends) blank(begin, end);
+      pending = false;
+    };
+    std::size_t i = s_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte order mark
+    while (i < n_) {
+      const char c = s_[i];
+      if (c == '\n') {
+        if (depth == 0) {
+          settle(true);
+          start = true;
+        }
+        ++i;
+      } else if (c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\v') {
+        ++i;
+      } else if (c == '#') {
+        const std::size_t e = line_end(i);
+        blank(i, e);
+        i = e;
+      } else if (c == '\\' && newline_at(i + 1) != 0) {  // explicit line joining
+        i += 1 + newline_at(i + 1);
+      } else if (c == ';' && depth == 0) {
+        settle(true);
+        start = true;
+        ++i;
+      } else {
+        std::size_t quote = npos;
+        bool formatted = false;
+        std::size_t word_end = i;
+        if (c == '"' || c == '\'') {
+          quote = i;
+        } else if (is_word(c)) {
+          while (word_end < n_ && is_word(s_[word_end])) ++word_end;
+          if (word_end < n_ && (s_[word_end] == '"' || s_[word_end] == '\'') &&
+              python_prefix(s_.substr(i, word_end - i), formatted))
+            quote = word_end;
+        }
+        if (quote != npos) {
+          const auto [string_end, closed] = python_string_end(quote);
+          const bool plain = closed && !formatted;
+          if (pending && plain) {
+            end = string_end;
+          } else if (!pending && plain && start && depth == 0) {
+            pending = true;
+            begin = i;
+            end = string_end;
+          } else {
+            settle(false);
+          }
+          start = false;
+          i = string_end;
+          continue;
+        }
+        settle(false);
+        start = false;
+        if (word_end > i) {
+          i = word_end;
+          continue;
+        }
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+        ++i;
+      }
+    }
+    settle(true);
+  }
+
+  // -- C, C++, CUDA ----------------------------------------------------------------------------
+
+  /// End of a `//` comment whose text starts at `k`: the line break that ends it, after any
+  /// line that ends with a backslash (blanks between it and the break allowed, as GCC and
+  /// C++23 read them), which continues it.
+  std::size_t c_line_comment_end(std::size_t k) const {
+    for (;;) {
+      const std::size_t nl = line_end(k);
+      if (nl == n_) return n_;
+      std::size_t b = nl;
+      while (b > k && (s_[b - 1] == ' ' || s_[b - 1] == '\t' || s_[b - 1] == '\r')) --b;
+      if (b == k || s_[b - 1] != '\\') return nl;
+      k = nl + 1;
+    }
+  }
+
+  /// End of the string or character literal opening at `q`: one past its closing quote, or
+  /// its line's end when it does not close there (a backslash before the break continues it).
+  std::size_t c_literal_end(std::size_t q) const {
+    const char quote = s_[q];
+    std::size_t k = q + 1;
+    while (k < n_) {
+      const char c = s_[k];
+      if (c == '\\') {
+        k = escape_end(k);
+      } else if (c == '\n') {
+        return k;
+      } else if (c == quote) {
+        return k + 1;
+      } else {
+        ++k;
+      }
+    }
+    return n_;
+  }
+
+  /// End of a raw string literal whose `"` is at `q` (R"delim( ... )delim"); an invalid
+  /// delimiter (over 16 bytes, or a byte it may not hold) reads as an ordinary string.
+  std::size_t c_raw_string_end(std::size_t q) const {
+    std::size_t k = q + 1;
+    while (k < n_ && k - (q + 1) <= 16 && s_[k] != '(') {
+      const char c = s_[k];
+      if (c == ' ' || c == ')' || c == '\\' || c == '\t' || c == '\v' || c == '\f' || c == '\n' ||
+          c == '\r' || c == '"')
+        break;
+      ++k;
+    }
+    if (k >= n_ || s_[k] != '(' || k - (q + 1) > 16) return c_literal_end(q);
+    std::string close = ")";
+    close.append(s_.substr(q + 1, k - (q + 1)));
+    close += '"';
+    const std::size_t e = s_.find(close, k + 1);
+    return e == npos ? n_ : e + close.size();
+  }
+
+  /// End of a preprocessing number starting at `k` (a digit, or "." and a digit): digits,
+  /// letters, "_", ".", a sign after e/E/p/P, and "'" digit separators ("1'000").
+  std::size_t pp_number_end(std::size_t k) const {
+    ++k;
+    while (k < n_) {
+      const char c = s_[k];
+      if (is_word(c) || c == '.') {
+        ++k;
+      } else if ((c == '+' || c == '-') &&
+                 (s_[k - 1] == 'e' || s_[k - 1] == 'E' || s_[k - 1] == 'p' || s_[k - 1] == 'P')) {
+        ++k;
+      } else if (c == '\'' && k + 1 < n_ && is_word(s_[k + 1])) {
+        k += 2;
+      } else {
+        break;
+      }
+    }
+    return k;
+  }
+
+  static bool raw_prefix(std::string_view word) {
+    return word == "R" || word == "LR" || word == "uR" || word == "UR" || word == "u8R";
+  }
+
+  void c_family() {
+    std::size_t i = 0;
+    while (i < n_) {
+      const char c = s_[i];
+      const char next = i + 1 < n_ ? s_[i + 1] : '\0';
+      if (c == '/' && next == '/') {
+        const std::size_t e = c_line_comment_end(i + 2);
+        blank(i, e);
+        i = e;
+      } else if (c == '/' && next == '*') {
+        const std::size_t close = s_.find("*/", i + 2);
+        const std::size_t e = close == npos ? n_ : close + 2;
+        blank(i, e);
+        i = e;
+      } else if (c == '"' || c == '\'') {
+        i = c_literal_end(i);
+      } else if (is_digit(c) || (c == '.' && is_digit(next))) {
+        i = pp_number_end(i);
+      } else if (is_word(c)) {
+        std::size_t k = i;
+        while (k < n_ && is_word(s_[k])) ++k;
+        i = k < n_ && s_[k] == '"' && raw_prefix(s_.substr(i, k - i)) ? c_raw_string_end(k) : k;
+      } else {
+        ++i;
+      }
+    }
+  }
+
+  // -- CMake -----------------------------------------------------------------------------------
+
+  /// Length of a bracket opening ("[", "="s, "[") at `k`, its level (the "="s) in `level`; 0
+  /// when there is none.
+  std::size_t bracket_open(std::size_t k, std::size_t& level) const {
+    if (k >= n_ || s_[k] != '[') return 0;
+    std::size_t j = k + 1;
+    while (j < n_ && s_[j] == '=') ++j;
+    if (j >= n_ || s_[j] != '[') return 0;
+    level = j - k - 1;
+    return j - k + 1;
+  }
+
+  /// One past the bracket closing ("]", `level` "="s, "]") at or after `k`, or the end. Each
+  /// run of "=" is read once.
+  std::size_t bracket_close_end(std::size_t k, std::size_t level) const {
+    while (k < n_) {
+      const void* p = std::memchr(s_.data() + k, ']', n_ - k);
+      if (p == nullptr) return n_;
+      const auto at = static_cast<std::size_t>(static_cast<const char*>(p) - s_.data());
+      std::size_t j = at + 1;
+      while (j < n_ && s_[j] == '=') ++j;
+      if (j < n_ && s_[j] == ']' && j - at - 1 == level) return j + 1;
+      k = j;  // s_[j] may open the next try
+    }
+    return n_;
+  }
+
+  void cmake() {
+    std::size_t i = 0;
+    while (i < n_) {
+      const char c = s_[i];
+      std::size_t level = 0;
+      if (c == '#') {
+        const std::size_t open = bracket_open(i + 1, level);
+        const std::size_t e = open != 0 ? bracket_close_end(i + 1 + open, level) : line_end(i);
+        blank(i, e);
+        i = e;
+      } else if (c == '"') {  // a quoted argument: may span lines
+        std::size_t k = i + 1;
+        while (k < n_ && s_[k] != '"') k = s_[k] == '\\' ? escape_end(k) : k + 1;
+        i = std::min(n_, k + 1);
+      } else if (c == '[' && (i == 0 || s_[i - 1] == ' ' || s_[i - 1] == '\t' ||
+                              s_[i - 1] == '\n' || s_[i - 1] == '\r' || s_[i - 1] == '(')) {
+        const std::size_t open = bracket_open(i, level);  // a bracket argument
+        i = open != 0 ? bracket_close_end(i + open, level) : i + 1;
+      } else if (c == '\\') {
+        i = escape_end(i);
+      } else {
+        ++i;
+      }
+    }
+  }
+
+  // -- shell, YAML -----------------------------------------------------------------------------
+
+  void hash_lines() {
+    std::size_t i = 0;
+    while (i < n_) {
+      std::size_t k = i;
+      while (k < n_ && (s_[k] == ' ' || s_[k] == '\t')) ++k;
+      const std::size_t e = line_end(k);
+      if (k < n_ && s_[k] == '#') blank(k, e);
+      i = e + 1;
+    }
+  }
+
+  std::string_view s_;
+  std::size_t n_;
+  CodeText out_;
+};
+
+}  // namespace
+
+CodeText blank_comments(std::string_view content, CommentSyntax syntax) {
+  return Lexer(content).run(syntax);
+}
+
+}  // namespace sm120check
