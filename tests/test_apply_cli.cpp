@@ -165,6 +165,21 @@ TEST(ApplyCli, AResultASecondApplyWouldRefuseIsNotWritten) {
   }
 }
 
+// A patch in the tree only through drifted context cannot be taken out (its place is not
+// certain): its own line says so, not "would take out" beside the blocker.
+TEST(ApplyCli, ReverseOfADriftedPatchSaysItCannotBeTakenOut) {
+  TempDir dir;
+  write_file(dir.path() / "tree" / "x.txt", "a\nNEW\nB\nc\nd\n");
+  write_file(dir / "p.patch", "--- a/x.txt\n+++ b/x.txt\n@@ -1,3 +1,4 @@\n a\n+NEW\n b\n c\n");
+  const auto before = test::tree_state(dir.path() / "tree");
+  RunResult r = run_sm120check({"apply", "--reverse", dir / "p.patch", dir / "tree"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("p.patch: cannot be taken out (below)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("would take out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("drifted: not taken out mechanically"), std::string::npos) << r.out;
+  EXPECT_EQ(test::tree_state(dir.path() / "tree"), before);
+}
+
 TEST(ApplyCli, AConflictWritesNothing) {
   // Patch 2 conflicts; patch 1 alone would apply to another file: nothing may be written.
   ApplyFixture s(kBefore);

@@ -198,6 +198,10 @@ struct ApplyPlan {
   /// one that is in the tree but cannot be taken out (reverse; a drifted hunk). Empty when
   /// `changes` may be written.
   std::vector<std::string> blockers;
+  /// Per patch of `report.patches`, true when a blocker names it (its own error, or a file
+  /// patch of it that stops the run); a blocker of the whole run (the stability check) names
+  /// none. Same length as report.patches.
+  std::vector<bool> patch_blocked;
 };
 
 /// Plans `apply` (see ApplyPlan): runs verify() and then the series passes over every file

@@ -189,9 +189,18 @@ int run_apply(const ApplyCommandOptions& options) {
     const std::size_t n = plan.report.patches.size();
     for (std::size_t i = 0; i < n; ++i) {
       const PatchReport& p = plan.report.patches[i];
+      // A patch a blocker names, whose verdict alone would read as a plan (applied, applicable,
+      // partial), says that it stops the run, not what would have been done with it.
+      const bool stops = i < plan.patch_blocked.size() && plan.patch_blocked[i] &&
+                         (p.status == Status::kApplied || p.status == Status::kApplicable ||
+                          p.status == Status::kPartial);
+      const std::string what =
+          stops ? (direction == Direction::kForward ? "cannot be applied (below)"
+                                                    : "cannot be taken out (below)")
+                : std::string(action(p, direction, options.dry_run || blocked));
       text << fmt::format("patch {}/{}: {}{}: {}\n", i + 1, n, escape_for_terminal(p.source),
                           p.subject ? ": " + escape_for_terminal(*p.subject) : std::string(),
-                          action(p, direction, options.dry_run || blocked));
+                          what);
     }
     if (blocked) {
       text << "nothing written: " << plan.blockers.size()

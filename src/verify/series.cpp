@@ -1108,12 +1108,18 @@ ApplyPlan plan_apply_once(const std::vector<Patch>& patches, const Tree& target,
     const std::optional<std::string> stripped = strip_path(named, report.patches[i].strip);
     return fmt::format("{}: {}", name, stripped ? *stripped : named);
   };
+  plan.patch_blocked.assign(report.patches.size(), false);
   for (std::size_t i = 0; i < report.patches.size(); ++i) {
     const PatchReport& pr = report.patches[i];
-    if (!pr.error.empty()) plan.blockers.push_back(fmt::format("{}: {}", where(i, nullptr), pr.error));
+    if (!pr.error.empty()) {
+      plan.blockers.push_back(fmt::format("{}: {}", where(i, nullptr), pr.error));
+      plan.patch_blocked[i] = true;
+    }
     for (const FileReport& f : pr.files)
-      if (f.status == Status::kError)
+      if (f.status == Status::kError) {
         plan.blockers.push_back(fmt::format("{}: error: {}", where(i, &f), f.reason));
+        plan.patch_blocked[i] = true;
+      }
   }
   const bool forward = direction == Direction::kForward;
   for (const SeriesUnit& su : series.units) {
@@ -1140,10 +1146,13 @@ ApplyPlan plan_apply_once(const std::vector<Patch>& patches, const Tree& target,
       }
       plan.blockers.push_back(fmt::format("{}: {}{}", at, to_string(f.status),
                                           why.empty() ? "" : ": " + why));
+      plan.patch_blocked[su.patch] = true;
     } else if (forward && !su.redo_error.empty()) {
       plan.blockers.push_back(fmt::format("{}: cannot be applied: {}", at, su.redo_error));
+      plan.patch_blocked[su.patch] = true;
     } else if (judged_back && !su.undo_error.empty()) {
       plan.blockers.push_back(fmt::format("{}: cannot be taken out: {}", at, su.undo_error));
+      plan.patch_blocked[su.patch] = true;
     }
   }
   const std::map<std::string, OverlayTree::Node>& nodes =
