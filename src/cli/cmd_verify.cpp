@@ -287,13 +287,25 @@ int run_verify(const VerifyCommandOptions& options) {
       out.push_back(infer_arch_targets(patches[i], strips[i]));
     return out;
   });
+  // So does the repository section but for relocated files (known after verification: read
+  // again then, with their paths): also on another core meanwhile (0.2 ms on the H200 host).
+  std::future<std::optional<RepositoryFacts>> early_facts;
+  if (!options.no_repo)
+    early_facts = std::async(std::launch::async, [&] {
+      return work_tree_facts(options.target, patches, strips, {});
+    });
   VerifyReport report = verify(patches, *tree, verify_options);
   if (probe.valid()) gpu = probe.get();
   assess_arch(report, patches, arch.get(), strips, std::move(gpu), options.only_relevant);
   report_errors(report);
   if (!options.output.quiet) report_unevaluated(report, options.target);
   std::optional<RepositoryFacts> facts;
-  if (!options.no_repo) facts = work_tree_facts(options.target, patches, report);
+  if (early_facts.valid()) {
+    facts = early_facts.get();
+    const std::vector<std::string> relocated = relocated_paths(report);
+    if (!relocated.empty() || strips_of(report) != strips)
+      facts = work_tree_facts(options.target, patches, strips_of(report), relocated);
+  }
 
   write_verify_report(sink, report, patches, facts, options, started);
   return report.exit_code();
