@@ -204,17 +204,6 @@ std::vector<std::string> evidence_candidates(const std::vector<FileReport>& file
   return out;
 }
 
-/// The markers a patch's evidence looks for: --marker/--marker-regex, then the patch's own,
-/// kMaxEvidenceMarkers in all (each is a pass over the verified files).
-std::vector<Marker> evidence_markers(const Patch& patch, unsigned strip,
-                                     const VerifyOptions& options) {
-  std::vector<Marker> markers = options.markers;
-  for (Marker& m : extract_markers(patch, strip, kMaxEvidenceMarkers)) {
-    if (markers.size() >= kMaxEvidenceMarkers) break;
-    markers.push_back(std::move(m));
-  }
-  return markers;
-}
 
 /// Hits of the patch's markers in the files verified for it (each file once, as it was read
 /// for the verdict): the evidence a person would grep for. A regular expression that does not
@@ -227,7 +216,7 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   for (std::string& path : evidence_candidates(r.files))
     if (ctx.tree.stat(path).type == Entry::Type::kFile) files.push_back(std::move(path));
   if (files.empty()) return;
-  std::vector<Marker> markers = evidence_markers(patch, r.strip, ctx.options);
+  std::vector<Marker> markers = evidence_markers(patch, r.strip, ctx.options.markers);
   if (markers.empty()) return;
   try {
     const MarkerSearcher searcher(std::move(markers));
@@ -247,8 +236,16 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
 /// report (the series passes may still change verdicts).
 class PatchEvidence {
  public:
-  PatchEvidence(const Patch& patch, unsigned strip)
-      : patch_(patch), strip_(strip), files_(patch.files.size()) {}
+  /// The evidence of `patch`, the run's patch number `index`, at strip level `strip`; its
+  /// markers from `extracted` when valid (VerifyOptions::evidence_markers: each patch holds a
+  /// copy of the future, as threads that wait on one must).
+  PatchEvidence(const Patch& patch, std::size_t index, unsigned strip,
+                std::shared_future<std::vector<std::vector<Marker>>> extracted)
+      : patch_(patch),
+        index_(index),
+        strip_(strip),
+        extracted_(std::move(extracted)),
+        files_(patch.files.size()) {}
 
   /// After verify_file() of the patch's file `k` (`ctx`: the thread's): searches its file when
   /// attach_evidence() would, given the report so far. Safe from several threads at once, for
@@ -315,7 +312,9 @@ class PatchEvidence {
     if (!prepared_) {
       prepared_ = true;
       try {
-        std::vector<Marker> markers = evidence_markers(patch_, strip_, options);
+        std::vector<Marker> markers = extracted_.valid()
+                                          ? extracted_.get().at(index_)
+                                          : evidence_markers(patch_, strip_, options.markers);
         if (!markers.empty()) searcher_.emplace(std::move(markers));
       } catch (const Error&) {
         prepare_failed_ = true;
@@ -325,7 +324,9 @@ class PatchEvidence {
   }
 
   const Patch& patch_;
+  std::size_t index_;
   unsigned strip_;
+  std::shared_future<std::vector<std::vector<Marker>>> extracted_;
   std::vector<File> files_;
   std::mutex mutex_;
   bool prepared_ = false;
@@ -379,6 +380,17 @@ unsigned thread_count(const VerifyOptions& options, std::size_t jobs) {
 }
 
 }  // namespace
+
+std::vector<Marker> evidence_markers(const Patch& patch, unsigned strip,
+                                     const std::vector<Marker>& given) {
+  // At most kMaxEvidenceMarkers: each is a pass over the verified files.
+  std::vector<Marker> markers = given;
+  for (Marker& m : extract_markers(patch, strip, kMaxEvidenceMarkers)) {
+    if (markers.size() >= kMaxEvidenceMarkers) break;
+    markers.push_back(std::move(m));
+  }
+  return markers;
+}
 
 PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options) {
   FileCache cache;
@@ -489,14 +501,16 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   }
   // The searchers of the patches' evidence (marker extraction: a fifth of a 7-file patch's
   // run, 0.5 ms on the H200 host) are made on a thread of their own from here when the run has
-  // several, while the files to relocate are found and the first files verified: made by the
-  // thread that verifies files, they delayed them, and a file's search waits for its patch's
-  // searcher anyway (PatchEvidence::prepare()).
+  // several and the caller did not extract the markers ahead (VerifyOptions::evidence_markers),
+  // while the files to relocate are found and the first files verified: made by the thread
+  // that verifies files, they delayed them, and a file's search waits for its patch's searcher
+  // anyway (PatchEvidence::prepare()).
   std::vector<std::unique_ptr<PatchEvidence>> evidence;
   for (std::size_t i = 0; i < patches.size(); ++i)
-    evidence.push_back(std::make_unique<PatchEvidence>(patches[i], strips[i]));
+    evidence.push_back(
+        std::make_unique<PatchEvidence>(patches[i], i, strips[i], options.evidence_markers));
   std::future<void> prepared;
-  if (!more_trees.empty() && options.evidence)
+  if (!more_trees.empty() && options.evidence && !options.evidence_markers.valid())
     prepared = std::async(std::launch::async, [&evidence, &options] {
       for (const std::unique_ptr<PatchEvidence>& e : evidence) e->prepare_early(options);
     });
