@@ -365,10 +365,12 @@ class SingleUse {
 };
 
 /// verify() over `cache`; with `release`, files named by one file patch of the run leave it
-/// once done (SingleUse), else it holds every file read afterwards (verify_with()).
+/// once done (SingleUse), else it holds every file read afterwards (verify_with()). With
+/// `reopen`, up to `threads` threads verify the file patches, each extra one over its own
+/// reopen->open_again() handle (one thread when there is none).
 VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
                         const VerifyOptions& options, FileCache& cache, bool release,
-                        const std::vector<std::unique_ptr<Tree>>& more_trees = {});
+                        const Tree* reopen = nullptr, unsigned threads = 1);
 
 /// The threads verify() uses for `jobs` file patches: options.threads (0: one per CPU), at
 /// most kMaxVerifyThreads and one per file patch.
@@ -407,17 +409,11 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options) {
   const StatCache cached(tree);
-  // One more handle on the tree per extra thread; with none to be had, one thread.
-  std::vector<std::unique_ptr<Tree>> more_trees;
   std::size_t file_patches = 0;
   for (const Patch& p : patches) file_patches += p.files.size();
-  for (unsigned k = 1; k < thread_count(options, file_patches); ++k) {
-    std::unique_ptr<Tree> handle = tree.open_again();
-    if (!handle) break;
-    more_trees.push_back(std::move(handle));
-  }
   FileCache cache;
-  return verify_run(patches, cached, options, cache, true, more_trees);
+  return verify_run(patches, cached, options, cache, true, &tree,
+                    thread_count(options, file_patches));
 }
 
 VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& tree,
@@ -486,7 +482,16 @@ struct Worker {
 
 VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
                         const VerifyOptions& options, FileCache& cache, bool release,
-                        const std::vector<std::unique_ptr<Tree>>& more_trees) {
+                        const Tree* reopen, unsigned threads) {
+  // A handle on the tree per extra thread, opened as the threads are known to be needed (each
+  // costs system calls); with none to be had, one thread.
+  std::vector<std::unique_ptr<Tree>> handles;
+  const auto open_handle = [&] {
+    std::unique_ptr<Tree> handle = reopen != nullptr ? reopen->open_again() : nullptr;
+    if (handle) handles.push_back(std::move(handle));
+    return handles.size();
+  };
+  if (threads > 1 && open_handle() == 0) threads = 1;
   VerifyReport report;
   report.target = tree.name();
   report.series = options.series;
@@ -510,7 +515,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     evidence.push_back(
         std::make_unique<PatchEvidence>(patches[i], i, strips[i], options.evidence_markers));
   std::future<void> prepared;
-  if (!more_trees.empty() && options.evidence && !options.evidence_markers.valid())
+  if (threads > 1 && options.evidence && !options.evidence_markers.valid())
     prepared = std::async(std::launch::async, [&evidence, &options] {
       for (const std::unique_ptr<PatchEvidence>& e : evidence) e->prepare_early(options);
     });
@@ -579,16 +584,13 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   // patch is verified alone against the tree here, so they are shared out among threads
   // (each with its own handle on the tree and its own caches, the relocation search shared
   // read-only); their caches join the run's for the series passes, which follow in order.
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (const std::unique_ptr<Tree>& handle : more_trees)
-    workers.push_back(std::make_unique<Worker>(*handle, ctx));
   const SingleUse single_use(patches, strips);
   for (std::size_t i = 0; i < patches.size(); ++i)
     report.patches.push_back(start_report(patches[i], options, strips[i]));
-  const std::vector<std::vector<FileJob>> jobs =
-      file_jobs(patches, strips, workers.empty() ? 1 : workers.size() + 1);
-  if (workers.size() >= jobs.size()) workers.resize(jobs.empty() ? 0 : jobs.size() - 1);
-  if (!workers.empty()) {
+  const std::vector<std::vector<FileJob>> jobs = file_jobs(patches, strips, threads);
+  threads =
+      static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(jobs.size(), 1)));
+  if (threads > 1) {
     // No more threads than the work keeps busy: a run lasts at least as long as its largest
     // group, so many more than total / largest threads finish no sooner, and each costs its
     // start (a stack, a malloc arena, their page faults): one 7-file patch took 7 threads on a
@@ -618,7 +620,12 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     // neighbour's files (the 7-file patch on the H200 host: 3 threads finish 0.2-0.3 ms
     // sooner than 2, 5-8 % of the run).
     const std::size_t useful = (total + largest - 1) / largest + 1;  // largest >= 1
-    if (workers.size() + 1 > useful) workers.resize(useful - 1);
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, useful));
+  }
+  std::vector<std::unique_ptr<Worker>> workers;
+  while (workers.size() + 1 < threads) {
+    if (workers.size() == handles.size() && open_handle() == workers.size()) break;  // no more
+    workers.push_back(std::make_unique<Worker>(*handles[workers.size()], ctx));
   }
   std::atomic<std::size_t> next{0};
   auto work = [&](Context& c) {
