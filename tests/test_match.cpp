@@ -1356,6 +1356,84 @@ TEST(MatchDifferential, RepetitiveFilesAgreeWithANaiveReference) {
   differential(777, 20, 150, 300, 2, 120, 12);
 }
 
+// Hunks cut from the file itself, as real patches are (their context and removed lines stand
+// in the file, their added lines may stand nowhere, or elsewhere), over 40 distinct lines, with
+// headers moved off by a few lines: images found at their expected line, at an offset, both,
+// or nowhere, and images whose lines, or pairs of consecutive lines, stand nowhere in the file
+// (which the matcher rules out without searching).
+TEST(MatchDifferential, HunksCutFromTheFileAgreeWithANaiveReference) {
+  std::mt19937 rng(2026);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::vector<std::string> alphabet;
+  for (int i = 0; i < 40; ++i) alphabet.push_back("token " + std::to_string(i * 7919 % 1000));
+  int compared = 0, both = 0, applied = 0, applicable = 0;
+  for (int file_no = 0; file_no < 400; ++file_no) {
+    const int n = pick(1, 120);
+    std::vector<std::string> lines;
+    for (int i = 0; i < n; ++i) lines.push_back(alphabet[static_cast<std::size_t>(pick(0, 39))]);
+    std::string content;
+    for (const std::string& l : lines) content += l + "\n";
+    if (pick(0, 4) == 0) content.pop_back();  // no final newline
+    const FileText text(content);
+    for (int set = 0; set < 4; ++set) {
+      std::vector<Hunk> hunks;
+      int from = 0;
+      for (int h = 0; h < pick(1, 4) && from < n; ++h) {
+        const int start = pick(from, n - 1);
+        const int span = pick(1, std::min(8, n - start));
+        Hunk hunk;
+        for (int i = start; i < start + span; ++i) {
+          HunkLine hl;
+          // The file's line as context or removed line (this pre-image stands in the file),
+          // or as an added line (the post-image then does, when nothing else was removed).
+          const int kind = pick(0, 5);
+          hl.kind =
+              kind < 3 ? LineKind::kContext : (kind < 5 ? LineKind::kRemoved : LineKind::kAdded);
+          hl.text = text.line(static_cast<std::size_t>(i));
+          hunk.lines.push_back(hl);
+          if (pick(0, 3) == 0) {  // an added line from the alphabet, or from nowhere
+            HunkLine added;
+            added.kind = LineKind::kAdded;
+            added.text = pick(0, 1) == 0
+                             ? std::string_view(alphabet[static_cast<std::size_t>(pick(0, 39))])
+                             : std::string_view("new line nowhere in the file");
+            hunk.lines.push_back(added);
+          }
+        }
+        if (start + span == n && pick(0, 1) == 0 && content.back() != '\n')
+          hunk.lines.back().no_newline_at_eof = true;
+        const int shift = pick(-3, 3);
+        hunk.old_start = static_cast<std::uint32_t>(std::max(0, start + 1 + shift));
+        hunk.new_start = static_cast<std::uint32_t>(std::max(0, start + 1 + shift + pick(0, 2)));
+        hunk.old_lines = static_cast<std::uint32_t>(hunk.lines.size() - hunk.added());
+        hunk.new_lines = static_cast<std::uint32_t>(hunk.lines.size() - hunk.removed());
+        hunks.push_back(std::move(hunk));
+        from = start + span;
+      }
+      if (hunks.empty()) continue;
+      MatchOptions options;
+      options.fuzz = static_cast<unsigned>(pick(0, 2));
+      options.ignore_whitespace = pick(0, 4) == 0;
+      options.drift = false;
+      const std::vector<HunkMatch> want = ref_match(content, hunks, options);
+      const std::vector<HunkMatch> got = match_hunks(text, hunks, options);
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        ++compared;
+        both += want[k].both_images ? 1 : 0;
+        applied += want[k].status == kApplied ? 1 : 0;
+        applicable += want[k].status == kApplicable ? 1 : 0;
+        ASSERT_TRUE(is_match(got[k], want[k].status, want[k].line, want[k].offset, want[k].fuzz,
+                             want[k].both_images, want[k].diagnostic))
+            << "file " << file_no << " set " << set << " hunk " << k;
+      }
+    }
+  }
+  EXPECT_GT(applied, compared / 10);
+  EXPECT_GT(applicable, compared / 10);
+  EXPECT_GT(both, 10);
+}
+
 TEST(MatchDiagnostics, ConflictReportsTheNearMiss) {
   const std::string file = "a\nb\nc\nX\ne\nf\n";
   const auto r = match(file, "@@ -2,4 +2,4 @@\n b\n c\n-d\n+D\n e\n");

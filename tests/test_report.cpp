@@ -251,6 +251,13 @@ TEST(ReportJson, StreamedDocumentEqualsTheWholeDump) {
   VerifyReport odd = sample_report();
   odd.patches[0].files[0].old_path = "a/caf\xe9\x1b.py";
   odd.patches[0].subject = "quote \" and \\ and \n";
+  // Every byte value (NUL, each control character, DEL, lone and misplaced UTF-8 bytes) and
+  // well-formed 2-, 3- and 4-byte sequences: escaped and replaced as nlohmann's dump does.
+  std::string every_byte;
+  for (int c = 0; c < 256; ++c) every_byte += static_cast<char>(c);
+  odd.patches[0].files[0].reason =
+      every_byte + "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xed\xa0\x80";
+  odd.patches[0].files[0].hunks[0].match.diagnostic = "tab\there\r\f\b\x7f";
   odd.patches[1].files.clear();
   VerifyReport many = sample_report();
   for (int i = 0; i < 2000; ++i)  // more than one 1 MiB piece

@@ -635,7 +635,9 @@ TEST(Series, ThreadsShareThePatchesAndTheReportIsTheSameForAnyCount) {
       options.search_root = dir.path().string();
       options.threads = threads;
       const VerifyReport r = verify(series, tree, options);
-      EXPECT_EQ(opened, static_cast<int>(threads) - 1) << "threads " << threads;
+      // A handle per extra thread the work keeps busy: three groups of file patches (k.py,
+      // moved.py, gone.py), at most three threads.
+      EXPECT_EQ(opened, static_cast<int>(std::min(threads, 3u)) - 1) << "threads " << threads;
       ASSERT_EQ(r.patches.size(), 10u);
       EXPECT_TRUE(r.patches[8].files.at(0).relocated) << r.patches[8].files[0].relocation;
       for (std::size_t j = 0; j < 8; ++j)

@@ -24,12 +24,6 @@ constexpr const char* kLogExitCodesHelp =
     "     the tip is partial, conflict or unknown\n"
     "  3  could not verify (bad patch, unknown revision, not a git repository, usage error)\n";
 
-std::vector<unsigned> strips_of(const VerifyReport& report) {
-  std::vector<unsigned> strips;
-  for (const PatchReport& p : report.patches) strips.push_back(p.strip);
-  return strips;
-}
-
 /// Writes `text` with the repository lines inserted after its first ("target:") line.
 std::string with_repository(std::string text, const std::optional<RepositoryFacts>& facts,
                             bool color) {
@@ -46,15 +40,15 @@ std::string dump(const nlohmann::ordered_json& doc) {
 
 /// The paths whose uncommitted changes matter: those the patches name, and where a relocated
 /// file was read instead.
-std::vector<std::string> paths_read(const std::vector<Patch>& patches, const VerifyReport& report,
+std::vector<std::string> paths_read(const std::vector<Patch>& patches,
+                                    const std::vector<unsigned>& strips,
+                                    const std::vector<std::string>& relocated,
                                     const std::string& prefix) {
-  std::vector<std::string> out = touched_paths(patches, strips_of(report), prefix);
-  for (const PatchReport& p : report.patches)
-    for (const FileReport& f : p.files)
-      if (f.relocated && f.target_path) {
-        std::string full = prefix + *f.target_path;
-        if (std::find(out.begin(), out.end(), full) == out.end()) out.push_back(std::move(full));
-      }
+  std::vector<std::string> out = touched_paths(patches, strips, prefix);
+  for (const std::string& path : relocated) {
+    std::string full = prefix + path;
+    if (std::find(out.begin(), out.end(), full) == out.end()) out.push_back(std::move(full));
+  }
   return out;
 }
 
@@ -82,21 +76,37 @@ std::shared_ptr<const KnownBlobIds> work_tree_blob_ids(const std::string& target
   return index_blob_ids(*root, *prefix, touched_paths(patches, strips, ""));
 }
 
+std::vector<unsigned> strips_of(const VerifyReport& report) {
+  std::vector<unsigned> strips;
+  for (const PatchReport& p : report.patches) strips.push_back(p.strip);
+  return strips;
+}
+
+std::vector<std::string> relocated_paths(const VerifyReport& report) {
+  std::vector<std::string> out;
+  for (const PatchReport& p : report.patches)
+    for (const FileReport& f : p.files)
+      if (f.relocated && f.target_path) out.push_back(*f.target_path);
+  return out;
+}
+
 std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
                                                const std::vector<Patch>& patches,
-                                               const VerifyReport& report) {
+                                               const std::vector<unsigned>& strips,
+                                               const std::vector<std::string>& relocated) {
   const std::optional<std::string> root = find_git_work_tree(target);
   if (!root) return std::nullopt;  // stat only: plain trees skip libgit2
   // Read from the git directory where it can be told so (no libgit2: its loading and start-up
   // alone cost about 8 ms, and its status reads the whole index into memory); libgit2 otherwise.
   if (const std::optional<std::string> prefix = prefix_in(*root, target)) {
     if (std::optional<RepositoryFacts> facts =
-            read_work_tree_facts(*root, paths_read(patches, report, *prefix)))
+            read_work_tree_facts(*root, paths_read(patches, strips, relocated, *prefix)))
       return facts;
   }
   try {
     std::unique_ptr<GitRepository> repo = GitRepository::open(target);
-    RepositoryFacts facts = repo->facts(paths_read(patches, report, repo->prefix_of(target)));
+    RepositoryFacts facts =
+        repo->facts(paths_read(patches, strips, relocated, repo->prefix_of(target)));
     if (work_tree_may_have_split_index(*root)) {
       // libgit2 1.5 reads a split index's own part only and calls a modified file clean: an
       // empty list would be a lie.

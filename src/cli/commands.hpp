@@ -262,12 +262,20 @@ int run_log(const LogCommandOptions& options);
 int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches,
                          ReportSink& sink);
 
-
-/// Repository facts for a work-tree run, or std::nullopt when TARGET is not in a git work tree
-/// (checked with stat(2) before libgit2 is loaded) or the repository cannot be opened.
+/// Repository facts for a work-tree run over the paths `patches` touch at `strips` and the
+/// `relocated` paths read instead (relocated_paths()), or std::nullopt when TARGET is not in a
+/// git work tree (checked with stat(2) before libgit2 is loaded) or the repository cannot be
+/// opened.
 std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
                                                const std::vector<Patch>& patches,
-                                               const VerifyReport& report);
+                                               const std::vector<unsigned>& strips,
+                                               const std::vector<std::string>& relocated);
+
+/// Each patch's strip level as `report` used it.
+std::vector<unsigned> strips_of(const VerifyReport& report);
+
+/// The target paths of `report`'s relocated files (read instead of the paths the patches name).
+std::vector<std::string> relocated_paths(const VerifyReport& report);
 
 /// The blob ids TARGET's git index vouches for, for the paths `patches` touch at `strips`
 /// (index_blob_ids()): handed to the tree so that verify hashes only files changed since git

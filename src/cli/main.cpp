@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <array>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <string_view>
@@ -28,6 +30,24 @@ sm120check::cli::Setup setup_for(std::string_view command, int argc, char** argv
   for (int i = 2; i < argc; ++i)
     if (names_command(argv[i])) return sm120check::cli::Setup::kFull;
   return sm120check::cli::Setup::kNameOnly;
+}
+
+/// Ends the process with `code` once a command has run: its output is written (reports with
+/// write(2); standard output's stdio buffer is flushed here), and what remains to tear down
+/// (the option parser, the libraries' globals, atexit handlers, a loaded NVML) costs only time:
+/// 0.1 ms of a 3.5 ms verify on the H200 host. Under AddressSanitizer the process returns from
+/// main as usual, so that its leak check runs.
+int exit_now(int code) {
+#if defined(__SANITIZE_ADDRESS__)
+  return code;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return code;
+#endif
+#endif
+  std::cout.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 }  // namespace
@@ -63,14 +83,14 @@ int main(int argc, char** argv) {
     cmd->set_version_flag("--version", version);
   try {
     app.parse(argc, argv);
-    if (verify_cmd->parsed()) return run_verify(verify_options);
-    if (show_cmd->parsed()) return run_show(show_options);
-    if (grep_cmd->parsed()) return run_grep(grep_options);
-    if (gpu_cmd->parsed()) return run_gpu(gpu_options);
-    if (log_cmd->parsed()) return run_log(log_options);
-    if (apply_cmd->parsed()) return run_apply(apply_options);
-    if (scan_cmd->parsed()) return run_scan(scan_options);
-    if (kernels_cmd->parsed()) return run_kernels(kernels_options);
+    if (verify_cmd->parsed()) return exit_now(run_verify(verify_options));
+    if (show_cmd->parsed()) return exit_now(run_show(show_options));
+    if (grep_cmd->parsed()) return exit_now(run_grep(grep_options));
+    if (gpu_cmd->parsed()) return exit_now(run_gpu(gpu_options));
+    if (log_cmd->parsed()) return exit_now(run_log(log_options));
+    if (apply_cmd->parsed()) return exit_now(run_apply(apply_options));
+    if (scan_cmd->parsed()) return exit_now(run_scan(scan_options));
+    if (kernels_cmd->parsed()) return exit_now(run_kernels(kernels_options));
     std::cerr << app.help()
               << "\nsm120check: error: no command given (use verify, apply, scan, kernels, show, "
                  "grep, gpu or log)\n";

@@ -854,10 +854,25 @@ IndexScan read_index(const std::string& path, const std::vector<std::string>& wa
 // ---------------------------------------------------------------------------------------------
 // One touched path against its index entry.
 
+/// exists() of each path asked, looked up once: the attribute files every touched path shares
+/// (the global ones, those of the folders above it) cost one lstat(2) per run of the caller,
+/// not one per path (7 paths under 2-level folders asked 35, all missing).
+class ExistsOnce {
+ public:
+  bool operator()(const std::string& path) {
+    const auto [it, added] = known_.try_emplace(path, false);
+    if (added) it->second = exists(path);
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, bool> known_;
+};
+
 /// Whether an attribute file could apply a filter or an end-of-line conversion to `path`
 /// (relative to root): then its blob id cannot be computed from the raw bytes here.
 bool attributes_may_apply(const std::string& root, const std::string& common_dir,
-                          const Config& config, const std::string& path) {
+                          const Config& config, const std::string& path, ExistsOnce& exists) {
   if (config.has("core.attributesfile") || config.has("core.eol") ||
       (config.has("core.autocrlf") && lower(config.values.at("core.autocrlf")) != "false"))
     return true;
@@ -893,7 +908,7 @@ bool same_stat_data(const IndexEntry& ie, const struct stat& st) {
 /// True when the work-tree file differs from its index entry as `git status` sees it.
 bool differs_from_index(const std::string& root, const std::string& common_dir,
                         const Config& config, const std::string& path, const IndexEntry& ie,
-                        const struct timespec& index_mtime) {
+                        const struct timespec& index_mtime, ExistsOnce& exists) {
   if (ie.skip_worktree) throw CannotTell{};
   if (ie.intent_to_add) return true;
   if (ie.assume_valid) return false;  // `git update-index --assume-unchanged`: git trusts it
@@ -926,7 +941,7 @@ bool differs_from_index(const std::string& root, const std::string& common_dir,
     target.resize(static_cast<std::size_t>(n));
     content = std::move(target);
   } else {
-    if (attributes_may_apply(root, common_dir, config, path)) throw CannotTell{};
+    if (attributes_may_apply(root, common_dir, config, path, exists)) throw CannotTell{};
     std::optional<std::string> c = read_small_file(full, std::size_t{1} << 31);
     if (!c) return true;
     content = std::move(*c);
@@ -1055,6 +1070,7 @@ std::shared_ptr<const KnownBlobIds> index_blob_ids(const std::string& root,
     wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
     const IndexScan scan = read_index(repo->git_dir + "/index", wanted, true, IndexRead::search);
     auto ids = std::make_shared<IndexBlobIds>();
+    ExistsOnce attribute_files;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
       if (!scan.found[i] || scan.conflicted[i]) continue;
       const IndexEntry& ie = *scan.found[i];
@@ -1063,7 +1079,7 @@ std::shared_ptr<const KnownBlobIds> index_blob_ids(const std::string& root,
       // their way into the blob (git hashes the filtered content).
       if ((ie.mode & 0170000) != 0100000 || ie.skip_worktree || ie.assume_valid ||
           ie.intent_to_add || ie.size == 0 || racily_clean(ie, scan.index_mtime) ||
-          attributes_may_apply(root, repo->common_dir, config, wanted[i]))
+          attributes_may_apply(root, repo->common_dir, config, wanted[i], attribute_files))
         continue;
       ids->entries.emplace(wanted[i].substr(prefix.size()), ie);
     }
@@ -1117,6 +1133,7 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
     // HEAD's tree (what `git commit` and `git reset` leave); otherwise libgit2 compares them.
     if (!scan.root_tree || *scan.root_tree != commit_tree_id(common_dir, f.head))
       return std::nullopt;
+    ExistsOnce attribute_files;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
       const std::string& path = wanted[i];
       if (scan.conflicted[i]) {
@@ -1131,7 +1148,8 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
         if (errno != ENOENT && errno != ENOTDIR) return std::nullopt;
         continue;
       }
-      if (differs_from_index(root, common_dir, config, path, *scan.found[i], scan.index_mtime))
+      if (differs_from_index(root, common_dir, config, path, *scan.found[i], scan.index_mtime,
+                             attribute_files))
         f.dirty.push_back(path);
     }
     return f;

@@ -214,14 +214,14 @@ void look_up(std::vector<std::vector<Candidate>>& hunks, std::vector<std::size_t
 /// before. std::nullopt when a hunk would need a candidate past its first known[h].
 std::optional<std::vector<std::vector<std::size_t>>> choose(
     const std::vector<std::vector<Candidate>>& hunks, const std::vector<std::size_t>& known,
-    const std::unordered_set<std::string>& taken) {
+    const std::unordered_set<std::string_view>& taken) {
   std::vector<std::vector<std::size_t>> chosen(hunks.size());
   std::unordered_set<std::string_view> mine;
   for (std::size_t h = 0; h < hunks.size(); ++h) {
     for (std::size_t i = 0; i < hunks[h].size() && chosen[h].size() < kMaxMarkersPerHunk; ++i) {
       if (i >= known[h]) return std::nullopt;
       const Candidate& c = hunks[h][i];
-      if (c.in_pre_image || taken.count(std::string(c.text)) != 0 || !mine.insert(c.text).second)
+      if (c.in_pre_image || taken.count(c.text) != 0 || !mine.insert(c.text).second)
         continue;
       chosen[h].push_back(i);
     }
@@ -296,19 +296,20 @@ std::string_view marker_view(std::string_view line) {
 std::vector<Marker> extract_markers(const Patch& patch, unsigned strip,
                                     std::size_t max_hunk_markers) {
   std::vector<Marker> out;
+  // The texts chosen so far (fixed-string trailers, then hunk markers): views into the patch.
+  std::unordered_set<std::string_view> taken;
   std::string_view msg = patch.message;
   while (!msg.empty()) {
     std::size_t nl = msg.find('\n');
     std::string_view line = trim(msg.substr(0, nl));
     msg.remove_prefix(nl == msg.npos ? msg.size() : nl + 1);
-    if (auto v = trailer_value(line, kMarkerRegexTrailer); v && !v->empty())
+    if (auto v = trailer_value(line, kMarkerRegexTrailer); v && !v->empty()) {
       out.push_back({std::string(*v), true, Marker::Origin::kTrailer, {}});
-    else if (auto f = trailer_value(line, kMarkerTrailer); f && !f->empty())
+    } else if (auto f = trailer_value(line, kMarkerTrailer); f && !f->empty()) {
       out.push_back({std::string(*f), false, Marker::Origin::kTrailer, {}});
+      taken.insert(*f);
+    }
   }
-  std::unordered_set<std::string> taken;
-  for (const Marker& m : out)
-    if (!m.regex) taken.insert(m.text);
   const std::size_t trailers = out.size();
   for (const FilePatch& fp : patch.files) {
     if (out.size() - trailers >= max_hunk_markers) break;
@@ -331,7 +332,7 @@ std::vector<Marker> extract_markers(const Patch& patch, unsigned strip,
     std::string file = file_of(fp, strip);
     for (std::size_t h = 0; h < hunks.size(); ++h)
       for (std::size_t i : (*chosen)[h]) {
-        taken.insert(std::string(hunks[h][i].text));
+        taken.insert(hunks[h][i].text);
         out.push_back({std::string(hunks[h][i].text), false, Marker::Origin::kHunk, file});
       }
   }

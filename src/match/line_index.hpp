@@ -145,6 +145,29 @@ inline u64 hash_text(std::string_view s) {
   return mix(fold_mul(a ^ k2 ^ h, b ^ k3));
 }
 
+/// A cheap fingerprint of a line: its length and its first, middle and last 8 bytes (fewer,
+/// overlapping, in a shorter line), mixed. Equal lines have equal ones; unequal lines rarely
+/// do (a collision only keeps the matcher from ruling a place out: see ImageAbsence).
+inline u64 line_print(std::string_view s) {
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  u64 a = 0, b = 0, c = 0;
+  if (n >= 8) {
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + n - 8, 8);
+    if (n > 16) std::memcpy(&c, p + n / 2 - 4, 8);
+  } else if (n >= 4) {
+    std::uint32_t x = 0, y = 0;
+    std::memcpy(&x, p, 4);
+    std::memcpy(&y, p + n - 4, 4);
+    a = x;
+    b = y;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) a = a << 8 | static_cast<unsigned char>(p[i]);
+  }
+  return mix(fold_mul(a ^ 0xa0761d6478bd642fULL, b ^ 0xe7037ed1a0b428dbULL) ^ c ^ (n << 48));
+}
+
 /// A line's value in the polynomial hash: plain, or flagged (last line without final newline).
 inline u64 line_value(u64 h, bool flagged) {
   return mod_reduce(flagged ? mix(h ^ keys().flag) : h);
@@ -316,6 +339,8 @@ struct SectionIndex {
 
 struct MatchCache {
   SectionIndex sections;
+  /// line_print() of each line (empty until the matcher's absence pass needs them).
+  std::vector<std::uint64_t> prints;
   std::vector<std::uint64_t> pow;  ///< base^i mod kMod, i = 0..size()
   std::array<ModeData, kTextModeCount> modes;
   /// The mode whose data a mode uses (a mode that changes no line shares the exact mode's).
@@ -618,6 +643,23 @@ enum class Anchor {
   kExpected,  ///< only at the expected line (a hunk without context at either edge)
 };
 
+/// The lines of one image (by index in the image) that no line of the file equals, and the
+/// pairs of consecutive image lines that no two consecutive lines of the file equal (exact
+/// comparison, end-of-file flags aside): an image range holding one matches nowhere in the file.
+struct ImageAbsence {
+  std::vector<std::uint32_t> lines;  ///< ascending
+  std::vector<std::uint32_t> pairs;  ///< j for the pair of lines j and j + 1; ascending
+  /// True when image lines [first, first + count) hold an absent line or pair.
+  bool within(std::size_t first, std::size_t count) const {
+    const auto any_in = [](const std::vector<std::uint32_t>& v, std::size_t lo, std::size_t hi) {
+      const auto it = std::lower_bound(v.begin(), v.end(), lo);
+      return it != v.end() && *it < hi;
+    };
+    return count > 0 &&
+           (any_in(lines, first, first + count) || any_in(pairs, first, first + count - 1));
+  }
+};
+
 /// What one image's search asks for: compare image lines [first, first + count) with the file,
 /// starting no earlier than `lo`, nearest to `expected` (0-based line of image line `first`).
 struct Probe {
@@ -628,6 +670,9 @@ struct Probe {
   std::size_t lo = 0;
   bool strict_eof = true;  ///< honour the end-of-file newline flags
   Anchor anchor = Anchor::kNone;
+  /// The image's lines and pairs that stand nowhere in the file, when known (kExact only): a
+  /// probe holding one is not searched for.
+  const ImageAbsence* absent = nullptr;
 };
 
 /// True when image lines [first, first + count) of `img` equal the file's lines from `pos`

@@ -38,6 +38,9 @@ MatchCache& match_cache(const FileText& file) {
 
 FileText::FileText(std::string content) : content_(std::move(content)) {
   const std::string_view all(content_);  // one pass: the vector grows as lines are found
+  // Room for lines of 32 bytes on average (source code's are 30-45): most files are split
+  // without a reallocation, which copied the views made so far and faulted in new pages.
+  lines_.reserve(all.size() / 32 + 1);
   std::size_t start = 0;
   while (start < all.size()) {
     const std::size_t nl = all.find('\n', start);
@@ -172,11 +175,13 @@ class Matcher {
     Coords coords = Coords::kOwn;                          // the header lines it counts from
     const std::vector<std::optional<Place>> by_order =
         options_.drift ? identical_hunks(hunks) : std::vector<std::optional<Place>>(hunks.size());
+    find_absent(hunks);
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       images_.build(hunks[k]);
       running[k] = offset;
-      HunkMatch m = by_order[k] && by_order[k]->pos >= lo ? at_place(hunks[k], *by_order[k])
-                                                          : match_one(hunks[k], lo, offset, coords);
+      HunkMatch m = by_order[k] && by_order[k]->pos >= lo
+                        ? at_place(hunks[k], *by_order[k])
+                        : match_one(hunks[k], k, lo, offset, coords);
       if (found(m)) {
         offset = m.offset;
         coords = m.status == HunkStatus::kApplied ? Coords::kPost : Coords::kPre;
@@ -276,6 +281,86 @@ class Matcher {
       std::sort(claimed.begin(), claimed.end());
     }
   };
+
+  /// Fills absent_: per hunk, the lines and the pairs of consecutive lines of its pre- and
+  /// post-image that stand nowhere in the file (ImageAbsence), for all the hunks in one pass
+  /// over the file's lines (their fingerprints, line_print(): kept in the file's MatchCache). A
+  /// tree holds most hunks' images at their expected lines and the other image nowhere: found
+  /// so, find() needs no line index (hashes of every line, their prefix hashes and the
+  /// occurrence index were most of a 7-file patch's time). Exact comparison only: with
+  /// --ignore-whitespace every image is searched for. O(file lines + hunk lines).
+  void find_absent(const std::vector<Hunk>& hunks) {
+    absent_.assign(hunks.size(), {});
+    if (base_mode_ != TextMode::kExact || n_ == 0 || hunks.empty()) return;
+    std::vector<u64>& prints = cache_.prints;
+    if (prints.size() != n_) {
+      prints.resize(n_);
+      for (std::size_t i = 0; i < n_; ++i) prints[i] = line_print(file_.line(i));
+    }
+    // The queries: each image line's fingerprint, and each pair's (the two lines' mixed), in an
+    // open-addressing table. A key of the file's lines or pairs equal to a query's marks it
+    // found: a collision (fingerprints, or a line's key equal to a pair's) only keeps an image
+    // searched for.
+    const auto pair_key = [](u64 a, u64 b) { return mix(a + 0x9E3779B97F4A7C15ULL * b); };
+    // Per hunk, its pre-image's lines' fingerprints then its post-image's.
+    std::vector<std::array<std::vector<u64>, 2>> images(hunks.size());
+    std::vector<u64> keys;
+    for (std::size_t k = 0; k < hunks.size(); ++k)
+      for (const bool post : {false, true}) {
+        std::vector<u64>& lines = images[k][post ? 1 : 0];
+        for (const HunkLine& l : hunks[k].lines)
+          if (l.kind != (post ? LineKind::kRemoved : LineKind::kAdded))
+            lines.push_back(line_print(l.text));
+        for (std::size_t j = 0; j < lines.size(); ++j) {
+          keys.push_back(lines[j]);
+          if (j + 1 < lines.size()) keys.push_back(pair_key(lines[j], lines[j + 1]));
+        }
+      }
+    std::size_t cap = 16;
+    while (cap < 2 * keys.size()) cap *= 2;
+    const std::size_t mask = cap - 1;
+    std::vector<u64> table(cap, 0);  // key | 1 (never 0), 0 for a free slot
+    std::vector<unsigned char> found(cap, 0);
+    const auto slot_of = [&](u64 key) {
+      key |= 1;
+      std::size_t s = static_cast<std::size_t>(key) & mask;
+      while (table[s] != 0 && table[s] != key) s = (s + 1) & mask;
+      return s;
+    };
+    // A bit per key's top 16 bits in front of the table: most of the file's lines and pairs
+    // are no query, and are passed over on one load.
+    std::vector<u64> bloom(1024, 0);
+    const auto bit = [](u64 key) { return key >> 48; };
+    for (const u64 key : keys) {
+      table[slot_of(key)] = key | 1;
+      bloom[bit(key) >> 6] |= u64{1} << (bit(key) & 63);
+    }
+    const auto mark = [&](u64 key) {
+      if ((bloom[bit(key) >> 6] >> (bit(key) & 63) & 1) == 0) return;
+      const std::size_t s = slot_of(key);
+      if (table[s] != 0) found[s] = 1;
+    };
+    for (std::size_t i = 0; i < n_; ++i) {
+      mark(prints[i]);
+      if (i > 0) mark(pair_key(prints[i - 1], prints[i]));
+    }
+    const auto is_found = [&](u64 key) { return found[slot_of(key)] != 0; };
+    for (std::size_t k = 0; k < hunks.size(); ++k)
+      for (const bool post : {false, true}) {
+        const std::vector<u64>& lines = images[k][post ? 1 : 0];
+        ImageAbsence& a = absent_[k][post ? 1 : 0];
+        for (std::size_t j = 0; j < lines.size(); ++j) {
+          if (!is_found(lines[j])) a.lines.push_back(static_cast<std::uint32_t>(j));
+          if (j + 1 < lines.size() && !is_found(pair_key(lines[j], lines[j + 1])))
+            a.pairs.push_back(static_cast<std::uint32_t>(j));
+        }
+      }
+  }
+
+  /// What find_absent() found for hunk `k`'s post-image (`post`) or pre-image.
+  const ImageAbsence* absence(std::size_t k, bool post) const {
+    return k < absent_.size() ? &absent_[k][post ? 1 : 0] : nullptr;
+  }
 
   /// A place an image stands at: 0-based first line, and which image.
   struct Place {
@@ -637,16 +722,14 @@ class Matcher {
   std::optional<std::size_t> find(TextMode mode, ImageText& img, const Probe& p) {
     if (p.count == 0) return clamp_line(p.expected, std::min(p.lo, n_), n_);
     if (p.count > n_ || p.lo > n_ - p.count) return std::nullopt;
-    FileSide fs(file_, cache_, mode);
     const std::size_t hi = n_ - p.count;
     const auto lo64 = static_cast<std::int64_t>(p.lo);
     const auto hi64 = static_cast<std::int64_t>(hi);
     const bool strict = p.strict_eof;
-    const u64 target = img.window(p.first, p.count, strict, cache_.pow);
-    auto check = [&](std::size_t pos) {
-      const u64 h = strict ? fs.window(pos, p.count) : fs.window_plain(pos, p.count);
-      return h == target && verify(mode, img, p, pos);
-    };
+    // A place tried on its own is compared line by line (equal lines hash equally: the hashes
+    // would say no more); the file's line index is built for a search only, and not even then
+    // for an image holding a line or a pair of lines that stands nowhere in the file.
+    const auto at = [&](std::size_t pos) { return verify(mode, img, p, pos); };
     // Anchored images have one place to be: the file's start (after the context fuzz dropped),
     // its end (before it), or the expected line.
     std::optional<std::size_t> only;
@@ -666,16 +749,23 @@ class Matcher {
         break;
     }
     if (only) {
-      if (*only < p.lo || *only > hi || !check(*only)) return std::nullopt;
+      if (*only < p.lo || *only > hi || !at(*only)) return std::nullopt;
       return only;
     }
-    if (p.expected >= lo64 && p.expected <= hi64 && check(static_cast<std::size_t>(p.expected))) {
+    if (p.expected >= lo64 && p.expected <= hi64 && at(static_cast<std::size_t>(p.expected))) {
       return static_cast<std::size_t>(p.expected);
     }
+    if (p.absent != nullptr && p.absent->within(p.first, p.count)) return std::nullopt;
     // Without the end-of-file rule, the window ending at the file's flagged last line hashes
     // differently from the indexes' view of it: try it on its own.
     std::optional<std::size_t> extra;
-    if (!strict && last_no_newline_ && check(hi)) extra = hi;
+    if (!strict && last_no_newline_ && at(hi)) extra = hi;
+    FileSide fs(file_, cache_, mode);
+    const u64 target = img.window(p.first, p.count, strict, cache_.pow);
+    auto check = [&](std::size_t pos) {
+      const u64 h = strict ? fs.window(pos, p.count) : fs.window_plain(pos, p.count);
+      return h == target && verify(mode, img, p, pos);
+    };
     return nearer(search(fs, img, p, target, check), extra, p.expected);
   }
 
@@ -745,7 +835,8 @@ class Matcher {
   /// moves.
   std::optional<Found> try_image(TextMode mode, ImageText& img, std::int64_t expected,
                                  std::size_t lo, std::size_t top, std::size_t bottom,
-                                 bool strict_eof, Anchor anchor) {
+                                 bool strict_eof, Anchor anchor,
+                                 const ImageAbsence* absent = nullptr) {
     Probe p;
     if (img.size() != 0) {
       if (top + bottom >= img.size()) return std::nullopt;
@@ -762,6 +853,7 @@ class Matcher {
     p.lo = lo;
     p.strict_eof = strict_eof;
     p.anchor = anchor;
+    if (mode == TextMode::kExact) p.absent = absent;
     const std::optional<std::size_t> pos = find(mode, img, p);
     if (!pos) return std::nullopt;
     return Found{*pos, p.count};
@@ -786,7 +878,10 @@ class Matcher {
             (coords == Coords::kPre ? pre_base : post_base) + offset};
   }
 
-  HunkMatch match_one(const Hunk& hunk, std::size_t lo, std::int64_t offset, Coords coords) {
+  /// Hunk `k` of run()'s (images_ built for it) from line `lo` on, the last found hunk at
+  /// `offset` in `coords`.
+  HunkMatch match_one(const Hunk& hunk, std::size_t k, std::size_t lo, std::int64_t offset,
+                      Coords coords) {
     const bool pre_empty = images_.pre.empty();
     const bool post_empty = images_.post.empty();
     const std::int64_t pre_base = header_base(hunk.old_start, pre_empty);
@@ -795,7 +890,8 @@ class Matcher {
     pre_text_.build(images_.pre, base_mode_);
     post_text_.build(images_.post, base_mode_);
     const Anchor anchor = anchor_of(hunk);
-    if (anchor == Anchor::kExpected) return match_at_expected(hunk, lo, pre_expected, post_expected);
+    if (anchor == Anchor::kExpected)
+      return match_at_expected(hunk, k, lo, pre_expected, post_expected);
 
     HunkMatch m;
     std::pair<std::size_t, std::size_t> last_drop{SIZE_MAX, SIZE_MAX};
@@ -805,10 +901,10 @@ class Matcher {
       if (drop == last_drop) continue;  // nothing more to drop: same search as before
       last_drop = drop;
       const auto [top, bottom] = drop;
-      const std::optional<Found> pre =
-          try_image(base_mode_, pre_text_, pre_expected, lo, top, bottom, true, anchor);
-      const std::optional<Found> post =
-          try_image(base_mode_, post_text_, post_expected, lo, top, bottom, true, anchor);
+      const std::optional<Found> pre = try_image(base_mode_, pre_text_, pre_expected, lo, top,
+                                                 bottom, true, anchor, absence(k, false));
+      const std::optional<Found> post = try_image(base_mode_, post_text_, post_expected, lo, top,
+                                                  bottom, true, anchor, absence(k, true));
       if (!pre && !post) continue;
 
       bool applied = post.has_value();
@@ -844,8 +940,8 @@ class Matcher {
   /// leading context away from line 1: nothing but its expected line (expected_lines()) ties
   /// its lines to a place, so it matches only there, or, for an image that is the whole file,
   /// at line 1.
-  HunkMatch match_at_expected(const Hunk& hunk, std::size_t lo, std::int64_t pre_expected,
-                              std::int64_t post_expected) {
+  HunkMatch match_at_expected(const Hunk& hunk, std::size_t k, std::size_t lo,
+                              std::int64_t pre_expected, std::int64_t post_expected) {
     const bool pre_empty = images_.pre.empty();
     const bool post_empty = images_.post.empty();
     auto whole = [&](ImageText& img, std::uint32_t start) {
@@ -886,9 +982,9 @@ class Matcher {
     m.kind = MatchKind::kNone;
     for (ImageText* img : {&post_text_, &pre_text_}) {
       if (img->size() == 0) continue;
-      const std::int64_t expected = img == &post_text_ ? post_expected : pre_expected;
-      if (std::optional<Found> f =
-              try_image(base_mode_, *img, expected, 0, 0, 0, true, Anchor::kNone))
+      const bool post = img == &post_text_;
+      if (std::optional<Found> f = try_image(base_mode_, *img, post ? post_expected : pre_expected,
+                                             0, 0, 0, true, Anchor::kNone, absence(k, post)))
         m.places.push_back(f->pos + 1);
     }
     if (!m.places.empty()) {
@@ -1067,6 +1163,9 @@ class Matcher {
 
   const FileText& file_;
   MatchCache& cache_;
+  /// Per hunk of run(), its pre- and post-image's lines and pairs that stand nowhere in the
+  /// file (find_absent()).
+  std::vector<std::array<ImageAbsence, 2>> absent_;
   const MatchOptions& options_;
   const std::size_t n_;
   const bool last_no_newline_;

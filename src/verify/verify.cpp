@@ -9,6 +9,7 @@
 #include <atomic>
 #include <exception>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -203,16 +204,6 @@ std::vector<std::string> evidence_candidates(const std::vector<FileReport>& file
   return out;
 }
 
-/// The markers a patch's evidence looks for: --marker/--marker-regex, then the patch's own,
-/// kMaxEvidenceMarkers in all (each is a pass over the verified files).
-std::vector<Marker> evidence_markers(const Patch& patch, unsigned strip, const Context& ctx) {
-  std::vector<Marker> markers = ctx.options.markers;
-  for (Marker& m : extract_markers(patch, strip, kMaxEvidenceMarkers)) {
-    if (markers.size() >= kMaxEvidenceMarkers) break;
-    markers.push_back(std::move(m));
-  }
-  return markers;
-}
 
 /// Hits of the patch's markers in the files verified for it (each file once, as it was read
 /// for the verdict): the evidence a person would grep for. A regular expression that does not
@@ -225,7 +216,7 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   for (std::string& path : evidence_candidates(r.files))
     if (ctx.tree.stat(path).type == Entry::Type::kFile) files.push_back(std::move(path));
   if (files.empty()) return;
-  std::vector<Marker> markers = evidence_markers(patch, r.strip, ctx);
+  std::vector<Marker> markers = evidence_markers(patch, r.strip, ctx.options.markers);
   if (markers.empty()) return;
   try {
     const MarkerSearcher searcher(std::move(markers));
@@ -245,8 +236,16 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
 /// report (the series passes may still change verdicts).
 class PatchEvidence {
  public:
-  PatchEvidence(const Patch& patch, unsigned strip)
-      : patch_(patch), strip_(strip), files_(patch.files.size()) {}
+  /// The evidence of `patch`, the run's patch number `index`, at strip level `strip`; its
+  /// markers from `extracted` when valid (VerifyOptions::evidence_markers: each patch holds a
+  /// copy of the future, as threads that wait on one must).
+  PatchEvidence(const Patch& patch, std::size_t index, unsigned strip,
+                std::shared_future<std::vector<std::vector<Marker>>> extracted)
+      : patch_(patch),
+        index_(index),
+        strip_(strip),
+        extracted_(std::move(extracted)),
+        files_(patch.files.size()) {}
 
   /// After verify_file() of the patch's file `k` (`ctx`: the thread's): searches its file when
   /// attach_evidence() would, given the report so far. Safe from several threads at once, for
@@ -257,7 +256,7 @@ class PatchEvidence {
     const std::string& path = *f.target_path;
     file.path = path;
     if (ctx.tree.stat(path).type != Entry::Type::kFile) return;
-    const MarkerSearcher* searcher = prepare(ctx);
+    const MarkerSearcher* searcher = prepare(ctx.options);
     if (searcher == nullptr) return;  // no marker, or one that does not compile
     try {
       const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
@@ -269,10 +268,10 @@ class PatchEvidence {
   }
 
   /// Makes the patch's searcher now, as the first add() would (the same markers, whatever the
-  /// files): while other threads verify their first files, not by the first of them to finish
-  /// one while the others wait for it.
-  void prepare_early(Context& ctx) {
-    if (ctx.options.evidence) prepare(ctx);
+  /// files): on a thread of its own while the others verify their first files, not by the
+  /// first of them to finish one while the others wait for it.
+  void prepare_early(const VerifyOptions& options) {
+    if (options.evidence) prepare(options);
   }
 
   /// Sets r.evidence as attach_evidence() does for the final report `r` (`ctx`: the run's).
@@ -308,12 +307,14 @@ class PatchEvidence {
   /// The patch's searcher, made at the first file to search (as attach_evidence(): a patch
   /// none of whose files exists extracts no marker) or by prepare_early(); null without
   /// markers or when one does not compile.
-  const MarkerSearcher* prepare(Context& ctx) {
+  const MarkerSearcher* prepare(const VerifyOptions& options) {
     std::lock_guard lock(mutex_);
     if (!prepared_) {
       prepared_ = true;
       try {
-        std::vector<Marker> markers = evidence_markers(patch_, strip_, ctx);
+        std::vector<Marker> markers = extracted_.valid()
+                                          ? extracted_.get().at(index_)
+                                          : evidence_markers(patch_, strip_, options.markers);
         if (!markers.empty()) searcher_.emplace(std::move(markers));
       } catch (const Error&) {
         prepare_failed_ = true;
@@ -323,7 +324,9 @@ class PatchEvidence {
   }
 
   const Patch& patch_;
+  std::size_t index_;
   unsigned strip_;
+  std::shared_future<std::vector<std::vector<Marker>>> extracted_;
   std::vector<File> files_;
   std::mutex mutex_;
   bool prepared_ = false;
@@ -362,10 +365,12 @@ class SingleUse {
 };
 
 /// verify() over `cache`; with `release`, files named by one file patch of the run leave it
-/// once done (SingleUse), else it holds every file read afterwards (verify_with()).
+/// once done (SingleUse), else it holds every file read afterwards (verify_with()). With
+/// `reopen`, up to `threads` threads verify the file patches, each extra one over its own
+/// reopen->open_again() handle (one thread when there is none).
 VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
                         const VerifyOptions& options, FileCache& cache, bool release,
-                        const std::vector<std::unique_ptr<Tree>>& more_trees = {});
+                        const Tree* reopen = nullptr, unsigned threads = 1);
 
 /// The threads verify() uses for `jobs` file patches: options.threads (0: one per CPU), at
 /// most kMaxVerifyThreads and one per file patch.
@@ -377,6 +382,17 @@ unsigned thread_count(const VerifyOptions& options, std::size_t jobs) {
 }
 
 }  // namespace
+
+std::vector<Marker> evidence_markers(const Patch& patch, unsigned strip,
+                                     const std::vector<Marker>& given) {
+  // At most kMaxEvidenceMarkers: each is a pass over the verified files.
+  std::vector<Marker> markers = given;
+  for (Marker& m : extract_markers(patch, strip, kMaxEvidenceMarkers)) {
+    if (markers.size() >= kMaxEvidenceMarkers) break;
+    markers.push_back(std::move(m));
+  }
+  return markers;
+}
 
 PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptions& options) {
   FileCache cache;
@@ -393,17 +409,11 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
 VerifyReport verify(const std::vector<Patch>& patches, const Tree& tree,
                     const VerifyOptions& options) {
   const StatCache cached(tree);
-  // One more handle on the tree per extra thread; with none to be had, one thread.
-  std::vector<std::unique_ptr<Tree>> more_trees;
   std::size_t file_patches = 0;
   for (const Patch& p : patches) file_patches += p.files.size();
-  for (unsigned k = 1; k < thread_count(options, file_patches); ++k) {
-    std::unique_ptr<Tree> handle = tree.open_again();
-    if (!handle) break;
-    more_trees.push_back(std::move(handle));
-  }
   FileCache cache;
-  return verify_run(patches, cached, options, cache, true, more_trees);
+  return verify_run(patches, cached, options, cache, true, &tree,
+                    thread_count(options, file_patches));
 }
 
 VerifyReport detail::verify_with(const std::vector<Patch>& patches, const Tree& tree,
@@ -472,7 +482,16 @@ struct Worker {
 
 VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
                         const VerifyOptions& options, FileCache& cache, bool release,
-                        const std::vector<std::unique_ptr<Tree>>& more_trees) {
+                        const Tree* reopen, unsigned threads) {
+  // A handle on the tree per extra thread, opened as the threads are known to be needed (each
+  // costs system calls); with none to be had, one thread.
+  std::vector<std::unique_ptr<Tree>> handles;
+  const auto open_handle = [&] {
+    std::unique_ptr<Tree> handle = reopen != nullptr ? reopen->open_again() : nullptr;
+    if (handle) handles.push_back(std::move(handle));
+    return handles.size();
+  };
+  if (threads > 1 && open_handle() == 0) threads = 1;
   VerifyReport report;
   report.target = tree.name();
   report.series = options.series;
@@ -485,6 +504,21 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     strips.push_back(detected ? options.detected_strips[i] : strip_of(patches[i], ctx));
     sets.push_back(patch_markers(patches[i], strips.back(), options));
   }
+  // The searchers of the patches' evidence (marker extraction: a fifth of a 7-file patch's
+  // run, 0.5 ms on the H200 host) are made on a thread of their own from here when the run has
+  // several and the caller did not extract the markers ahead (VerifyOptions::evidence_markers),
+  // while the files to relocate are found and the first files verified: made by the thread
+  // that verifies files, they delayed them, and a file's search waits for its patch's searcher
+  // anyway (PatchEvidence::prepare()).
+  std::vector<std::unique_ptr<PatchEvidence>> evidence;
+  for (std::size_t i = 0; i < patches.size(); ++i)
+    evidence.push_back(
+        std::make_unique<PatchEvidence>(patches[i], i, strips[i], options.evidence_markers));
+  std::future<void> prepared;
+  if (threads > 1 && options.evidence && !options.evidence_markers.valid())
+    prepared = std::async(std::launch::async, [&evidence, &options] {
+      for (const std::unique_ptr<PatchEvidence>& e : evidence) e->prepare_early(options);
+    });
   const InPlaceNames in_place = in_place_names(patches, strips, tree);
   ctx.in_place = &in_place;
   // Every file to relocate, found before any is verified, so that the tree is walked once
@@ -550,23 +584,17 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   // patch is verified alone against the tree here, so they are shared out among threads
   // (each with its own handle on the tree and its own caches, the relocation search shared
   // read-only); their caches join the run's for the series passes, which follow in order.
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (const std::unique_ptr<Tree>& handle : more_trees)
-    workers.push_back(std::make_unique<Worker>(*handle, ctx));
   const SingleUse single_use(patches, strips);
-  std::vector<std::unique_ptr<PatchEvidence>> evidence;
-  for (std::size_t i = 0; i < patches.size(); ++i) {
+  for (std::size_t i = 0; i < patches.size(); ++i)
     report.patches.push_back(start_report(patches[i], options, strips[i]));
-    evidence.push_back(std::make_unique<PatchEvidence>(patches[i], strips[i]));
-  }
-  const std::vector<std::vector<FileJob>> jobs =
-      file_jobs(patches, strips, workers.empty() ? 1 : workers.size() + 1);
-  if (workers.size() >= jobs.size()) workers.resize(jobs.empty() ? 0 : jobs.size() - 1);
-  if (!workers.empty()) {
+  const std::vector<std::vector<FileJob>> jobs = file_jobs(patches, strips, threads);
+  threads =
+      static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(jobs.size(), 1)));
+  if (threads > 1) {
     // No more threads than the work keeps busy: a run lasts at least as long as its largest
-    // group, so more than total / largest threads finish no sooner, and each costs its start
-    // (a stack, a malloc arena, their page faults): one 7-file patch took 7 threads on a
-    // 16-core host, where 2 finish as soon. A group weighs its hunk lines and a line per 64
+    // group, so many more than total / largest threads finish no sooner, and each costs its
+    // start (a stack, a malloc arena, their page faults): one 7-file patch took 7 threads on a
+    // 16-core host, where 3 finish as soon. A group weighs its hunk lines and a line per 64
     // bytes of its files (read, hashed and searched), their sizes from the run's stat cache.
     const auto weight = [&](const FileJob& job) {
       const FilePatch& fp = patches[job.first].files[job.second];
@@ -587,8 +615,17 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
       total += w;
       largest = std::max(largest, w);
     }
-    const std::size_t useful = (total + largest - 1) / largest;  // largest >= 1
-    if (workers.size() + 1 > useful) workers.resize(useful - 1);
+    // One more than total / largest: the threads start one after the other and the groups do
+    // not share out evenly, so with just enough threads the last to finish also carried a
+    // neighbour's files (the 7-file patch on the H200 host: 3 threads finish 0.2-0.3 ms
+    // sooner than 2, 5-8 % of the run).
+    const std::size_t useful = (total + largest - 1) / largest + 1;  // largest >= 1
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, useful));
+  }
+  std::vector<std::unique_ptr<Worker>> workers;
+  while (workers.size() + 1 < threads) {
+    if (workers.size() == handles.size() && open_handle() == workers.size()) break;  // no more
+    workers.push_back(std::make_unique<Worker>(*handles[workers.size()], ctx));
   }
   std::atomic<std::size_t> next{0};
   auto work = [&](Context& c) {
@@ -615,9 +652,6 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
         }
       });
     try {
-      // The searchers of the patches' evidence first (marker extraction, a tenth of a small
-      // run), while the other threads verify their first files.
-      for (const std::unique_ptr<PatchEvidence>& e : evidence) e->prepare_early(ctx);
       work(ctx);
     } catch (...) {
       failed[0] = std::current_exception();
@@ -628,6 +662,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
       if (e) std::rethrow_exception(e);
     for (const std::unique_ptr<Worker>& w : workers) cache.absorb(w->cache);
   }
+  if (prepared.valid()) prepared.get();
   for (PatchReport& r : report.patches)
     if (!r.files.empty()) finish_report(r);  // (a patch without files is an error already)
   if (options.series) judge_series(patches, report, ctx);
