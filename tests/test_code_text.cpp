@@ -155,6 +155,18 @@ TEST(CodeText, LongLinesOfOpenersAreOnePass) {
   EXPECT_EQ(blanked(py, CommentSyntax::kPython).substr(py.size() - 6), "\n     ");
   py = repeat("\"a\" ") + "\n";
   EXPECT_EQ(blanked(py, CommentSyntax::kPython), std::string(py.size() - 1, ' ') + "\n");
+  // Python: f-strings nested 2M deep, left open at the line's end; a comment after.
+  py = "x = f\"" + repeat("{f\"") + "\n# end";
+  EXPECT_EQ(blanked(py, CommentSyntax::kPython).substr(py.size() - 6), "\n     ");
+  // C: a block comment of spliced stars that never close, then code after its end.
+  std::string sp = "/*" + repeat("*\\\n") + "/ int x;";
+  EXPECT_EQ(blanked(sp, CommentSyntax::kCFamily).substr(sp.size() - 7), " int x;");
+  // C: an "#if 0" group of 1M nested #if lines, closed.
+  sp = "#if 0\n";
+  for (int k = 0; k < (1 << 20); ++k) sp += "#if 1\n";
+  for (int k = 0; k < (1 << 20); ++k) sp += "#endif\n";
+  sp += "#endif\nint y;";
+  EXPECT_EQ(blanked(sp, CommentSyntax::kCFamily).substr(sp.size() - 13), "#endif\nint y;");
   // C: raw-string openings with no closing, then a comment on the next line.
   std::string c = repeat("R\"x(") + "\n// end";
   EXPECT_EQ(blanked(c, CommentSyntax::kCFamily).substr(c.size() - 7), "\n// end");  // raw string

@@ -341,16 +341,19 @@ TEST(ScanCode, FixedMarkersInCodeArePresentAndShowTheWholeLine) {
   EXPECT_EQ(r.exit_code(), 0);
 }
 
+/// The two C++ headers that hold flashinfer-2926's fixed markers, in the wheel's data.
+const std::string k2926Helpers =
+    "flashinfer/data/csrc/nv_internal/tensorrt_llm/cutlass_extensions/include/"
+    "cutlass_extensions/epilogue_helpers.h";
+const std::string k2926Dispatch =
+    "flashinfer/data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/"
+    "moe_gemm_template_dispatch.h";
+
 TEST(ScanCode, CppCommentsHideMarkersInHeaders) {
   // flashinfer-2926 (no unfixed marker), both fixed markers in C++ headers of the wheel's data.
-  const std::string helpers =
-      "flashinfer/data/csrc/nv_internal/tensorrt_llm/cutlass_extensions/include/"
-      "cutlass_extensions/epilogue_helpers.h";
-  const std::string dispatch =
-      "flashinfer/data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/"
-      "moe_gemm_template_dispatch.h";
   const auto verdict = [&](const std::string& h, const std::string& d) {
-    return verdict_in_venv("flashinfer-2926-relu2-cutlass-moe", {{helpers, h}, {dispatch, d}});
+    return verdict_in_venv("flashinfer-2926-relu2-cutlass-moe",
+                           {{k2926Helpers, h}, {k2926Dispatch, d}});
   };
   const std::string call = "runGemm<cutlass_extensions::EpilogueOpDefaultRelu2>(inputs, h);";
   EXPECT_EQ(verdict("struct EpilogueOpDefaultRelu2 {};  // relu^2\n", "  " + call + "\n"),
@@ -363,6 +366,55 @@ TEST(ScanCode, CppCommentsHideMarkersInHeaders) {
   EXPECT_EQ(verdict("struct EpilogueOpDefaultRelu2 {};\n",
                     "const char* u = \"http://x\"; " + call + "\n"),
             FixVerdict::kPresent);
+}
+
+TEST(ScanCode, HostileLexerInputsReadAsPythonAndGccReadThem) {
+  // Hostile review (hs16): each read present or missing the wrong way before.
+  const std::string gemm = "flashinfer/gemm/gemm_base.py";
+  const auto py = [&](const std::string& text) { return verdict_in_venv(k4165, {{gemm, text}}); };
+  const std::string flag = k4165Flag, log = k4165Log;
+  // A one-line docstring after a compound statement's ":" is no code (was present).
+  EXPECT_EQ(py("def bmm_fp8(a, b):\n    return a @ b\n\ndef _todo(): \"TODO port #4165: " + flag +
+               " / " + log + "\"\n"),
+            FixVerdict::kMissing);
+  // PEP 701: f"{"#" * 40}" holds no comment; the docstring after it is one (was present), and
+  // a marker after it on its line is code (was missing).
+  EXPECT_EQ(py("def banner():\n    print(f\"{\"#\" * 40}\")\n\n\ndef bmm_fp8(a, b):\n"
+               "    \"\"\"TODO(port #4165): set " +
+               flag + " and log\n    '" + log + "' once.\"\"\"\n    return a @ b\n"),
+            FixVerdict::kMissing);
+  EXPECT_EQ(py(flag + " = False\n\n\ndef bmm_fp8(a, b, log):\n    log(f\"{\"#\" * 8} " + log +
+               "\")\n    return a @ b\n"),
+            FixVerdict::kPresent);
+  // CR-only line ends: the licence comment on line 1 ends at its "\r" (was missing).
+  EXPECT_EQ(py("# Copyright (c) 2025 by FlashInfer team.\r" + flag +
+               " = False\r\rdef bmm_fp8(log):\r    log(\"" + log + "\")\r"),
+            FixVerdict::kPresent);
+  // C line splices join lines before comments are found (g++ -E reads them so).
+  const std::string call = "runGemm<cutlass_extensions::EpilogueOpDefaultRelu2>();";
+  // "*\<NL>/" closes the block comment (was missing).
+  EXPECT_EQ(verdict_in_venv(
+                "flashinfer-2926-relu2-cutlass-moe",
+                {{k2926Helpers, "/* Epilogue helpers. *\\\n/\nstruct EpilogueOpDefaultRelu2 {};\n"},
+                 {k2926Dispatch, "// dispatch\nvoid f() { " + call + " }\n"}}),
+            FixVerdict::kPresent);
+  // "/\<NL>/" opens a line comment (was present).
+  EXPECT_EQ(verdict_in_venv(
+                "flashinfer-2926-relu2-cutlass-moe",
+                {{k2926Helpers,
+                  "struct EpilogueOpDefault {};  /\\\n/ TODO: struct EpilogueOpDefaultRelu2\n"},
+                 {k2926Dispatch, "void f() {} /\\\n/ " + call + "\n"}}),
+            FixVerdict::kMissing);
+  // The fix parked under "#if 0" is dead code (was present); its "#else" branch is live.
+  const std::string parked = "#if 0  // TODO: backport #2926\nstruct EpilogueOpDefaultRelu2 {};\n";
+  EXPECT_EQ(verdict_in_venv("flashinfer-2926-relu2-cutlass-moe",
+                            {{k2926Helpers, parked + "#endif\n"}, {k2926Dispatch, call + "\n"}}),
+            FixVerdict::kMissing);
+  EXPECT_EQ(
+      verdict_in_venv("flashinfer-2926-relu2-cutlass-moe",
+                      {{k2926Helpers, "#if 0\n#else\nstruct EpilogueOpDefaultRelu2 {};\n#endif\n"},
+                       {k2926Dispatch, call + "\n"}}),
+      FixVerdict::kPresent);
 }
 
 TEST(ScanCode, PreprocessorLinesAndListStringsAreCode) {

@@ -13,10 +13,13 @@ enum class CommentSyntax {
   /// An unknown kind of file: nothing is blanked.
   kNone,
   /// .py, .pyi: `#` comments, and string literals that are a whole statement (docstrings, code
-  /// parked in a triple-quoted string).
+  /// parked in a triple-quoted string, `def f(): "doc"`); f-strings as Python 3.12 reads them
+  /// (PEP 701); "\n", "\r\n" and a lone "\r" end a line.
   kPython,
   /// C, C++, CUDA (.c .h .cc .cpp .cxx .hpp .cu .cuh ...): `//` (continued by a backslash at
-  /// the line's end) and `/* */`, outside string, character and raw string literals.
+  /// the line's end) and `/* */`, outside string, character and raw string literals, line
+  /// splices joined first; the lines of an `#if 0` group up to its `#else`, `#elif` or
+  /// `#endif` (nested `#if`s counted; an unclosed group is not blanked).
   kCFamily,
   /// CMakeLists.txt, *.cmake: `#` and bracket comments `#[[ ]]`, outside quoted and bracket
   /// arguments.
@@ -44,12 +47,12 @@ struct CodeText {
 };
 
 /// `content` with its comments blanked per `syntax`, in one pass, linear in its size; never
-/// fails. Bytes are bytes (invalid UTF-8 is no problem; "\r\n" ends a line as "\n" does). A
-/// comment left open at the end of the file (`/*` without `*/`) runs to the end, as the
-/// languages read it; a string left open does not make anything a comment: a Python
-/// one-quote string and a C string or character literal end at their line's end, and a Python
-/// string is a whole statement only when closed. See patches/catalog/README.md ("Markers count
-/// on code only").
+/// fails. Bytes are bytes (invalid UTF-8 is no problem; "\r\n" ends a line as "\n" does, and
+/// in Python a lone "\r"). A comment left open at the end of the file (`/*` without `*/`) runs
+/// to the end, as the languages read it; a string left open does not make anything a comment:
+/// a Python one-quote string and a C string or character literal end at their line's end, and
+/// a Python string is a whole statement only when closed. See patches/catalog/README.md
+/// ("Markers count on code only").
 CodeText blank_comments(std::string_view content, CommentSyntax syntax);
 
 }  // namespace sm120check

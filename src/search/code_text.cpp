@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <vector>
 
 namespace sm120check {
 
@@ -118,9 +119,23 @@ class Lexer {
 
   // -- Python ----------------------------------------------------------------------------------
 
-  /// Whether `word` is a string prefix (r, u, b, f, t, br, rb, fr, rf, tr, rt, any case); `f`
-  /// tells an f-string or t-string (never a docstring: it evaluates code).
-  static bool python_prefix(std::string_view word, bool& formatted) {
+  /// Length of a Python line break at `k`: "\n", "\r\n" or a lone "\r" (source is read with
+  /// universal newlines); 0 when there is none.
+  std::size_t py_newline_at(std::size_t k) const {
+    if (k < n_ && s_[k] == '\r') return k + 1 < n_ && s_[k + 1] == '\n' ? 2 : 1;
+    return k < n_ && s_[k] == '\n' ? 1 : 0;
+  }
+
+  /// The "\n" or "\r" at or after `k`, or the end.
+  std::size_t py_line_end(std::size_t k) const {
+    while (k < n_ && s_[k] != '\n' && s_[k] != '\r') ++k;
+    return k;
+  }
+
+  /// Whether `word` is a string prefix (r, u, b, f, t, br, rb, fr, rf, tr, rt, any case);
+  /// `formatted` tells an f-string or t-string (never a docstring: it evaluates code), `raw`
+  /// an r.
+  static bool python_prefix(std::string_view word, bool& formatted, bool& raw) {
     if (word.empty() || word.size() > 2) return false;
     bool r = false, b = false, u = false, f = false;
     for (char c : word) {
@@ -148,6 +163,7 @@ class Lexer {
     if (u && word.size() != 1) return false;  // "u" takes no other letter
     if (b && f) return false;
     formatted = f;
+    raw = r;
     return true;
   }
 
@@ -162,7 +178,7 @@ class Lexer {
       const char c = s_[k];
       if (c == '\\') {
         k = escape_end(k);
-      } else if (c == '\n' && !triple) {
+      } else if ((c == '\n' || c == '\r') && !triple) {
         return {k, false};
       } else if (c == quote) {
         if (!triple) return {k + 1, true};
@@ -175,57 +191,226 @@ class Lexer {
     return {n_, false};
   }
 
+  /// One level of an f-string being read (python_fstring_end()): its literal text, a
+  /// replacement field's code (`depth`: brackets open in it), or a format spec.
+  struct FLevel {
+    enum Kind : char { kText, kField, kSpec } kind;
+    char quote;   // the enclosing f-string's quote
+    bool triple;  // ... tripled
+    bool raw;     // ... raw
+    int depth = 0;
+  };
+
+  /// End of the f-string (or t-string) whose opening quote is at `q`, and whether it closes,
+  /// read as Python 3.12 does (PEP 701): `{{` and `}}` are literal braces, a replacement field
+  /// `{...}` is code up to its `}` at bracket depth 0 and may hold strings with any quote,
+  /// f-strings included, line breaks and `#` comments (blanked here); a format spec after
+  /// `:` may hold fields. A one-quote f-string ends unclosed at a line break in its text. An
+  /// explicit stack, so nesting costs no recursion; every byte is read once.
+  std::pair<std::size_t, bool> python_fstring_end(std::size_t q, bool raw) {
+    std::vector<FLevel> stack;
+    const auto open = [&](std::size_t at, bool r) {
+      const char quote = s_[at];
+      const bool triple = at + 2 < n_ && s_[at + 1] == quote && s_[at + 2] == quote;
+      stack.push_back({FLevel::kText, quote, triple, r});
+      return at + (triple ? 3 : 1);
+    };
+    std::size_t k = open(q, raw);
+    while (k < n_) {
+      FLevel& top = stack.back();
+      const char c = s_[k];
+      if (top.kind != FLevel::kField) {  // text or spec
+        if (c == '\\') {
+          const char next = k + 1 < n_ ? s_[k + 1] : '\0';
+          if (top.raw || next == '{') {
+            k += next == top.quote || next == '\\' ? 2 : 1;
+          } else if (next == 'N' && k + 2 < n_ && s_[k + 2] == '{') {  // \N{NAME}
+            std::size_t e = k + 3;
+            while (e < n_ && s_[e] != '}' && s_[e] != top.quote && s_[e] != '\n' && s_[e] != '\r')
+              ++e;
+            k = e < n_ && s_[e] == '}' ? e + 1 : e;
+          } else {
+            k = escape_end(k);
+          }
+        } else if ((c == '\n' || c == '\r') && !top.triple) {
+          return {k, false};
+        } else if (c == top.quote &&
+                   (!top.triple || (k + 2 < n_ && s_[k + 1] == c && s_[k + 2] == c))) {
+          k += top.triple ? 3 : 1;  // the string closes (from a spec too: Python's error)
+          while (stack.back().kind != FLevel::kText) stack.pop_back();
+          stack.pop_back();
+          if (stack.empty()) return {k, true};
+        } else if (c == '{' && top.kind == FLevel::kText && k + 1 < n_ && s_[k + 1] == '{') {
+          k += 2;
+        } else if (c == '{') {
+          stack.push_back({FLevel::kField, top.quote, top.triple, top.raw});
+          ++k;
+        } else if (c == '}' && top.kind == FLevel::kSpec) {
+          stack.pop_back();
+          ++k;
+        } else if (c == '}' && k + 1 < n_ && s_[k + 1] == '}') {
+          k += 2;
+        } else {
+          ++k;
+        }
+        continue;
+      }
+      // A replacement field: code.
+      std::size_t word_end = k;
+      bool formatted = false, r = false;
+      if (is_word(c)) {
+        while (word_end < n_ && is_word(s_[word_end])) ++word_end;
+        if (word_end < n_ && (s_[word_end] == '"' || s_[word_end] == '\'') &&
+            python_prefix(s_.substr(k, word_end - k), formatted, r)) {
+          k = word_end;  // a prefixed string: read below
+        } else {
+          k = word_end;
+          continue;
+        }
+      }
+      const char d = s_[k];
+      if (d == '"' || d == '\'') {
+        if (formatted) {
+          k = open(k, r);
+        } else {
+          const auto [e, closed] = python_string_end(k);
+          if (!closed) return {e, false};
+          k = e;
+        }
+      } else if (d == '#') {  // a comment: the field goes on on the next line
+        const std::size_t e = py_line_end(k);
+        blank(k, e);
+        k = e;
+      } else if (d == '(' || d == '[' || d == '{') {
+        ++top.depth;
+        ++k;
+      } else if ((d == ')' || d == ']') && top.depth > 0) {
+        --top.depth;
+        ++k;
+      } else if (d == '}') {
+        if (top.depth > 0) {
+          --top.depth;
+        } else {
+          stack.pop_back();
+        }
+        ++k;
+      } else if (d == ':' && top.depth == 0) {
+        top.kind = FLevel::kSpec;
+        ++k;
+      } else if ((d == '!' || d == '=') && k + 1 < n_ && s_[k + 1] == '=') {
+        k += 2;  // "!=", "==": not a conversion or a debug "=" (no effect on the reading)
+      } else {
+        ++k;
+      }
+    }
+    return {n_, false};
+  }
+
+  /// Whether `word` opens a compound statement whose body may follow its header's `:` on the
+  /// same line (a string there is a whole statement: `def f(): "doc"`). `match` is not one:
+  /// its body is always an indented block, so `match: "T"` is an annotation.
+  static bool compound_keyword(std::string_view word) {
+    for (std::string_view k : {"def", "class", "if", "elif", "else", "while", "for", "try",
+                               "except", "finally", "with", "async", "case"})
+      if (word == k) return true;
+    return false;
+  }
+
+  /// Whether the soft keyword `case` ending at `k` is a name instead (`case: "T"`, `case =
+  /// 1`, `case.x`): what follows it on its line cannot start a pattern.
+  bool soft_name(std::string_view word, std::size_t k) const {
+    if (word != "case") return false;
+    while (k < n_ && (s_[k] == ' ' || s_[k] == '\t')) ++k;
+    return k >= n_ || std::string_view(":=.,;)]}\n\r#").find(s_[k]) != npos;
+  }
+
   /// `#` comments, and string literals that are a whole statement: a closed, non-f string (or
-  /// several, implicitly joined) at the start of a statement outside brackets, followed by the
-  /// statement's end (a line break outside brackets, `;`, a comment, the end of the file).
+  /// several, implicitly joined, or in parentheses) at the start of a statement outside
+  /// brackets, followed by the statement's end (a line break outside brackets, `;`, a
+  /// comment, the end of the file). A statement starts a logical line, follows a `;`, or
+  /// follows the header's `:` of a compound statement (the first `:` outside brackets that
+  /// is not a lambda's or a walrus).
   void python() {
     int depth = 0;         // open brackets
-    bool start = true;     // at the start of a statement
+    bool start = true;     // at the start of a statement (or inside its leading "(")
+    int lead = 0;          // "(" opened at the statement's start, before a string
+    int closed_lead = 0;   // of those, closed after the string
+    bool header = false;   // in a compound statement's header: its ":" starts a statement
+    bool first = true;     // the next word is the logical line's first
+    int lambdas = 0;       // lambdas in the header whose ":" has not come
     bool pending = false;  // [begin, end) is a string statement if its statement ends now
     std::size_t begin = 0, end = 0;
     const auto settle = [&](bool statement_ends) {
-      if (pending && statement_ends) blank(begin, end);
+      if (pending && statement_ends && closed_lead == lead) blank(begin, end);
       pending = false;
+    };
+    const auto new_statement = [&](bool line) {
+      start = true;
+      lead = closed_lead = 0;
+      if (line) {
+        first = true;
+        header = false;
+        lambdas = 0;
+      }
     };
     std::size_t i = s_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte order mark
     while (i < n_) {
       const char c = s_[i];
-      if (c == '\n') {
+      if (c == '\n' || (c == '\r' && py_newline_at(i) == 1)) {
         if (depth == 0) {
           settle(true);
-          start = true;
+          new_statement(true);
         }
         ++i;
       } else if (c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\v') {
         ++i;
       } else if (c == '#') {
-        const std::size_t e = line_end(i);
+        const std::size_t e = py_line_end(i);
         blank(i, e);
         i = e;
-      } else if (c == '\\' && newline_at(i + 1) != 0) {  // explicit line joining
-        i += 1 + newline_at(i + 1);
+      } else if (c == '\\' && py_newline_at(i + 1) != 0) {  // explicit line joining
+        i += 1 + py_newline_at(i + 1);
       } else if (c == ';' && depth == 0) {
         settle(true);
-        start = true;
+        new_statement(true);
+        ++i;
+      } else if (c == '(' && start && !pending && depth == lead) {
+        ++lead;  // a string statement may stand in parentheses: ("doc")
+        ++depth;
+        ++i;
+      } else if (c == ')' && pending && closed_lead < lead) {
+        ++closed_lead;
+        --depth;
+        ++i;
+      } else if (c == ':' && depth == 0 && header && (i + 1 >= n_ || s_[i + 1] != '=')) {
+        settle(false);
+        if (lambdas > 0) {
+          --lambdas;
+          start = false;
+        } else {
+          header = false;
+          new_statement(false);
+        }
         ++i;
       } else {
         std::size_t quote = npos;
-        bool formatted = false;
+        bool formatted = false, raw = false;
         std::size_t word_end = i;
         if (c == '"' || c == '\'') {
           quote = i;
         } else if (is_word(c)) {
           while (word_end < n_ && is_word(s_[word_end])) ++word_end;
           if (word_end < n_ && (s_[word_end] == '"' || s_[word_end] == '\'') &&
-              python_prefix(s_.substr(i, word_end - i), formatted))
+              python_prefix(s_.substr(i, word_end - i), formatted, raw))
             quote = word_end;
         }
         if (quote != npos) {
-          const auto [string_end, closed] = python_string_end(quote);
+          const auto [string_end, closed] =
+              formatted ? python_fstring_end(quote, raw) : python_string_end(quote);
           const bool plain = closed && !formatted;
-          if (pending && plain) {
+          if (pending && plain && closed_lead == 0) {
             end = string_end;
-          } else if (!pending && plain && start && depth == 0) {
+          } else if (!pending && plain && start && depth == lead) {
             pending = true;
             begin = i;
             end = string_end;
@@ -233,15 +418,21 @@ class Lexer {
             settle(false);
           }
           start = false;
+          first = false;
           i = string_end;
           continue;
         }
         settle(false);
         start = false;
         if (word_end > i) {
+          const std::string_view word = s_.substr(i, word_end - i);
+          if (first && depth == 0) header = compound_keyword(word) && !soft_name(word, word_end);
+          if (header && depth == 0 && word == "lambda") ++lambdas;
+          first = false;
           i = word_end;
           continue;
         }
+        first = false;
         if (c == '(' || c == '[' || c == '{') ++depth;
         if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
         ++i;
@@ -329,18 +520,101 @@ class Lexer {
     return word == "R" || word == "LR" || word == "uR" || word == "UR" || word == "u8R";
   }
 
+  /// `k` past any line splices there (a backslash, blanks as GCC allows them, a line break:
+  /// translation phase 2 joins the lines before comments are found).
+  std::size_t c_unsplice(std::size_t k) const {
+    while (k < n_ && s_[k] == '\\') {
+      std::size_t b = k + 1;
+      while (b < n_ && (s_[b] == ' ' || s_[b] == '\t')) ++b;
+      const std::size_t nl = newline_at(b);
+      if (nl == 0) break;
+      k = b + nl;
+    }
+    return k;
+  }
+
+  /// One past the `*/` (perhaps spliced: "*\\\n/") closing a block comment whose text
+  /// starts at `k`, or the end. Each byte is read at most twice.
+  std::size_t c_block_comment_end(std::size_t k) const {
+    while (k < n_) {
+      const void* p = std::memchr(s_.data() + k, '*', n_ - k);
+      if (p == nullptr) return n_;
+      const auto star = static_cast<std::size_t>(static_cast<const char*>(p) - s_.data());
+      const std::size_t j = c_unsplice(star + 1);
+      if (j < n_ && s_[j] == '/') return j + 1;
+      k = star + 1;
+    }
+    return n_;
+  }
+
+  /// `k` past spaces and tabs.
+  std::size_t c_blanks_end(std::size_t k) const {
+    while (k < n_ && (s_[k] == ' ' || s_[k] == '\t')) ++k;
+    return k;
+  }
+
+  /// Whether the `#if` whose name ends at `k` reads `#if 0`: a 0, then nothing but blanks or
+  /// a comment on the line.
+  bool c_if_zero(std::size_t k) const {
+    k = c_blanks_end(k);
+    if (k >= n_ || s_[k] != '0') return false;
+    if (k + 1 < n_ && (is_word(s_[k + 1]) || s_[k + 1] == '.' || s_[k + 1] == '\'')) return false;
+    k = c_blanks_end(k + 1);
+    return k >= n_ || s_[k] == '\n' || s_[k] == '\r' ||
+           (s_[k] == '/' && k + 1 < n_ && (s_[k + 1] == '/' || s_[k + 1] == '*'));
+  }
+
+  /// `//` and `/* */` comments (after line splices are joined), outside literals; and the
+  /// lines of an `#if 0` group (to its `#else`, `#elif` or `#endif`, nested `#if`s counted;
+  /// not when the group is left open). A directive is a `#` first on its line, comments
+  /// before it read as blanks.
   void c_family() {
     std::size_t i = 0;
+    bool line_start = true;      // only blanks and comments since the line began
+    std::size_t line_begin = 0;  // where the current line began
+    int dead = 0;                // #if depth inside an "#if 0" group; 0: not in one
+    std::size_t dead_from = 0;   // the first line of that group
     while (i < n_) {
       const char c = s_[i];
-      const char next = i + 1 < n_ ? s_[i + 1] : '\0';
-      if (c == '/' && next == '/') {
-        const std::size_t e = c_line_comment_end(i + 2);
+      const std::size_t after = c == '/' ? c_unsplice(i + 1) : i + 1;
+      const char next = after < n_ ? s_[after] : '\0';
+      if (c == '\n') {
+        line_start = true;
+        line_begin = ++i;
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        ++i;
+        continue;
+      }
+      const bool directive = c == '#' && line_start;
+      line_start = line_start && c == '/' && next == '*';
+      if (directive) {
+        const std::size_t name = c_blanks_end(i + 1);
+        std::size_t e = name;
+        while (e < n_ && is_word(s_[e])) ++e;
+        const std::string_view word = s_.substr(name, e - name);
+        if (dead == 0) {
+          if (word == "if" && c_if_zero(e)) {
+            dead = 1;
+            dead_from = std::min(n_, line_end(e) + 1);
+          }
+        } else if (word == "if" || word == "ifdef" || word == "ifndef") {
+          ++dead;
+        } else if (word == "endif" || (dead == 1 && (word == "else" || word == "elif" ||
+                                                     word == "elifdef" || word == "elifndef"))) {
+          if (word != "endif" || --dead == 0) {
+            dead = 0;
+            blank(dead_from, line_begin);
+          }
+        }
+        i = e;
+      } else if (c == '/' && next == '/') {
+        const std::size_t e = c_line_comment_end(after + 1);
         blank(i, e);
         i = e;
       } else if (c == '/' && next == '*') {
-        const std::size_t close = s_.find("*/", i + 2);
-        const std::size_t e = close == npos ? n_ : close + 2;
+        const std::size_t e = c_block_comment_end(after + 1);
         blank(i, e);
         i = e;
       } else if (c == '"' || c == '\'') {
