@@ -91,7 +91,7 @@ KernelListing list_fixture(const std::string& name) {
 // with their a/f suffix, order, compression, one fat binary per translation unit.
 TEST(KernelListing, EveryFixtureListsExactlyItsBuiltTargets) {
   const std::vector<ManifestLine> lines = manifest();
-  ASSERT_EQ(lines.size(), 20u);
+  ASSERT_EQ(lines.size(), 21u);
   for (const ManifestLine& m : lines) {
     const KernelListing listing = list_fixture(m.name);
     EXPECT_EQ(listing.error, "") << m.name;
@@ -189,12 +189,12 @@ TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
         }
       }
   }
-  EXPECT_EQ(cubins, 22u);  // hostonly.o 1, libarch.a 3
+  EXPECT_EQ(cubins, 25u);  // hostonly.o 1, libarch.a 3, guard800_z.o 3
   EXPECT_EQ(ptx, 12u);  // ptx120_cudart_static.fatbin 1
-  EXPECT_EQ(decompressed, 14u);
+  EXPECT_EQ(decompressed, 17u);
 }
 
-// Functions are counted in compressed cubins too: one per module, the smallest.
+// Functions are counted in compressed cubins too: the smallest of a module first.
 TEST(KernelListing, CompressedCubinsAreDecompressedToCountFunctions) {
   for (const char* name : {"sm120_ptx120_zstd.o", "sm120_ptx120_lz4.o", "rdc_sm120.o"}) {
     const KernelListing listing = list_fixture(name);
@@ -228,6 +228,40 @@ TEST(KernelListing, LinkStubWithoutKernelsIsNotJudged) {
   EXPECT_EQ(fit.skipped_without_kernels, 1u);
   ASSERT_EQ(fit.judged.size(), 1u);
   EXPECT_EQ(fit.judged[0].first, 1u);
+}
+
+// guard800.cu compiles saxpy only for __CUDA_ARCH__ >= 800: its sm_75 cubin is empty, the sm_80
+// and sm_90 ones hold saxpy; with -Xfatbin -compress-all the empty one is the smallest. Only it
+// was decompressed, so the module read "without kernels" and every GPU "nothing to run" (exit
+// 0), where 12.0 has no kernel image (exit 2) and 9.0 its exact SASS.
+TEST(KernelListing, EmptySmallestCompressedCubinDoesNotHideKernels) {
+  const KernelListing listing = list_fixture("guard800_z.o");
+  ASSERT_EQ(listing.fatbins.size(), 1u);
+  const FatBinary& f = listing.fatbins[0];
+  ASSERT_EQ(f.entries.size(), 3u);
+  EXPECT_EQ(f.entries[0].sm, 75);
+  EXPECT_LT(f.entries[0].uncompressed_size, f.entries[1].uncompressed_size);
+  EXPECT_EQ(f.entries[0].functions, 0u);
+  EXPECT_EQ(f.entries[1].functions, 1u);  // saxpy: the next in size, where reading stops
+  EXPECT_FALSE(f.entries[2].functions.has_value());
+  EXPECT_TRUE(f.has_kernels());
+  const FileFit on120 = file_fit(listing, {12, 0});
+  EXPECT_EQ(on120.skipped_without_kernels, 0u);
+  ASSERT_EQ(on120.judged.size(), 1u);
+  EXPECT_EQ(on120.fit, KernelFit::kNone);
+  EXPECT_EQ(file_fit(listing, {9, 0}).fit, KernelFit::kExact);
+  EXPECT_EQ(file_fit(listing, {8, 9}).fit, KernelFit::kCompatible);
+  // A 7.5 GPU loads the sm_75 cubin, which lacks saxpy: nothing of the module runs there.
+  const FileFit on75 = file_fit(listing, {7, 5});
+  ASSERT_EQ(on75.judged.size(), 1u);
+  EXPECT_EQ(on75.fit, KernelFit::kNone);
+  const std::string path = (fixtures() / "guard800_z.o").string();
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", path});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("12.0: none: no kernel image for 12.0"), std::string::npos) << r.out;
+  const test::RunResult r90 = test::run_sm120check({"kernels", "--cc", "9.0", path});
+  EXPECT_EQ(r90.exit_code, 0) << r90.out;
+  EXPECT_NE(r90.out.find("9.0:  exact: sm_90 SASS in its module"), std::string::npos) << r90.out;
 }
 
 TEST(KernelListing, HostOnlyModuleWithPtxIsNotJudged) {
@@ -276,6 +310,43 @@ TEST(KernelListing, StaticArchiveMembersAreListed) {
             2);
 }
 
+// libelf ends an archive walk without an error at a member header it cannot read: the archive
+// listed its members before that one only, exit 0 (a dropped sm_86 + compute_86 member would
+// make a library ptx-jit on 12.0). Now an error naming the header's offset.
+TEST(KernelListing, DamagedArchiveMemberHeaderIsAnError) {
+  const std::vector<unsigned char> file = bytes_of(fixtures() / "libarch.a");
+  std::vector<std::size_t> headers;
+  for (std::size_t at = 8; at + 60 <= file.size();) {
+    headers.push_back(at);
+    const std::size_t size =
+        std::stoul(std::string(reinterpret_cast<const char*>(file.data() + at + 48), 10));
+    at += 60 + size + (size & 1);
+  }
+  ASSERT_GE(headers.size(), 3u);
+  const std::size_t last = headers.back();
+  EXPECT_EQ(list_kernels_in_memory(file, "libarch.a").error, "");
+  const auto error_of = [&](std::vector<unsigned char> bytes) {
+    return list_kernels_in_memory(bytes, "libarch.a").error;
+  };
+  const auto message = [&](std::size_t left) {
+    return fmt::format("damaged archive member header at {:#x} ({} bytes left): the members "
+                       "from there on cannot be read",
+                       last, left);
+  };
+  std::vector<unsigned char> negative = file;
+  std::memcpy(negative.data() + last + 48, "-1        ", 10);
+  EXPECT_EQ(error_of(negative), message(file.size() - last));
+  std::vector<unsigned char> magic = file;
+  std::memcpy(magic.data() + last + 58, "XX", 2);
+  EXPECT_EQ(error_of(magic), message(file.size() - last));
+  const std::vector<unsigned char> cut(file.begin(), file.begin() + static_cast<long>(last + 30));
+  EXPECT_EQ(error_of(cut), message(30));
+  // A padding byte after an odd-sized last member is no member.
+  std::vector<unsigned char> padded = file;
+  if (padded.size() % 2 == 1) padded.push_back('\n');
+  EXPECT_EQ(error_of(padded), "");
+}
+
 TEST(KernelListing, RelocatableDeviceCodeIsJudgedOnlyWithoutLoadedModules) {
   const KernelListing rdc = list_fixture("rdc_sm120.o");
   ASSERT_EQ(rdc.fatbins.size(), 1u);
@@ -315,6 +386,7 @@ TEST(KernelFitRules, EveryFixtureOnFourCapabilities) {
       {"libstub.so", "ECNN"},
       {"saxpy.fatbin", "ECPN"},
       {"hostonly.o", "NNNN"},  // no kernel: nothing judged
+      {"guard800_z.o", "NNEE"},  // kernels for sm_80 and sm_90 (sm_75 empty)
       {"libarch.a", "ENEN"},   // sm_90 | sm_120a | no kernel
       {"ptx120_cudart_static.fatbin", "PPNN"},  // empty | compute_120: JIT on 12.x only
   };
@@ -367,6 +439,26 @@ TEST(KernelFitRules, CubinsPtxAndSuffixes) {
   EXPECT_EQ(cuda_version_for_ptx_isa(5, 0), 0);
   // LTO IR never runs as it is.
   EXPECT_EQ(entry_fit(entry(K::kLtoIr, 120), {12, 0}), KernelFit::kNone);
+}
+
+// A cubin whose functions are unknown (not read: too large) may hold kernels, next to an empty
+// one; the empty cubin the driver would load makes the module unrunnable on that GPU only.
+TEST(KernelListing, UnreadCubinMayHoldKernels) {
+  FatBinary f;
+  f.entries = {entry(KernelEntryKind::kCubin, 75), entry(KernelEntryKind::kCubin, 80),
+               entry(KernelEntryKind::kCubin, 86)};
+  f.entries[0].functions = 0u;
+  EXPECT_TRUE(f.has_kernels());
+  EXPECT_EQ(module_fit(f, {7, 5}).fit, KernelFit::kNone);
+  EXPECT_EQ(module_fit(f, {8, 6}).fit, KernelFit::kExact);
+  EXPECT_EQ(module_fit(f, {8, 9}).fit, KernelFit::kCompatible);
+  f.entries[1].functions = 0u;
+  f.entries[2].functions = 0u;
+  EXPECT_FALSE(f.has_kernels());
+  // Kernels in sm_86 only: 8.0 loads the empty sm_80 cubin, 8.9 the sm_86 one.
+  f.entries[2].functions = 2u;
+  EXPECT_EQ(module_fit(f, {8, 0}).fit, KernelFit::kNone);
+  EXPECT_EQ(module_fit(f, {8, 9}).fit, KernelFit::kCompatible);
 }
 
 // Hostile input: a fat binary region cut, corrupted or padded never crashes, never reads out of

@@ -67,10 +67,11 @@ struct KernelEntry {
   std::uint64_t payload_offset = 0;     ///< of the payload (after the entry header), likewise
   std::uint64_t size = 0;               ///< payload bytes as stored (compressed size if compressed)
   std::uint64_t uncompressed_size = 0;  ///< payload bytes once decompressed (= size if not)
-  /// Functions of a cubin (its ".text.NAME" sections): known for every uncompressed cubin, and
-  /// for the smallest cubin of a module whose cubins are all compressed when it decompresses to
-  /// at most kMaxDecompressBytes (the cubins of one module come from one translation unit and
-  /// hold the same functions). Unset otherwise. 0: no kernel (nvcc's link stub, below).
+  /// Functions of a cubin (its ".text.NAME" sections): known for every uncompressed cubin up to
+  /// kMaxCubinInspectBytes. Compressed cubins are read only while the module shows no function
+  /// yet: smallest first, each up to kMaxDecompressBytes, until one holds a function (the cubins
+  /// of one module need not hold the same functions: code under `#if __CUDA_ARCH__ >= 800`
+  /// leaves an sm_75 cubin empty). Unset otherwise. 0: no kernel (nvcc's link stub, below).
   std::optional<unsigned> functions;
 
   /// "sm_120a" for a cubin, "compute_120a" for PTX, "lto_120" for LTO IR, "kind_N_120" else.
@@ -89,9 +90,9 @@ struct FatBinary {
   /// relocatable device code kept for a later device link (nvcc -rdc), not loaded as it is.
   bool loaded() const noexcept { return section != "__nv_relfatbin"; }
   /// False when it has no entry at all (an empty container: nvlink's device link leaves one when
-  /// nothing is linked), or when a cubin of it is known to hold no function, none holds one, and each PTX or LTO
-  /// IR entry it has is for the SM of a cubin holding no function (the same code for the same
-  /// __CUDA_ARCH__): nothing to run.
+  /// nothing is linked), or when it has a cubin, every cubin of it is known to hold no function
+  /// (a cubin left unread may hold some), and each PTX or LTO IR entry it has is for the SM of
+  /// such a cubin (the same code for the same __CUDA_ARCH__): nothing to run.
   /// nvcc -shared with the CUDA runtime adds such a module for its default architecture (sm_75);
   /// CUDA 13's libcufft.so.12 and libcufftw.so.12 carry only that; a .cu file of host code only
   /// built with code=[sm_80,compute_80] gives one with PTX too (tests/data/kernels/hostonly.o).
@@ -210,7 +211,11 @@ int cuda_version_for_ptx_isa(int major, int minor);
 KernelFit entry_fit(const KernelEntry& entry, ComputeCapability cc, int driver_cuda_version = 0);
 
 /// The best fit of a module's entries for `cc`, and the index of the entry giving it (-1 when
-/// kNone).
+/// kNone). The driver loads one image of a module, a cubin when one fits: the GPU's own SM,
+/// else the highest compatible one. When that cubin is known to hold no function while the
+/// module has kernels in other entries (has_kernels(): kernels under `#if __CUDA_ARCH__ >= 800`
+/// leave the sm_75 cubin empty, a 7.5 GPU loads it), the module's kernels are not in what the
+/// driver loads: kNone.
 struct ModuleFit {
   KernelFit fit = KernelFit::kNone;
   int entry = -1;

@@ -81,6 +81,14 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
     const KernelFit fit = entry_fit(fatbin.entries[i], cc, driver_cuda_version);
     if (fit < best.fit) best = {fit, static_cast<int>(i)};
   }
+  if (best.fit != KernelFit::kExact && best.fit != KernelFit::kCompatible) return best;
+  // The cubin the driver loads (module_fit in kernels.hpp): the highest SM that fits.
+  const KernelEntry* loaded = nullptr;
+  for (const KernelEntry& e : fatbin.entries)
+    if (e.kind == KernelEntryKind::kCubin && entry_fit(e, cc) <= KernelFit::kCompatible &&
+        (loaded == nullptr || e.sm > loaded->sm))
+      loaded = &e;
+  if (loaded != nullptr && loaded->functions == 0u && fatbin.has_kernels()) return {};
   return best;
 }
 

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -155,7 +156,10 @@ void list_elf_file(unsigned char* image, std::size_t size, KernelListing& listin
 
 /// The ELF members of a static archive (ar, read by libelf: elf_begin on the archive's handle,
 /// elf_next, elf_getarhdr, elf_getbase), each listed by list_elf() at its offset; the symbol
-/// table ("/") and long-name table ("//") are skipped, like members that are not ELF.
+/// table ("/") and long-name table ("//") are skipped, like members that are not ELF. libelf
+/// ends the walk without an error at a member header it cannot read (a size of "-1", a broken
+/// "`\n" magic, a header cut short): bytes left after the last member read are an error that
+/// names that header's offset (GNU ar: "malformed archive"), not a shorter listing.
 void list_archive(unsigned char* image, std::size_t size, KernelListing& listing) {
   init_libelf();
   ElfHandle ar(elf_memory(reinterpret_cast<char*>(image), size));
@@ -168,13 +172,14 @@ void list_archive(unsigned char* image, std::size_t size, KernelListing& listing
   // command (another is "invalid command").
   Elf_Cmd cmd = ELF_C_READ_MMAP;
   std::size_t members = 0;
+  std::uint64_t next = 8;  // where the next member header starts: after "!<arch>\n"
   while (cmd != ELF_C_NULL) {
     (void)elf_errno();  // cleared: a null member below is an error only when libelf says one
     ElfHandle m(elf_begin(-1, cmd, ar.elf));
     if (m.elf == nullptr) {
       if (const int err = elf_errno(); err != 0)
         listing.error = std::string("cannot read an archive member: ") + elf_errmsg(err);
-      return;
+      break;
     }
     // elf_getarhdr() gives the archive's current header: read before elf_next() moves on.
     const Elf_Arhdr* h = elf_getarhdr(m.elf);
@@ -184,6 +189,10 @@ void list_archive(unsigned char* image, std::size_t size, KernelListing& listing
     }
     const std::string name = h->ar_name != nullptr ? h->ar_name : "";
     const auto ar_size = h->ar_size;
+    if (const std::int64_t data = elf_getbase(m.elf); data >= 0 && ar_size >= 0) {
+      next = static_cast<std::uint64_t>(data) + static_cast<std::uint64_t>(ar_size);
+      next += next & 1;  // members start on even offsets
+    }
     cmd = elf_next(m.elf);
     if (++members > kMaxArchiveMembers) {
       listing.error = fmt::format("more than {} archive members", kMaxArchiveMembers);
@@ -205,31 +214,51 @@ void list_archive(unsigned char* image, std::size_t size, KernelListing& listing
       return;
     }
   }
+  // The walk ended (elf_begin gave no member, or elf_next ELF_C_NULL, also at a header it could
+  // not read): anything but a padding byte after the last member is a member left unread.
+  if (listing.error.empty() && next < size && !(next + 1 == size && image[next] == '\n'))
+    listing.error = fmt::format("damaged archive member header at {:#x} ({} bytes left): the "
+                                "members from there on cannot be read",
+                                next, size - next);
 }
 
-/// Counts the functions of every uncompressed cubin of the listing, and, in a module whose
-/// cubins are all compressed, of the smallest one (decompressed, up to kMaxDecompressBytes).
+/// Counts the functions of every uncompressed cubin of the listing. In a module where none of
+/// them holds a function (or none is uncompressed), the compressed cubins are decompressed in
+/// increasing size (each up to kMaxDecompressBytes, all of a file up to kMaxDecompressTotal)
+/// until one holds a function: the cubins of one module need not hold the same functions (code
+/// under `#if __CUDA_ARCH__ >= 800` leaves the sm_75 cubin empty, and it is the smallest). One
+/// decompression in the common case; the cubins left unread keep `functions` unset.
 void count_cubin_functions(unsigned char* image, KernelListing& listing) {
   std::uint64_t budget = kMaxDecompressTotal;
+  std::vector<KernelEntry*> compressed;
   for (FatBinary& f : listing.fatbins) {
-    KernelEntry* smallest = nullptr;
-    bool known = false;
+    compressed.clear();
+    bool found = false;
     for (KernelEntry& entry : f.entries) {
       if (entry.kind != KernelEntryKind::kCubin) continue;
       if (entry.compressed()) {
-        if (smallest == nullptr || entry.uncompressed_size < smallest->uncompressed_size)
-          smallest = &entry;
+        compressed.push_back(&entry);
         continue;
       }
       if (entry.size > kMaxCubinInspectBytes) continue;
       entry.functions = count_functions(image + entry.payload_offset, entry.size);
-      known = known || entry.functions.has_value();
+      found = found || entry.functions.value_or(0) > 0;
     }
-    if (known || smallest == nullptr || smallest->uncompressed_size > budget) continue;
-    budget -= smallest->uncompressed_size;
-    std::optional<std::vector<unsigned char>> cubin = decompress_entry(
-        *smallest, {image + smallest->payload_offset, smallest->size}, kMaxDecompressBytes);
-    if (cubin) smallest->functions = count_functions(cubin->data(), cubin->size());
+    if (found) continue;
+    std::stable_sort(compressed.begin(), compressed.end(),
+                     [](const KernelEntry* a, const KernelEntry* b) {
+                       return a->uncompressed_size < b->uncompressed_size;
+                     });
+    for (KernelEntry* entry : compressed) {
+      // Sorted: every later cubin is as large, past the same caps.
+      if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
+        break;
+      budget -= entry->uncompressed_size;
+      std::optional<std::vector<unsigned char>> cubin = decompress_entry(
+          *entry, {image + entry->payload_offset, entry->size}, kMaxDecompressBytes);
+      if (cubin) entry->functions = count_functions(cubin->data(), cubin->size());
+      if (entry->functions.value_or(0) > 0) break;
+    }
   }
 }
 

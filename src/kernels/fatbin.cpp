@@ -215,10 +215,11 @@ bool FatBinary::has_kernels() const {
   // code in one step puts one, nvlink's device link with nothing to link, before the module's
   // own in .nv_fatbin (tests/data/kernels/ptx120_cudart_static.fatbin); nothing in it launches.
   if (entries.empty()) return false;
+  // A cubin whose functions are unknown (too large to read, or left compressed) may hold some.
   bool known_empty = false;
   for (const KernelEntry& e : entries) {
-    if (e.kind != KernelEntryKind::kCubin || !e.functions) continue;
-    if (*e.functions > 0) return true;
+    if (e.kind != KernelEntryKind::kCubin) continue;
+    if (!e.functions || *e.functions > 0) return true;
     known_empty = true;
   }
   if (!known_empty) return true;
