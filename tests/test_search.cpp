@@ -736,6 +736,41 @@ TEST(Relocate, TwoPathSuffixCandidatesDisagreeingAreUnknown) {
   EXPECT_EQ(verify_json(only / "tree")["patches"][0]["files"][0]["status"], "applied");
 }
 
+// Hostile review hv16 (FlashInfer ae501ed8 on an installed wheel): a test-only fix of
+// tests/test_sliding_window.py, whose lines are generic (`window_left=window_left,` then the
+// added `causal=True,`), was relocated by content to flashinfer/prefill.py, where the drift
+// search found those lines apart from their context: `applied`, exit 0, in a tree with no tests
+// at all. A file that shares no name with the patch's is judged by its images alone.
+TEST(Relocate, AFileFoundByContentAloneIsJudgedWithoutDrift) {
+  TempDir t;
+  write_file(t / "patch.diff",
+             "--- a/tests/test_window.py\n+++ b/tests/test_window.py\n"
+             "@@ -10,6 +10,7 @@ def test_ragged_window(\n"
+             "         num_kv_heads,\n         head_dim,\n         window_left=window_left,\n"
+             "+        causal=True,\n     )\n     o = wrapper.run(q, k, v)\n \n");
+  // The installed package: the added line stands after the hunk's first context lines, in
+  // another call, with other lines after it.
+  write_file(t / "tree/pkg/prefill.py",
+             "def plan(self, num_kv_heads, head_dim, window_left):\n"
+             "    self._plan(\n        num_kv_heads,\n        head_dim,\n"
+             "        window_left=window_left,\n        causal=True,\n    )\n"
+             "    return self._cached\n");
+  const RunResult r = run_sm120check(
+      {"verify", "--no-gpu", "--format", "json", t / "patch.diff", t / "tree"});
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  const json f = json::parse(r.out)["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "conflict");
+  EXPECT_EQ(f["relocated"], false);
+  // Control: the same file under the patch's own name is the file, and drift finds the change.
+  TempDir named;
+  write_file(named / "patch.diff", test::read_file(t / "patch.diff"));
+  write_file(named / "tree/tests/test_window.py", test::read_file(t / "tree/pkg/prefill.py"));
+  const RunResult c = run_sm120check(
+      {"verify", "--no-gpu", "--format", "json", named / "patch.diff", named / "tree"});
+  EXPECT_EQ(json::parse(c.out)["patches"][0]["files"][0]["hunks"][0]["kind"], "drifted")
+      << c.out;
+}
+
 TEST(Relocate, MovedFileFoundByContent) {
   TempDir t;
   write_file(t / "tree/pkg/kernels/ops/tiles.py", kFilePost);
@@ -748,7 +783,8 @@ TEST(Relocate, MovedFileFoundByContent) {
   EXPECT_EQ(f["target_path"], "pkg/kernels/ops/tiles.py");
   EXPECT_EQ(f["relocation"],
             "'python/pkg/sub/file.py' does not exist; found at 'pkg/kernels/ops/tiles.py': holds "
-            "the patch's lines, 1/1 hunk found (1 other candidate rank lower)");
+            "the patch's lines (judged without drift: it shares no name), 1/1 hunk found (1 "
+            "other candidate rank lower)");
   EXPECT_EQ(doc["exit_code"], 0);
 }
 

@@ -315,6 +315,19 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
   VerifyOptions quiet_options = options;
   quiet_options.match.explain = false;
   Context quiet{ctx.tree, quiet_options, ctx.cache, ctx.relocation_search, ctx.in_place};
+  // A file that shares not even its name with the patch's is the file only by what its
+  // content says, and drift is no such evidence: the drift search finds a change's lines
+  // wherever they stand, and generic ones (`causal=True,` after `window_left=window_left,`)
+  // stand in many files. Such candidates are judged by their images alone (as --strict): a
+  // test-only fix read `applied` in flashinfer/prefill.py of an installed wheel, which has no
+  // tests at all.
+  VerifyOptions strict_options = options;
+  strict_options.match.drift = false;
+  VerifyOptions strict_quiet_options = quiet_options;
+  strict_quiet_options.match.drift = false;
+  Context strict{ctx.tree, strict_options, ctx.cache, ctx.relocation_search, ctx.in_place};
+  Context strict_quiet{ctx.tree, strict_quiet_options, ctx.cache, ctx.relocation_search,
+                       ctx.in_place};
   auto evaluate = [&](Candidate& c, Context& with) {
     c.report = FileReport{};
     c.report.old_path = fr.old_path;
@@ -339,7 +352,7 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     c.report.presence = file_presence(c.report);
   };
   auto adopt = [&](Candidate& c, std::string why) {
-    evaluate(c, ctx);
+    evaluate(c, c.suffix == 0 && options.match.drift ? strict : ctx);
     fr = std::move(c.report);
     fr.target_path = c.path;
     fr.relocated = true;
@@ -411,7 +424,7 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
     return a.path < b.path;
   });
   if (cands.size() > kMaxCandidates) cands.resize(kMaxCandidates);
-  for (Candidate& c : cands) evaluate(c, quiet);
+  for (Candidate& c : cands) evaluate(c, c.suffix == 0 ? strict_quiet : quiet);
   // A file at the same path suffix (same name and parent directory at least) is the installed
   // copy of the patched file even when it has drifted: the longer the shared path, the better,
   // whatever the content says; files sharing only their name (or nothing) rank by content.
@@ -511,7 +524,8 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
   else if (best.suffix == 1)
     why = fmt::format("found at '{}': same file name", best.path);
   else
-    why = fmt::format("found at '{}': holds the patch's lines", best.path);
+    why = fmt::format("found at '{}': holds the patch's lines{}", best.path,
+                      options.match.drift ? " (judged without drift: it shares no name)" : "");
   if (n > 0) why += fmt::format(", {}/{} hunk{} found", best.fit, n, n == 1 ? "" : "s");
   if (cands.size() > 1)
     why += fmt::format(" ({} other candidate{} rank lower)", cands.size() - 1,
