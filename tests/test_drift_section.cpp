@@ -201,5 +201,166 @@ TEST(SectionRule, DefinitionNames) {
   EXPECT_EQ(detail::definition_name("int f(int x);"), "");
 }
 
+// --- Where the section is not the hunk's function (hostile review hv16) ---------------------
+
+/// `def fname(` with the parameters rope, x and y (x's default given).
+std::string defaults(std::string_view fname, std::string_view x) {
+  return "def " + std::string(fname) + "(\n    rope: bool = True,\n    x: bool = " +
+         std::string(x) + ",\n    y: bool = True,\n):\n    pass\n\n\n";
+}
+
+// Liger-Kernel 3c8d57a2 (`cross_entropy` default under `def apply_liger_kernel_to_gemma(`),
+// at a later head with the fix reverted: the hunk's section names the function above gemma's
+// at the time (mixtral), and functions added since moved mixtral away. The pre-image stands
+// whole under gemma (the def line is in the hunk's context), yet the section sent the hunk to
+// mixtral's like line: `applied`, drifted (was a false applied, exit 0).
+constexpr std::string_view kGemmaDefault =
+    "@@ -8,6 +8,6 @@ def a(\n"
+    " \n"
+    " def b(\n"
+    "     rope: bool = True,\n"
+    "-    x: bool = True,\n"
+    "+    x: bool = False,\n"
+    "     y: bool = True,\n"
+    " ):\n";
+
+TEST(SectionPlace, TheDefinitionInTheHunksContextIsItsFunction) {
+  std::string later = defaults("a", "False");
+  for (const char* f : {"c1", "c2", "c3", "c4", "c5", "c6"}) later += defaults(f, "False");
+  const std::string reverted = later + defaults("b", "True");
+  const HunkMatch absent = run_one(reverted, kGemmaDefault, "m.py");
+  EXPECT_EQ(absent.status, HunkStatus::kApplicable) << presence_words(absent);
+  EXPECT_EQ(absent.line, 56u);
+  const HunkMatch present = run_one(later + defaults("b", "False"), kGemmaDefault, "m.py");
+  EXPECT_EQ(present.status, HunkStatus::kApplied) << presence_words(present);
+  EXPECT_EQ(present.kind, MatchKind::kExact);
+  EXPECT_EQ(present.line, 56u);
+}
+
+// Liger-Kernel 19654059 (a skipif decorator added before `def test_..._smollm3():`) and
+// FlashInfer 0ba7a3f6 (a skip reason in a decorator) at later heads: the section names the
+// test function before the decorator, hundreds of lines up now. The hunk's own lines leave that
+// function (a decorator at column 0), so the exact post-image is the fix, not "found elsewhere"
+// (was a false conflict).
+constexpr std::string_view kSkipDecorator =
+    "@@ -5,6 +5,7 @@ def test_glm4():\n"
+    "     assert glm4_ok()\n"
+    " \n"
+    " \n"
+    "+@pytest.mark.skipif(not smollm3_available(), reason=\"smollm3 module not available\")\n"
+    " def test_smollm3():\n"
+    "     with patch(\"transformers.models.smollm3\"):\n"
+    "         pass\n";
+
+TEST(SectionPlace, AHunkThatLeavesItsSectionIsNotHeldToIt) {
+  std::string later = "import pytest\n\n\ndef test_glm4():\n    assert glm4_ok()\n\n\n";
+  for (int i = 0; i < 40; ++i)
+    later += "def test_other_" + std::to_string(i) + "():\n    assert other(" +
+             std::to_string(i) + ")\n\n\n";
+  later += "def test_qwen():\n    assert glm4_ok()\n\n\n";
+  const std::string tail =
+      "def test_smollm3():\n    with patch(\"transformers.models.smollm3\"):\n        pass\n";
+  const std::string with_fix = later +
+                               "@pytest.mark.skipif(not smollm3_available(), "
+                               "reason=\"smollm3 module not available\")\n" +
+                               tail;
+  const HunkMatch present = run_one(with_fix, kSkipDecorator, "test_m.py");
+  EXPECT_EQ(present.status, HunkStatus::kApplied) << presence_words(present);
+  EXPECT_EQ(present.kind, MatchKind::kExact);
+  const HunkMatch absent = run_one(later + tail, kSkipDecorator, "test_m.py");
+  EXPECT_EQ(absent.status, HunkStatus::kApplicable) << presence_words(absent);
+}
+
+// The section rule still holds for a change inside the named function: its lines found under
+// another function only are not the fix (own_definition() and leaves_section() are both false).
+TEST(SectionPlace, ALeavingLineIsOnlyOneAtColumnZero) {
+  detail::HunkImages images;
+  const std::vector<Patch> inside = parse_patches(
+      "--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,3 @@ def decode(self):\n     a = 1\n-    b = 2\n"
+      "+    b = 3\n     # done\n",
+      "t.diff");
+  images.build(inside.at(0).files.at(0).hunks.at(0));
+  EXPECT_FALSE(detail::leaves_section(images));
+  EXPECT_FALSE(detail::own_definition(images).has_value());
+  const std::vector<Patch> comment = parse_patches(
+      "--- a/m.c\n+++ b/m.c\n@@ -3,4 +3,4 @@ int f(void)\n #ifdef X\n   a = 1;\n-  b = 2;\n"
+      "+  b = 3;\n   c();\n",
+      "t.diff");
+  images.build(comment.at(0).files.at(0).hunks.at(0));
+  EXPECT_FALSE(detail::leaves_section(images));  // a preprocessor line inside the function
+  const std::vector<Patch> closing = parse_patches(
+      "--- a/m.c\n+++ b/m.c\n@@ -3,3 +3,4 @@ int f(void)\n   return 0;\n }\n+int g;\n \n",
+      "t.diff");
+  images.build(closing.at(0).files.at(0).hunks.at(0));
+  EXPECT_TRUE(detail::leaves_section(images));  // after f's closing brace
+}
+
+// --- Changed lines that repeat the lines around them (hostile review hv16) -----------------
+
+// Liger-Kernel 49fc8d84, hunk 26: two `None,` added to a run of twenty. In the unpatched file
+// the post-image stands two lines above the pre-image, inside the run: the old rule (the
+// longer image wins) read the hunk applied on the parent (a false partial; alone, a false
+// applied). Alone such a hunk is unknown; the file's other hunks decide it when they agree.
+std::string nones(int n) {
+  std::string out = "def backward(ctx):\n    g = grad(ctx)\n    return (\n        g,\n";
+  for (int i = 0; i < n; ++i) out += "        None,\n";
+  return out + "    )\n\n\nclass Loss:\n    pass\n";
+}
+
+constexpr std::string_view kMoreNones =
+    "@@ -22,6 +22,8 @@ def backward(ctx):\n"
+    "         None,\n         None,\n         None,\n+        None,\n+        None,\n"
+    "     )\n \n \n";
+
+TEST(RepeatsContext, AloneTheHunkIsUnknown) {
+  for (const int n : {20, 22}) {
+    const HunkMatch m = run_one(nones(n), kMoreNones, "loss.py");
+    EXPECT_EQ(m.status, HunkStatus::kUnknown) << n;
+    EXPECT_EQ(m.presence_reason, "repeats-context") << n;
+    EXPECT_TRUE(m.both_images);
+  }
+}
+
+TEST(RepeatsContext, TheFilesOtherHunksDecideIt) {
+  const std::string diff = std::string(
+                               "--- a/loss.py\n+++ b/loss.py\n"
+                               "@@ -1,3 +1,3 @@\n def backward(ctx):\n-    g = grad(ctx)\n"
+                               "+    g = grad(ctx, scale=True)\n     return (\n") +
+                           std::string(kMoreNones);
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const auto& hunks = patches.at(0).files.at(0).hunks;
+  const FileText before(nones(20));
+  const std::vector<HunkMatch> b = match_hunks(before, hunks, {});
+  EXPECT_EQ(b.at(0).status, HunkStatus::kApplicable);
+  EXPECT_EQ(b.at(1).status, HunkStatus::kApplicable);
+  EXPECT_EQ(b.at(1).line, 22u);
+  std::string patched = nones(22);
+  patched.replace(patched.find("grad(ctx)"), 9, "grad(ctx, scale=True)");
+  const FileText after(patched);
+  const std::vector<HunkMatch> a = match_hunks(after, hunks, {});
+  EXPECT_EQ(a.at(0).status, HunkStatus::kApplied);
+  EXPECT_EQ(a.at(1).status, HunkStatus::kApplied);
+  EXPECT_EQ(a.at(1).line, 22u);
+  // A file whose other hunk conflicts decides nothing.
+  std::string other = nones(20);
+  other.replace(other.find("grad(ctx)"), 9, "grad2(ctx)");
+  EXPECT_EQ(match_hunks(FileText(other), hunks, {}).at(1).status, HunkStatus::kUnknown);
+}
+
+// A pure insertion at the edge of its context is not a coincidence: its pre-image stands inside
+// the post-image where the hunk puts it, and the longer image wins as before.
+// (Fuzz dropping the leading context leaves the added line at the top edge.)
+TEST(RepeatsContext, AnInsertionAtTheEdgeOfItsContextStillDecides) {
+  const std::vector<Patch> patches = parse_patches(
+      "--- a/f.txt\n+++ b/f.txt\n@@ -3,4 +3,5 @@\n y\n+new\n c1\n c2\n c3\n", "t.diff");
+  MatchOptions options;
+  options.fuzz = 1;
+  const FileText file("x\nzz\nnew\nc1\nc2\nc3\n");
+  const HunkMatch m = match_hunks(file, patches.at(0).files.at(0).hunks, options).at(0);
+  EXPECT_EQ(m.status, HunkStatus::kApplied);
+  EXPECT_EQ(m.fuzz, 1u);
+  EXPECT_TRUE(m.both_images);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -1044,6 +1044,14 @@ struct RefFound {
   std::size_t count = 0;
 };
 
+// Both images of a hunk left open because one lies inside the other by coincidence.
+struct RefCoincident {
+  RefFound p, q;
+  std::size_t top = 0;
+  std::int64_t pre_base = 0, post_base = 0;
+  unsigned fuzz = 0;
+};
+
 std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<Hunk>& hunks,
                                  const MatchOptions& options) {
   RefFile f;
@@ -1061,6 +1069,8 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
   const std::size_t n = f.lines.size();
   const RefMode base_mode = options.ignore_whitespace ? RefMode::kFoldWs : RefMode::kExact;
   std::vector<HunkMatch> out;
+  std::vector<std::optional<RefCoincident>> coincident;
+  std::vector<std::optional<std::pair<std::size_t, std::size_t>>> spans;  // found hunks' lines
   std::size_t lo = 0;
   std::int64_t offset = 0;
   char coords = 'o';  // the header lines `offset` counts from: 'o' own, '-' old, '+' new
@@ -1185,6 +1195,8 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
         offset = m.offset;
         coords = applied ? '+' : '-';
         lo = static_cast<std::size_t>(e) + (applied ? post.size() : pre.size());
+        spans.resize(out.size() + 1);
+        spans[out.size()] = std::make_pair(static_cast<std::size_t>(e), lo);
       } else {
         const bool elsewhere = (!post.empty() && try_image(post, qe, 0, 0, 0, base_mode, true)) ||
                                (!pre.empty() && try_image(pre, pe, 0, 0, 0, base_mode, true));
@@ -1214,6 +1226,28 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       const auto q = try_image(post, qe, lo, top, bottom, base_mode, true, anchor);
       if (!p && !q) continue;
       bool applied = q.has_value();
+      if (p && q && !pre.empty() && !post.empty()) {
+        // One image inside the other away from where the hunk puts it (its changed lines at an
+        // edge of its context): unknown, left to the file's other hunks (below).
+        const std::size_t p_end = p->pos + p->count, q_end = q->pos + q->count;
+        const bool p_in = p->pos >= q->pos && p_end <= q_end;
+        const bool q_in = q->pos >= p->pos && q_end <= p_end;
+        if ((p_in || q_in) && !(p->pos == q->pos && p_end == q_end)) {
+          const RefFound& inner = p_in ? *p : *q;
+          const RefFound& outer = p_in ? *q : *p;
+          const std::size_t at = inner.pos - outer.pos;
+          const bool natural = (trailing - bottom == 0 && at == 0) ||
+                               (leading - top == 0 && at == outer.count - inner.count);
+          if (!natural) {
+            m.status = HunkStatus::kUnknown;
+            m.both_images = true;
+            coincident.resize(out.size() + 1);
+            coincident[out.size()] = RefCoincident{*p, *q, top, pre_base, post_base, lvl};
+            matched = true;
+            break;
+          }
+        }
+      }
       if (p && q) {
         m.both_images = !pre.empty() && !post.empty();
         applied = tie(*p, *q, top, pe, qe);
@@ -1229,6 +1263,8 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       offset = m.offset;
       coords = applied ? '+' : '-';
       lo = fo.pos + fo.count;
+      spans.resize(out.size() + 1);
+      spans[out.size()] = std::make_pair(fo.pos, fo.pos + fo.count);
     }
     if (!matched) {
       m.both_images = false;
@@ -1269,6 +1305,43 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       }
     }
     out.push_back(m);
+  }
+  // Coincident hunks take the state of all the others when they agree, where no other hunk's
+  // compared lines are.
+  coincident.resize(out.size());
+  spans.resize(out.size());
+  std::size_t applied_n = 0, applicable_n = 0, open = 0;
+  bool agree = true;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (coincident[k]) {
+      ++open;
+    } else if (out[k].status == kApplied) {
+      ++applied_n;
+    } else if (out[k].status == kApplicable) {
+      ++applicable_n;
+    } else {
+      agree = false;
+    }
+  }
+  if (agree && open > 0 && (applied_n == 0) != (applicable_n == 0)) {
+    const bool post_state = applied_n > 0;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (!coincident[k]) continue;
+      const RefCoincident& c = *coincident[k];
+      const RefFound& fo = post_state ? c.q : c.p;
+      bool free = true;
+      for (std::size_t j = 0; j < out.size() && free; ++j)
+        if (j != k && spans[j] && spans[j]->first < fo.pos + fo.count && fo.pos < spans[j]->second)
+          free = false;
+      if (!free) continue;
+      HunkMatch& m = out[k];
+      m.status = post_state ? kApplied : kApplicable;
+      m.line = fo.pos >= c.top ? fo.pos - c.top + 1 : 1;
+      m.offset = static_cast<std::int64_t>(fo.pos) - (post_state ? c.post_base : c.pre_base) -
+                 static_cast<std::int64_t>(c.top);
+      m.fuzz = c.fuzz;
+      spans[k] = std::make_pair(fo.pos, fo.pos + fo.count);
+    }
   }
   return out;
 }

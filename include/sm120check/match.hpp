@@ -248,9 +248,13 @@ std::string presence_words(const HunkMatch& m);
 ///
 /// Tie rule, when both images match at the deciding level (pre at P, post at Q):
 ///  1. an empty image is no evidence: the non-empty image wins (both_images stays false);
-///  2. when one match's lines lie inside the other's, the longer one wins: a pure insertion's
-///     pre-image found inside its found post-image is applied, a pure deletion's post-image
-///     found inside its found pre-image is applicable;
+///  2. when one match's lines lie inside the other's where the hunk puts them (a pure
+///     insertion's or deletion's changed lines at an edge of its context), the longer one wins:
+///     a pure insertion's pre-image found inside its found post-image is applied, a pure
+///     deletion's post-image found inside its found pre-image is applicable; inside it at
+///     another place (the changed lines repeat the lines around them, `None,` added to a run
+///     of `None,`) the hunk is kUnknown, presence_reason "repeats-context", places = {pre
+///     line, post line}, both_images set (a blob id settles it, see verify);
 ///  3. otherwise the match nearer its own expected line wins;
 ///  4. at equal distance (or the same lines, possible with ignore_whitespace), the image that
 ///     also matches byte for byte wins when ignore_whitespace is set, else `applied`.

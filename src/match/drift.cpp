@@ -316,6 +316,21 @@ bool nearest_header_is(const FileText& file, std::string_view section_text, std:
   return l != found.end() && *l < end;
 }
 
+std::optional<std::size_t> own_definition(const HunkImages& images) {
+  const HunkLine* changed = images.begin;
+  while (changed != images.end &&
+         (changed->kind == LineKind::kContext || trim_space(changed->text).empty()))
+    ++changed;
+  if (changed == images.end) return std::nullopt;
+  const std::size_t indent = indentation(changed->text);
+  std::optional<std::size_t> own;
+  for (std::size_t j = 0; j < images.leading && j < images.post.size(); ++j) {
+    const std::string_view text = images.post[j]->text;
+    if (indentation(text) < indent && !definition_name(text).empty()) own = j;
+  }
+  return own;
+}
+
 bool section_in_file(const FileText& file, std::string_view section_text) {
   const std::string_view section = trim_space(section_text);
   if (section.empty()) return false;
@@ -359,17 +374,32 @@ bool names_section(std::string_view line, std::string_view section) {
 
 bool class_line(std::string_view line) { return starts(trim_space(line), "class "); }
 
-/// True when two or more definitions of `file` (outside strings) are the section's line:
-/// overloads of one name, or a section git cut at 80 bytes that begins several signatures.
+}  // namespace
+
+bool leaves_section(const HunkImages& images) {
+  const std::string_view section = trim_space(images.section);
+  for (const HunkLine* l = images.begin; l != images.end; ++l) {
+    const std::string_view t = l->text;
+    if (!t.empty() && t.front() != ' ' && t.front() != '\t' && t.front() != '\r' &&
+        t.front() != '\f' && !starts(t, "#") && !starts(t, "//") && !starts(t, "/*") &&
+        !starts(t, "*") && (section.empty() || !names_section(t, section)))
+      return true;
+    if (l->kind != LineKind::kContext) break;  // up to the first changed line
+  }
+  return false;
+}
+
 bool section_ambiguous(const FileText& file, std::string_view section) {
   const std::vector<std::uint32_t>& headers = section_index(file).headers[2];
   std::size_t definitions = 0;
-  for (const std::uint32_t i : section_lines(file, section))
+  for (const std::uint32_t i : section_lines(file, trim_space(section)))
     if (std::binary_search(headers.begin(), headers.end(), i) && definition_line(file.line(i)) &&
         ++definitions == 2)
       return true;
   return false;
 }
+
+namespace {
 
 struct Candidate {
   std::size_t pos = 0;
@@ -408,19 +438,8 @@ class Drift {
     for (std::size_t j = post_.size() - trail_;
          j < post_.size() - trail_ + std::min(trail_, kMaxContextConsidered); ++j)
       context_info_ += informative_line(images.post[j]->text) ? 1u : 0u;
-    // The hunk's own definition line: the last one of its leading context indented less than
-    // its first changed line (the function the change is in, as the hunk itself shows it).
-    const HunkLine* changed = images.begin;
-    while (changed != images.end && (changed->kind == LineKind::kContext ||
-                                     trim_space(changed->text).empty()))
-      ++changed;
-    if (changed != images.end) {
-      const std::size_t indent = indentation(changed->text);
-      for (std::size_t j = 0; j < lead_; ++j) {
-        const std::string_view text = images.post[j]->text;
-        if (indentation(text) < indent && !definition_name(text).empty()) own_definition_ = text;
-      }
-    }
+    if (const std::optional<std::size_t> own = own_definition(images))
+      own_definition_ = images.post[*own]->text;
   }
 
   /// See find_other_side().

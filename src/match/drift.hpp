@@ -82,6 +82,26 @@ bool nearest_header_is(const FileText& file, std::string_view section, std::size
 bool under_section(const FileText& file, std::string_view section, std::size_t pos,
                    std::size_t leading);
 
+/// The hunk's own definition line: the index in `images.post` (within its leading context) of
+/// the last line there that defines a name (definition_name()) and is indented less than the
+/// hunk's first non-blank changed line: the function the change is in, as the hunk itself shows
+/// it (its section, the line git found above the hunk's first line, is then the definition
+/// before it). std::nullopt when the leading context holds none.
+std::optional<std::size_t> own_definition(const HunkImages& images);
+
+/// True when the hunk's own lines show that its change is not inside the function its section
+/// names: a line of its leading context, or its first changed line, starts at column 0 (a
+/// decorator, a statement or definition at module level, a C `}` closing a function) and is
+/// not the section's line itself, a comment or a preprocessor line. Git's section is the last
+/// header above the hunk's first line, so for such a hunk it names the definition before the
+/// change, and where that definition now stands says nothing of where the change belongs.
+bool leaves_section(const HunkImages& images);
+
+/// True when two or more definitions of `file` (outside strings) are the line `section`
+/// (trimmed) names: overloads of one name, or a section git cut at 80 bytes that begins several
+/// signatures.
+bool section_ambiguous(const FileText& file, std::string_view section);
+
 /// True when some line of `file` starts with `section` (trimmed); false without a section.
 bool section_in_file(const FileText& file, std::string_view section);
 

@@ -176,6 +176,7 @@ class Matcher {
     const std::vector<std::optional<Place>> by_order =
         options_.drift ? identical_hunks(hunks) : std::vector<std::optional<Place>>(hunks.size());
     find_absent(hunks);
+    coincident_.assign(hunks.size(), std::nullopt);
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       images_.build(hunks[k]);
       running[k] = offset;
@@ -220,6 +221,7 @@ class Matcher {
       }
       recheck_far_matches(hunks, out, spans, running);
     }
+    settle_coincident(out, spans);
     for (HunkMatch& m : out) {
       switch (m.status) {
         case HunkStatus::kApplied:
@@ -575,6 +577,17 @@ class Matcher {
       images_.build(hunks[k]);
       if (images_.leading == 0 && images_.trailing == 0) continue;
       if (under_section(file_, images_.section, m.line - 1, images_.leading)) continue;
+      // The match holds the definition line the change is in (the hunk's own, in its leading
+      // context): the section, the line above the hunk, names the function before that one,
+      // and functions added between them since moved it away (a real case: a default changed
+      // under `def apply_liger_kernel_to_gemma(` whose section names mixtral, 12 functions up
+      // at a later head; the section sent the hunk to mixtral's like line: a false `applied`).
+      if (const std::optional<std::size_t> own = own_definition(images_);
+          own && *own >= m.dropped_top)
+        continue;
+      // Nor does a section the hunk's own lines leave (a decorator changed between two test
+      // functions, the section naming the one before, now hundreds of lines up).
+      if (leaves_section(images_)) continue;
       if (!section_in_file(file_, images_.section)) {
         // The function the hunk names is nowhere in the file. A pure deletion's post-image is
         // only its context meeting: far from where the hunk belongs, under another function,
@@ -620,6 +633,14 @@ class Matcher {
       const bool applied = m.status == HunkStatus::kApplied;
       // Within the hunk's own length of where it belongs, the place itself is the evidence.
       if (distance <= static_cast<std::int64_t>(hunks[k].lines.size())) continue;
+      // So is the definition the change is in, when the match holds it and the file defines
+      // it once: the other side elsewhere is another function's like code (a real case: a
+      // default changed under `def apply_liger_kernel_to_gemma(`, the same line standing in
+      // 20 other functions nearer the header's line at a later head).
+      if (const std::optional<std::size_t> own = own_definition(images_);
+          own && *own >= m.dropped_top &&
+          !section_ambiguous(file_, images_.post[*own]->text))
+        continue;
       // Every hunk's match is claimed, this one's too (its edges hold the shadow of a join).
       DriftQuery q;
       q.order_hi = n_;
@@ -909,6 +930,17 @@ class Matcher {
 
       bool applied = post.has_value();
       if (pre && post) {
+        if (!pre_empty && !post_empty && !options_.prefer &&
+            coincident_containment(*pre, *post, top, bottom)) {
+          coincident_[k] = Coincident{*pre, *post, top, bottom, pre_base, post_base,
+                                      static_cast<unsigned>(f)};
+          m.status = HunkStatus::kUnknown;
+          m.presence = Presence::kUnknown;
+          m.presence_reason = "repeats-context";
+          m.places = {pre->pos - top + 1, post->pos - top + 1};
+          m.both_images = true;
+          return m;
+        }
         applied = choose_applied(*pre, *post, pre_expected, post_expected, pre_empty, post_empty,
                                  top);
         m.both_images = !pre_empty && !post_empty;
@@ -1069,6 +1101,86 @@ class Matcher {
            normalise(image_line, TextMode::kFoldWs, b);
   }
 
+  /// True when one found image lies inside the other only because the hunk's changed lines
+  /// repeat the lines around them (`None,` added to a run of `None,` lines): the shorter image
+  /// stands inside the longer one at another place than the hunk puts it, so a file holding
+  /// either state holds both images there, and neither tells which state it is in. Where the
+  /// hunk puts it: a pure insertion's pre-image is its context, inside the post-image only when
+  /// the added lines are at one edge (after the context at the bottom, or before the context at
+  /// the top); likewise a pure deletion's post-image. `top`/`bottom`: context lines fuzz
+  /// dropped from each image.
+  bool coincident_containment(const Found& pre, const Found& post, std::size_t top,
+                              std::size_t bottom) const {
+    const std::size_t pre_end = pre.pos + pre.count;
+    const std::size_t post_end = post.pos + post.count;
+    if (pre.pos == post.pos && pre_end == post_end) return false;
+    const bool pre_inside = pre.pos >= post.pos && pre_end <= post_end;
+    const bool post_inside = post.pos >= pre.pos && post_end <= pre_end;
+    if (!pre_inside && !post_inside) return false;
+    const Found& inner = pre_inside ? pre : post;
+    const Found& outer = pre_inside ? post : pre;
+    const std::size_t at = inner.pos - outer.pos;
+    const std::size_t lead = images_.leading - std::min(top, images_.leading);
+    const std::size_t trail = images_.trailing - std::min(bottom, images_.trailing);
+    const bool natural =
+        (trail == 0 && at == 0) || (lead == 0 && at == outer.count - inner.count);
+    return !natural;
+  }
+
+  /// Both images of a hunk coincident_containment() left open, as found.
+  struct Coincident {
+    Found pre, post;
+    std::size_t top = 0, bottom = 0;       // context lines fuzz dropped
+    std::int64_t pre_base = 0, post_base = 0;  // header_base() of each image
+    unsigned fuzz = 0;
+  };
+
+  /// Hunks coincident_containment() left unknown take the state of the file's other hunks
+  /// when those all agree (all applied, or all applicable; at least one, and none conflicting
+  /// or unknown): the file is in that state, and the hunk's lines cannot say otherwise. The
+  /// hunk then matches where that image was found, unless another hunk holds those lines.
+  void settle_coincident(std::vector<HunkMatch>& out, std::vector<std::optional<Span>>& spans) {
+    std::size_t applied = 0, applicable = 0, open = 0;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (coincident_[k] && out[k].status == HunkStatus::kUnknown &&
+          out[k].presence_reason == "repeats-context") {
+        ++open;
+      } else if (out[k].status == HunkStatus::kApplied) {
+        ++applied;
+      } else if (out[k].status == HunkStatus::kApplicable) {
+        ++applicable;
+      } else {
+        return;
+      }
+    }
+    if (open == 0 || (applied == 0) == (applicable == 0)) return;
+    const bool post = applied > 0;
+    std::vector<Span> taken = sorted_spans(spans);
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (!coincident_[k] || out[k].status != HunkStatus::kUnknown) continue;
+      const Coincident& c = *coincident_[k];
+      const Found& f = post ? c.post : c.pre;
+      const Span span{f.pos, f.pos + f.count};
+      if (overlaps(taken, span)) continue;
+      HunkMatch m;
+      m.status = post ? HunkStatus::kApplied : HunkStatus::kApplicable;
+      m.kind = c.fuzz == 0 ? MatchKind::kExact : MatchKind::kFuzz;
+      m.fuzz = c.fuzz;
+      m.line = f.pos >= c.top ? f.pos - c.top + 1 : 1;
+      m.offset = static_cast<std::int64_t>(f.pos) - (post ? c.post_base : c.pre_base) -
+                 static_cast<std::int64_t>(c.top);
+      m.both_images = true;
+      m.presence_reason = "repeats-context";
+      m.image_begin = span.first;
+      m.image_end = span.second;
+      m.dropped_top = static_cast<std::uint32_t>(c.top);
+      m.dropped_bottom = static_cast<std::uint32_t>(c.bottom);
+      out[k] = std::move(m);
+      spans[k] = span;
+      taken.insert(std::upper_bound(taken.begin(), taken.end(), span), span);
+    }
+  }
+
   /// The tie rule (documented at match_hunks()). True for applied.
   bool choose_applied(const Found& pre, const Found& post, std::int64_t pre_expected,
                       std::int64_t post_expected, bool pre_empty, bool post_empty,
@@ -1086,7 +1198,9 @@ class Matcher {
       if (pre.pos >= post.pos && pre_end <= post_end) return true;
       if (post.pos >= pre.pos && post_end <= pre_end) return false;
       // The hunk's section (the function line git found above it) names one of the two places.
-      if (!images_.section.empty()) {
+      // (Not when the images hold the definition the change is in: both places have it.)
+      const std::optional<std::size_t> own = own_definition(images_);
+      if (!images_.section.empty() && !(own && *own >= top) && !leaves_section(images_)) {
         const bool pre_in = under_section(file_, images_.section, pre.pos > top ? pre.pos - top : 0,
                                           images_.leading);
         const bool post_in = under_section(file_, images_.section,
@@ -1176,6 +1290,8 @@ class Matcher {
   std::size_t match_end_ = 0;    // first line after them
   std::size_t match_top_ = 0;    // edge context lines fuzz dropped above them
   std::size_t match_bottom_ = 0;  // and below them
+  /// Per hunk of run(), both images when coincident_containment() left it open.
+  std::vector<std::optional<Coincident>> coincident_;
 };
 
 }  // namespace

@@ -41,6 +41,10 @@ std::string presence_words(const HunkMatch& m) {
   if (code == "changed-lines-differ")
     return "some of its added lines are there, not as the hunk has them";
   if (code == "context-differs") return "the lines around the deletion no longer meet";
+  if (code == "repeats-context")
+    return "its changed lines repeat the lines around them: the file holds both images at one "
+           "place" +
+           at;
   if (code == "trivial-lines") return "blank or trivial lines only: they prove nothing";
   if (code == "zero-context-elsewhere")
     return "a hunk without context, not at its line; its lines stand elsewhere" + at;

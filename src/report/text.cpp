@@ -276,8 +276,12 @@ std::string hunk_verdict(const HunkMatch& m, bool color) {
   if (m.offset != 0) details += fmt::format("offset {:+}", m.offset);
   if (m.fuzz != 0) details += fmt::format("{}fuzz {}", details.empty() ? "" : ", ", m.fuzz);
   if (m.both_images)
-    details += fmt::format("{}both images match; chose {}", details.empty() ? "" : "; ",
-                           to_string(m.status));
+    details += fmt::format("{}both images match; chose {}{}", details.empty() ? "" : "; ",
+                           to_string(m.status),
+                           m.presence_reason == "repeats-context"
+                               ? ", as the file's other hunks are (its lines repeat the lines "
+                                 "around them)"
+                               : "");
   if (!details.empty()) text += " (" + details + ")";
   return text;
 }
