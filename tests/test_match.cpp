@@ -1238,7 +1238,18 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
           const std::size_t at = inner.pos - outer.pos;
           const bool natural = (trailing - bottom == 0 && at == 0) ||
                                (leading - top == 0 && at == outer.count - inner.count);
-          if (!natural) {
+          // ... and the longer image's other lines all repeat lines of the shorter one.
+          const std::vector<RefLine>& in_img = p_in ? pre : post;
+          const std::vector<RefLine>& out_img = p_in ? post : pre;
+          bool repeats = true;
+          for (std::size_t j = 0; j < outer.count && repeats; ++j) {
+            if (j >= at && j < at + inner.count) continue;
+            bool seen = false;
+            for (std::size_t i = top; i + bottom < in_img.size() && !seen; ++i)
+              seen = in_img[i].text == out_img[top + j].text;
+            repeats = seen;
+          }
+          if (!natural && repeats) {
             m.status = HunkStatus::kUnknown;
             m.both_images = true;
             coincident.resize(out.size() + 1);

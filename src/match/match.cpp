@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -1124,7 +1125,21 @@ class Matcher {
     const std::size_t trail = images_.trailing - std::min(bottom, images_.trailing);
     const bool natural =
         (trail == 0 && at == 0) || (lead == 0 && at == outer.count - inner.count);
-    return !natural;
+    if (natural) return false;
+    // A coincidence only when the lines of the longer image around the shorter one all repeat
+    // lines of the shorter (the `None,` run): a file in the other state then holds them too.
+    // Lines of its own (a class the hunk adds before context that its last lines repeat) are
+    // the change itself: the longer image wins as before.
+    const std::vector<const HunkLine*>& in_lines = pre_inside ? images_.pre : images_.post;
+    const std::vector<const HunkLine*>& out_lines = pre_inside ? images_.post : images_.pre;
+    std::unordered_set<std::string_view> inner_text;
+    for (std::size_t j = top; j + bottom < in_lines.size(); ++j)
+      inner_text.insert(in_lines[j]->text);
+    for (std::size_t j = 0; j < outer.count; ++j)
+      if ((j < at || j >= at + inner.count) && top + j < out_lines.size() &&
+          inner_text.count(out_lines[top + j]->text) == 0)
+        return false;
+    return true;
   }
 
   /// Both images of a hunk coincident_containment() left open, as found.
