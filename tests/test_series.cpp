@@ -768,5 +768,76 @@ TEST(Series, APatchWhoseLineALaterOneTurnsBackIsAppliedWhereTheBlobIdPlacesTheFi
   EXPECT_EQ(r.patches[0].status, Status::kApplicable) << r.patches[0].files[0].reason;
 }
 
+// Hostile review hv16 (ninja 52c1d0c8 and its revert 4baea2b8, with index lines): the fix
+// touches build.cc and build.h; the revert takes both out; build.cc changed in between, build.h
+// did not. On the tree after both, build.h's id is both the fix's pre-image and the revert's
+// post-image (no state told), build.cc's only the revert's post-image (the fix is in, then
+// reverted). The fix read partial (build.cc applied once the revert is taken out, build.h
+// applicable), exit 2. A patch is one change: its files are pinned together.
+TEST(Series, AFixAndItsRevertArePinnedByTheFileThatTellsTheState) {
+  const Lines h0 = {"struct B {", "  int a;", "};"};
+  const Lines h1 = {"struct B {", "  int a;", "  int fix;", "};"};
+  const Lines c0 = {"int f() {", "  return 0;", "}", "", "int g() {", "  return 1;", "}"};
+  const Lines c1 = {"int f() {", "  fix();", "  return 0;", "}", "", "int g() {", "  return 1;",
+                    "}"};
+  Lines c1b = c1;  // an unrelated change to g() between the fix and its revert
+  c1b[6] = "  return 2;";
+  Lines c2 = c1b;  // the revert of the fix on top of it
+  c2.erase(c2.begin() + 1);
+  const std::string fix =
+      "Subject: [PATCH] fix\n\n---\n" +
+      with_index(make_diff("build.cc", c0, c1), join(c0), join(c1)) +
+      with_index(make_diff("build.h", h0, h1), join(h0), join(h1));
+  const std::string revert =
+      "Subject: [PATCH] Revert fix\n\n---\n" +
+      with_index(make_diff("build.cc", c1b, c2), join(c1b), join(c2)) +
+      with_index(make_diff("build.h", h1, h0), join(h1), join(h0));
+  const std::vector<Patch> run = {parse_patches(fix, "1.patch").at(0),
+                                  parse_patches(revert, "2.patch").at(0)};
+  {
+    Fixture f;  // after both
+    f.tree.write("build.cc", join(c2));
+    f.tree.write("build.h", join(h0));
+    const VerifyReport r = verify(run, f.tree, {});
+    EXPECT_EQ(r.patches[0].status, Status::kApplied) << r.patches[0].files[1].reason;
+    EXPECT_EQ(r.patches[1].status, Status::kApplied);
+  }
+  {
+    Fixture f;  // before both
+    f.tree.write("build.cc", join(c0));
+    f.tree.write("build.h", join(h0));
+    const VerifyReport r = verify(run, f.tree, {});
+    EXPECT_EQ(r.patches[0].status, Status::kApplicable);
+    EXPECT_EQ(r.patches[1].status, Status::kApplicable) << r.patches[1].files[1].reason;
+  }
+}
+
+// Hostile review hv16 (lmdeploy 6e01560e then d15fcf87, without index lines): the first adds a
+// `MAP = {` block after a `MAP.update({ ... })` one, the second turns it into `MAP.update({`
+// too. On the tree after both, the first's pre-image (the end of the block before, a blank
+// line, the block after) stands again at the end of the block the first added: applicable at
+// an offset, a `partial` fix, exit 2. With the second taken out the first reads applied
+// exactly where its header says: the series decides.
+TEST(Series, AnApplicableAtAnOffsetOnLinesALaterPatchMadeIsTheSeries) {
+  const Lines s0 = {"MAP = {}", "", "# a", "MAP.update({", "    'a': A,", "})", "", "# c",
+                    "MAP.update({", "    'c': C,", "})"};
+  Lines s1 = s0;  // the new block ends with the entry the block before ends with
+  s1.insert(s1.begin() + 7, {"# b", "MAP = {", "    'b': B,", "    'a': A,", "}", ""});
+  Lines s2 = s1;
+  s2[8] = "MAP.update({";
+  s2[11] = "})";
+  const std::vector<Patch> run = {parse_patches(make_diff("map.py", s0, s1), "1.patch").at(0),
+                                  parse_patches(make_diff("map.py", s1, s2), "2.patch").at(0)};
+  for (int k = 0; k <= 2; ++k) {
+    Fixture f;
+    f.tree.write("map.py", join(k == 0 ? s0 : k == 1 ? s1 : s2));
+    const VerifyReport r = verify(run, f.tree, {});
+    EXPECT_EQ(r.patches[0].status, k >= 1 ? Status::kApplied : Status::kApplicable)
+        << "state " << k << ": " << r.patches[0].files[0].reason;
+    EXPECT_EQ(r.patches[1].status, k == 2 ? Status::kApplied : Status::kApplicable)
+        << "state " << k << ": " << r.patches[1].files[0].reason;
+  }
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -136,6 +136,23 @@ Pinned pinned(const std::vector<Unit>& units, const Tree& base, FileCache& cache
     for (std::size_t i = *last; i < ks.size(); ++i) out.out[ks[i]] = true;
     for (std::size_t i = 0; i < *first; ++i) out.in[ks[i]] = true;
   }
+  // A patch is one change: where a file of it is pinned in (or out) and none is pinned the
+  // other way, so are its other files, even those whose ids name several states (a fix and
+  // its revert give a file the same id before both and after both, while another file of the
+  // patch, changed in between, tells which: ninja 52c1d0c8 and its revert 4baea2b8 on the
+  // tree after both read build.cc applied once the revert is taken out and build.h
+  // applicable, a `partial` fix).
+  std::map<std::size_t, std::pair<bool, bool>> by_patch;  // patch -> (any in, any out)
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    auto& [any_in, any_out] = by_patch[units[k].patch];
+    any_in = any_in || out.in[k];
+    any_out = any_out || out.out[k];
+  }
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    const auto& [any_in, any_out] = by_patch[units[k].patch];
+    if (any_in && !any_out) out.in[k] = true;
+    if (any_out && !any_in) out.out[k] = true;
+  }
   return out;
 }
 
@@ -980,6 +997,27 @@ bool applied_only_by_drift(const FileReport& tree, const FileReport& series) {
          });
 }
 
+/// A tree's `applicable` that stands only at an offset, where the series, with the later
+/// patches of the run on the file taken out, finds every hunk applied exactly at its header's
+/// lines: the pre-image the tree holds elsewhere is lines the later patches made (lmdeploy
+/// 6e01560e then d15fcf87 on the tree after both, without index lines: the second rewrote the
+/// first's `MODULE_MAP = {` block into one like the block before it, whose end then held the
+/// first's pre-image 16 lines down: `partial`, exit 2).
+bool applicable_only_at_an_offset(const FileReport& tree, const SeriesUnit& su) {
+  const FileReport& series = su.verdict;
+  if (tree.status != Status::kApplicable || series.status != Status::kApplied || !su.from_back ||
+      su.without.empty() || tree.hunks.empty() || tree.hunks.size() != series.hunks.size())
+    return false;
+  const bool moved = std::any_of(tree.hunks.begin(), tree.hunks.end(), [](const HunkReport& h) {
+    return h.match.status == HunkStatus::kApplicable && h.match.offset != 0;
+  });
+  return moved &&
+         std::all_of(series.hunks.begin(), series.hunks.end(), [](const HunkReport& h) {
+           return h.match.status == HunkStatus::kApplied && h.match.kind == MatchKind::kExact &&
+                  h.match.offset == 0;
+         });
+}
+
 }  // namespace
 
 void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
@@ -999,7 +1037,7 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
     if ((fr.status == Status::kApplied || fr.status == Status::kApplicable) && !su.by_absence &&
         !su.ambiguous &&
         !su.moved_by && !su.brought_by && !su.deleted_by &&
-        !applied_only_by_drift(fr, su.verdict) &&
+        !applied_only_by_drift(fr, su.verdict) && !applicable_only_at_an_offset(fr, su) &&
         !(su.pinned_out && fr.status == Status::kApplied) &&
         !(su.pinned_in && fr.status == Status::kApplicable && su.from_back &&
           su.verdict.status == Status::kApplied))
