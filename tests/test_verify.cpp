@@ -146,6 +146,30 @@ TEST(VerifyModify, ApplicableAppliedConflict) {
   EXPECT_EQ(c.files[0].hunks[0].match.status, HunkStatus::kConflict);
 }
 
+// An added file whose content stands whole: a later change making it executable does not
+// undo the fix (hostile review hv16: lightllm 049c1303's docs/EN/.readthedocs.yaml, made 100755
+// by a later commit, read conflict at every later head). An added program without its
+// executable bit is still a conflict: it does not run.
+TEST(VerifyAdd, ModeOfAnAddedFileOnlyMattersWhenItMustRun) {
+  constexpr std::string_view kAddText =
+      "diff --git a/docs/conf.yaml b/docs/conf.yaml\nnew file mode 100644\n--- /dev/null\n"
+      "+++ b/docs/conf.yaml\n@@ -0,0 +1,2 @@\n+version: 2\n+build: {}\n";
+  MemoryTree exec;
+  exec.file("docs/conf.yaml", "version: 2\nbuild: {}\n", true);
+  const PatchReport a = run(exec, kAddText);
+  EXPECT_EQ(a.status, Status::kApplied) << a.files[0].reason;
+  EXPECT_NE(a.files[0].reason.find("executable"), std::string::npos) << a.files[0].reason;
+  constexpr std::string_view kAddScript =
+      "diff --git a/run.sh b/run.sh\nnew file mode 100755\n--- /dev/null\n"
+      "+++ b/run.sh\n@@ -0,0 +1,1 @@\n+echo run\n";
+  MemoryTree plain;
+  plain.file("run.sh", "echo run\n", false);
+  EXPECT_EQ(run(plain, kAddScript).status, Status::kConflict);
+  MemoryTree script;
+  script.file("run.sh", "echo run\n", true);
+  EXPECT_EQ(run(script, kAddScript).status, Status::kApplied);
+}
+
 // A run asks the tree about each path once (strip detection at five levels, the verdicts, the
 // series, the evidence all ask again): what it answered is kept, a failure too, which every
 // file patch on that path then reports.

@@ -398,9 +398,16 @@ Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp
     if (s == Status::kApplicable) s = Status::kConflict;  // pre-image of an add is "no file"
   } else if (is_whole_image(tree.read(path), fp.hunks, Image::kPost)) {
     s = Status::kApplied;
-    if (fp.new_mode && is_executable_mode(fp.new_mode) != entry.executable) {
+    if (fp.new_mode && is_executable_mode(fp.new_mode) && !entry.executable) {
+      // The file the patch adds runs as a program: without the bit it does not.
       s = Status::kConflict;
       append_reason(fr, fmt::format("content matches but mode {:o} does not", *fp.new_mode));
+    } else if (fp.new_mode && !is_executable_mode(fp.new_mode) && entry.executable) {
+      // The file was made executable since (lightllm 049c1303's docs/EN/.readthedocs.yaml, made
+      // 100755 by a later commit, read conflict at every later head): the fix is in.
+      append_reason(fr, fmt::format("content matches; the patch adds it as {:o}, the tree has "
+                                    "it executable (a later change)",
+                                    *fp.new_mode));
     }
   } else {
     append_reason(fr, "file already exists with different content");
