@@ -1,5 +1,6 @@
 // Tests of src/tree: path normalisation, DiskTree (read-only, symlink containment, size limit,
 // fifos) and git blob ids.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "../src/tree/mapped_file.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/tree.hpp"
 #include "test_util.hpp"
@@ -472,6 +474,29 @@ TEST(TreeList, SortedTypedAndNeverThroughASymlink) {
   EXPECT_THROW(tree->list("link"), Error);
   EXPECT_THROW(tree->list("b.txt"), Error);
   EXPECT_THROW(tree->list("nope"), Error);
+}
+
+// The guarded mapping shared by `kernels` and the git index reader: a file truncated after it
+// was mapped reads zeros past its new end inside guarded(), and shrank() says so; without the
+// guard such a read dies of SIGBUS (KernelListingDeathTest.AnotherSigbusStillKills).
+TEST(MappedFile, AFileThatShrinksReadsZerosAndSaysSo) {
+  test::TempDir dir;
+  const std::string path = dir / "index";
+  test::write_file(path, std::string(3 * 4096, 'x'));
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  detail::MappedFile map(fd, 3 * 4096, path);
+  ::close(fd);
+  const auto sum = [](const unsigned char* d, std::size_t n) {
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) total += d[i];
+    return total;
+  };
+  EXPECT_EQ(map.guarded(sum), std::size_t{3 * 4096} * 'x');
+  EXPECT_FALSE(map.shrank());
+  ASSERT_EQ(::truncate(path.c_str(), 4096), 0);
+  EXPECT_EQ(map.guarded(sum), std::size_t{4096} * 'x');  // the first page is still the file's
+  EXPECT_TRUE(map.shrank());
 }
 
 }  // namespace

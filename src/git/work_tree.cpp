@@ -28,8 +28,10 @@
 #include <string_view>
 #include <vector>
 
+#include "../tree/mapped_file.hpp"
 #include "index_scan.hpp"
 #include "sha1.hpp"
+#include "sm120check/error.hpp"
 #include "sm120check/git.hpp"
 
 namespace sm120check {
@@ -262,36 +264,34 @@ std::string inflate_start(const unsigned char* data, std::size_t size, std::size
   return out;
 }
 
-/// A read-only mapping of a whole file.
+/// A private mapping of a whole file (detail::MappedFile: reads through its guarded() survive
+/// the file shrinking). Pack and loose object files are never rewritten by git, so only the
+/// index is read guarded.
 struct Mapped {
   const unsigned char* data = nullptr;
   std::size_t size = 0;
   struct stat st {};
-  Mapped() = default;
-  Mapped(const Mapped&) = delete;
-  Mapped& operator=(const Mapped&) = delete;
-  ~Mapped() {
-    if (data != nullptr && size > 0) ::munmap(const_cast<unsigned char*>(data), size);
-  }
+  std::optional<detail::MappedFile> file;
   /// False when the file does not exist; throws CannotTell when it cannot be read.
   bool open(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
       if (errno == ENOENT) return false;
       throw CannotTell{};
     }
-    if (::fstat(fd, &st) != 0) {
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(fd);
       throw CannotTell{};
     }
     size = static_cast<std::size_t>(st.st_size);
     if (size > 0) {
-      void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (m == MAP_FAILED) {
+      try {
+        file.emplace(fd, size, path);
+      } catch (const Error&) {
         ::close(fd);
         throw CannotTell{};
       }
-      data = static_cast<const unsigned char*>(m);
+      data = file->data();
     }
     ::close(fd);
     return true;
@@ -746,14 +746,30 @@ std::optional<IndexScan> search_index(const unsigned char* d, const EntrySearch&
 
 /// Reads the index once; `wanted` must be sorted. With `may_stop`, the entries after the last
 /// wanted path are not read when the TREE extension can be found from the end.
+IndexScan read_index_mapped(const unsigned char* d, std::size_t size,
+                            const std::vector<std::string>& wanted, bool may_stop, IndexRead how,
+                            IndexScan out);
+
 IndexScan read_index(const std::string& path, const std::vector<std::string>& wanted,
                      bool may_stop, IndexRead how) {
   IndexScan out;
   Mapped m;
   if (!m.open(path)) throw CannotTell{};  // no index yet: every file is untracked
   out.index_mtime = m.st.st_mtim;
-  const unsigned char* d = m.data;
-  const std::size_t size = m.size;
+  if (m.size == 0) throw CannotTell{};
+  // Git replaces its index by rename, never in place; a file truncated under us (by hand, or a
+  // hostile user) reads zeros past its new end instead of killing the process with SIGBUS,
+  // and the repository section says it cannot tell.
+  IndexScan scan = m.file->guarded([&](const unsigned char* d, std::size_t size) {
+    return read_index_mapped(d, size, wanted, may_stop, how, std::move(out));
+  });
+  if (m.file->shrank()) throw CannotTell{};
+  return scan;
+}
+
+IndexScan read_index_mapped(const unsigned char* d, std::size_t size,
+                            const std::vector<std::string>& wanted, bool may_stop, IndexRead how,
+                            IndexScan out) {
   if (size < 12 + 20 || std::memcmp(d, "DIRC", 4) != 0) throw CannotTell{};
   const std::uint32_t version = be32(d + 4);
   if (version < 2 || version > 4) throw CannotTell{};

@@ -2,8 +2,8 @@
 // binaries (include/fatbinary_section.h names them), and the functions of each uncompressed
 // cubin (an ELF image itself). list_kernels() maps the file privately, so nothing is read whole
 // and nothing can be written back. A file that shrinks while it is mapped (`cp` over a library
-// during a scan) would raise SIGBUS on the pages past its new end; MappedImage turns that into an
-// Error for that file (see ShrinkGuard).
+// during a scan) would raise SIGBUS on the pages past its new end; detail::MappedFile turns that
+// into an Error for that file (src/tree/mapped_file.hpp).
 #include <fcntl.h>
 #include <signal.h>
 #include <gelf.h>
@@ -22,6 +22,7 @@
 #include <mutex>
 #include <vector>
 
+#include "../tree/mapped_file.hpp"
 #include "internal.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/kernels.hpp"
@@ -288,112 +289,6 @@ struct Fd {
 };
 
 
-// ---- Reading a mapping that may shrink ---------------------------------------------------------
-//
-// A read of a MAP_PRIVATE page that lies past the file's end (the file was truncated after mmap)
-// raises SIGBUS (mmap(2), "Errors"). The parsers run on the mapping through libelf, so a read
-// cannot be checked first. Instead, while a thread reads its mapping, a SIGBUS handler replaces
-// the faulting page of *that mapping* with a page of zeros (mmap MAP_FIXED over it, which Linux
-// does as one system call; it is not on POSIX's async-signal-safe list but raises no signal and
-// takes no user-space lock) and notes the fault; the read resumes on zeros, which the parsers
-// treat as any malformed input (they are fuzzed: tests/fuzz, target kernels). The listing is then
-// thrown away and the file reported as changed while it was read. A SIGBUS anywhere else goes to
-// the handler that was installed before (or the default action: the process dies as before).
-
-/// The mapping the current thread is reading, if any: [begin, end) and whether a page faulted.
-struct ShrinkGuard {
-  std::uintptr_t begin = 0;
-  std::uintptr_t end = 0;
-  volatile sig_atomic_t faulted = 0;
-};
-
-thread_local ShrinkGuard* t_guard = nullptr;
-struct sigaction g_previous_sigbus;
-std::uintptr_t g_page_size = 4096;
-
-void on_sigbus(int signo, siginfo_t* info, void* context) {
-  ShrinkGuard* guard = t_guard;
-  const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
-  if (guard != nullptr && address >= guard->begin && address < guard->end) {
-    void* page = reinterpret_cast<void*>(address & ~(g_page_size - 1));
-    if (::mmap(page, g_page_size, PROT_READ | PROT_WRITE,
-               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
-      guard->faulted = 1;
-      return;  // the read is retried on the page of zeros
-    }
-  }
-  // Not a read of a guarded mapping: what would have happened without this handler.
-  if ((g_previous_sigbus.sa_flags & SA_SIGINFO) != 0 && g_previous_sigbus.sa_sigaction != nullptr) {
-    g_previous_sigbus.sa_sigaction(signo, info, context);
-    return;
-  }
-  if (g_previous_sigbus.sa_handler != SIG_DFL && g_previous_sigbus.sa_handler != SIG_IGN &&
-      g_previous_sigbus.sa_handler != nullptr) {
-    g_previous_sigbus.sa_handler(signo);
-    return;
-  }
-  ::signal(SIGBUS, SIG_DFL);  // returning re-executes the read, which now kills the process
-}
-
-void install_sigbus_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const long page = ::sysconf(_SC_PAGESIZE);
-    if (page > 0) g_page_size = static_cast<std::uintptr_t>(page);
-    struct sigaction action {};
-    action.sa_sigaction = on_sigbus;
-    action.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGBUS, &action, &g_previous_sigbus);
-  });
-}
-
-/// A private, writable mapping of a whole regular file, unmapped on scope exit. While guarded()
-/// is active on a thread, reads past a shrunken end read zeros and set shrank().
-class MappedImage {
- public:
-  MappedImage(int fd, std::size_t size, const std::string& path) : size_(size) {
-    install_sigbus_handler();
-    // Private and writable: libelf may convert in place; the file is never written.
-    void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) throw Error(path, 0, std::string("cannot map: ") + std::strerror(errno));
-    data_ = static_cast<unsigned char*>(map);
-    guard_.begin = reinterpret_cast<std::uintptr_t>(data_);
-    guard_.end = guard_.begin + size;
-  }
-  MappedImage(const MappedImage&) = delete;
-  MappedImage& operator=(const MappedImage&) = delete;
-  ~MappedImage() { ::munmap(data_, size_); }
-
-  unsigned char* data() const { return data_; }
-  std::size_t size() const { return size_; }
-  bool shrank() const { return guard_.faulted != 0; }
-
-  /// Runs `read(data(), size())` with this mapping guarded on the calling thread.
-  template <typename Read>
-  auto guarded(Read&& read) {
-    struct Scope {
-      ShrinkGuard* saved;
-      explicit Scope(ShrinkGuard* g) : saved(t_guard) {
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        t_guard = g;
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-      }
-      ~Scope() {
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        t_guard = saved;
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-      }
-    } scope(&guard_);
-    return read(data_, size_);
-  }
-
- private:
-  unsigned char* data_ = nullptr;
-  std::size_t size_ = 0;
-  ShrinkGuard guard_;
-};
-
 std::atomic<detail::KernelsMappedHook> g_mapped_hook{nullptr};
 
 }  // namespace
@@ -422,7 +317,7 @@ KernelListing list_kernels_at(int fd, std::string path) {
     empty.path = std::move(path);
     return empty;
   }
-  MappedImage image(fd, static_cast<std::size_t>(st.st_size), path);
+  detail::MappedFile image(fd, static_cast<std::size_t>(st.st_size), path);
   if (detail::KernelsMappedHook hook = g_mapped_hook.load()) hook(path);
   KernelListing listing = image.guarded([&](unsigned char* data, std::size_t size) {
     return list_image(data, size, path);
