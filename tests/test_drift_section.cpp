@@ -362,5 +362,64 @@ TEST(RepeatsContext, AnInsertionAtTheEdgeOfItsContextStillDecides) {
   EXPECT_TRUE(m.both_images);
 }
 
+// Hostile review hv17 (ninja 4b07ca35 at a later head): `#ifndef _WIN64` added at column 0
+// inside `int GetProcessorCount() {`, whose section names the function before it. The added
+// line is a preprocessor line: how deep the change is, the code after it tells. Was "its change
+// stands only under another function" (a false conflict).
+TEST(SectionPlace, APreprocessorLineIsAsDeepAsTheCodeAfterIt) {
+  constexpr std::string_view kHunk =
+      "@@ -5,6 +5,7 @@ std::string StripAnsi(const std::string& in) {\n"
+      " \n"
+      " int GetProcessorCount() {\n"
+      " #ifdef _WIN32\n"
+      "+#ifndef _WIN64\n"
+      "   // Need GetLogicalProcessorInformationEx for the real core count\n"
+      "   // on machines with more than 64 cores.\n"
+      "   DWORD len = 0;\n";
+  std::string later =
+      "#include <string>\n\nstd::string StripAnsi(const std::string& in) {\n  return in;\n}\n\n";
+  for (int i = 0; i < 30; ++i)
+    later += "int Helper" + std::to_string(i) + "() {\n  return " + std::to_string(i) + ";\n}\n\n";
+  const std::string body =
+      "int GetProcessorCount() {\n#ifdef _WIN32\n#ifndef _WIN64\n"
+      "  // Need GetLogicalProcessorInformationEx for the real core count\n"
+      "  // on machines with more than 64 cores (see the docs).\n"
+      "  DWORD len = 0;\n#endif\n#endif\n  return 1;\n}\n";
+  const HunkMatch m = run_one(later + body, kHunk, "util.cc");
+  EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(m.kind, MatchKind::kDrifted);
+}
+
+// Hostile review hv17 (Liger 64f5e1d3 at a later head): an import added with a blank line after
+// it; a later commit put another import between the two. The block without its blank edge line
+// stands right after its leading context: present (was "change absent: the code it replaces
+// stands where it belongs", a false absent for a pure insertion).
+TEST(SectionPlace, ABlankLineAtTheBlocksEdgeIsLayout) {
+  constexpr std::string_view kHunk =
+      "@@ -2,6 +2,8 @@ def apply_glm4(rope=True, rms_norm=True):\n"
+      "     from transformers.models.glm4 import modeling_glm4\n"
+      "     from transformers.models.glm4.modeling_glm4 import Glm4Model\n"
+      " \n"
+      "+    from liger.glm4 import lce_forward as glm4_lce_forward\n"
+      "+\n"
+      "     if rope:\n"
+      "         raise NotImplementedError(\"no rope for glm4\")\n"
+      "     if rms_norm:\n";
+  const std::string head =
+      "def apply_glm4(rope=True, rms_norm=True):\n"
+      "    from transformers.models.glm4 import modeling_glm4\n"
+      "    from transformers.models.glm4.modeling_glm4 import Glm4Model\n\n";
+  const std::string tail =
+      "    from liger.rms_norm import LigerRMSNormForGlm4\n\n"
+      "    if rope:\n        raise NotImplementedError(\"no rope for glm4\")\n"
+      "    if rms_norm:\n        modeling_glm4.Glm4RMSNorm = LigerRMSNormForGlm4\n";
+  const HunkMatch present = run_one(
+      head + "    from liger.glm4 import lce_forward as glm4_lce_forward\n" + tail, kHunk, "m.py");
+  EXPECT_EQ(present.status, HunkStatus::kApplied) << presence_words(present);
+  const HunkMatch absent = run_one(head + tail, kHunk, "m.py");
+  EXPECT_NE(absent.status, HunkStatus::kApplied) << presence_words(absent);
+  EXPECT_NE(absent.presence, Presence::kPresent);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -322,7 +322,14 @@ std::optional<std::size_t> own_definition(const HunkImages& images) {
          (changed->kind == LineKind::kContext || trim_space(changed->text).empty()))
     ++changed;
   if (changed == images.end) return std::nullopt;
-  const std::size_t indent = indentation(changed->text);
+  // A preprocessor line (or a Python comment) stands at column 0 wherever it is: the first
+  // line from there that is neither tells how deep the change is (ninja 4b07ca35 adds
+  // `#ifndef _WIN64` inside `int GetProcessorCount() {`).
+  const HunkLine* depth = changed;
+  while (depth != images.end && (trim_space(depth->text).empty() || starts(depth->text, "#")))
+    ++depth;
+  if (depth == images.end) return std::nullopt;
+  const std::size_t indent = indentation(depth->text);
   std::optional<std::size_t> own;
   for (std::size_t j = 0; j < images.leading && j < images.post.size(); ++j) {
     const std::string_view text = images.post[j]->text;
@@ -496,6 +503,19 @@ class Drift {
     }
     bool more = false;
     std::vector<Candidate> found = candidates(post_, lead_, a_count_, more);
+    if (found.empty() && !more) {
+      // Blank lines at the block's edges are layout, which later lines often split from it
+      // (Liger 64f5e1d3 adds an import and a blank line; a later commit put another import
+      // between them): look for the block without them.
+      std::size_t top = 0, bottom = 0;
+      while (top < a_count_ && trim_space(post[lead_ + top]->text).empty()) ++top;
+      while (bottom + top < a_count_ &&
+             trim_space(post[lead_ + a_count_ - 1 - bottom]->text).empty())
+        ++bottom;
+      if ((top > 0 || bottom > 0) && top + bottom < a_count_ &&
+          informative_block(post, lead_ + top, a_count_ - top - bottom))
+        found = candidates(post_, lead_ + top, a_count_ - top - bottom, more);
+    }
     if (more) return ambiguous(r, found, "ambiguous");
     // The old code: the removed block, or for a pure addition the place where the context meets.
     bool pre_more = false;
@@ -530,7 +550,11 @@ class Drift {
       // ends with the line its context ends or starts with), not old code.
       // Nor is a place that holds the block itself (another copy of the fix).
       std::vector<Candidate> elsewhere = old_code;
-      for (const Candidate& f : found) elsewhere = apart_from(elsewhere, f.pos, f.end);
+      // For a pure addition the context meets within kDriftSlack lines after a found block
+      // when lines were inserted after it (Liger 64f5e1d3: an import added after the fix's):
+      // that join is the block's own place too.
+      for (const Candidate& f : found)
+        elsewhere = apart_from(elsewhere, f.pos, r_count_ == 0 ? f.end + kDriftSlack : f.end);
       // A half join at a found block's own edge (its context lines with up to kDriftSlack
       // lines inserted between) is that block's place, not old code.
       for (const Candidate& h : half) {
@@ -556,7 +580,7 @@ class Drift {
       }
       r.presence = Presence::kPresent;
       r.pos = c.pos;
-      r.count = a_count_;
+      r.count = c.end - c.pos;
       r.context_agree = c.score.total;
       return r;
     }
@@ -711,7 +735,13 @@ class Drift {
     const std::size_t end = c.end > c.pos ? c.end : std::min(n_, c.pos + trail_);
     for (std::size_t i = c.pos; i < end; ++i)
       if (code(i)) return i;
-    if (c.end > c.pos) return std::nullopt;
+    if (c.end > c.pos) {
+      // A block of preprocessor lines only (`#ifndef _WIN64` added at column 0 inside a C
+      // function, ninja 4b07ca35): the code after it, within the hunk's context, is as deep.
+      for (std::size_t i = end; i < std::min(n_, end + trail_); ++i)
+        if (code(i)) return i;
+      return std::nullopt;
+    }
     for (std::size_t i = c.pos; i > 0 && i + lead_ >= c.pos; --i)
       if (code(i - 1)) return i - 1;
     return std::nullopt;
