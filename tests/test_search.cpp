@@ -771,6 +771,25 @@ TEST(Relocate, AFileFoundByContentAloneIsJudgedWithoutDrift) {
       << c.out;
 }
 
+// Hostile review hv17 (Liger 2d8b2283 installed in a venv): the installed module
+// site-packages/liger_kernel/ops/grpo_loss.py held the fix byte for byte, but a sibling
+// liger_kernel/ops/backends/_ascend/ops/grpo_loss.py (sharing ops/grpo_loss.py) reads absent,
+// and the file was unknown, exit 2. The module an installed package imports at the shared path
+// is the file; a vendored copy is not (TwoPathSuffixCandidatesDisagreeingAreUnknown).
+TEST(Relocate, TheInstalledModuleOutranksAShorterSibling) {
+  TempDir t;
+  write_file(t / "venv/lib/python3.12/site-packages/pkg/sub/file.py", kFilePost);
+  write_file(t / "venv/lib/python3.12/site-packages/pkg/backends/x/sub/file.py", kFilePre);
+  json f = verify_json(t / "venv")["patches"][0]["files"][0];
+  EXPECT_EQ(f["status"], "applied") << f;
+  EXPECT_EQ(f["target_path"], "lib/python3.12/site-packages/pkg/sub/file.py");
+  // The installed module without the fix: applicable, whatever the sibling holds.
+  TempDir pre;
+  write_file(pre / "venv/lib/python3.12/site-packages/pkg/sub/file.py", kFilePre);
+  write_file(pre / "venv/lib/python3.12/site-packages/pkg/backends/x/sub/file.py", kFilePost);
+  EXPECT_NE(verify_json(pre / "venv")["patches"][0]["files"][0]["status"], "applied");
+}
+
 TEST(Relocate, MovedFileFoundByContent) {
   TempDir t;
   write_file(t / "tree/pkg/kernels/ops/tiles.py", kFilePost);

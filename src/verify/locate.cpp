@@ -512,10 +512,30 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
   // Likewise another file whose path is as much the patch's (its name and parent folder at
   // least) reading absent: a copy under vendor/ holding the fix while the file git moved does
   // not read `applied` for the path it shares more of.
+  // Except that a file holding the patch's whole path under a prefix, or the module an
+  // installed package imports (site-packages/ or dist-packages/ then the shared path), is the
+  // file whatever a shorter-path sibling reads: Liger 2d8b2283's liger_kernel/ops/grpo_loss.py
+  // in a venv read unknown because of ops/backends/_ascend/ops/grpo_loss.py (hostile review
+  // hv17). A vendored copy (vendor/pkg/sub/file.py) is neither.
+  const std::size_t patch_components =
+      static_cast<std::size_t>(std::count(path.begin(), path.end(), '/')) + 1;
+  auto installed_module = [&](const Candidate& c) {
+    if (c.suffix >= patch_components) return true;
+    for (const std::string_view dir : {"site-packages/", "dist-packages/"}) {
+      const std::size_t at = c.path.rfind(dir);
+      if (at == std::string::npos || (at > 0 && c.path[at - 1] != '/')) continue;
+      const std::string_view rest = std::string_view(c.path).substr(at + dir.size());
+      if (static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '/')) + 1 == c.suffix &&
+          c.suffix >= 2)
+        return true;
+    }
+    return false;
+  };
   if (best.report.presence == Presence::kPresent || best.report.presence == Presence::kPartial)
     for (std::size_t i = 1; i < cands.size(); ++i)
-      if ((cands[i].report.status == Status::kApplicable && cands[i].fit == fp.hunks.size()) ||
-          (cands[i].suffix >= 2 && cands[i].report.presence == Presence::kAbsent))
+      if (((cands[i].report.status == Status::kApplicable && cands[i].fit == fp.hunks.size()) ||
+           (cands[i].suffix >= 2 && cands[i].report.presence == Presence::kAbsent)) &&
+          !(installed_module(best) && cands[i].suffix < best.suffix))
         return ambiguous(best, cands[i]);
   std::string why;
   std::size_t n = fp.hunks.size();
