@@ -839,5 +839,54 @@ TEST(Series, AnApplicableAtAnOffsetOnLinesALaterPatchMadeIsTheSeries) {
   }
 }
 
+// Hostile review hv17 (lightllm 76096187, f80ad720, a7ab39b5 on pre_and_post_layer_weight.py,
+// without index lines): a block added in one branch, moved into verify(), moved again into
+// another branch. On state 0 the third's deletion of the block from verify() read applied (a
+// pure deletion's context meets before the block ever existed); taking the third out wrote the
+// block, and the second read applied: a false applied. On state 2 the first read applicable
+// (its lines gone again, moved by the second). Every state of the series now reads as it is.
+Lines moved_block_state(int k) {
+  Lines lines = {"class W:",
+                 "    def load(self, w):",
+                 "        if 'a' in w:",
+                 "            self.a = w['a']",
+                 "        if 'b' in w:",
+                 "            self.b = w['b']",
+                 "        if 'c' in w:",
+                 "            self.c = w['c']",
+                 "",
+                 "    def verify(self):",
+                 "        errors = 'weights not ok'",
+                 "        ws = [self.a, self.b, self.c]",
+                 "        for x in ws:",
+                 "            assert x is not None, errors"};
+  const std::string tie = "tie = self.cfg.get('tie_word_embeddings', False)";
+  if (k == 1) lines.insert(lines.begin() + 6, {"            " + tie, "            if tie:",
+                                               "                self.b = self.a"});
+  if (k == 2) lines.insert(lines.begin() + 11, {"        " + tie, "        if tie:",
+                                                "            self.b = self.a"});
+  if (k == 3) lines.insert(lines.begin() + 4, {"            " + tie, "            if tie:",
+                                               "                self.b = self.a"});
+  return lines;
+}
+
+TEST(Series, ABlockMovedTwiceReadsAsEachStateHasIt) {
+  std::vector<Patch> run;
+  for (int j = 0; j < 3; ++j)
+    run.push_back(parse_patches(make_diff("w.py", moved_block_state(j), moved_block_state(j + 1)),
+                                std::to_string(j + 1) + ".patch")
+                      .at(0));
+  for (int k = 0; k <= 3; ++k) {
+    Fixture f;
+    f.tree.write("w.py", join(moved_block_state(k)));
+    const VerifyReport r = verify(run, f.tree, {});
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ(r.patches[static_cast<std::size_t>(j)].status,
+                j < k ? Status::kApplied : Status::kApplicable)
+          << "state " << k << ", patch " << j + 1 << ": "
+          << r.patches[static_cast<std::size_t>(j)].files[0].reason;
+  }
+}
+
 }  // namespace
 }  // namespace sm120check

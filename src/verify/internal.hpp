@@ -409,6 +409,11 @@ struct SeriesUnit {
   /// pinned()): its change is in the tree, whatever its hunks read there (a later patch of the
   /// run that reverts some of its lines and makes other changes stands in the file).
   bool pinned_in = false;
+  /// A later file patch of the run taken out in the backward pass removes every line this one
+  /// adds (it reverts or moves this one's change): on the tree it was judged in with that one
+  /// taken out, this one's `applied` is the series' answer, not the tree's `applicable` (the
+  /// later patch could not have been made without it).
+  bool lines_removed_later = false;
 };
 
 /// The passes over a run: per file patch (those sharing a file with another, or every one

@@ -741,6 +741,42 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   // Backward: later applied ones taken out first. `taken` holds, per path, the patch of the
   // nearest later file patch taken out (the one a verdict is judged without).
   std::map<std::string, std::size_t> taken, missing;
+  std::map<std::string, std::size_t> taken_unit;  // per path, the unit behind `taken`
+  // The non-blank lines of `kind` unit `u`'s hunks hold, sorted.
+  auto lines_of = [&](std::size_t u, LineKind kind) {
+    std::vector<std::string_view> lines;
+    for (const Hunk& h : units[u].fp->hunks)
+      for (const HunkLine& l : h.lines)
+        if (l.kind == kind &&
+            std::string_view(l.text).find_first_not_of(" \t\r\f\v") != std::string_view::npos)
+          lines.push_back(l.text);
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  // Whether unit `later` removes every non-blank line unit `k` adds (at least one) and is not
+  // its exact revert (which leaves a tree that is both before and after the two: the content
+  // cannot tell, and the tree's verdict stands).
+  auto removes_all_added = [&](std::size_t k, std::size_t later) {
+    if (lines_of(later, LineKind::kAdded) == lines_of(k, LineKind::kRemoved) &&
+        lines_of(later, LineKind::kRemoved) == lines_of(k, LineKind::kAdded))
+      return false;
+    std::multiset<std::string_view> removed;
+    for (const Hunk& h : units[later].fp->hunks)
+      for (const HunkLine& l : h.lines)
+        if (l.kind == LineKind::kRemoved) removed.insert(l.text);
+    std::size_t added = 0;
+    for (const Hunk& h : units[k].fp->hunks)
+      for (const HunkLine& l : h.lines) {
+        if (l.kind != LineKind::kAdded ||
+            std::string_view(l.text).find_first_not_of(" \t\r\f\v") == std::string_view::npos)
+          continue;
+        auto it = removed.find(l.text);
+        if (it == removed.end()) return false;
+        removed.erase(it);
+        ++added;
+      }
+    return added > 0;
+  };
   auto nearest = [](const std::map<std::string, std::size_t>& by_path, const Unit& u,
                     std::vector<std::size_t>& into) {
     for (const std::string& p : u.paths)
@@ -846,12 +882,32 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     }
     su.back = judge(k);
     nearest(taken, units[k], su.without);
-    if (status_in(su.back.status, {Status::kApplied, Status::kPartial})) {
+    for (const std::string& p : units[k].paths)
+      if (auto it = taken_unit.find(p); it != taken_unit.end() && units[it->second].patch != units[k].patch &&
+                                        removes_all_added(k, it->second))
+        su.lines_removed_later = true;
+    // A partly applied one is taken out only when a hunk with added lines reads applied: a
+    // pure deletion's post-image is its context meeting, as it does before the lines were ever
+    // added (lightllm 76096187, f80ad720, a7ab39b5 on the tree before all three, without index
+    // lines: the third's deletion of a block the second adds read applied, taking the third
+    // out wrote that block, and the second, which moves it, read applied: a false applied).
+    auto shown_by_added_lines = [&](const FileReport& fr) {
+      if (fr.status != Status::kPartial) return true;
+      const std::vector<Hunk>& hunks = units[k].fp->hunks;
+      for (std::size_t h = 0; h < fr.hunks.size() && h < hunks.size(); ++h)
+        if (fr.hunks[h].match.status == HunkStatus::kApplied && hunks[h].added() > 0) return true;
+      return false;
+    };
+    if (status_in(su.back.status, {Status::kApplied, Status::kPartial}) &&
+        shown_by_added_lines(su.back)) {
       su.undo_error = change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
                                   local.match, &in_place, &undo[k], &su.back);
       su.undone = su.undo_error.empty();
       if (su.undone)
-        for (const std::string& p : units[k].paths) taken[p] = units[k].patch;
+        for (const std::string& p : units[k].paths) {
+          taken[p] = units[k].patch;
+          taken_unit[p] = k;
+        }
     }
   }
   out.before = tree.changes();
@@ -1040,6 +1096,8 @@ void apply_series_verdicts(const SeriesResult& series, VerifyReport& report) {
         !applied_only_by_drift(fr, su.verdict) && !applicable_only_at_an_offset(fr, su) &&
         !(su.pinned_out && fr.status == Status::kApplied) &&
         !(su.pinned_in && fr.status == Status::kApplicable && su.from_back &&
+          su.verdict.status == Status::kApplied) &&
+        !(su.lines_removed_later && fr.status == Status::kApplicable && su.from_back &&
           su.verdict.status == Status::kApplied))
       continue;
     // Applied only once earlier patches of the run are put in: the change is theirs, not the
