@@ -448,5 +448,29 @@ TEST(ApplyHostile, DISABLED_TreeAtAnEarlierStateWithoutIndexLines) {
   EXPECT_EQ(read_file(dir / "t/f"), v3);
 }
 
+// Hostile review hv17 (Liger 2a39f0dc, chunked_loss/__init__.py committed empty, then filled):
+// `@@ -0,0 +1,4 @@` with the empty blob as the old id read applicable on the later, longer file,
+// and apply would have inserted the four imports again (git apply refuses: "patch failed").
+TEST(ApplyHostile, FillingAnEmptyFileIsNoInsertionIntoOneWithLines) {
+  TempDir dir;
+  const std::string post = "import a\nimport b\n";
+  const std::string later = "import a\nimport z\nimport b\n";
+  write_file(dir / "p.patch", "diff --git a/f.py b/f.py\nindex " + blob("") + ".." + blob(post) +
+                                  " 100644\n--- a/f.py\n+++ b/f.py\n@@ -0,0 +1,2 @@\n"
+                                  "+import a\n+import b\n");
+  write_file(dir / "t/f.py", later);
+  const test::RunResult v = run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(v.exit_code, 2) << v.out;
+  EXPECT_NE(v.out.find("fills an empty file"), std::string::npos) << v.out;
+  EXPECT_EQ(run_sm120check({"apply", dir / "p.patch", dir / "t"}).exit_code, 2);
+  EXPECT_EQ(read_file(dir / "t/f.py"), later);
+  // The empty file itself: applicable, and apply fills it; then applied.
+  write_file(dir / "t/f.py", "");
+  EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"}).exit_code, 1);
+  EXPECT_EQ(run_sm120check({"apply", dir / "p.patch", dir / "t"}).exit_code, 0);
+  EXPECT_EQ(read_file(dir / "t/f.py"), post);
+  EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -45,6 +45,9 @@ std::string presence_words(const HunkMatch& m) {
     return "its changed lines repeat the lines around them: the file holds both images at one "
            "place" +
            at;
+  if (code == "file-not-empty")
+    return "the patch fills an empty file (its index line names the empty blob), and this one "
+           "has lines";
   if (code == "trivial-lines") return "blank or trivial lines only: they prove nothing";
   if (code == "zero-context-elsewhere")
     return "a hunk without context, not at its line; its lines stand elsewhere" + at;

@@ -55,6 +55,21 @@ void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status, bo
   }
 }
 
+void refuse_fill_of_nonempty(const FilePatch& fp, const FileText& file,
+                             const std::vector<HunkMatch*>& matches) {
+  constexpr std::string_view kEmptyBlob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+  if (file.size() == 0 || !usable_blob(fp.old_blob) || !blob_matches(kEmptyBlob, fp.old_blob))
+    return;
+  for (std::size_t k = 0; k < matches.size() && k < fp.hunks.size(); ++k) {
+    HunkMatch& m = *matches[k];
+    if (m.status != HunkStatus::kApplicable || fp.hunks[k].old_lines != 0) continue;
+    m = HunkMatch{};
+    m.status = HunkStatus::kConflict;
+    m.presence = Presence::kUnknown;
+    m.presence_reason = "file-not-empty";
+  }
+}
+
 namespace {
 
 /// Matches the hunks of `fp` against `text` and records them; returns their statuses.
@@ -63,6 +78,9 @@ std::vector<Status> match_into(const FilePatch& fp, const FileText& text, FileRe
   MatchOptions match = options.match;
   match.prefer = by_blob;
   std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
+  std::vector<HunkMatch*> all;
+  for (HunkMatch& m : matches) all.push_back(&m);
+  refuse_fill_of_nonempty(fp, text, all);
   std::vector<Status> statuses;
   for (std::size_t i = 0; i < fp.hunks.size() && i < matches.size(); ++i) {
     const Hunk& h = fp.hunks[i];

@@ -356,6 +356,14 @@ std::optional<Image> blob_image_by(const FilePatch& fp, Id&& id) {
   return blob_image_of_id(fp, id());
 }
 
+/// A patch whose index line names the empty blob as the old file fills an empty file
+/// (`@@ -0,0 +1,N @@`): its pre-image is the whole, empty file, which a file with lines is not.
+/// Hunks `matches` reads applicable there by their empty pre-image become conflicts
+/// (presence_reason "file-not-empty"); `git apply` refuses them too. Without the index line
+/// nothing changes (`diff -U0` writes the same header for lines inserted at a file's top).
+void refuse_fill_of_nonempty(const FilePatch& fp, const FileText& file,
+                             const std::vector<HunkMatch*>& matches);
+
 /// Settles, by `image` (blob_image() of `file`), the hunks the matcher could not: when `file`
 /// is the post-image (pre-image) byte for byte and every hunk that says otherwise either had
 /// both images match or has that image standing exactly where its header says (as it must:

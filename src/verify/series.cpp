@@ -595,6 +595,7 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
       matches = match_hunks(text, fp.hunks, match);
       std::vector<HunkMatch*> open;
       for (HunkMatch& m : matches) open.push_back(&m);
+      refuse_fill_of_nonempty(fp, text, open);
       settle_by_blob(match.prefer, fp.hunks, open, text);
     }
     HunkApply done = apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
