@@ -813,7 +813,63 @@ TEST(Scan, WalkBoundsAndSymlinksAreReported) {
   EXPECT_TRUE(u.installs.empty());
   EXPECT_EQ(u.walk.symlinks, 1u);
   ASSERT_EQ(u.notes.size(), 1u);
-  EXPECT_EQ(u.notes[0], "symlink lib/site-packages not followed");
+  EXPECT_EQ(u.notes[0], "symlink lib/site-packages -> " + (dir.path() / "deep" / kSite).string() +
+                            " not followed: it leads outside TARGET; the installs there are not "
+                            "reported (scan its target to judge them)");
+  EXPECT_FALSE(u.walk.complete());
+  EXPECT_EQ(u.exit_code(), 2);
+}
+
+// Hostile review #14: a venv whose lib/python3.12 is a symlink (uv and some distros keep the
+// interpreter's library folder elsewhere) read "not installed" with exit 0.
+TEST(Scan, SymlinkedPythonLibraryFolderIsFollowedInsideTargetOnly) {
+  // The real folder lies where the walk does not go by itself (under node_modules): followed.
+  TempDir dir;
+  flashinfer_venv(dir.path() / "node_modules/store", "0.5.0", k2574Def, k2574Call);
+  std::filesystem::create_directories(dir.path() / "venv/lib");
+  write_file(dir.path() / "venv/pyvenv.cfg", "home = /usr/bin\n");
+  std::filesystem::create_directory_symlink("../../node_modules/store/venv/lib/python3.11",
+                                            dir.path() / "venv/lib/python3.11");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.root, "node_modules/store/" + std::string(kSite));
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(r.walk.symlinks, 0u);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0],
+            "symlink venv/lib/python3.11 -> ../../node_modules/store/venv/lib/python3.11 "
+            "followed: read at node_modules/store/venv/lib/python3.11");
+  EXPECT_TRUE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 0);
+
+  // The real folder is walked anyway: one install, at its real path, and a note.
+  TempDir walked;
+  flashinfer_venv(walked.path() / "store", "0.5.0", k2574Def, k2574Call);
+  std::filesystem::create_directories(walked.path() / "venv/lib");
+  std::filesystem::create_directory_symlink("../../store/venv/lib/python3.11",
+                                            walked.path() / "venv/lib/python3.11");
+  ScanReport w = scan(walked.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(w.installs.size(), 1u);
+  EXPECT_EQ(w.installs[0].install.root, "store/" + std::string(kSite));
+  ASSERT_EQ(w.notes.size(), 1u);
+  EXPECT_EQ(w.notes[0], "symlink venv/lib/python3.11 -> ../../store/venv/lib/python3.11: read at "
+                        "store/venv/lib/python3.11");
+
+  // TARGET is the venv and its library folder lies outside it: never followed, and said.
+  TempDir venv;
+  std::filesystem::create_directories(venv.path() / "lib");
+  std::filesystem::create_directory_symlink(walked.path() / "store/venv/lib/python3.11",
+                                            venv.path() / "lib/python3.11");
+  ScanReport o = scan(venv.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  EXPECT_TRUE(o.installs.empty());
+  ASSERT_EQ(o.walk.outside_symlinks.size(), 1u);
+  ASSERT_EQ(o.notes.size(), 1u);
+  EXPECT_NE(o.notes[0].find("symlink lib/python3.11 -> "), std::string::npos) << o.notes[0];
+  EXPECT_NE(o.notes[0].find("not followed: it leads outside TARGET"), std::string::npos);
+  EXPECT_EQ(o.exit_code(), 2);
 }
 
 TEST(Scan, StrayDistInfoAtTheTopDoesNotHideAVenvBelow) {

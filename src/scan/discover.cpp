@@ -1,4 +1,5 @@
-// Discovery of installs under TARGET: one bounded walk, never following a symlink, reading
+// Discovery of installs under TARGET: one bounded walk, following a directory symlink only to a
+// directory inside TARGET the walk does not reach otherwise (walked at its real path), reading
 // through DiskTree (see discover.hpp and README.md, "scan").
 #include "discover.hpp"
 
@@ -256,6 +257,11 @@ class Discoverer {
           "{} director{} deeper than --max-depth {} not entered", out_.walk.depth_limited,
           out_.walk.depth_limited == 1 ? "y" : "ies", options_.max_depth));
     for (const std::string& n : symlink_notes_) out_.notes.push_back(n);
+    for (const std::string& s : out_.walk.outside_symlinks)
+      out_.notes.push_back(fmt::format(
+          "symlink {} not followed: it leads outside TARGET; the installs there are not reported "
+          "(scan its target to judge them)",
+          s));
     for (const std::string& n : size_notes_) out_.notes.push_back(n);
     for (FoundInstall& f : pending_) ambiguous_metadata(f.install);
     out_.installs = std::move(pending_);
@@ -410,9 +416,8 @@ class Discoverer {
       if (e.type == Entry::Type::kFile && options_.kernels && is_shared_object_name(e.name))
         walked_objects_.push_back(join(rel, e.name));
       if (e.type == Entry::Type::kSymlink) {
-        ++out_.walk.symlinks;
-        if (e.name == "site-packages" || e.name == "dist-packages")
-          symlink_notes_.push_back(fmt::format("symlink {} not followed", join(rel, e.name)));
+        symlink(rel, e.name, list, depth);
+        if (out_.walk.truncated) return;
         continue;
       }
       if (e.type != Entry::Type::kDirectory || skipped_everywhere(e.name)) continue;
@@ -426,6 +431,111 @@ class Discoverer {
       walk(join(rel, e.name), depth + 1);
       if (out_.walk.truncated) return;
     }
+  }
+
+  /// Whether a Python library folder may be named `name` in a directory listed as `list`:
+  /// site-packages, dist-packages, pythonX.Y (python3.12, python3.13t), or a venv's lib / lib64
+  /// (beside its pyvenv.cfg).
+  static bool python_library_name(const std::string& name, const std::vector<Tree::DirEntry>& list) {
+    if (name == "site-packages" || name == "dist-packages") return true;
+    if (name == "lib" || name == "lib64")
+      return std::any_of(list.begin(), list.end(),
+                         [](const Tree::DirEntry& e) { return e.name == "pyvenv.cfg"; });
+    if (!starts_with(name, "python") || name.size() < 7) return false;
+    return std::isdigit(static_cast<unsigned char>(name[6])) != 0;
+  }
+
+  /// Whether the walk enters directory `real_rel` (relative to TARGET, without symlinks) by
+  /// itself, and if not, why.
+  enum class WalkReach {
+    kReached,    ///< the walk lists it
+    kSkipped,    ///< a component is a folder skipped everywhere (node_modules, ...) or too deep
+    kBelowSite,  ///< below a folder named site-packages or dist-packages (packages not walked)
+    kSystem,     ///< under a root file system's proc, sys or dev: never walked
+  };
+  WalkReach walk_reaches(const std::string& real_rel) const {
+    std::size_t depth = 0;
+    std::string parent = base_name(target_real_);
+    std::size_t at = 0;
+    while (at <= real_rel.size() && !real_rel.empty()) {
+      std::size_t slash = real_rel.find('/', at);
+      if (slash == std::string::npos) slash = real_rel.size();
+      const std::string c = real_rel.substr(at, slash - at);
+      at = slash + 1;
+      ++depth;
+      if (parent == "site-packages" || parent == "dist-packages") return WalkReach::kBelowSite;
+      if (depth == 1 && (rootfs_ || target_real_ == "/") && (c == "proc" || c == "sys" || c == "dev"))
+        return WalkReach::kSystem;
+      if (depth > options_.max_depth || skipped_everywhere(c)) return WalkReach::kSkipped;
+      parent = c;
+    }
+    return WalkReach::kReached;
+  }
+
+  /// A symlink `name` met by the walk in directory `dir` (listed as `list`, at `depth`). When it
+  /// leads to a directory inside TARGET (an absolute target read inside TARGET when it is a root
+  /// file system) that the walk does not reach by itself (walk_reaches() kSkipped: never into a
+  /// site-packages folder's packages nor a root file system's proc, sys, dev), that directory is
+  /// walked at its real path, once, with a note; when the walk reaches it, nothing more is done (a Python library
+  /// folder gets a note saying where it is read). A Python library folder
+  /// (python_library_name()) leading outside TARGET is not followed and recorded in
+  /// WalkStats::outside_symlinks (the walk is then incomplete). Any other symlink is counted in
+  /// WalkStats::symlinks.
+  void symlink(const std::string& dir, const std::string& name, const std::vector<Tree::DirEntry>& list,
+               std::size_t depth) {
+    namespace fs = std::filesystem;
+    const std::string path = join(dir, name);
+    const bool python = python_library_name(name, list);
+    ++out_.walk.symlinks;
+    std::string text;
+    try {
+      text = tree_.read_link(path);
+    } catch (const Error&) {
+      return;
+    }
+    if (text.empty()) return;
+    fs::path dest = text.front() == '/' ? (rootfs_ ? fs::path(target_real_ + text) : fs::path(text))
+                                        : fs::path(target_real_) / dir / text;
+    std::error_code ec;
+    const fs::path real = fs::canonical(dest, ec);
+    if (ec || !fs::is_directory(real, ec)) {
+      if (python && ec)
+        symlink_notes_.push_back(fmt::format("symlink {} -> {} not followed: {}", path, text,
+                                             ec.message()));
+      return;  // dangling, or a file (a venv's bin/python3.12)
+    }
+    const std::string real_path = real.string();
+    if (!within_target(real_path)) {
+      if (python) out_.walk.outside_symlinks.push_back(fmt::format("{} -> {}", path, text));
+      return;
+    }
+    const std::string real_rel =
+        real_path.size() > target_real_.size()
+            ? real_path.substr(target_real_.size() + (target_real_ == "/" ? 0 : 1))
+            : "";
+    const WalkReach reach = walk_reaches(real_rel);
+    if (reach == WalkReach::kReached) {
+      if (python)
+        symlink_notes_.push_back(fmt::format("symlink {} -> {}: read at {}", path, text, shown(real_rel)));
+      return;
+    }
+    if (reach != WalkReach::kSkipped) {
+      if (python)
+        symlink_notes_.push_back(fmt::format(
+            "symlink {} -> {} not followed: {} is {}", path, text, shown(real_rel),
+            reach == WalkReach::kBelowSite ? "inside a site-packages folder's packages"
+                                       : "under proc, sys or dev of a root file system"));
+      return;
+    }
+    if (!followed_.insert(real_rel).second) return;
+    --out_.walk.symlinks;
+    symlink_notes_.push_back(fmt::format("symlink {} -> {} followed: read at {}", path, text,
+                                         shown(real_rel)));
+    if (depth + 1 > options_.max_depth) {
+      ++out_.walk.depth_limited;
+      return;
+    }
+    walk(real_rel, depth + 1);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1042,6 +1152,7 @@ class Discoverer {
   std::map<std::string, std::size_t> source_index_;  ///< install key -> index in pending_
   std::vector<FoundInstall> pending_;  ///< in the order found
   std::vector<std::string> symlink_notes_;
+  std::set<std::string> followed_;  ///< directories walked through a symlink (TARGET paths)
   mutable std::vector<std::string> size_notes_;  ///< files over their read_at() cap
   std::vector<std::string> walked_objects_;  ///< shared objects the walk met (TARGET paths)
 };
