@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -596,6 +597,48 @@ TEST(Scan, NothingInstalledIsExitZero) {
   EXPECT_EQ(r.not_installed.size(), r.catalog.entries.size());
   EXPECT_EQ(r.not_installed[0].verdict, FixVerdict::kNotInstalled);
   EXPECT_EQ(r.exit_code(), 0);
+}
+
+// Hostile review #6: the Triton wheel PyTorch depends on is `pytorch-triton` (folder `triton`),
+// and FlashInfer up to 0.2.0.post2 was `flashinfer`; both read "not installed" with exit 0.
+TEST(Scan, DistributionsMatchTheOtherNamesTheirCodeShipsUnder) {
+  EXPECT_EQ(distribution_aliases("triton"), std::vector<std::string>{"pytorch-triton"});
+  EXPECT_EQ(distribution_aliases("flashinfer-python"), std::vector<std::string>{"flashinfer"});
+  EXPECT_TRUE(distribution_aliases("torch").empty());
+  const Catalog c = only({"triton-8476-ptxas-blackwell", "flashinfer-2574-is-sm12x-supported"});
+  EXPECT_EQ(c.entries[0].matched_distributions,
+            (std::vector<std::string>{"flashinfer-python", "flashinfer"}));
+
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "pytorch_triton-3.1.0+cf34004b8a.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: pytorch-triton\nVersion: 3.1.0+cf34004b8a\n\n");
+  write_file(site / "triton/__init__.py", "");
+  write_file(site / "triton/backends/nvidia/compiler.py",
+             "    return knobs.nvidia.ptxas_blackwell if arch >= 100 else knobs.nvidia.ptxas\n");
+  write_file(site / "flashinfer-0.2.0.post2.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: flashinfer\nVersion: 0.2.0.post2\n\n");
+  write_file(site / "flashinfer/__init__.py", "");
+  write_file(site / "flashinfer/utils.py", std::string("    if ") + k2574Old + ":\n");
+  ScanReport r = scan(dir.path().string(), c, override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 2u);
+  EXPECT_TRUE(r.not_installed.empty());
+  std::map<std::string, const InstallReport*> by_name;
+  for (const InstallReport& i : r.installs) by_name[i.install.distribution] = &i;
+  ASSERT_EQ(by_name.count("pytorch-triton"), 1u);
+  EXPECT_EQ(by_name["pytorch-triton"]->install.version, "3.1.0+cf34004b8a");
+  ASSERT_EQ(by_name["pytorch-triton"]->fixes.size(), 1u);
+  EXPECT_EQ(by_name["pytorch-triton"]->fixes[0].verdict, FixVerdict::kPresent);
+  ASSERT_EQ(by_name.count("flashinfer"), 1u);
+  EXPECT_EQ(by_name["flashinfer"]->install.version, "0.2.0.post2");
+  ASSERT_EQ(by_name["flashinfer"]->fixes.size(), 1u);
+  EXPECT_EQ(by_name["flashinfer"]->fixes[0].verdict, FixVerdict::kMissing);
+
+  // Nothing installed: the reason names every name looked for.
+  TempDir empty;
+  ScanReport n = scan(empty.path().string(), c, override_gpu({12, 0}));
+  ASSERT_EQ(n.not_installed.size(), 2u);
+  EXPECT_EQ(n.not_installed[1].why, "no install of triton, pytorch-triton and no checkout of triton found");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -190,6 +190,14 @@ class EntryReader {
         e.distributions.push_back(dists[i].get<std::string>());
         e.normalized_distributions.push_back(normalize_distribution_name(e.distributions.back()));
       }
+      const auto match = [&](const std::string& name) {
+        if (std::find(e.matched_distributions.begin(), e.matched_distributions.end(), name) ==
+            e.matched_distributions.end())
+          e.matched_distributions.push_back(name);
+      };
+      for (const std::string& d : e.normalized_distributions) match(d);
+      for (const std::string& d : e.normalized_distributions)
+        for (const std::string& alias : distribution_aliases(d)) match(alias);
     });
     field(doc, "title", [&] {
       e.title = string(doc, "title");
@@ -451,6 +459,21 @@ const CatalogEntry* Catalog::find(std::string_view id) const {
   for (const CatalogEntry& e : entries)
     if (e.id == id) return &e;
   return nullptr;
+}
+
+std::vector<std::string> distribution_aliases(std::string_view normalized) {
+  // patches/catalog/README.md, "Distribution names": {catalog name, other name it ships under}.
+  static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+      // PyTorch's CUDA wheels depend on pytorch-triton (dist-info pytorch_triton-*, package
+      // folder triton), built from Triton's sources at a pinned commit.
+      {"triton", "pytorch-triton"},
+      // FlashInfer was published as `flashinfer` up to 0.2.0.post2, `flashinfer-python` since.
+      {"flashinfer-python", "flashinfer"},
+  };
+  std::vector<std::string> out;
+  for (const auto& [name, alias] : kAliases)
+    if (name == normalized) out.emplace_back(alias);
+  return out;
 }
 
 std::string normalize_distribution_name(std::string_view name) {

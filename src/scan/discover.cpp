@@ -223,7 +223,7 @@ class Discoverer {
     if (ec) target_real_ = std::filesystem::absolute(target, ec).lexically_normal().string();
     rootfs_ = target_real_ != "/" && is_dir("etc") && is_dir("usr");
     for (const CatalogEntry& e : catalog_.entries) {
-      for (const std::string& d : e.normalized_distributions) dist_projects_[d].insert(e.project);
+      for (const std::string& d : e.matched_distributions) dist_projects_[d].insert(e.project);
       std::string repo = github_repo_of(e.upstream.repository);
       if (!repo.empty()) repo_projects_[repo].insert(e.project);
       // The project's Python package folder: a distribution's import name, or the project's,

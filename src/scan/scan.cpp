@@ -232,8 +232,8 @@ std::vector<std::string> candidate_paths(const CatalogEntry& e, InstallKind kind
 /// project.
 bool concerns(const CatalogEntry& e, const Install& install) {
   if (install.kind == InstallKind::kDistribution)
-    return std::find(e.normalized_distributions.begin(), e.normalized_distributions.end(),
-                     install.distribution) != e.normalized_distributions.end();
+    return std::find(e.matched_distributions.begin(), e.matched_distributions.end(),
+                     install.distribution) != e.matched_distributions.end();
   return std::find(install.projects.begin(), install.projects.end(), e.project) !=
          install.projects.end();
 }
@@ -454,6 +454,10 @@ ScanReport scan(const std::string& target, Catalog catalog, GpuReport gpu,
     const CatalogEntry& e = entries[k];
     std::string names;
     for (const std::string& d : e.distributions) names += (names.empty() ? "" : ", ") + d;
+    for (const std::string& d : e.matched_distributions)  // the other names it ships under
+      if (std::find(e.normalized_distributions.begin(), e.normalized_distributions.end(), d) ==
+          e.normalized_distributions.end())
+        names += (names.empty() ? "" : ", ") + d;
     r.why = e.distributions.empty()
                 ? fmt::format("no checkout of {} found", e.project)
                 : fmt::format("no install of {} and no checkout of {} found", names, e.project);
