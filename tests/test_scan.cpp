@@ -728,6 +728,98 @@ TEST(Scan, EditableInstallFollowsDirectUrlToTheCheckout) {
   EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
 }
 
+// Hostile review #4: a package folder an old wheel left in site-packages beside an editable
+// install. CPython (checked with 3.11 and setuptools' finder template) imports a regular package
+// in site-packages before a .pth path line's and before an __editable__ finder (appended to
+// sys.meta_path); a folder without __init__.py is a namespace portion, which a regular package
+// on a later path line beats but a finder never gets to.
+TEST(Scan, StalePackageFolderBesideAnEditableInstallIsJudgedByImportOrder) {
+  const auto layout = [](const std::filesystem::path& root, bool stale_init, const std::string& pth) {
+    const std::filesystem::path site = root / kSite;
+    write_file(site / "sglang-0.5.0.dist-info/METADATA", "Name: sglang\nVersion: 0.5.0\n");
+    write_file(site / "sglang-0.5.0.dist-info/RECORD", "_sglang.pth,,\n");
+    if (!pth.empty()) write_file(site / "_sglang.pth", pth);
+    if (stale_init) write_file(site / "sglang/__init__.py", "");
+    write_file(site / "sglang/srt/layers/attention/triton_ops/extend_attention.py",
+               "if CUDA_CAPABILITY[0] == 12:\n    # sm120 workstation Blackwell architecture\n");
+    write_file(root / "src/sglang/.git/HEAD", "ref: refs/heads/main\n");
+    write_file(root / "src/sglang/python/sglang/__init__.py", "");
+    write_file(root / "src/sglang/python/sglang/srt/layers/attention/triton_ops/extend_attention.py",
+               "if CUDA_CAPABILITY[0] >= 9:\n");
+  };
+  const auto by_kind = [](const ScanReport& r, InstallKind kind) -> const InstallReport* {
+    for (const InstallReport& i : r.installs)
+      if (i.install.kind == kind) return &i;
+    return nullptr;
+  };
+  const std::string id = "sglang-14311-extend-attention-block-size";
+
+  // A folder without __init__.py and a .pth path line: Python imports the source (missing);
+  // the site-packages copy (present) is not what runs.
+  TempDir ns;
+  layout(ns.path(), false, (ns.path() / "src/sglang/python").string() + "\n");
+  ScanReport a = scan(ns.path().string(), only({id}), override_gpu({12, 0}));
+  const InstallReport* source = by_kind(a, InstallKind::kEditable);
+  const InstallReport* stale = by_kind(a, InstallKind::kDistribution);
+  ASSERT_NE(source, nullptr);
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(source->fixes[0].verdict, FixVerdict::kMissing) << source->fixes[0].why;
+  EXPECT_EQ(stale->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(stale->fixes[0].why.rfind(std::string(kSite) + "/sglang has no __init__.py: Python imports the "
+                                      "editable source src/sglang", 0), 0u) << stale->fixes[0].why;
+  EXPECT_NE(stale->fixes[0].why.find("this copy reads present"), std::string::npos);
+  EXPECT_EQ(a.exit_code(), 1);
+
+  // A regular package in site-packages: imported before the path line, so it is what runs
+  // (present), and the source is not imported.
+  TempDir regular;
+  layout(regular.path(), true, (regular.path() / "src/sglang/python").string() + "\n");
+  ScanReport b = scan(regular.path().string(), only({id}), override_gpu({12, 0}));
+  source = by_kind(b, InstallKind::kEditable);
+  stale = by_kind(b, InstallKind::kDistribution);
+  ASSERT_NE(source, nullptr);
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(stale->fixes[0].verdict, FixVerdict::kPresent) << stale->fixes[0].why;
+  EXPECT_EQ(source->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(source->install.not_imported,
+            "Python imports " + std::string(kSite) + "/sglang instead (a package folder in "
+            "site-packages, found on sys.path before this install's .pth path line)");
+
+  // No dist-info for the stale folder, and the source reached through a setuptools finder: the
+  // folder is judged as the distribution Python imports, found by the folder itself.
+  TempDir finder;
+  layout(finder.path(), false, "");
+  const std::filesystem::path site = finder.path() / kSite;
+  std::filesystem::remove_all(site / "sglang-0.5.0.dist-info");
+  write_file(site / "__editable__.sglang-0.5.0.pth",
+             "import __editable___sglang_0_5_0_finder; __editable___sglang_0_5_0_finder.install()\n");
+  write_file(site / "__editable___sglang_0_5_0_finder.py",
+             "MAPPING = {'sglang': '" + (finder.path() / "src/sglang/python/sglang").string() + "'}\n");
+  ScanReport c = scan(finder.path().string(), only({id}), override_gpu({12, 0}));
+  source = by_kind(c, InstallKind::kEditable);
+  stale = by_kind(c, InstallKind::kDistribution);
+  ASSERT_NE(source, nullptr);
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(stale->install.found_by, std::vector<std::string>{std::string(kSite) + "/sglang"});
+  EXPECT_EQ(stale->fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(source->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_NE(source->install.not_imported.find("namespace package folder"), std::string::npos);
+
+  // Only direct_url.json says it is editable, and the folder is a namespace portion: unknown.
+  TempDir direct;
+  layout(direct.path(), false, "");
+  write_file(direct.path() / kSite / "sglang-0.5.0.dist-info/direct_url.json",
+             R"({"url": "file://)" + (direct.path() / "src/sglang/python").string() +
+                 R"(", "dir_info": {"editable": true}})");
+  ScanReport d = scan(direct.path().string(), only({id}), override_gpu({12, 0}));
+  source = by_kind(d, InstallKind::kEditable);
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(source->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(source->install.not_imported.rfind("which copy Python imports is unknown", 0), 0u)
+      << source->install.not_imported;
+  EXPECT_EQ(d.exit_code(), 2);
+}
+
 TEST(Scan, EditableNamingACopyBelowAnotherCheckoutIsJudgedWhereItPoints) {
   // ws/ is a checkout holding the fixed code at its own layout; the editable install names
   // ws/sub/fi, another copy, unfixed, which is what Python imports. The checkout above was

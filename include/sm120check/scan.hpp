@@ -61,6 +61,12 @@ struct Install {
   /// `.pth`, `.egg-link` or `direct_url.json` of an editable install, or the `.git` entry.
   std::vector<std::string> found_by;
   std::optional<GitHead> head;  ///< for source trees holding `.git`.
+  /// Why Python does not import this copy, when a site-packages holds another copy of its
+  /// package that `import` finds first (patches/catalog/README.md has the order: a package
+  /// folder in site-packages comes before .pth path lines and __editable__ finders), or why
+  /// which copy it imports cannot be told; "" when neither. Its fixes then read unknown with
+  /// this reason (and what its own files show).
+  std::string not_imported;
   /// For checkouts: "remote" (a remote URL in .git/config names the project's repository) or
   /// "layout" (files of the project's catalog entries exist); "" otherwise.
   std::string identified_by;

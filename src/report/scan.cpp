@@ -522,6 +522,7 @@ ordered_json scan_to_json(const ScanReport& report) {
                    {"error", null_or(i.head->error)}};
     else
       j["head"] = nullptr;
+    j["not_imported"] = null_or(i.not_imported);
     j["identified_by"] = null_or(i.identified_by);
     ordered_json fixes = ordered_json::array();
     for (const FixResult& f : ir.fixes) fixes.push_back(fix_json(report, f));

@@ -263,6 +263,7 @@ class Discoverer {
           "(scan its target to judge them)",
           s));
     for (const std::string& n : size_notes_) out_.notes.push_back(n);
+    import_order();
     for (FoundInstall& f : pending_) ambiguous_metadata(f.install);
     out_.installs = std::move(pending_);
   }
@@ -766,7 +767,8 @@ class Discoverer {
   /// An editable install of `dist` (normalised; "" when only a .pth line names it) whose
   /// source is at `target_text` (as written in `found_by`, relative to `site`).
   void editable(const std::string& site, const std::string& found_by, const std::string& dist,
-                const std::string& version, const std::string& target_text) {
+                const std::string& version, const std::string& target_text,
+                FoundInstall::Reach how) {
     std::vector<std::string> projects;
     if (auto it = dist_projects_.find(dist); it != dist_projects_.end())
       projects.assign(it->second.begin(), it->second.end());
@@ -800,6 +802,90 @@ class Discoverer {
     for (const std::string& p : projects) add_project(i, p);
     if (std::find(i.found_by.begin(), i.found_by.end(), found_by) == i.found_by.end())
       i.found_by.push_back(found_by);
+    FoundInstall::Reach& reach = f.reach.try_emplace(site, how).first->second;
+    reach = std::max(reach, how);
+  }
+
+  /// Which copy `import` loads where a site-packages naming an editable install also holds a
+  /// package folder of its project (a stale folder an old wheel left, listed by no RECORD of
+  /// the editable install). Python's order (checked with CPython 3.11 and setuptools' own
+  /// finder template): sys.path holds site-packages before the path lines of its .pth files,
+  /// and setuptools' __editable__ finder is appended to sys.meta_path, after the path finder.
+  /// So a regular package (with __init__.py) in site-packages is imported whatever the
+  /// editable install; a folder without __init__.py is a namespace portion, which loses to a
+  /// regular package found later on sys.path (a .pth path line) but is what a finder-only
+  /// install gets. The copy imported is judged: a site-packages folder as a distribution
+  /// install of site-packages (created when no dist-info made one); the copy not imported gets
+  /// Install::not_imported; when the editable install's way in is not known (direct_url.json
+  /// or .egg-link alone) and the folder is a namespace portion, both say it is unknown.
+  void import_order() {
+    const std::size_t count = pending_.size();  // distribution() may add installs
+    for (std::size_t k = 0; k < count; ++k) {
+      if (pending_[k].install.kind != InstallKind::kEditable) continue;
+      const std::map<std::string, FoundInstall::Reach> reach = pending_[k].reach;
+      for (const auto& [site, how] : reach) {
+        const Install& e = pending_[k].install;
+        // The package folders this project's code is imported as.
+        std::set<std::string> names;
+        for (const std::string& project : e.projects)
+          if (auto it = layout_.find(project); it != layout_.end())
+            for (const std::string& path : it->second)
+              if (ends_with(path, "/__init__.py") && path.find('/') == path.rfind('/'))
+                names.insert(path.substr(0, path.find('/')));
+        for (const std::string& name : names) {
+          const std::string folder = join(site, name);
+          if (!is_dir(folder)) continue;
+          const bool regular = type_at(inside(folder), "__init__.py") == Entry::Type::kFile;
+          std::string dist = pending_[k].install.distribution;
+          if (dist.empty()) dist = normalize_distribution_name(name);
+          if (!wanted(dist)) continue;
+          const std::string key = "dist:" + site + "\n" + dist;
+          const auto existing = source_index_.find(key);
+          const std::string source = pending_[k].install.root;
+          if (regular || how == FoundInstall::Reach::kFinder) {
+            // The site-packages copy is imported.
+            std::size_t at;
+            if (existing != source_index_.end()) {
+              at = existing->second;
+            } else {
+              at = distribution(site, folder, dist, "");
+              pending_[at].install.metadata_versions.clear();
+            }
+            pending_[k].install.not_imported = fmt::format(
+                "Python imports {} instead ({}, found on sys.path before {})", folder,
+                regular ? "a package folder in site-packages" : "a namespace package folder in site-packages",
+                how == FoundInstall::Reach::kFinder ? "this install's __editable__ finder"
+                : how == FoundInstall::Reach::kPathLine ? "this install's .pth path line"
+                                                        : "any editable install's path or finder");
+            out_.notes.push_back(fmt::format(
+                "{}: a {}package folder in site-packages that shadows the editable install at {}: "
+                "Python imports the site-packages copy; remove it (or reinstall) to use the source",
+                folder, regular ? "" : "namespace (no __init__.py) ", source));
+          } else if (how == FoundInstall::Reach::kPathLine) {
+            // A namespace portion loses to the source's regular package.
+            if (existing != source_index_.end())
+              pending_[existing->second].install.not_imported = fmt::format(
+                  "{} has no __init__.py: Python imports the editable source {} (a .pth path line)",
+                  folder, source);
+            out_.notes.push_back(fmt::format(
+                "{}: a folder without __init__.py beside the editable install at {}; Python "
+                "imports the source (a regular package later on sys.path wins over a namespace "
+                "portion)",
+                folder, source));
+          } else {
+            const std::string why = fmt::format(
+                "which copy Python imports is unknown: {} is a folder without __init__.py (a "
+                "namespace portion) and how the editable install at {} is put on the import "
+                "path (a .pth path line, which wins, or an __editable__ finder, which loses) was "
+                "not found",
+                folder, source);
+            pending_[k].install.not_imported = why;
+            if (existing != source_index_.end()) pending_[existing->second].install.not_imported = why;
+            out_.notes.push_back(folder + ": " + why);
+          }
+        }
+      }
+    }
   }
 
   /// A distribution installed in `site` (not editable): its files are in `site`.
@@ -890,7 +976,8 @@ class Discoverer {
           if (dist_info) source = editable_source(join(dir, "direct_url.json"));
           if (source) {
             editable_dists.insert(dist);
-            editable(site, join(dir, "direct_url.json"), dist, version, *source);
+            editable(site, join(dir, "direct_url.json"), dist, version, *source,
+                     FoundInstall::Reach::kUnknown);
             is_editable = true;
           } else {
             install = distribution(site, dir, dist, version);
@@ -911,7 +998,7 @@ class Discoverer {
             read_at(inside(""), path, kPointerFileCap, "the source tree it points to is not read");
         if (!text) continue;
         const std::string first(trim_view(std::string_view(*text).substr(0, text->find('\n'))));
-        if (!first.empty()) editable(site, path, dist, "", first);
+        if (!first.empty()) editable(site, path, dist, "", first, FoundInstall::Reach::kUnknown);
       } else if (ends_with(e.name, ".pth")) {
         pth(site, e.name, editable_dists);
       }
@@ -958,7 +1045,21 @@ class Discoverer {
       dist = normalize_distribution_name(dist);
       if (!wanted(dist)) return;
     }
-    if (done.count(dist) != 0) return;  // its dist-info's direct_url.json said where
+    if (done.count(dist) != 0) {  // its dist-info's direct_url.json said where; this says how
+      bool finder = false, path_line = false;
+      for_each_line(*text, [&](std::string_view line) {
+        if (line.empty() || line.front() == '#') return true;
+        (starts_with(line, "import ") || starts_with(line, "import\t") ? finder : path_line) = true;
+        return true;
+      });
+      const FoundInstall::Reach how = path_line ? FoundInstall::Reach::kPathLine
+                                      : finder  ? FoundInstall::Reach::kFinder
+                                                : FoundInstall::Reach::kUnknown;
+      for (FoundInstall& f : pending_)
+        if (f.install.kind == InstallKind::kEditable && f.install.distribution == dist)
+          if (auto it = f.reach.find(site); it != f.reach.end()) it->second = std::max(it->second, how);
+      return;
+    }
     for_each_line(*text, [&](std::string_view line) {
       if (line.empty() || line.front() == '#') return true;
       if (starts_with(line, "import ") || starts_with(line, "import\t")) {
@@ -972,10 +1073,11 @@ class Discoverer {
         if (!finder) return true;
         if (std::optional<std::string> package = first_mapping(*finder))
           editable(site, join(site, module + ".py"), dist, version,
-                   std::filesystem::path(*package).parent_path().string());
+                   std::filesystem::path(*package).parent_path().string(),
+                   FoundInstall::Reach::kFinder);
         return true;
       }
-      editable(site, path, dist, version, std::string(line));
+      editable(site, path, dist, version, std::string(line), FoundInstall::Reach::kPathLine);
       return true;
     });
   }
