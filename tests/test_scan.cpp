@@ -561,6 +561,48 @@ TEST(Scan, TwoDistInfoFoldersOfOneDistributionMakeTheVersionAmbiguous) {
   EXPECT_NE(r.notes[0].find(": one version; its files"), std::string::npos) << r.notes[0];
 }
 
+// Hostile review #15: header names of METADATA are case-insensitive, and "0.6" and "0.6.0" are
+// one version (PEP 440), not an ambiguous one.
+TEST(Scan, MetadataHeadersIgnoreCaseAndEqualVersionsAreNotAmbiguous) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.6", std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  write_file(dir.path() / kSite / "flashinfer_python-0.6.dist-info/METADATA",
+             "metadata-version: 2.1\nname: flashinfer-python\nversion: 0.6\n\n");
+  write_file(dir.path() / kSite / "flashinfer_python-0.6.0.dist-info/METADATA",
+             "Metadata-Version: 2.1\nNAME: flashinfer-python\nVERSION: 0.6.0\n\n");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.metadata_versions, (std::vector<std::string>{"0.6.0", "0.6"}));  // folder order
+  EXPECT_EQ(i.version, "0.6.0");
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find(": one version; its files"), std::string::npos) << r.notes[0];
+
+  // A lower-case "version:" alone (the folder's name gives none).
+  TempDir lower;
+  write_file(lower.path() / kSite / "flashinfer_python.dist-info/METADATA",
+             "name: flashinfer-python\nversion: 0.5.0\n");
+  write_file(lower.path() / kSite / "flashinfer/utils.py", "");
+  ScanReport l = scan(lower.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(l.installs.size(), 1u);
+  EXPECT_EQ(l.installs[0].install.version, "0.5.0");
+}
+
+// Hostile review #15: "--catalog nonexist" said "target does not exist".
+TEST(Catalog, MissingUserDirectoryNamesThePathAndTheErrno) {
+  Catalog c = builtin_catalog();
+  try {
+    add_catalog_directory(c, "/nonexistent-sm120check/catalog");
+    ADD_FAILURE() << "accepted a missing directory";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent-sm120check/catalog: --catalog: cannot open the catalog directory: No "
+              "such file or directory (errno 2)");
+  }
+}
+
 TEST(Scan, CompiledOnlyEntryOfADistributionIsUnknown) {
   TempDir dir;
   const std::filesystem::path site = dir.path() / "usr/lib/python3/dist-packages";

@@ -2,6 +2,9 @@
 // schema.json), the built-in catalog, and users' --catalog directories.
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fmt/format.h>
+#include <cstring>
+#include <cerrno>
+#include <sys/stat.h>
 #include <pcre2.h>
 
 #include <algorithm>
@@ -541,6 +544,16 @@ Catalog builtin_catalog() {
 }
 
 void add_catalog_directory(Catalog& catalog, const std::string& dir) {
+  // Checked here, not by open_disk_tree(), whose words are a scan TARGET's ("target does not
+  // exist" read as if TARGET were missing).
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    const int err = errno;
+    throw Error(dir, 0, fmt::format("--catalog: cannot open the catalog directory: {} (errno {})",
+                                    std::strerror(err), err));
+  }
+  if (!S_ISDIR(st.st_mode))
+    throw Error(dir, 0, "--catalog: not a directory (give the folder that holds the *.json entries)");
   std::unique_ptr<Tree> tree = open_disk_tree(dir, 1 << 20);
   std::vector<std::string> files;
   const auto is_json = [](const std::string& name) {

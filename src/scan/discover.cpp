@@ -184,10 +184,46 @@ std::string metadata_field(std::string_view text, std::string_view key) {
     const std::string_view line = text.substr(at, eol - at);
     at = eol + 1;
     if (trim(line).empty()) break;
-    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ':')
+    // Header names are case-insensitive (RFC 822; importlib.metadata reads them with Python's
+    // email parser): "version: 0.6.0" is the Version.
+    const auto same = [](std::string_view a, std::string_view b) {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+      });
+    };
+    if (line.size() > key.size() && same(line.substr(0, key.size()), key) && line[key.size()] == ':')
       return trim(line.substr(key.size() + 1));
   }
   return {};
+}
+
+/// A version in a form where versions PEP 440 calls equal compare equal: lower case, a leading
+/// "v" dropped, each release number without leading zeros and trailing ".0" release numbers
+/// dropped ("0.6" and "0.6.0", "V1.02" and "1.2" are equal); the rest (pre, post, dev, local
+/// segments) kept as written, lower-cased. Not a full PEP 440 normaliser: "0.6rc1" and "0.6.rc1"
+/// stay apart.
+std::string version_key(std::string_view version) {
+  std::string v;
+  for (char c : version) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::size_t at = !v.empty() && v.front() == 'v' ? 1 : 0;
+  std::vector<std::string> release;
+  while (at < v.size() && std::isdigit(static_cast<unsigned char>(v[at]))) {
+    std::size_t end = at;
+    while (end < v.size() && std::isdigit(static_cast<unsigned char>(v[end]))) ++end;
+    std::string n = v.substr(at, end - at);
+    n.erase(0, std::min(n.find_first_not_of('0'), n.size() - 1));
+    release.push_back(n);
+    at = end;
+    if (at + 1 < v.size() && v[at] == '.' && std::isdigit(static_cast<unsigned char>(v[at + 1])))
+      ++at;
+    else
+      break;
+  }
+  if (release.empty()) return v;
+  while (release.size() > 1 && release.back() == "0") release.pop_back();
+  std::string key;
+  for (const std::string& n : release) key += (key.empty() ? "" : ".") + n;
+  return key + v.substr(at);
 }
 
 /// %XX decoding of a file:// URL's path.
@@ -918,7 +954,7 @@ class Discoverer {
     bool differ = false;
     for (std::size_t k = 0; k < i.found_by.size(); ++k) {
       const std::string& v = i.metadata_versions[k];
-      differ = differ || v != i.metadata_versions.front();
+      differ = differ || version_key(v) != version_key(i.metadata_versions.front());
       const std::size_t slash = i.found_by[k].rfind('/');
       folders += fmt::format("{}{}: {}", k == 0 ? "" : "; ",
                              i.found_by[k].substr(slash == std::string::npos ? 0 : slash + 1),
