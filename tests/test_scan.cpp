@@ -1020,6 +1020,21 @@ TEST(Scan, SymlinkedPythonLibraryFolderIsFollowedInsideTargetOnly) {
   EXPECT_TRUE(r.walk.complete());
   EXPECT_EQ(r.exit_code(), 0);
 
+  // Never into version-control internals, even through a symlink: not followed, said.
+  TempDir vcs;
+  flashinfer_venv(vcs.path() / ".git/store", "0.5.0", k2574Def, k2574Call);
+  std::filesystem::create_directories(vcs.path() / "venv/lib");
+  std::filesystem::create_directory_symlink("../../.git/store/venv/lib/python3.11",
+                                            vcs.path() / "venv/lib/python3.11");
+  ScanReport g = scan(vcs.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  EXPECT_TRUE(g.installs.empty());
+  EXPECT_EQ(g.walk.symlinks, 1u);
+  ASSERT_EQ(g.notes.size(), 1u);
+  EXPECT_EQ(g.notes[0], "symlink venv/lib/python3.11 -> ../../.git/store/venv/lib/python3.11 not "
+                        "followed: .git/store/venv/lib/python3.11 is a folder never walked (a root "
+                        "file system's proc, sys or dev; .git, .hg, .svn or __pycache__)");
+
   // The real folder is walked anyway: one install, at its real path, and a note.
   TempDir walked;
   flashinfer_venv(walked.path() / "store", "0.5.0", k2574Def, k2574Call);

@@ -486,9 +486,10 @@ class Discoverer {
   /// itself, and if not, why.
   enum class WalkReach {
     kReached,    ///< the walk lists it
-    kSkipped,    ///< a component is a folder skipped everywhere (node_modules, ...) or too deep
+    kSkipped,    ///< a component is node_modules (skipped everywhere) or too deep
     kBelowSite,  ///< below a folder named site-packages or dist-packages (packages not walked)
-    kSystem,     ///< under a root file system's proc, sys or dev: never walked
+    kSystem,     ///< under a root file system's proc, sys or dev, or inside a .git, .hg, .svn or
+                 ///< __pycache__ folder (version control or bytecode): never walked
   };
   WalkReach walk_reaches(const std::string& real_rel) const {
     std::size_t depth = 0;
@@ -503,7 +504,8 @@ class Discoverer {
       if (parent == "site-packages" || parent == "dist-packages") return WalkReach::kBelowSite;
       if (depth == 1 && (rootfs_ || target_real_ == "/") && (c == "proc" || c == "sys" || c == "dev"))
         return WalkReach::kSystem;
-      if (depth > options_.max_depth || skipped_everywhere(c)) return WalkReach::kSkipped;
+      if (skipped_everywhere(c) && c != "node_modules") return WalkReach::kSystem;
+      if (depth > options_.max_depth || c == "node_modules") return WalkReach::kSkipped;
       parent = c;
     }
     return WalkReach::kReached;
@@ -512,7 +514,8 @@ class Discoverer {
   /// A symlink `name` met by the walk in directory `dir` (listed as `list`, at `depth`). When it
   /// leads to a directory inside TARGET (an absolute target read inside TARGET when it is a root
   /// file system) that the walk does not reach by itself (walk_reaches() kSkipped: never into a
-  /// site-packages folder's packages nor a root file system's proc, sys, dev), that directory is
+  /// site-packages folder's packages, a root file system's proc, sys, dev, nor version-control
+  /// or bytecode folders), that directory is
   /// walked at its real path, once, with a note; when the walk reaches it, nothing more is done (a Python library
   /// folder gets a note saying where it is read). A Python library folder
   /// (python_library_name()) leading outside TARGET is not followed and recorded in
@@ -560,8 +563,10 @@ class Discoverer {
       if (python)
         symlink_notes_.push_back(fmt::format(
             "symlink {} -> {} not followed: {} is {}", path, text, shown(real_rel),
-            reach == WalkReach::kBelowSite ? "inside a site-packages folder's packages"
-                                       : "under proc, sys or dev of a root file system"));
+            reach == WalkReach::kBelowSite
+                ? "inside a site-packages folder's packages"
+                : "a folder never walked (a root file system's proc, sys or dev; .git, .hg, "
+                  ".svn or __pycache__)"));
       return;
     }
     if (!followed_.insert(real_rel).second) return;
