@@ -556,6 +556,21 @@ TEST(GpuCapability, RejectsBadValuesWithAClearMessage) {
   }
 }
 
+// Hostile review #15: "--cc 1000.0" said "the major version must be a number".
+TEST(GpuCapability, AMajorVersionOfManyDigitsIsOutOfRange) {
+  for (const std::string bad : {"1000.0", "100.0", "999.9"}) {
+    try {
+      parse_compute_capability(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "bad compute capability '" + bad + "': major version " +
+                    bad.substr(0, bad.find('.')) +
+                    " out of range 1..19 (expected e.g. 12.0, 9.0, sm_120, sm_90a)");
+    }
+  }
+}
+
 TEST(GpuCapability, Names) {
   EXPECT_EQ((ComputeCapability{12, 0}).to_string(), "12.0");
   EXPECT_EQ((ComputeCapability{12, 0}).sm_name(), "sm_120");

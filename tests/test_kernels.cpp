@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <csignal>
 #include <chrono>
 #include <future>
@@ -117,6 +119,50 @@ TEST(KernelListing, AnEmptyContainerIsAModuleWithoutKernels) {
   EXPECT_NE(r.out.find("1 without kernels"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("12.0: ptx-jit: 1 of 1 module only as PTX"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("no image for 12.0"), std::string::npos) << r.out;
+}
+
+// Hostile review #12: a bare cubin (nvcc -cubin) or PTX file (nvcc -ptx) read "no CUDA code".
+TEST(KernelListing, BareCubinAndPtxFilesAreReadAsWhatTheyAre) {
+  const KernelListing cubin = list_fixture("saxpy_sm120.cubin");  // e_flags 0x6007802
+  EXPECT_EQ(cubin.error, "");
+  EXPECT_TRUE(cubin.elf);
+  ASSERT_EQ(cubin.fatbins.size(), 1u);
+  EXPECT_EQ(cubin.fatbins[0].section, "cubin");
+  ASSERT_EQ(cubin.fatbins[0].entries.size(), 1u);
+  const KernelEntry& c = cubin.fatbins[0].entries[0];
+  EXPECT_EQ(c.kind, KernelEntryKind::kCubin);
+  EXPECT_EQ(c.arch_name(), "sm_120");
+  EXPECT_EQ(c.functions, std::optional<unsigned>(1u));  // saxpy
+  EXPECT_EQ(c.size, 5600u);
+  EXPECT_EQ(list_fixture("saxpy_sm120a.cubin").fatbins.at(0).entries.at(0).arch_name(), "sm_120a");
+
+  const KernelListing ptx = list_fixture("saxpy_sm120.ptx");
+  EXPECT_EQ(ptx.error, "");
+  EXPECT_FALSE(ptx.elf);
+  ASSERT_EQ(ptx.fatbins.size(), 1u);
+  EXPECT_EQ(ptx.fatbins[0].section, "ptx");
+  ASSERT_EQ(ptx.fatbins[0].entries.size(), 1u);
+  EXPECT_EQ(ptx.fatbins[0].entries[0].arch_name(), "compute_120");
+  EXPECT_EQ(ptx.fatbins[0].entries[0].ptx_version, (std::array<int, 2>{9, 0}));
+
+  // Text that starts like PTX but is not (a C++ file's "//" comment) is no CUDA code.
+  const std::string cpp = "// a comment\nint main() {}\n";
+  const KernelListing not_ptx = list_kernels_in_memory(
+      {reinterpret_cast<const unsigned char*>(cpp.data()), cpp.size()}, "x.cpp");
+  EXPECT_TRUE(not_ptx.fatbins.empty());
+  EXPECT_EQ(not_ptx.error, "");
+
+  const test::RunResult r = test::run_sm120check(
+      {"kernels", "--cc", "12.1", (fixtures() / "saxpy_sm120.cubin").string(),
+       (fixtures() / "saxpy_sm120a.cubin").string(), (fixtures() / "saxpy_sm120.ptx").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // no image: sm_120a runs on 12.0 only
+  EXPECT_NE(r.out.find("saxpy_sm120.cubin: a cubin file, not in a fat binary\n  cubin  sm_120\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("saxpy_sm120.ptx: PTX file, not in a fat binary\n  ptx    compute_120"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("summary: 3 files examined, 3 with CUDA code"), std::string::npos) << r.out;
 }
 
 TEST(KernelListing, HeaderFieldsOfAFixture) {

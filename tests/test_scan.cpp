@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -560,6 +561,48 @@ TEST(Scan, TwoDistInfoFoldersOfOneDistributionMakeTheVersionAmbiguous) {
   EXPECT_NE(r.notes[0].find(": one version; its files"), std::string::npos) << r.notes[0];
 }
 
+// Hostile review #15: header names of METADATA are case-insensitive, and "0.6" and "0.6.0" are
+// one version (PEP 440), not an ambiguous one.
+TEST(Scan, MetadataHeadersIgnoreCaseAndEqualVersionsAreNotAmbiguous) {
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.6", std::string(k2574Def) + "):", std::string("    ") + k2574Call);
+  write_file(dir.path() / kSite / "flashinfer_python-0.6.dist-info/METADATA",
+             "metadata-version: 2.1\nname: flashinfer-python\nversion: 0.6\n\n");
+  write_file(dir.path() / kSite / "flashinfer_python-0.6.0.dist-info/METADATA",
+             "Metadata-Version: 2.1\nNAME: flashinfer-python\nVERSION: 0.6.0\n\n");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.metadata_versions, (std::vector<std::string>{"0.6.0", "0.6"}));  // folder order
+  EXPECT_EQ(i.version, "0.6.0");
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find(": one version; its files"), std::string::npos) << r.notes[0];
+
+  // A lower-case "version:" alone (the folder's name gives none).
+  TempDir lower;
+  write_file(lower.path() / kSite / "flashinfer_python.dist-info/METADATA",
+             "name: flashinfer-python\nversion: 0.5.0\n");
+  write_file(lower.path() / kSite / "flashinfer/utils.py", "");
+  ScanReport l = scan(lower.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(l.installs.size(), 1u);
+  EXPECT_EQ(l.installs[0].install.version, "0.5.0");
+}
+
+// Hostile review #15: "--catalog nonexist" said "target does not exist".
+TEST(Catalog, MissingUserDirectoryNamesThePathAndTheErrno) {
+  Catalog c = builtin_catalog();
+  try {
+    add_catalog_directory(c, "/nonexistent-sm120check/catalog");
+    ADD_FAILURE() << "accepted a missing directory";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent-sm120check/catalog: --catalog: cannot open the catalog directory: No "
+              "such file or directory (errno 2)");
+  }
+}
+
 TEST(Scan, CompiledOnlyEntryOfADistributionIsUnknown) {
   TempDir dir;
   const std::filesystem::path site = dir.path() / "usr/lib/python3/dist-packages";
@@ -596,6 +639,48 @@ TEST(Scan, NothingInstalledIsExitZero) {
   EXPECT_EQ(r.not_installed.size(), r.catalog.entries.size());
   EXPECT_EQ(r.not_installed[0].verdict, FixVerdict::kNotInstalled);
   EXPECT_EQ(r.exit_code(), 0);
+}
+
+// Hostile review #6: the Triton wheel PyTorch depends on is `pytorch-triton` (folder `triton`),
+// and FlashInfer up to 0.2.0.post2 was `flashinfer`; both read "not installed" with exit 0.
+TEST(Scan, DistributionsMatchTheOtherNamesTheirCodeShipsUnder) {
+  EXPECT_EQ(distribution_aliases("triton"), std::vector<std::string>{"pytorch-triton"});
+  EXPECT_EQ(distribution_aliases("flashinfer-python"), std::vector<std::string>{"flashinfer"});
+  EXPECT_TRUE(distribution_aliases("torch").empty());
+  const Catalog c = only({"triton-8476-ptxas-blackwell", "flashinfer-2574-is-sm12x-supported"});
+  EXPECT_EQ(c.entries[0].matched_distributions,
+            (std::vector<std::string>{"flashinfer-python", "flashinfer"}));
+
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "pytorch_triton-3.1.0+cf34004b8a.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: pytorch-triton\nVersion: 3.1.0+cf34004b8a\n\n");
+  write_file(site / "triton/__init__.py", "");
+  write_file(site / "triton/backends/nvidia/compiler.py",
+             "    return knobs.nvidia.ptxas_blackwell if arch >= 100 else knobs.nvidia.ptxas\n");
+  write_file(site / "flashinfer-0.2.0.post2.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: flashinfer\nVersion: 0.2.0.post2\n\n");
+  write_file(site / "flashinfer/__init__.py", "");
+  write_file(site / "flashinfer/utils.py", std::string("    if ") + k2574Old + ":\n");
+  ScanReport r = scan(dir.path().string(), c, override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 2u);
+  EXPECT_TRUE(r.not_installed.empty());
+  std::map<std::string, const InstallReport*> by_name;
+  for (const InstallReport& i : r.installs) by_name[i.install.distribution] = &i;
+  ASSERT_EQ(by_name.count("pytorch-triton"), 1u);
+  EXPECT_EQ(by_name["pytorch-triton"]->install.version, "3.1.0+cf34004b8a");
+  ASSERT_EQ(by_name["pytorch-triton"]->fixes.size(), 1u);
+  EXPECT_EQ(by_name["pytorch-triton"]->fixes[0].verdict, FixVerdict::kPresent);
+  ASSERT_EQ(by_name.count("flashinfer"), 1u);
+  EXPECT_EQ(by_name["flashinfer"]->install.version, "0.2.0.post2");
+  ASSERT_EQ(by_name["flashinfer"]->fixes.size(), 1u);
+  EXPECT_EQ(by_name["flashinfer"]->fixes[0].verdict, FixVerdict::kMissing);
+
+  // Nothing installed: the reason names every name looked for.
+  TempDir empty;
+  ScanReport n = scan(empty.path().string(), c, override_gpu({12, 0}));
+  ASSERT_EQ(n.not_installed.size(), 2u);
+  EXPECT_EQ(n.not_installed[1].why, "no install of triton, pytorch-triton and no checkout of triton found");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -683,6 +768,98 @@ TEST(Scan, EditableInstallFollowsDirectUrlToTheCheckout) {
   ASSERT_EQ(i.found_by.size(), 2u);
   EXPECT_EQ(i.head->commit, commit);
   EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+}
+
+// Hostile review #4: a package folder an old wheel left in site-packages beside an editable
+// install. CPython (checked with 3.11 and setuptools' finder template) imports a regular package
+// in site-packages before a .pth path line's and before an __editable__ finder (appended to
+// sys.meta_path); a folder without __init__.py is a namespace portion, which a regular package
+// on a later path line beats but a finder never gets to.
+TEST(Scan, StalePackageFolderBesideAnEditableInstallIsJudgedByImportOrder) {
+  const auto layout = [](const std::filesystem::path& root, bool stale_init, const std::string& pth) {
+    const std::filesystem::path site = root / kSite;
+    write_file(site / "sglang-0.5.0.dist-info/METADATA", "Name: sglang\nVersion: 0.5.0\n");
+    write_file(site / "sglang-0.5.0.dist-info/RECORD", "_sglang.pth,,\n");
+    if (!pth.empty()) write_file(site / "_sglang.pth", pth);
+    if (stale_init) write_file(site / "sglang/__init__.py", "");
+    write_file(site / "sglang/srt/layers/attention/triton_ops/extend_attention.py",
+               "if CUDA_CAPABILITY[0] == 12:\n    # sm120 workstation Blackwell architecture\n");
+    write_file(root / "src/sglang/.git/HEAD", "ref: refs/heads/main\n");
+    write_file(root / "src/sglang/python/sglang/__init__.py", "");
+    write_file(root / "src/sglang/python/sglang/srt/layers/attention/triton_ops/extend_attention.py",
+               "if CUDA_CAPABILITY[0] >= 9:\n");
+  };
+  const auto by_kind = [](const ScanReport& r, InstallKind kind) -> const InstallReport* {
+    for (const InstallReport& i : r.installs)
+      if (i.install.kind == kind) return &i;
+    return nullptr;
+  };
+  const std::string id = "sglang-14311-extend-attention-block-size";
+
+  // A folder without __init__.py and a .pth path line: Python imports the source (missing);
+  // the site-packages copy (present) is not what runs.
+  TempDir ns;
+  layout(ns.path(), false, (ns.path() / "src/sglang/python").string() + "\n");
+  ScanReport a = scan(ns.path().string(), only({id}), override_gpu({12, 0}));
+  const InstallReport* source = by_kind(a, InstallKind::kEditable);
+  const InstallReport* stale = by_kind(a, InstallKind::kDistribution);
+  ASSERT_NE(source, nullptr);
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(source->fixes[0].verdict, FixVerdict::kMissing) << source->fixes[0].why;
+  EXPECT_EQ(stale->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(stale->fixes[0].why.rfind(std::string(kSite) + "/sglang has no __init__.py: Python imports the "
+                                      "editable source src/sglang", 0), 0u) << stale->fixes[0].why;
+  EXPECT_NE(stale->fixes[0].why.find("this copy reads present"), std::string::npos);
+  EXPECT_EQ(a.exit_code(), 1);
+
+  // A regular package in site-packages: imported before the path line, so it is what runs
+  // (present), and the source is not imported.
+  TempDir regular;
+  layout(regular.path(), true, (regular.path() / "src/sglang/python").string() + "\n");
+  ScanReport b = scan(regular.path().string(), only({id}), override_gpu({12, 0}));
+  source = by_kind(b, InstallKind::kEditable);
+  stale = by_kind(b, InstallKind::kDistribution);
+  ASSERT_NE(source, nullptr);
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(stale->fixes[0].verdict, FixVerdict::kPresent) << stale->fixes[0].why;
+  EXPECT_EQ(source->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(source->install.not_imported,
+            "Python imports " + std::string(kSite) + "/sglang instead (a package folder in "
+            "site-packages, found on sys.path before this install's .pth path line)");
+
+  // No dist-info for the stale folder, and the source reached through a setuptools finder: the
+  // folder is judged as the distribution Python imports, found by the folder itself.
+  TempDir finder;
+  layout(finder.path(), false, "");
+  const std::filesystem::path site = finder.path() / kSite;
+  std::filesystem::remove_all(site / "sglang-0.5.0.dist-info");
+  write_file(site / "__editable__.sglang-0.5.0.pth",
+             "import __editable___sglang_0_5_0_finder; __editable___sglang_0_5_0_finder.install()\n");
+  write_file(site / "__editable___sglang_0_5_0_finder.py",
+             "MAPPING = {'sglang': '" + (finder.path() / "src/sglang/python/sglang").string() + "'}\n");
+  ScanReport c = scan(finder.path().string(), only({id}), override_gpu({12, 0}));
+  source = by_kind(c, InstallKind::kEditable);
+  stale = by_kind(c, InstallKind::kDistribution);
+  ASSERT_NE(source, nullptr);
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(stale->install.found_by, std::vector<std::string>{std::string(kSite) + "/sglang"});
+  EXPECT_EQ(stale->fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(source->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_NE(source->install.not_imported.find("namespace package folder"), std::string::npos);
+
+  // Only direct_url.json says it is editable, and the folder is a namespace portion: unknown.
+  TempDir direct;
+  layout(direct.path(), false, "");
+  write_file(direct.path() / kSite / "sglang-0.5.0.dist-info/direct_url.json",
+             R"({"url": "file://)" + (direct.path() / "src/sglang/python").string() +
+                 R"(", "dir_info": {"editable": true}})");
+  ScanReport d = scan(direct.path().string(), only({id}), override_gpu({12, 0}));
+  source = by_kind(d, InstallKind::kEditable);
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(source->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(source->install.not_imported.rfind("which copy Python imports is unknown", 0), 0u)
+      << source->install.not_imported;
+  EXPECT_EQ(d.exit_code(), 2);
 }
 
 TEST(Scan, EditableNamingACopyBelowAnotherCheckoutIsJudgedWhereItPoints) {
@@ -813,7 +990,78 @@ TEST(Scan, WalkBoundsAndSymlinksAreReported) {
   EXPECT_TRUE(u.installs.empty());
   EXPECT_EQ(u.walk.symlinks, 1u);
   ASSERT_EQ(u.notes.size(), 1u);
-  EXPECT_EQ(u.notes[0], "symlink lib/site-packages not followed");
+  EXPECT_EQ(u.notes[0], "symlink lib/site-packages -> " + (dir.path() / "deep" / kSite).string() +
+                            " not followed: it leads outside TARGET; the installs there are not "
+                            "reported (scan its target to judge them)");
+  EXPECT_FALSE(u.walk.complete());
+  EXPECT_EQ(u.exit_code(), 2);
+}
+
+// Hostile review #14: a venv whose lib/python3.12 is a symlink (uv and some distros keep the
+// interpreter's library folder elsewhere) read "not installed" with exit 0.
+TEST(Scan, SymlinkedPythonLibraryFolderIsFollowedInsideTargetOnly) {
+  // The real folder lies where the walk does not go by itself (under node_modules): followed.
+  TempDir dir;
+  flashinfer_venv(dir.path() / "node_modules/store", "0.5.0", k2574Def, k2574Call);
+  std::filesystem::create_directories(dir.path() / "venv/lib");
+  write_file(dir.path() / "venv/pyvenv.cfg", "home = /usr/bin\n");
+  std::filesystem::create_directory_symlink("../../node_modules/store/venv/lib/python3.11",
+                                            dir.path() / "venv/lib/python3.11");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.root, "node_modules/store/" + std::string(kSite));
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(r.walk.symlinks, 0u);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0],
+            "symlink venv/lib/python3.11 -> ../../node_modules/store/venv/lib/python3.11 "
+            "followed: read at node_modules/store/venv/lib/python3.11");
+  EXPECT_TRUE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 0);
+
+  // Never into version-control internals, even through a symlink: not followed, said.
+  TempDir vcs;
+  flashinfer_venv(vcs.path() / ".git/store", "0.5.0", k2574Def, k2574Call);
+  std::filesystem::create_directories(vcs.path() / "venv/lib");
+  std::filesystem::create_directory_symlink("../../.git/store/venv/lib/python3.11",
+                                            vcs.path() / "venv/lib/python3.11");
+  ScanReport g = scan(vcs.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  EXPECT_TRUE(g.installs.empty());
+  EXPECT_EQ(g.walk.symlinks, 1u);
+  ASSERT_EQ(g.notes.size(), 1u);
+  EXPECT_EQ(g.notes[0], "symlink venv/lib/python3.11 -> ../../.git/store/venv/lib/python3.11 not "
+                        "followed: .git/store/venv/lib/python3.11 is a folder never walked (a root "
+                        "file system's proc, sys or dev; .git, .hg, .svn or __pycache__)");
+
+  // The real folder is walked anyway: one install, at its real path, and a note.
+  TempDir walked;
+  flashinfer_venv(walked.path() / "store", "0.5.0", k2574Def, k2574Call);
+  std::filesystem::create_directories(walked.path() / "venv/lib");
+  std::filesystem::create_directory_symlink("../../store/venv/lib/python3.11",
+                                            walked.path() / "venv/lib/python3.11");
+  ScanReport w = scan(walked.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(w.installs.size(), 1u);
+  EXPECT_EQ(w.installs[0].install.root, "store/" + std::string(kSite));
+  ASSERT_EQ(w.notes.size(), 1u);
+  EXPECT_EQ(w.notes[0], "symlink venv/lib/python3.11 -> ../../store/venv/lib/python3.11: read at "
+                        "store/venv/lib/python3.11");
+
+  // TARGET is the venv and its library folder lies outside it: never followed, and said.
+  TempDir venv;
+  std::filesystem::create_directories(venv.path() / "lib");
+  std::filesystem::create_directory_symlink(walked.path() / "store/venv/lib/python3.11",
+                                            venv.path() / "lib/python3.11");
+  ScanReport o = scan(venv.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  EXPECT_TRUE(o.installs.empty());
+  ASSERT_EQ(o.walk.outside_symlinks.size(), 1u);
+  ASSERT_EQ(o.notes.size(), 1u);
+  EXPECT_NE(o.notes[0].find("symlink lib/python3.11 -> "), std::string::npos) << o.notes[0];
+  EXPECT_NE(o.notes[0].find("not followed: it leads outside TARGET"), std::string::npos);
+  EXPECT_EQ(o.exit_code(), 2);
 }
 
 TEST(Scan, StrayDistInfoAtTheTopDoesNotHideAVenvBelow) {

@@ -63,6 +63,9 @@ struct CatalogEntry {
   /// pip distribution names as written; `normalized_distributions` the same per PEP 503.
   std::vector<std::string> distributions;
   std::vector<std::string> normalized_distributions;
+  /// normalized_distributions, then the other names their code ships under
+  /// (distribution_aliases()), each once: the names an installed distribution is matched by.
+  std::vector<std::string> matched_distributions;
   std::string title;
   CatalogUpstream upstream;
   /// The GPUs the fix matters for, as written ("12.0") and parsed.
@@ -94,6 +97,12 @@ struct Catalog {
 /// `name` normalised as PEP 503 says: lower case, every run of "-", "_" and "." one "-"
 /// ("Flash_Attn" -> "flash-attn").
 std::string normalize_distribution_name(std::string_view name);
+
+/// The other PEP 503 names under which the code of distribution `normalized` is installed, in
+/// the table of patches/catalog/README.md ("Distribution names"): "pytorch-triton" for "triton"
+/// (the Triton wheel PyTorch's CUDA wheels depend on; same `triton` package folder),
+/// "flashinfer" for "flashinfer-python" (FlashInfer's name up to 0.2.0.post2). Empty for others.
+std::vector<std::string> distribution_aliases(std::string_view normalized);
 
 /// Parses and validates one entry: `text` is the file's content, `file` names it in errors,
 /// `stem` is the file name without ".json" (the id must equal it). Checks every field the

@@ -81,7 +81,10 @@ struct KernelEntry {
 
 /// One fat binary (one module the CUDA runtime registers; nvcc makes one per translation unit).
 struct FatBinary {
-  std::string section;      ///< ".nv_fatbin", "__nv_relfatbin", or "" for a bare .fatbin file
+  /// ".nv_fatbin", "__nv_relfatbin", "" for a bare .fatbin file; "cubin" for a bare cubin file
+  /// (an ELF of machine EM_CUDA, nvcc -cubin) and "ptx" for a PTX text file (nvcc -ptx): one
+  /// entry, the whole file, not in any fat binary.
+  std::string section;
   std::string member;       ///< the static archive member (ELF object) holding it; "" if none
   std::uint64_t offset = 0;  ///< of its header, in bytes from the file start
   std::vector<KernelEntry> entries;  ///< in file order
@@ -150,13 +153,16 @@ std::optional<std::vector<unsigned char>> decompress_entry(const KernelEntry& en
 std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint64_t base,
                                std::string_view section, std::vector<FatBinary>& out);
 
-/// Lists the CUDA code in an image held in memory: an ELF file (through libelf's elf_memory) or a
-/// bare fat binary (starting with its magic 0xBA55ED50). `path` only names it in the result.
+/// Lists the CUDA code in an image held in memory: an ELF file (through libelf's elf_memory), a
+/// bare fat binary (starting with its magic 0xBA55ED50), a bare cubin (an ELF whose e_machine is
+/// EM_CUDA, 190: its SM from e_flags, bits 8-15 from ELF ABI version 8 on, bits 0-7 before; an
+/// `a`/`f` suffix from the `-arch` ptxas option its .note.nv.tkinfo records, else plain) or a
+/// PTX text (`//` comments, then `.version M.m` and `.target sm_XY[a|f]`). `path` only names it in the result.
 /// Never throws for bad content: a malformed ELF or fat binary is reported in `error`.
 KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::string path);
 
 /// Lists the CUDA code in file `path` (mapped read-only, never read whole). A file that is
-/// neither ELF nor a bare fat binary gives an empty listing (elf false, no error). Throws Error
+/// none of list_kernels_in_memory()'s forms gives an empty listing (elf false, no error). Throws Error
 /// when the file cannot be opened or mapped.
 KernelListing list_kernels(const std::string& path);
 
@@ -177,7 +183,8 @@ void set_kernels_mapped_hook(KernelsMappedHook hook);
 }  // namespace detail
 
 /// True when the first bytes of a file (at least 4; fewer gives false) may hold CUDA code: the
-/// ELF magic, the fat binary magic, or "!<ar" (a static archive of objects). For skipping other files quickly in a directory walk.
+/// ELF magic, the fat binary magic, "!<ar" (a static archive of objects), or "//" or ".ver"
+/// (the start of a PTX text). For skipping other files quickly in a directory walk.
 bool may_carry_cuda_code(std::span<const unsigned char> head);
 
 /// What the GPU can run from one entry, one module or one file, best first.

@@ -61,6 +61,12 @@ struct Install {
   /// `.pth`, `.egg-link` or `direct_url.json` of an editable install, or the `.git` entry.
   std::vector<std::string> found_by;
   std::optional<GitHead> head;  ///< for source trees holding `.git`.
+  /// Why Python does not import this copy, when a site-packages holds another copy of its
+  /// package that `import` finds first (patches/catalog/README.md has the order: a package
+  /// folder in site-packages comes before .pth path lines and __editable__ finders), or why
+  /// which copy it imports cannot be told; "" when neither. Its fixes then read unknown with
+  /// this reason (and what its own files show).
+  std::string not_imported;
   /// For checkouts: "remote" (a remote URL in .git/config names the project's repository) or
   /// "layout" (files of the project's catalog entries exist); "" otherwise.
   std::string identified_by;
@@ -164,15 +170,21 @@ std::optional<KernelFit> worst_fit(const std::vector<FileFit>& fits);
 struct WalkStats {
   std::size_t directories = 0;  ///< directories listed.
   std::size_t entries = 0;      ///< names seen in them.
-  std::size_t symlinks = 0;     ///< symlinks met (never followed).
+  std::size_t symlinks = 0;     ///< symlinks met and not followed.
+  /// Symlinked Python library folders (site-packages, dist-packages, pythonX.Y, a venv's
+  /// lib/lib64) that lead outside TARGET, so not followed: "path -> target". Installs there
+  /// are not reported.
+  std::vector<std::string> outside_symlinks;
   std::size_t depth_limited = 0;  ///< directories not entered: deeper than ScanOptions::max_depth.
   bool truncated = false;       ///< stopped at ScanOptions::max_entries.
   std::vector<std::string> unreadable;  ///< "path: reason" for directories that could not be listed.
 
   /// Whether every directory the walk reached was listed: no limit hit (depth, entries), none
-  /// unreadable. An incomplete walk may have missed installs: ScanReport::exit_code() is then
-  /// never 0.
-  bool complete() const { return !truncated && depth_limited == 0 && unreadable.empty(); }
+  /// unreadable, no Python library folder symlinked outside TARGET. An incomplete walk may have
+  /// missed installs: ScanReport::exit_code() is then never 0.
+  bool complete() const {
+    return !truncated && depth_limited == 0 && unreadable.empty() && outside_symlinks.empty();
+  }
 };
 
 /// Options of a scan.
@@ -240,7 +252,10 @@ std::optional<bool> entry_relevant(const CatalogEntry& entry, const GpuReport& g
 /// GPU probed while the scan ran.
 void assess_relevance(ScanReport& report);
 
-/// Scans TARGET: walks it once (never following a symlink, never writing), finds the installs,
+/// Scans TARGET: walks it once (never writing; a directory symlink is followed only when it
+/// leads to a directory inside TARGET that the walk does not reach otherwise, which is then
+/// walked at its real path; a Python library folder symlinked outside TARGET is not followed
+/// and makes the walk incomplete), finds the installs,
 /// judges every entry of `catalog` in each install that concerns it, and assesses relevance for
 /// `gpu`. Files are read through DiskTree (openat, O_NOFOLLOW: nothing outside a tree's root is
 /// reached through a symlink); each searched file is read once and searched once for all the

@@ -98,8 +98,10 @@ ComputeCapability parse_compute_capability(std::string_view text) {
       bad_capability(text, fmt::format("a major version has one or two digits; for the SM "
                                        "number write sm_{}",
                                        major));
-    if (major.empty() || major.size() > 2 || !std::all_of(major.begin(), major.end(), is_digit))
+    if (major.empty() || !std::all_of(major.begin(), major.end(), is_digit))
       bad_capability(text, "the major version must be a number");
+    if (major.size() > 2)
+      bad_capability(text, fmt::format("major version {} out of range 1..19", major));
     if (minor.size() != 1 || !is_digit(minor[0]))
       bad_capability(text, "the minor version must be one digit");
     cc.major = std::stoi(std::string(major));

@@ -15,6 +15,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <optional>
+#include <string_view>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -263,6 +267,107 @@ void count_cubin_functions(unsigned char* image, KernelListing& listing) {
   }
 }
 
+/// ELF e_machine of NVIDIA CUDA (a cubin): EM_CUDA in elf.h.
+constexpr unsigned kEmCuda = 190;
+
+/// The arch suffix ptxas was given ("-arch sm_120a"), as recorded in a cubin's .note.nv.tkinfo
+/// (the tool's name, version and options), for a cubin of SM `sm`: plain when not recorded.
+ArchVariant cubin_variant(Elf* elf, std::size_t names, int sm) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr) break;
+    const char* name = elf_strptr(elf, names, shdr.sh_name);
+    if (name == nullptr || std::strcmp(name, ".note.nv.tkinfo") != 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || data->d_buf == nullptr) break;
+    const std::string_view text(static_cast<const char*>(data->d_buf), data->d_size);
+    const std::string arch = fmt::format("-arch sm_{}", sm);
+    const std::size_t at = text.find(arch);
+    if (at == std::string_view::npos || at + arch.size() >= text.size()) break;
+    const char suffix = text[at + arch.size()];
+    return suffix == 'a' ? ArchVariant::kArchSpecific
+           : suffix == 'f' ? ArchVariant::kFamily
+                           : ArchVariant::kPlain;
+  }
+  return ArchVariant::kPlain;
+}
+
+/// A bare cubin (nvcc -cubin): one cubin entry for the whole file, if `elf` is one (e_machine
+/// EM_CUDA). The SM is in e_flags: bits 8-15 from ELF ABI version 8 on (CUDA 13's ptxas:
+/// 0x6007802 for sm_120), bits 0-7 before (0x500550 for sm_80). False when not a cubin.
+bool list_bare_cubin(Elf* elf, std::size_t size, KernelListing& listing) {
+  GElf_Ehdr ehdr;
+  if (gelf_getehdr(elf, &ehdr) == nullptr || static_cast<unsigned>(ehdr.e_machine) != kEmCuda)
+    return false;
+  listing.elf = true;
+  const unsigned abi = ehdr.e_ident[EI_ABIVERSION];
+  const int sm = static_cast<int>(abi >= 8 ? (ehdr.e_flags >> 8) & 0xffu : ehdr.e_flags & 0xffu);
+  if (sm < 10) {
+    listing.error = fmt::format("a cubin (ELF machine EM_CUDA) whose e_flags {:#x} (ELF ABI "
+                                "version {}) name no SM",
+                                ehdr.e_flags, abi);
+    return true;
+  }
+  KernelEntry entry;
+  entry.kind = KernelEntryKind::kCubin;
+  entry.raw_kind = 2;
+  entry.sm = sm;
+  std::size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) == 0) entry.variant = cubin_variant(elf, names, sm);
+  entry.size = entry.uncompressed_size = size;
+  FatBinary whole;
+  whole.section = "cubin";
+  whole.entries.push_back(entry);
+  listing.fatbins.push_back(std::move(whole));
+  return true;
+}
+
+/// A PTX text (nvcc -ptx): `//` comment and blank lines, then `.version M.m` and, before any
+/// other directive but comments, `.target sm_XY[a|f]` (maybe followed by ", debug" and the
+/// like). One PTX entry for the whole file; false when the text is not PTX.
+bool list_ptx(std::string_view text, KernelListing& listing) {
+  std::optional<std::array<int, 2>> version;
+  std::size_t at = 0;
+  // A real header is within its first lines; 64 KiB of comments is more than nvcc writes.
+  const std::string_view head = text.substr(0, 64u << 10);
+  while (at < head.size()) {
+    std::size_t eol = head.find('\n', at);
+    if (eol == std::string_view::npos) eol = head.size();
+    std::string_view line = head.substr(at, eol - at);
+    at = eol + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+      line.remove_suffix(1);
+    if (line.empty() || line.substr(0, 2) == "//") continue;
+    int major = 0, minor = 0;
+    char suffix = 0;
+    if (!version) {
+      if (std::sscanf(std::string(line).c_str(), ".version %d.%d", &major, &minor) != 2) return false;
+      version = std::array<int, 2>{major, minor};
+      continue;
+    }
+    int sm = 0;
+    const std::string target(line);
+    const int n = std::sscanf(target.c_str(), ".target sm_%d%c", &sm, &suffix);
+    if (n < 1 || sm < 10) return false;
+    KernelEntry entry;
+    entry.kind = KernelEntryKind::kPtx;
+    entry.raw_kind = 1;
+    entry.sm = sm;
+    entry.variant = n == 2 && suffix == 'a'   ? ArchVariant::kArchSpecific
+                    : n == 2 && suffix == 'f' ? ArchVariant::kFamily
+                                              : ArchVariant::kPlain;
+    entry.ptx_version = version;
+    entry.size = entry.uncompressed_size = text.size();
+    FatBinary whole;
+    whole.section = "ptx";
+    whole.entries.push_back(entry);
+    listing.fatbins.push_back(std::move(whole));
+    return true;
+  }
+  return false;
+}
+
 KernelListing list_image(unsigned char* image, std::size_t size, std::string path) {
   KernelListing listing;
   listing.path = std::move(path);
@@ -270,7 +375,17 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
   if (is_bare_fat_binary(view)) {
     listing.error = parse_fat_binaries(view, 0, "", listing.fatbins);
   } else if (size >= 4 && std::memcmp(image, "\x7f" "ELF", 4) == 0) {
-    list_elf_file(image, size, listing);
+    init_libelf();
+    bool cubin = false;
+    {
+      ElfHandle e(elf_memory(reinterpret_cast<char*>(image), size));
+      cubin = e.elf != nullptr && elf_kind(e.elf) == ELF_K_ELF && list_bare_cubin(e.elf, size, listing);
+    }
+    if (!cubin) list_elf_file(image, size, listing);
+  } else if (size >= 2 && (std::memcmp(image, "//", 2) == 0 ||
+                           (size >= 4 && std::memcmp(image, ".ver", 4) == 0))) {
+    list_ptx({reinterpret_cast<const char*>(image), size}, listing);
+    return listing;
   } else if (size >= 8 && std::memcmp(image, "!<arch>\n", 8) == 0) {
     list_archive(image, size, listing);
   } else {

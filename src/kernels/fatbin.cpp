@@ -171,7 +171,8 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 bool may_carry_cuda_code(std::span<const unsigned char> head) {
   if (head.size() < 4) return false;
   return std::memcmp(head.data(), "\x7f" "ELF", 4) == 0 || std::memcmp(head.data(), "!<ar", 4) == 0 ||
-         load_le<std::uint32_t>(head.data()) == kFatBinaryMagic;
+         load_le<std::uint32_t>(head.data()) == kFatBinaryMagic ||
+         std::memcmp(head.data(), "//", 2) == 0 || std::memcmp(head.data(), ".ver", 4) == 0;
 }
 
 bool is_bare_fat_binary(std::span<const unsigned char> image) {

@@ -251,9 +251,13 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
       for (const KernelEntry& e : f.entries)
         if (e.compressed()) ++compressed;
     }
-    out << path << ": " << listing.fatbins.size() << " fat binar"
-        << (listing.fatbins.size() == 1 ? "y" : "ies") << ", " << listing.entry_count() << " entr"
-        << (listing.entry_count() == 1 ? "y" : "ies");
+    const std::string& first = listing.fatbins.front().section;
+    if (listing.fatbins.size() == 1 && (first == "cubin" || first == "ptx"))
+      out << path << ": " << (first == "cubin" ? "a cubin" : "PTX") << " file, not in a fat binary";
+    else
+      out << path << ": " << listing.fatbins.size() << " fat binar"
+          << (listing.fatbins.size() == 1 ? "y" : "ies") << ", " << listing.entry_count() << " entr"
+          << (listing.entry_count() == 1 ? "y" : "ies");
     if (compressed > 0) out << " (" << compressed << " compressed)";
     if (without_kernels > 0) out << ", " << without_kernels << " without kernels";
     if (relocatable > 0) out << ", " << relocatable << " relocatable (__nv_relfatbin)";

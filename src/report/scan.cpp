@@ -500,6 +500,7 @@ ordered_json scan_to_json(const ScanReport& report) {
   doc["walk"] = {{"directories", w.directories},     {"entries", w.entries},
                  {"symlinks", w.symlinks},           {"depth_limited", w.depth_limited},
                  {"truncated", w.truncated},         {"unreadable", strings_json(w.unreadable)},
+                 {"outside_symlinks", strings_json(w.outside_symlinks)},
                  {"complete", w.complete()}};
   ordered_json installs = ordered_json::array();
   for (const InstallReport& ir : report.installs) {
@@ -521,6 +522,7 @@ ordered_json scan_to_json(const ScanReport& report) {
                    {"error", null_or(i.head->error)}};
     else
       j["head"] = nullptr;
+    j["not_imported"] = null_or(i.not_imported);
     j["identified_by"] = null_or(i.identified_by);
     ordered_json fixes = ordered_json::array();
     for (const FixResult& f : ir.fixes) fixes.push_back(fix_json(report, f));

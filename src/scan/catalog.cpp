@@ -2,6 +2,9 @@
 // schema.json), the built-in catalog, and users' --catalog directories.
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fmt/format.h>
+#include <cstring>
+#include <cerrno>
+#include <sys/stat.h>
 #include <pcre2.h>
 
 #include <algorithm>
@@ -190,6 +193,14 @@ class EntryReader {
         e.distributions.push_back(dists[i].get<std::string>());
         e.normalized_distributions.push_back(normalize_distribution_name(e.distributions.back()));
       }
+      const auto match = [&](const std::string& name) {
+        if (std::find(e.matched_distributions.begin(), e.matched_distributions.end(), name) ==
+            e.matched_distributions.end())
+          e.matched_distributions.push_back(name);
+      };
+      for (const std::string& d : e.normalized_distributions) match(d);
+      for (const std::string& d : e.normalized_distributions)
+        for (const std::string& alias : distribution_aliases(d)) match(alias);
     });
     field(doc, "title", [&] {
       e.title = string(doc, "title");
@@ -453,6 +464,21 @@ const CatalogEntry* Catalog::find(std::string_view id) const {
   return nullptr;
 }
 
+std::vector<std::string> distribution_aliases(std::string_view normalized) {
+  // patches/catalog/README.md, "Distribution names": {catalog name, other name it ships under}.
+  static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+      // PyTorch's CUDA wheels depend on pytorch-triton (dist-info pytorch_triton-*, package
+      // folder triton), built from Triton's sources at a pinned commit.
+      {"triton", "pytorch-triton"},
+      // FlashInfer was published as `flashinfer` up to 0.2.0.post2, `flashinfer-python` since.
+      {"flashinfer-python", "flashinfer"},
+  };
+  std::vector<std::string> out;
+  for (const auto& [name, alias] : kAliases)
+    if (name == normalized) out.emplace_back(alias);
+  return out;
+}
+
 std::string normalize_distribution_name(std::string_view name) {
   std::string out;
   out.reserve(name.size());
@@ -518,6 +544,16 @@ Catalog builtin_catalog() {
 }
 
 void add_catalog_directory(Catalog& catalog, const std::string& dir) {
+  // Checked here, not by open_disk_tree(), whose words are a scan TARGET's ("target does not
+  // exist" read as if TARGET were missing).
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    const int err = errno;
+    throw Error(dir, 0, fmt::format("--catalog: cannot open the catalog directory: {} (errno {})",
+                                    std::strerror(err), err));
+  }
+  if (!S_ISDIR(st.st_mode))
+    throw Error(dir, 0, "--catalog: not a directory (give the folder that holds the *.json entries)");
   std::unique_ptr<Tree> tree = open_disk_tree(dir, 1 << 20);
   std::vector<std::string> files;
   const auto is_json = [](const std::string& name) {

@@ -1,4 +1,5 @@
-// Discovery of installs under TARGET: one bounded walk, never following a symlink, reading
+// Discovery of installs under TARGET: one bounded walk, following a directory symlink only to a
+// directory inside TARGET the walk does not reach otherwise (walked at its real path), reading
 // through DiskTree (see discover.hpp and README.md, "scan").
 #include "discover.hpp"
 
@@ -183,10 +184,46 @@ std::string metadata_field(std::string_view text, std::string_view key) {
     const std::string_view line = text.substr(at, eol - at);
     at = eol + 1;
     if (trim(line).empty()) break;
-    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ':')
+    // Header names are case-insensitive (RFC 822; importlib.metadata reads them with Python's
+    // email parser): "version: 0.6.0" is the Version.
+    const auto same = [](std::string_view a, std::string_view b) {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+      });
+    };
+    if (line.size() > key.size() && same(line.substr(0, key.size()), key) && line[key.size()] == ':')
       return trim(line.substr(key.size() + 1));
   }
   return {};
+}
+
+/// A version in a form where versions PEP 440 calls equal compare equal: lower case, a leading
+/// "v" dropped, each release number without leading zeros and trailing ".0" release numbers
+/// dropped ("0.6" and "0.6.0", "V1.02" and "1.2" are equal); the rest (pre, post, dev, local
+/// segments) kept as written, lower-cased. Not a full PEP 440 normaliser: "0.6rc1" and "0.6.rc1"
+/// stay apart.
+std::string version_key(std::string_view version) {
+  std::string v;
+  for (char c : version) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::size_t at = !v.empty() && v.front() == 'v' ? 1 : 0;
+  std::vector<std::string> release;
+  while (at < v.size() && std::isdigit(static_cast<unsigned char>(v[at]))) {
+    std::size_t end = at;
+    while (end < v.size() && std::isdigit(static_cast<unsigned char>(v[end]))) ++end;
+    std::string n = v.substr(at, end - at);
+    n.erase(0, std::min(n.find_first_not_of('0'), n.size() - 1));
+    release.push_back(n);
+    at = end;
+    if (at + 1 < v.size() && v[at] == '.' && std::isdigit(static_cast<unsigned char>(v[at + 1])))
+      ++at;
+    else
+      break;
+  }
+  if (release.empty()) return v;
+  while (release.size() > 1 && release.back() == "0") release.pop_back();
+  std::string key;
+  for (const std::string& n : release) key += (key.empty() ? "" : ".") + n;
+  return key + v.substr(at);
 }
 
 /// %XX decoding of a file:// URL's path.
@@ -222,7 +259,7 @@ class Discoverer {
     if (ec) target_real_ = std::filesystem::absolute(target, ec).lexically_normal().string();
     rootfs_ = target_real_ != "/" && is_dir("etc") && is_dir("usr");
     for (const CatalogEntry& e : catalog_.entries) {
-      for (const std::string& d : e.normalized_distributions) dist_projects_[d].insert(e.project);
+      for (const std::string& d : e.matched_distributions) dist_projects_[d].insert(e.project);
       std::string repo = github_repo_of(e.upstream.repository);
       if (!repo.empty()) repo_projects_[repo].insert(e.project);
       // The project's Python package folder: a distribution's import name, or the project's,
@@ -256,7 +293,13 @@ class Discoverer {
           "{} director{} deeper than --max-depth {} not entered", out_.walk.depth_limited,
           out_.walk.depth_limited == 1 ? "y" : "ies", options_.max_depth));
     for (const std::string& n : symlink_notes_) out_.notes.push_back(n);
+    for (const std::string& s : out_.walk.outside_symlinks)
+      out_.notes.push_back(fmt::format(
+          "symlink {} not followed: it leads outside TARGET; the installs there are not reported "
+          "(scan its target to judge them)",
+          s));
     for (const std::string& n : size_notes_) out_.notes.push_back(n);
+    import_order();
     for (FoundInstall& f : pending_) ambiguous_metadata(f.install);
     out_.installs = std::move(pending_);
   }
@@ -410,9 +453,8 @@ class Discoverer {
       if (e.type == Entry::Type::kFile && options_.kernels && is_shared_object_name(e.name))
         walked_objects_.push_back(join(rel, e.name));
       if (e.type == Entry::Type::kSymlink) {
-        ++out_.walk.symlinks;
-        if (e.name == "site-packages" || e.name == "dist-packages")
-          symlink_notes_.push_back(fmt::format("symlink {} not followed", join(rel, e.name)));
+        symlink(rel, e.name, list, depth);
+        if (out_.walk.truncated) return;
         continue;
       }
       if (e.type != Entry::Type::kDirectory || skipped_everywhere(e.name)) continue;
@@ -426,6 +468,116 @@ class Discoverer {
       walk(join(rel, e.name), depth + 1);
       if (out_.walk.truncated) return;
     }
+  }
+
+  /// Whether a Python library folder may be named `name` in a directory listed as `list`:
+  /// site-packages, dist-packages, pythonX.Y (python3.12, python3.13t), or a venv's lib / lib64
+  /// (beside its pyvenv.cfg).
+  static bool python_library_name(const std::string& name, const std::vector<Tree::DirEntry>& list) {
+    if (name == "site-packages" || name == "dist-packages") return true;
+    if (name == "lib" || name == "lib64")
+      return std::any_of(list.begin(), list.end(),
+                         [](const Tree::DirEntry& e) { return e.name == "pyvenv.cfg"; });
+    if (!starts_with(name, "python") || name.size() < 7) return false;
+    return std::isdigit(static_cast<unsigned char>(name[6])) != 0;
+  }
+
+  /// Whether the walk enters directory `real_rel` (relative to TARGET, without symlinks) by
+  /// itself, and if not, why.
+  enum class WalkReach {
+    kReached,    ///< the walk lists it
+    kSkipped,    ///< a component is node_modules (skipped everywhere) or too deep
+    kBelowSite,  ///< below a folder named site-packages or dist-packages (packages not walked)
+    kSystem,     ///< under a root file system's proc, sys or dev, or inside a .git, .hg, .svn or
+                 ///< __pycache__ folder (version control or bytecode): never walked
+  };
+  WalkReach walk_reaches(const std::string& real_rel) const {
+    std::size_t depth = 0;
+    std::string parent = base_name(target_real_);
+    std::size_t at = 0;
+    while (at <= real_rel.size() && !real_rel.empty()) {
+      std::size_t slash = real_rel.find('/', at);
+      if (slash == std::string::npos) slash = real_rel.size();
+      const std::string c = real_rel.substr(at, slash - at);
+      at = slash + 1;
+      ++depth;
+      if (parent == "site-packages" || parent == "dist-packages") return WalkReach::kBelowSite;
+      if (depth == 1 && (rootfs_ || target_real_ == "/") && (c == "proc" || c == "sys" || c == "dev"))
+        return WalkReach::kSystem;
+      if (skipped_everywhere(c) && c != "node_modules") return WalkReach::kSystem;
+      if (depth > options_.max_depth || c == "node_modules") return WalkReach::kSkipped;
+      parent = c;
+    }
+    return WalkReach::kReached;
+  }
+
+  /// A symlink `name` met by the walk in directory `dir` (listed as `list`, at `depth`). When it
+  /// leads to a directory inside TARGET (an absolute target read inside TARGET when it is a root
+  /// file system) that the walk does not reach by itself (walk_reaches() kSkipped: never into a
+  /// site-packages folder's packages, a root file system's proc, sys, dev, nor version-control
+  /// or bytecode folders), that directory is
+  /// walked at its real path, once, with a note; when the walk reaches it, nothing more is done (a Python library
+  /// folder gets a note saying where it is read). A Python library folder
+  /// (python_library_name()) leading outside TARGET is not followed and recorded in
+  /// WalkStats::outside_symlinks (the walk is then incomplete). Any other symlink is counted in
+  /// WalkStats::symlinks.
+  void symlink(const std::string& dir, const std::string& name, const std::vector<Tree::DirEntry>& list,
+               std::size_t depth) {
+    namespace fs = std::filesystem;
+    const std::string path = join(dir, name);
+    const bool python = python_library_name(name, list);
+    ++out_.walk.symlinks;
+    std::string text;
+    try {
+      text = tree_.read_link(path);
+    } catch (const Error&) {
+      return;
+    }
+    if (text.empty()) return;
+    fs::path dest = text.front() == '/' ? (rootfs_ ? fs::path(target_real_ + text) : fs::path(text))
+                                        : fs::path(target_real_) / dir / text;
+    std::error_code ec;
+    const fs::path real = fs::canonical(dest, ec);
+    if (ec || !fs::is_directory(real, ec)) {
+      if (python && ec)
+        symlink_notes_.push_back(fmt::format("symlink {} -> {} not followed: {}", path, text,
+                                             ec.message()));
+      return;  // dangling, or a file (a venv's bin/python3.12)
+    }
+    const std::string real_path = real.string();
+    if (!within_target(real_path)) {
+      if (python) out_.walk.outside_symlinks.push_back(fmt::format("{} -> {}", path, text));
+      return;
+    }
+    const std::string real_rel =
+        real_path.size() > target_real_.size()
+            ? real_path.substr(target_real_.size() + (target_real_ == "/" ? 0 : 1))
+            : "";
+    const WalkReach reach = walk_reaches(real_rel);
+    if (reach == WalkReach::kReached) {
+      if (python)
+        symlink_notes_.push_back(fmt::format("symlink {} -> {}: read at {}", path, text, shown(real_rel)));
+      return;
+    }
+    if (reach != WalkReach::kSkipped) {
+      if (python)
+        symlink_notes_.push_back(fmt::format(
+            "symlink {} -> {} not followed: {} is {}", path, text, shown(real_rel),
+            reach == WalkReach::kBelowSite
+                ? "inside a site-packages folder's packages"
+                : "a folder never walked (a root file system's proc, sys or dev; .git, .hg, "
+                  ".svn or __pycache__)"));
+      return;
+    }
+    if (!followed_.insert(real_rel).second) return;
+    --out_.walk.symlinks;
+    symlink_notes_.push_back(fmt::format("symlink {} -> {} followed: read at {}", path, text,
+                                         shown(real_rel)));
+    if (depth + 1 > options_.max_depth) {
+      ++out_.walk.depth_limited;
+      return;
+    }
+    walk(real_rel, depth + 1);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -656,7 +808,8 @@ class Discoverer {
   /// An editable install of `dist` (normalised; "" when only a .pth line names it) whose
   /// source is at `target_text` (as written in `found_by`, relative to `site`).
   void editable(const std::string& site, const std::string& found_by, const std::string& dist,
-                const std::string& version, const std::string& target_text) {
+                const std::string& version, const std::string& target_text,
+                FoundInstall::Reach how) {
     std::vector<std::string> projects;
     if (auto it = dist_projects_.find(dist); it != dist_projects_.end())
       projects.assign(it->second.begin(), it->second.end());
@@ -690,6 +843,90 @@ class Discoverer {
     for (const std::string& p : projects) add_project(i, p);
     if (std::find(i.found_by.begin(), i.found_by.end(), found_by) == i.found_by.end())
       i.found_by.push_back(found_by);
+    FoundInstall::Reach& reach = f.reach.try_emplace(site, how).first->second;
+    reach = std::max(reach, how);
+  }
+
+  /// Which copy `import` loads where a site-packages naming an editable install also holds a
+  /// package folder of its project (a stale folder an old wheel left, listed by no RECORD of
+  /// the editable install). Python's order (checked with CPython 3.11 and setuptools' own
+  /// finder template): sys.path holds site-packages before the path lines of its .pth files,
+  /// and setuptools' __editable__ finder is appended to sys.meta_path, after the path finder.
+  /// So a regular package (with __init__.py) in site-packages is imported whatever the
+  /// editable install; a folder without __init__.py is a namespace portion, which loses to a
+  /// regular package found later on sys.path (a .pth path line) but is what a finder-only
+  /// install gets. The copy imported is judged: a site-packages folder as a distribution
+  /// install of site-packages (created when no dist-info made one); the copy not imported gets
+  /// Install::not_imported; when the editable install's way in is not known (direct_url.json
+  /// or .egg-link alone) and the folder is a namespace portion, both say it is unknown.
+  void import_order() {
+    const std::size_t count = pending_.size();  // distribution() may add installs
+    for (std::size_t k = 0; k < count; ++k) {
+      if (pending_[k].install.kind != InstallKind::kEditable) continue;
+      const std::map<std::string, FoundInstall::Reach> reach = pending_[k].reach;
+      for (const auto& [site, how] : reach) {
+        const Install& e = pending_[k].install;
+        // The package folders this project's code is imported as.
+        std::set<std::string> names;
+        for (const std::string& project : e.projects)
+          if (auto it = layout_.find(project); it != layout_.end())
+            for (const std::string& path : it->second)
+              if (ends_with(path, "/__init__.py") && path.find('/') == path.rfind('/'))
+                names.insert(path.substr(0, path.find('/')));
+        for (const std::string& name : names) {
+          const std::string folder = join(site, name);
+          if (!is_dir(folder)) continue;
+          const bool regular = type_at(inside(folder), "__init__.py") == Entry::Type::kFile;
+          std::string dist = pending_[k].install.distribution;
+          if (dist.empty()) dist = normalize_distribution_name(name);
+          if (!wanted(dist)) continue;
+          const std::string key = "dist:" + site + "\n" + dist;
+          const auto existing = source_index_.find(key);
+          const std::string source = pending_[k].install.root;
+          if (regular || how == FoundInstall::Reach::kFinder) {
+            // The site-packages copy is imported.
+            std::size_t at;
+            if (existing != source_index_.end()) {
+              at = existing->second;
+            } else {
+              at = distribution(site, folder, dist, "");
+              pending_[at].install.metadata_versions.clear();
+            }
+            pending_[k].install.not_imported = fmt::format(
+                "Python imports {} instead ({}, found on sys.path before {})", folder,
+                regular ? "a package folder in site-packages" : "a namespace package folder in site-packages",
+                how == FoundInstall::Reach::kFinder ? "this install's __editable__ finder"
+                : how == FoundInstall::Reach::kPathLine ? "this install's .pth path line"
+                                                        : "any editable install's path or finder");
+            out_.notes.push_back(fmt::format(
+                "{}: a {}package folder in site-packages that shadows the editable install at {}: "
+                "Python imports the site-packages copy; remove it (or reinstall) to use the source",
+                folder, regular ? "" : "namespace (no __init__.py) ", source));
+          } else if (how == FoundInstall::Reach::kPathLine) {
+            // A namespace portion loses to the source's regular package.
+            if (existing != source_index_.end())
+              pending_[existing->second].install.not_imported = fmt::format(
+                  "{} has no __init__.py: Python imports the editable source {} (a .pth path line)",
+                  folder, source);
+            out_.notes.push_back(fmt::format(
+                "{}: a folder without __init__.py beside the editable install at {}; Python "
+                "imports the source (a regular package later on sys.path wins over a namespace "
+                "portion)",
+                folder, source));
+          } else {
+            const std::string why = fmt::format(
+                "which copy Python imports is unknown: {} is a folder without __init__.py (a "
+                "namespace portion) and how the editable install at {} is put on the import "
+                "path (a .pth path line, which wins, or an __editable__ finder, which loses) was "
+                "not found",
+                folder, source);
+            pending_[k].install.not_imported = why;
+            if (existing != source_index_.end()) pending_[existing->second].install.not_imported = why;
+            out_.notes.push_back(folder + ": " + why);
+          }
+        }
+      }
+    }
   }
 
   /// A distribution installed in `site` (not editable): its files are in `site`.
@@ -722,7 +959,7 @@ class Discoverer {
     bool differ = false;
     for (std::size_t k = 0; k < i.found_by.size(); ++k) {
       const std::string& v = i.metadata_versions[k];
-      differ = differ || v != i.metadata_versions.front();
+      differ = differ || version_key(v) != version_key(i.metadata_versions.front());
       const std::size_t slash = i.found_by[k].rfind('/');
       folders += fmt::format("{}{}: {}", k == 0 ? "" : "; ",
                              i.found_by[k].substr(slash == std::string::npos ? 0 : slash + 1),
@@ -780,7 +1017,8 @@ class Discoverer {
           if (dist_info) source = editable_source(join(dir, "direct_url.json"));
           if (source) {
             editable_dists.insert(dist);
-            editable(site, join(dir, "direct_url.json"), dist, version, *source);
+            editable(site, join(dir, "direct_url.json"), dist, version, *source,
+                     FoundInstall::Reach::kUnknown);
             is_editable = true;
           } else {
             install = distribution(site, dir, dist, version);
@@ -801,7 +1039,7 @@ class Discoverer {
             read_at(inside(""), path, kPointerFileCap, "the source tree it points to is not read");
         if (!text) continue;
         const std::string first(trim_view(std::string_view(*text).substr(0, text->find('\n'))));
-        if (!first.empty()) editable(site, path, dist, "", first);
+        if (!first.empty()) editable(site, path, dist, "", first, FoundInstall::Reach::kUnknown);
       } else if (ends_with(e.name, ".pth")) {
         pth(site, e.name, editable_dists);
       }
@@ -848,7 +1086,21 @@ class Discoverer {
       dist = normalize_distribution_name(dist);
       if (!wanted(dist)) return;
     }
-    if (done.count(dist) != 0) return;  // its dist-info's direct_url.json said where
+    if (done.count(dist) != 0) {  // its dist-info's direct_url.json said where; this says how
+      bool finder = false, path_line = false;
+      for_each_line(*text, [&](std::string_view line) {
+        if (line.empty() || line.front() == '#') return true;
+        (starts_with(line, "import ") || starts_with(line, "import\t") ? finder : path_line) = true;
+        return true;
+      });
+      const FoundInstall::Reach how = path_line ? FoundInstall::Reach::kPathLine
+                                      : finder  ? FoundInstall::Reach::kFinder
+                                                : FoundInstall::Reach::kUnknown;
+      for (FoundInstall& f : pending_)
+        if (f.install.kind == InstallKind::kEditable && f.install.distribution == dist)
+          if (auto it = f.reach.find(site); it != f.reach.end()) it->second = std::max(it->second, how);
+      return;
+    }
     for_each_line(*text, [&](std::string_view line) {
       if (line.empty() || line.front() == '#') return true;
       if (starts_with(line, "import ") || starts_with(line, "import\t")) {
@@ -862,10 +1114,11 @@ class Discoverer {
         if (!finder) return true;
         if (std::optional<std::string> package = first_mapping(*finder))
           editable(site, join(site, module + ".py"), dist, version,
-                   std::filesystem::path(*package).parent_path().string());
+                   std::filesystem::path(*package).parent_path().string(),
+                   FoundInstall::Reach::kFinder);
         return true;
       }
-      editable(site, path, dist, version, std::string(line));
+      editable(site, path, dist, version, std::string(line), FoundInstall::Reach::kPathLine);
       return true;
     });
   }
@@ -1042,6 +1295,7 @@ class Discoverer {
   std::map<std::string, std::size_t> source_index_;  ///< install key -> index in pending_
   std::vector<FoundInstall> pending_;  ///< in the order found
   std::vector<std::string> symlink_notes_;
+  std::set<std::string> followed_;  ///< directories walked through a symlink (TARGET paths)
   mutable std::vector<std::string> size_notes_;  ///< files over their read_at() cap
   std::vector<std::string> walked_objects_;  ///< shared objects the walk met (TARGET paths)
 };

@@ -1,6 +1,7 @@
 // Discovery of installs under a scan's TARGET (see sm120check/scan.hpp). Internal to src/scan.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,14 @@ struct Location {
 struct FoundInstall {
   Install install;
   Location files;
+  /// How an editable install's source is put before Python: a path line of a .pth (on sys.path,
+  /// after the site-packages folder itself), a setuptools __editable__ finder (appended to
+  /// sys.meta_path, after the path finder), or not known (only direct_url.json or an .egg-link
+  /// names it).
+  enum class Reach { kUnknown, kFinder, kPathLine };
+  /// Per site-packages (relative to TARGET) that names the editable install: the strongest
+  /// way found there (a path line outranks a finder: the path finder runs first).
+  std::map<std::string, Reach> reach;
 };
 
 /// The shared objects of one install or distribution, for the kernel listing (not read yet).

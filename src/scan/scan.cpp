@@ -232,8 +232,8 @@ std::vector<std::string> candidate_paths(const CatalogEntry& e, InstallKind kind
 /// project.
 bool concerns(const CatalogEntry& e, const Install& install) {
   if (install.kind == InstallKind::kDistribution)
-    return std::find(e.normalized_distributions.begin(), e.normalized_distributions.end(),
-                     install.distribution) != e.normalized_distributions.end();
+    return std::find(e.matched_distributions.begin(), e.matched_distributions.end(),
+                     install.distribution) != e.matched_distributions.end();
   return std::find(install.projects.begin(), install.projects.end(), e.project) !=
          install.projects.end();
 }
@@ -266,8 +266,20 @@ class InstallJudge {
                std::size_t max_hits)
       : found_(found), searcher_(searcher), max_hits_(max_hits) {}
 
-  /// `entry` (whose markers start at `first` in the searcher's list) in this install.
+  /// `entry` (whose markers start at `first` in the searcher's list) in this install; unknown,
+  /// with what its files show, when Python does not import this copy (Install::not_imported).
   FixResult judge(const CatalogEntry& entry, std::size_t index, std::size_t first) {
+    FixResult r = judge_files(entry, index, first);
+    const std::string& not_imported = found_.install.not_imported;
+    if (!not_imported.empty()) {
+      r.why = fmt::format("{}; this copy reads {}: {}", not_imported, to_string(r.verdict), r.why);
+      r.verdict = FixVerdict::kUnknown;
+    }
+    return r;
+  }
+
+ private:
+  FixResult judge_files(const CatalogEntry& entry, std::size_t index, std::size_t first) {
     FixResult r;
     r.entry = index;
     const Install& install = found_.install;
@@ -362,7 +374,6 @@ class InstallJudge {
     return r;
   }
 
- private:
   /// The hits of every marker in the file at `path` (relative to the install's root), read,
   /// blanked and searched on first use; nullptr when there is no such file. Throws Error when
   /// it cannot be read.
@@ -454,6 +465,10 @@ ScanReport scan(const std::string& target, Catalog catalog, GpuReport gpu,
     const CatalogEntry& e = entries[k];
     std::string names;
     for (const std::string& d : e.distributions) names += (names.empty() ? "" : ", ") + d;
+    for (const std::string& d : e.matched_distributions)  // the other names it ships under
+      if (std::find(e.normalized_distributions.begin(), e.normalized_distributions.end(), d) ==
+          e.normalized_distributions.end())
+        names += (names.empty() ? "" : ", ") + d;
     r.why = e.distributions.empty()
                 ? fmt::format("no checkout of {} found", e.project)
                 : fmt::format("no install of {} and no checkout of {} found", names, e.project);

@@ -54,6 +54,12 @@ ar rcs libarch.a sm90.o sm120a.o hostonly.o
 "$nvcc" -fatbin saxpy.cu -o saxpy.fatbin \
   -gencode arch=compute_120,code=sm_120 -gencode arch=compute_90,code=compute_90
 
+# saxpy_sm120.cubin, saxpy_sm120a.cubin, saxpy_sm120.ptx: bare cubins and PTX, in no fat binary
+# (the kernels command reads them as they are; not in manifest.tsv, which lists fat binaries).
+"$nvcc" -cubin -arch=sm_120 saxpy.cu -o saxpy_sm120.cubin
+"$nvcc" -cubin -arch=sm_120a saxpy.cu -o saxpy_sm120a.cubin
+"$nvcc" -ptx -arch=sm_120 saxpy.cu -o saxpy_sm120.ptx
+
 strip --strip-debug ./*.o ./*.so 2>/dev/null || true
 ls -l ./*.o ./*.so ./*.fatbin
 
