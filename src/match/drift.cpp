@@ -550,11 +550,29 @@ class Drift {
       // ends with the line its context ends or starts with), not old code.
       // Nor is a place that holds the block itself (another copy of the fix).
       std::vector<Candidate> elsewhere = old_code;
+      for (const Candidate& f : found) elsewhere = apart_from(elsewhere, f.pos, f.end);
       // For a pure addition the context meets within kDriftSlack lines after a found block
       // when lines were inserted after it (Liger 64f5e1d3: an import added after the fix's):
-      // that join is the block's own place too.
-      for (const Candidate& f : found)
-        elsewhere = apart_from(elsewhere, f.pos, r_count_ == 0 ? f.end + kDriftSlack : f.end);
+      // that join is the block's own place too, unless the lines between hold the hunk's
+      // leading context again (a join of its own: the block copied from the try branch, the
+      // except branch without it).
+      if (r_count_ == 0) {
+        auto own_join = [&](const Candidate& j) {
+          for (const Candidate& f : found) {
+            if (j.pos <= f.end || j.pos > f.end + kDriftSlack) continue;
+            bool context_between = false;
+            for (std::size_t i = f.end; i < j.pos && !context_between; ++i) {
+              if (trim_space(file_.line(i)).empty()) continue;
+              for (std::size_t k = 0; k < lead_ && !context_between; ++k)
+                context_between = line_equals(file_.line(i), post_.text(k), mode_);
+            }
+            if (!context_between) return true;
+          }
+          return false;
+        };
+        elsewhere.erase(std::remove_if(elsewhere.begin(), elsewhere.end(), own_join),
+                        elsewhere.end());
+      }
       // A half join at a found block's own edge (its context lines with up to kDriftSlack
       // lines inserted between) is that block's place, not old code.
       for (const Candidate& h : half) {
