@@ -448,5 +448,47 @@ TEST(ApplyHostile, DISABLED_TreeAtAnEarlierStateWithoutIndexLines) {
   EXPECT_EQ(read_file(dir / "t/f"), v3);
 }
 
+// A gitlink (submodule, mode 160000) change is no file content: `git apply` without --index
+// writes nothing for it (an empty folder for a new one). Before the fix apply wrote a regular
+// file "sm" holding "Subproject commit ...", exit 0, and verify called it applicable. Now verify
+// says unknown (a folder or nothing at the path) or conflict (a regular file there), and apply
+// refuses the run (exit 2, nothing written) with what to do instead.
+TEST(ApplyHostile, ASubmoduleChangeIsNeverWrittenAsAFile) {
+  TempDir dir;
+  const std::string one = "4b7c93bd2d3a549c5bce9772088d682e4591066d";
+  const std::string two = "26f965943c0dc23cdce6449e87c2927642d83a0b";
+  write_file(dir / "add.patch", "diff --git a/sm b/sm\nnew file mode 160000\nindex 0000000.." +
+                                    one.substr(0, 7) + "\n--- /dev/null\n+++ b/sm\n@@ -0,0 +1 @@\n" +
+                                    "+Subproject commit " + one + "\n" +
+                                    "diff --git a/x.py b/x.py\nnew file mode 100644\n--- /dev/null\n"
+                                    "+++ b/x.py\n@@ -0,0 +1 @@\n+x = 1\n");
+  write_file(dir / "mod.patch", "diff --git a/sm b/sm\nindex " + one.substr(0, 7) + ".." +
+                                    two.substr(0, 7) + " 160000\n--- a/sm\n+++ b/sm\n" +
+                                    "@@ -1 +1 @@\n-Subproject commit " + one +
+                                    "\n+Subproject commit " + two + "\n");
+  fs::create_directories(dir / "empty");
+  const test::RunResult verify =
+      run_sm120check({"verify", "--no-gpu", "--format", "json", dir / "add.patch", dir / "empty"});
+  EXPECT_EQ(verify.exit_code, 2) << verify.out;
+  EXPECT_NE(verify.out.find("\"unknown\""), std::string::npos) << verify.out;
+  EXPECT_NE(verify.out.find("git submodule update"), std::string::npos) << verify.out;
+  const test::RunResult add = run_sm120check({"apply", dir / "add.patch", dir / "empty"});
+  EXPECT_EQ(add.exit_code, 2) << add.out << add.err;
+  EXPECT_NE(add.out.find("sm: unknown: 'sm' is a submodule"), std::string::npos) << add.out;
+  EXPECT_FALSE(fs::exists(dir / "empty/sm"));
+  EXPECT_FALSE(fs::exists(dir / "empty/x.py")) << "all or nothing";
+  // A regular file holding the pointer's text is not the submodule: conflict, left alone.
+  write_file(dir / "file/sm", "Subproject commit " + one + "\n");
+  EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "mod.patch", dir / "file"}).exit_code, 2);
+  const test::RunResult mod = run_sm120check({"apply", dir / "mod.patch", dir / "file"});
+  EXPECT_EQ(mod.exit_code, 2) << mod.out << mod.err;
+  EXPECT_EQ(read_file(dir / "file/sm"), "Subproject commit " + one + "\n");
+  // A checked-out submodule: unknown, its folder untouched.
+  write_file(dir / "co/sm/README", "sub\n");
+  EXPECT_EQ(run_sm120check({"apply", dir / "mod.patch", dir / "co"}).exit_code, 2);
+  EXPECT_EQ(read_file(dir / "co/sm/README"), "sub\n");
+  EXPECT_TRUE(fs::is_directory(dir / "co/sm"));
+}
+
 }  // namespace
 }  // namespace sm120check

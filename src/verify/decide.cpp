@@ -442,6 +442,38 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
   return s;
 }
 
+Status verify_gitlink(const Tree& tree, const std::string& path, const FilePatch& fp,
+                      FileReport& fr) {
+  const Entry entry = tree.stat(path);
+  const bool folder = entry.type == Entry::Type::kDirectory;
+  const bool missing = entry.type == Entry::Type::kMissing;
+  const Status s = folder || missing ? Status::kUnknown : Status::kConflict;
+  constexpr std::string_view kWhatToDo =
+      "apply does not change submodules: update it with `git submodule update` (or apply the "
+      "patch with `git apply --index`)";
+  if (folder)
+    append_reason(fr, fmt::format("'{}' is a submodule: the commit it records is not in the "
+                                  "tree's files (verify --rev reads it); {}",
+                                  path, kWhatToDo));
+  else if (missing)
+    append_reason(fr, fmt::format("'{}' is a submodule (gitlink, mode 160000) that is not "
+                                  "checked out here: its commit is not file content; {}",
+                                  path, kWhatToDo));
+  else
+    append_reason(fr, fmt::format("'{}' is not a submodule folder but the patch changes a "
+                                  "submodule (gitlink, mode 160000); {}",
+                                  path, kWhatToDo));
+  for (std::size_t i = 0; i < fp.hunks.size(); ++i) {
+    const Hunk& h = fp.hunks[i];
+    HunkReport hr{i + 1, h.old_start, h.old_lines, h.new_start, h.new_lines, {}};
+    hr.match.status = s == Status::kUnknown ? HunkStatus::kUnknown : HunkStatus::kConflict;
+    hr.match.kind = MatchKind::kNone;
+    hr.match.presence = Presence::kUnknown;
+    fr.hunks.push_back(hr);
+  }
+  return s;
+}
+
 namespace {
 
 /// Whether `a` and `b` are both regular files with the same bytes, or both symlinks with the
