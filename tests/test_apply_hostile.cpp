@@ -490,5 +490,120 @@ TEST(ApplyHostile, ASubmoduleChangeIsNeverWrittenAsAFile) {
   EXPECT_TRUE(fs::is_directory(dir / "co/sm"));
 }
 
+/// The rename of these tests: a.txt -> z.txt with one line changed.
+constexpr const char* kRenamePatch =
+    "diff --git a/a.txt b/z.txt\nsimilarity index 80%\nrename from a.txt\nrename to z.txt\n"
+    "--- a/a.txt\n+++ b/z.txt\n@@ -1,5 +1,5 @@\n l1\n l2\n-l3\n+L3\n l4\n l5\n";
+constexpr const char* kRenamePre = "l1\nl2\nl3\nl4\nl5\n";
+constexpr const char* kRenamePost = "l1\nl2\nL3\nl4\nl5\n";
+
+/// Runs write_changes() for `plan` in a child killed (_exit) at the first hook step `at`.
+/// Returns the child's exit code: 42 when killed there.
+int write_killed_at(const std::string& root, const ApplyPlan& plan, const char* at) {
+  static std::string g_at;
+  g_at = at;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    detail::set_write_fault_hook([](std::string_view step, const std::string&) {
+      if (step == g_at) ::_exit(42);
+    });
+    try {
+      write_changes(root, plan.changes, WriteOptions{});
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// An apply of a rename killed after the new path is written and before the old one is
+// unlinked leaves both. Before the fix a rerun said "nothing to do" (verify: applied, "old path
+// still exists") and both files stayed forever. Now verify says partial and names the old path,
+// and a rerun removes it; `apply -R` there finishes the reverse instead.
+TEST(ApplyHostile, ARenameKilledBeforeItsUnlinkIsFinishedByARerun) {
+  for (const bool reverse : {false, true}) {
+    SCOPED_TRACE(reverse ? "reverse" : "forward");
+    TempDir dir;
+    write_file(dir / "ren.patch", kRenamePatch);
+    write_file(dir / (reverse ? "t/z.txt" : "t/a.txt"), reverse ? kRenamePost : kRenamePre);
+    {
+      const std::vector<Patch> patches = parse_patches(kRenamePatch, "ren.patch");
+      std::unique_ptr<Tree> tree = open_disk_tree(dir / "t");
+      const ApplyPlan plan = plan_apply(patches, *tree, VerifyOptions{},
+                                        reverse ? Direction::kReverse : Direction::kForward);
+      ASSERT_TRUE(plan.blockers.empty());
+      ASSERT_EQ(plan.changes.size(), 2u);
+      ASSERT_EQ(write_killed_at(dir / "t", plan, "renamed"), 42);
+    }
+    ASSERT_EQ(read_file(dir / "t/a.txt"), kRenamePre);
+    ASSERT_EQ(read_file(dir / "t/z.txt"), kRenamePost);
+    const test::RunResult verify =
+        run_sm120check({"verify", "--no-gpu", dir / "ren.patch", dir / "t"});
+    EXPECT_EQ(verify.exit_code, 2) << verify.out;
+    EXPECT_NE(verify.out.find("partial"), std::string::npos) << verify.out;
+    EXPECT_NE(verify.out.find("old path 'a.txt' still holds the file that was renamed"),
+              std::string::npos)
+        << verify.out;
+    std::vector<std::string> args = {"apply", dir / "ren.patch", dir / "t"};
+    if (reverse) args.insert(args.begin() + 1, "-R");
+    const test::RunResult rerun = run_sm120check(args);
+    EXPECT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
+    EXPECT_NE(rerun.out.find(reverse ? "delete z.txt" : "delete a.txt"), std::string::npos)
+        << rerun.out;
+    EXPECT_EQ(fs::exists(dir / "t/a.txt"), reverse);
+    EXPECT_EQ(fs::exists(dir / "t/z.txt"), !reverse);
+    EXPECT_EQ(read_file(dir / (reverse ? "t/a.txt" : "t/z.txt")),
+              reverse ? kRenamePre : kRenamePost);
+    const test::RunResult again = run_sm120check(args);
+    EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+    EXPECT_NE(again.out.find("nothing to do"), std::string::npos) << again.out;
+  }
+}
+
+// The same for a pure rename (100%: no hunks) and a patch that writes one file and deletes
+// another; and an old path that holds something else is not the rename's source: left alone.
+TEST(ApplyHostile, HalfDoneRenamesAndDeletesAreFinishedOnlyWhereTheOldFileIsTheSource) {
+  TempDir dir;
+  write_file(dir / "mv.patch", "diff --git a/a.txt b/z.txt\nsimilarity index 100%\n"
+                               "rename from a.txt\nrename to z.txt\n");
+  write_file(dir / "t/a.txt", "same\n");
+  write_file(dir / "t/z.txt", "same\n");
+  EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "mv.patch", dir / "t"}).exit_code, 2);
+  EXPECT_EQ(run_sm120check({"apply", dir / "mv.patch", dir / "t"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir / "t/a.txt"));
+  EXPECT_EQ(read_file(dir / "t/z.txt"), "same\n");
+  // Write-then-delete in one patch, killed between the two: the rerun deletes.
+  write_file(dir / "wd.patch",
+             "diff --git a/m.txt b/m.txt\n--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-m\n+M\n"
+             "diff --git a/g.txt b/g.txt\ndeleted file mode 100644\n--- a/g.txt\n+++ /dev/null\n"
+             "@@ -1 +0,0 @@\n-g\n");
+  write_file(dir / "u/m.txt", "m\n");
+  write_file(dir / "u/g.txt", "g\n");
+  {
+    const std::vector<Patch> patches = parse_patches(read_file(dir / "wd.patch"), "wd.patch");
+    std::unique_ptr<Tree> tree = open_disk_tree(dir / "u");
+    const ApplyPlan plan = plan_apply(patches, *tree, VerifyOptions{}, Direction::kForward);
+    ASSERT_TRUE(plan.blockers.empty());
+    ASSERT_EQ(write_killed_at(dir / "u", plan, "renamed"), 42);
+  }
+  EXPECT_EQ(read_file(dir / "u/m.txt"), "M\n");
+  EXPECT_EQ(run_sm120check({"apply", dir / "wd.patch", dir / "u"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir / "u/g.txt"));
+  // The new path holds the post-image but the old one holds other bytes (a new file there):
+  // applied, and the old path stays.
+  write_file(dir / "ren.patch", kRenamePatch);
+  write_file(dir / "v/a.txt", "someone else's new a.txt\n");
+  write_file(dir / "v/z.txt", kRenamePost);
+  const test::RunResult verify =
+      run_sm120check({"verify", "--no-gpu", dir / "ren.patch", dir / "v"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+  EXPECT_NE(verify.out.find("old path 'a.txt' still exists"), std::string::npos) << verify.out;
+  EXPECT_EQ(run_sm120check({"apply", dir / "ren.patch", dir / "v"}).exit_code, 0);
+  EXPECT_EQ(read_file(dir / "v/a.txt"), "someone else's new a.txt\n");
+}
+
 }  // namespace
 }  // namespace sm120check

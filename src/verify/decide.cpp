@@ -488,6 +488,34 @@ bool same_file(const Tree& tree, const std::string& a, const std::string& b) {
 
 }  // namespace
 
+bool move_left_behind(const Tree& tree, const std::string& from, const std::string& to,
+                      const FilePatch& fp, Direction direction, const MatchOptions& options) {
+  if (fp.change != ChangeKind::kRename || from == to) return false;
+  try {
+    const Entry ef = tree.stat(from), et = tree.stat(to);
+    if (ef.type != et.type) return false;
+    const bool link = ef.type == Entry::Type::kSymlink;
+    if (!link && ef.type != Entry::Type::kFile) return false;
+    const std::string was = link ? tree.read_link(from) : tree.read(from);
+    const std::string now = link ? tree.read_link(to) : tree.read(to);
+    const bool forward = direction == Direction::kForward;
+    if (fp.binary)
+      return blob_id_names(forward ? fp.old_blob : fp.new_blob, git_blob_id(was)) &&
+             blob_id_names(forward ? fp.new_blob : fp.old_blob, git_blob_id(now));
+    if (fp.hunks.empty()) return was == now;
+    const FileText text(was);
+    MatchOptions match = options;
+    match.prefer = blob_image(fp, was);
+    const std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
+    const HunkApply done =
+        apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
+    return done.failed.empty() && done.already.empty() && done.written.size() == fp.hunks.size() &&
+           done.content == now;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 /// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
 Status verify_move(Context& ctx, const std::string& old_path, const std::string& new_path,
                    const FilePatch& fp, FileReport& fr) {
@@ -507,8 +535,19 @@ Status verify_move(Context& ctx, const std::string& old_path, const std::string&
       fr.reason.clear();
     }
     if (content == Status::kApplied) {
-      if (is_rename && old_exists)
+      if (is_rename && old_exists) {
+        // Renamed, but the old path still holds the file that was renamed (an apply killed
+        // between its write and its unlink): half done, and apply finishes it.
+        if (move_left_behind(tree, old_path, new_path, fp, Direction::kForward,
+                             ctx.options.match)) {
+          append_reason(fr, fmt::format("renamed, but the old path '{}' still holds the file "
+                                        "that was renamed (an interrupted apply?): apply "
+                                        "removes it",
+                                        old_path));
+          return Status::kPartial;
+        }
         append_reason(fr, fmt::format("old path '{}' still exists", old_path));
+      }
       return Status::kApplied;
     }
     // Moved, but the content change is not made (or conflicts).

@@ -313,6 +313,16 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
 /// how to update the submodule instead.
 Status verify_gitlink(const Tree& tree, const std::string& path, const FilePatch& fp,
                       FileReport& fr);
+/// Whether a rename in `direction` was made but its source left behind: `from` (the old path
+/// forward, the new path reverse) still holds exactly what moving it gives at `to`, the same
+/// kind of entry (regular file or symlink), and moving it again would give `to`'s bytes: for a
+/// pure rename the same bytes (a symlink: the same target), for a binary one the index line's
+/// two blob ids, else `fp`'s hunks written into `from` by apply_hunks() (every hunk written,
+/// none already there or failing) give `to` byte for byte. What an apply killed between the
+/// write of the new path and the unlink of the old one leaves; never true for a copy. Reads
+/// both files from `tree`; false when either cannot be read.
+bool move_left_behind(const Tree& tree, const std::string& from, const std::string& to,
+                      const FilePatch& fp, Direction direction, const MatchOptions& options);
 /// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
 Status verify_move(Context& ctx, const std::string& old_path, const std::string& new_path,
                    const FilePatch& fp, FileReport& fr);

@@ -610,7 +610,15 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
       mode_to && !link_to ? is_executable_mode(mode_to) : (!link_from && entry.executable);
   const bool link = mode_to ? link_to : link_from;
   put(*to, std::move(content), executable, link);
-  if (move && fp.change == ChangeKind::kRename && *to != source) drop(source);
+  if (move && fp.change == ChangeKind::kRename) {
+    if (*to != source) {
+      drop(source);
+    } else if (tree.stat(*from).type != Entry::Type::kMissing &&
+               move_left_behind(tree, *from, *to, fp, direction, options)) {
+      // Moved already, but the source was left behind (an interrupted apply): it goes now.
+      drop(*from);
+    }
+  }
   return "";
 }
 
