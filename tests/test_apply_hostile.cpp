@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sm120check/error.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
@@ -603,6 +604,43 @@ TEST(ApplyHostile, HalfDoneRenamesAndDeletesAreFinishedOnlyWhereTheOldFileIsTheS
   EXPECT_NE(verify.out.find("old path 'a.txt' still exists"), std::string::npos) << verify.out;
   EXPECT_EQ(run_sm120check({"apply", dir / "ren.patch", dir / "v"}).exit_code, 0);
   EXPECT_EQ(read_file(dir / "v/a.txt"), "someone else's new a.txt\n");
+}
+
+// A file edited by someone else after apply planned from it and before apply replaced it:
+// before the fix the temporary was renamed over the edit (lost, exit 0). Now write_changes()
+// refuses with "changed while apply ran", naming the file, and nothing is written.
+TEST(ApplyHostile, AnEditMadeWhileApplyRunsIsNotLost) {
+  static std::string g_file;
+  for (const char* at : {"temp-written", "before-rename"}) {
+    SCOPED_TRACE(at);
+    TempDir dir;
+    write_file(dir / "t/a.py", "one\ntwo\nthree\n");
+    write_file(dir / "t/b.py", "x\ny\nz\n");
+    const std::vector<Patch> patches = parse_patches(
+        "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+        "--- a/b.py\n+++ b/b.py\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n",
+        "p.patch");
+    std::unique_ptr<Tree> tree = open_disk_tree(dir / "t");
+    const ApplyPlan plan = plan_apply(patches, *tree, VerifyOptions{}, Direction::kForward);
+    ASSERT_TRUE(plan.blockers.empty());
+    ASSERT_EQ(plan.changes.size(), 2u);
+    g_file = dir / "t/a.py";
+    static std::string g_at;
+    g_at = at;
+    detail::set_write_fault_hook([](std::string_view step, const std::string& path) {
+      if (step == g_at && path == "a.py") write_file(g_file, read_file(g_file) + "edited\n");
+    });
+    std::string what;
+    try {
+      write_changes(dir / "t", plan.changes, WriteOptions{});
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    detail::set_write_fault_hook(nullptr);
+    EXPECT_NE(what.find("a.py: changed while apply ran"), std::string::npos) << what;
+    EXPECT_EQ(read_file(dir / "t/a.py"), "one\ntwo\nthree\nedited\n");
+    EXPECT_EQ(read_file(dir / "t/b.py"), "x\ny\nz\n") << "all or nothing";
+  }
 }
 
 }  // namespace
