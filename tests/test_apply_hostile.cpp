@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sm120check/error.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
@@ -470,6 +471,199 @@ TEST(ApplyHostile, FillingAnEmptyFileIsNoInsertionIntoOneWithLines) {
   EXPECT_EQ(run_sm120check({"apply", dir / "p.patch", dir / "t"}).exit_code, 0);
   EXPECT_EQ(read_file(dir / "t/f.py"), post);
   EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"}).exit_code, 0);
+
+// A gitlink (submodule, mode 160000) change is no file content: `git apply` without --index
+// writes nothing for it (an empty folder for a new one). Before the fix apply wrote a regular
+// file "sm" holding "Subproject commit ...", exit 0, and verify called it applicable. Now verify
+// says unknown (a folder or nothing at the path) or conflict (a regular file there), and apply
+// refuses the run (exit 2, nothing written) with what to do instead.
+TEST(ApplyHostile, ASubmoduleChangeIsNeverWrittenAsAFile) {
+  TempDir dir;
+  const std::string one = "4b7c93bd2d3a549c5bce9772088d682e4591066d";
+  const std::string two = "26f965943c0dc23cdce6449e87c2927642d83a0b";
+  write_file(dir / "add.patch", "diff --git a/sm b/sm\nnew file mode 160000\nindex 0000000.." +
+                                    one.substr(0, 7) + "\n--- /dev/null\n+++ b/sm\n@@ -0,0 +1 @@\n" +
+                                    "+Subproject commit " + one + "\n" +
+                                    "diff --git a/x.py b/x.py\nnew file mode 100644\n--- /dev/null\n"
+                                    "+++ b/x.py\n@@ -0,0 +1 @@\n+x = 1\n");
+  write_file(dir / "mod.patch", "diff --git a/sm b/sm\nindex " + one.substr(0, 7) + ".." +
+                                    two.substr(0, 7) + " 160000\n--- a/sm\n+++ b/sm\n" +
+                                    "@@ -1 +1 @@\n-Subproject commit " + one +
+                                    "\n+Subproject commit " + two + "\n");
+  fs::create_directories(dir / "empty");
+  const test::RunResult verify =
+      run_sm120check({"verify", "--no-gpu", "--format", "json", dir / "add.patch", dir / "empty"});
+  EXPECT_EQ(verify.exit_code, 2) << verify.out;
+  EXPECT_NE(verify.out.find("\"unknown\""), std::string::npos) << verify.out;
+  EXPECT_NE(verify.out.find("git submodule update"), std::string::npos) << verify.out;
+  const test::RunResult add = run_sm120check({"apply", dir / "add.patch", dir / "empty"});
+  EXPECT_EQ(add.exit_code, 2) << add.out << add.err;
+  EXPECT_NE(add.out.find("sm: unknown: 'sm' is a submodule"), std::string::npos) << add.out;
+  EXPECT_FALSE(fs::exists(dir / "empty/sm"));
+  EXPECT_FALSE(fs::exists(dir / "empty/x.py")) << "all or nothing";
+  // A regular file holding the pointer's text is not the submodule: conflict, left alone.
+  write_file(dir / "file/sm", "Subproject commit " + one + "\n");
+  EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "mod.patch", dir / "file"}).exit_code, 2);
+  const test::RunResult mod = run_sm120check({"apply", dir / "mod.patch", dir / "file"});
+  EXPECT_EQ(mod.exit_code, 2) << mod.out << mod.err;
+  EXPECT_EQ(read_file(dir / "file/sm"), "Subproject commit " + one + "\n");
+  // A checked-out submodule: unknown, its folder untouched.
+  write_file(dir / "co/sm/README", "sub\n");
+  EXPECT_EQ(run_sm120check({"apply", dir / "mod.patch", dir / "co"}).exit_code, 2);
+  EXPECT_EQ(read_file(dir / "co/sm/README"), "sub\n");
+  EXPECT_TRUE(fs::is_directory(dir / "co/sm"));
+}
+
+/// The rename of these tests: a.txt -> z.txt with one line changed.
+constexpr const char* kRenamePatch =
+    "diff --git a/a.txt b/z.txt\nsimilarity index 80%\nrename from a.txt\nrename to z.txt\n"
+    "--- a/a.txt\n+++ b/z.txt\n@@ -1,5 +1,5 @@\n l1\n l2\n-l3\n+L3\n l4\n l5\n";
+constexpr const char* kRenamePre = "l1\nl2\nl3\nl4\nl5\n";
+constexpr const char* kRenamePost = "l1\nl2\nL3\nl4\nl5\n";
+
+/// Runs write_changes() for `plan` in a child killed (_exit) at the first hook step `at`.
+/// Returns the child's exit code: 42 when killed there.
+int write_killed_at(const std::string& root, const ApplyPlan& plan, const char* at) {
+  static std::string g_at;
+  g_at = at;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    detail::set_write_fault_hook([](std::string_view step, const std::string&) {
+      if (step == g_at) ::_exit(42);
+    });
+    try {
+      write_changes(root, plan.changes, WriteOptions{});
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// An apply of a rename killed after the new path is written and before the old one is
+// unlinked leaves both. Before the fix a rerun said "nothing to do" (verify: applied, "old path
+// still exists") and both files stayed forever. Now verify says partial and names the old path,
+// and a rerun removes it; `apply -R` there finishes the reverse instead.
+TEST(ApplyHostile, ARenameKilledBeforeItsUnlinkIsFinishedByARerun) {
+  for (const bool reverse : {false, true}) {
+    SCOPED_TRACE(reverse ? "reverse" : "forward");
+    TempDir dir;
+    write_file(dir / "ren.patch", kRenamePatch);
+    write_file(dir / (reverse ? "t/z.txt" : "t/a.txt"), reverse ? kRenamePost : kRenamePre);
+    {
+      const std::vector<Patch> patches = parse_patches(kRenamePatch, "ren.patch");
+      std::unique_ptr<Tree> tree = open_disk_tree(dir / "t");
+      const ApplyPlan plan = plan_apply(patches, *tree, VerifyOptions{},
+                                        reverse ? Direction::kReverse : Direction::kForward);
+      ASSERT_TRUE(plan.blockers.empty());
+      ASSERT_EQ(plan.changes.size(), 2u);
+      ASSERT_EQ(write_killed_at(dir / "t", plan, "renamed"), 42);
+    }
+    ASSERT_EQ(read_file(dir / "t/a.txt"), kRenamePre);
+    ASSERT_EQ(read_file(dir / "t/z.txt"), kRenamePost);
+    const test::RunResult verify =
+        run_sm120check({"verify", "--no-gpu", dir / "ren.patch", dir / "t"});
+    EXPECT_EQ(verify.exit_code, 2) << verify.out;
+    EXPECT_NE(verify.out.find("partial"), std::string::npos) << verify.out;
+    EXPECT_NE(verify.out.find("old path 'a.txt' still holds the file that was renamed"),
+              std::string::npos)
+        << verify.out;
+    std::vector<std::string> args = {"apply", dir / "ren.patch", dir / "t"};
+    if (reverse) args.insert(args.begin() + 1, "-R");
+    const test::RunResult rerun = run_sm120check(args);
+    EXPECT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
+    EXPECT_NE(rerun.out.find(reverse ? "delete z.txt" : "delete a.txt"), std::string::npos)
+        << rerun.out;
+    EXPECT_EQ(fs::exists(dir / "t/a.txt"), reverse);
+    EXPECT_EQ(fs::exists(dir / "t/z.txt"), !reverse);
+    EXPECT_EQ(read_file(dir / (reverse ? "t/a.txt" : "t/z.txt")),
+              reverse ? kRenamePre : kRenamePost);
+    const test::RunResult again = run_sm120check(args);
+    EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+    EXPECT_NE(again.out.find("nothing to do"), std::string::npos) << again.out;
+  }
+}
+
+// The same for a pure rename (100%: no hunks) and a patch that writes one file and deletes
+// another; and an old path that holds something else is not the rename's source: left alone.
+TEST(ApplyHostile, HalfDoneRenamesAndDeletesAreFinishedOnlyWhereTheOldFileIsTheSource) {
+  TempDir dir;
+  write_file(dir / "mv.patch", "diff --git a/a.txt b/z.txt\nsimilarity index 100%\n"
+                               "rename from a.txt\nrename to z.txt\n");
+  write_file(dir / "t/a.txt", "same\n");
+  write_file(dir / "t/z.txt", "same\n");
+  EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "mv.patch", dir / "t"}).exit_code, 2);
+  EXPECT_EQ(run_sm120check({"apply", dir / "mv.patch", dir / "t"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir / "t/a.txt"));
+  EXPECT_EQ(read_file(dir / "t/z.txt"), "same\n");
+  // Write-then-delete in one patch, killed between the two: the rerun deletes.
+  write_file(dir / "wd.patch",
+             "diff --git a/m.txt b/m.txt\n--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-m\n+M\n"
+             "diff --git a/g.txt b/g.txt\ndeleted file mode 100644\n--- a/g.txt\n+++ /dev/null\n"
+             "@@ -1 +0,0 @@\n-g\n");
+  write_file(dir / "u/m.txt", "m\n");
+  write_file(dir / "u/g.txt", "g\n");
+  {
+    const std::vector<Patch> patches = parse_patches(read_file(dir / "wd.patch"), "wd.patch");
+    std::unique_ptr<Tree> tree = open_disk_tree(dir / "u");
+    const ApplyPlan plan = plan_apply(patches, *tree, VerifyOptions{}, Direction::kForward);
+    ASSERT_TRUE(plan.blockers.empty());
+    ASSERT_EQ(write_killed_at(dir / "u", plan, "renamed"), 42);
+  }
+  EXPECT_EQ(read_file(dir / "u/m.txt"), "M\n");
+  EXPECT_EQ(run_sm120check({"apply", dir / "wd.patch", dir / "u"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir / "u/g.txt"));
+  // The new path holds the post-image but the old one holds other bytes (a new file there):
+  // applied, and the old path stays.
+  write_file(dir / "ren.patch", kRenamePatch);
+  write_file(dir / "v/a.txt", "someone else's new a.txt\n");
+  write_file(dir / "v/z.txt", kRenamePost);
+  const test::RunResult verify =
+      run_sm120check({"verify", "--no-gpu", dir / "ren.patch", dir / "v"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+  EXPECT_NE(verify.out.find("old path 'a.txt' still exists"), std::string::npos) << verify.out;
+  EXPECT_EQ(run_sm120check({"apply", dir / "ren.patch", dir / "v"}).exit_code, 0);
+  EXPECT_EQ(read_file(dir / "v/a.txt"), "someone else's new a.txt\n");
+}
+
+// A file edited by someone else after apply planned from it and before apply replaced it:
+// before the fix the temporary was renamed over the edit (lost, exit 0). Now write_changes()
+// refuses with "changed while apply ran", naming the file, and nothing is written.
+TEST(ApplyHostile, AnEditMadeWhileApplyRunsIsNotLost) {
+  static std::string g_file;
+  for (const char* at : {"temp-written", "before-rename"}) {
+    SCOPED_TRACE(at);
+    TempDir dir;
+    write_file(dir / "t/a.py", "one\ntwo\nthree\n");
+    write_file(dir / "t/b.py", "x\ny\nz\n");
+    const std::vector<Patch> patches = parse_patches(
+        "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+        "--- a/b.py\n+++ b/b.py\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n",
+        "p.patch");
+    std::unique_ptr<Tree> tree = open_disk_tree(dir / "t");
+    const ApplyPlan plan = plan_apply(patches, *tree, VerifyOptions{}, Direction::kForward);
+    ASSERT_TRUE(plan.blockers.empty());
+    ASSERT_EQ(plan.changes.size(), 2u);
+    g_file = dir / "t/a.py";
+    static std::string g_at;
+    g_at = at;
+    detail::set_write_fault_hook([](std::string_view step, const std::string& path) {
+      if (step == g_at && path == "a.py") write_file(g_file, read_file(g_file) + "edited\n");
+    });
+    std::string what;
+    try {
+      write_changes(dir / "t", plan.changes, WriteOptions{});
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    detail::set_write_fault_hook(nullptr);
+    EXPECT_NE(what.find("a.py: changed while apply ran"), std::string::npos) << what;
+    EXPECT_EQ(read_file(dir / "t/a.py"), "one\ntwo\nthree\nedited\n");
+    EXPECT_EQ(read_file(dir / "t/b.py"), "x\ny\nz\n") << "all or nothing";
+  }
 }
 
 }  // namespace

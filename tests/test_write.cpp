@@ -12,6 +12,7 @@
 
 #include "sm120check/error.hpp"
 #include "sm120check/patch.hpp"
+#include "sm120check/tree.hpp"
 #include "sm120check/write.hpp"
 #include "test_util.hpp"
 
@@ -427,6 +428,164 @@ TEST(Write, KillAtEveryStepLeavesFilesWholeAndARerunFinishes) {
     // the folders made and synced (and, with backup, the backups staged and renamed).
     EXPECT_GE(steps, backup ? 20 : 16);
   }
+}
+
+// A file edited by someone else after apply read it and before apply replaced it: the edit
+// must not be lost. Before the fix the temporary was renamed over the newer content.
+
+/// FileChange::before for a regular file holding `content`.
+FileChange::Before file_before(std::string_view content) {
+  FileChange::Before b;
+  b.type = FileChange::Before::Type::kFile;
+  b.blob_id = git_blob_id(content);
+  return b;
+}
+
+/// `c` with `before` set.
+FileChange with_before(FileChange c, FileChange::Before before) {
+  c.before = std::move(before);
+  return c;
+}
+
+// An edit by someone else: at hook step g_edit_step for change path g_edit_for, appends a line
+// to (or, g_edit_create, creates) file g_edit_file.
+std::string g_edit_step, g_edit_for, g_edit_file;
+bool g_edit_create = false;
+
+void edit_at_step(std::string_view step, const std::string& path) {
+  if (step != g_edit_step || path != g_edit_for) return;
+  if (g_edit_create) {
+    write_file(g_edit_file, "created by someone else\n");
+  } else {
+    const std::string was = read_file(g_edit_file);
+    write_file(g_edit_file, was + "edited by someone else\n");
+  }
+}
+
+/// Arms edit_at_step().
+void edit_at(std::string step, std::string for_path, const fs::path& file, bool create = false) {
+  g_edit_step = std::move(step);
+  g_edit_for = std::move(for_path);
+  g_edit_file = file.string();
+  g_edit_create = create;
+  detail::set_write_fault_hook(&edit_at_step);
+}
+
+TEST(WriteChangedWhileApplyRan, AFileNoLongerAsReadIsRefused) {
+  TempDir dir;
+  write_file(dir / "a", "edited a\n");
+  write_file(dir / "b", "old b\n");
+  const std::string what = refusal(
+      dir.path(), {with_before(write_change("a", "new a\n"), file_before("old a\n")),
+                   with_before(write_change("b", "new b\n"), file_before("old b\n"))});
+  EXPECT_NE(what.find("a: changed while apply ran: its bytes are no longer those apply read; "
+                      "nothing was written"),
+            std::string::npos)
+      << what;
+  EXPECT_EQ(read_file(dir / "a"), "edited a\n");
+  EXPECT_EQ(read_file(dir / "b"), "old b\n");
+  EXPECT_TRUE(temporaries(dir.path()).empty());
+  // As read: written. Without `before`: written unchecked, as before.
+  write_changes(dir.path(), {with_before(write_change("b", "new b\n"), file_before("old b\n")),
+                             write_change("a", "new a\n")},
+                {});
+  EXPECT_EQ(read_file(dir / "a"), "new a\n");
+  EXPECT_EQ(read_file(dir / "b"), "new b\n");
+}
+
+TEST(WriteChangedWhileApplyRan, AnEditWhileStagingWritesNothing) {
+  for (const bool backup : {false, true}) {
+    TempDir dir;
+    write_file(dir / "a", "old a\n");
+    write_file(dir / "b", "old b\n");
+    write_file(dir / "c", "old c\n");
+    HookGuard guard;
+    edit_at("temp-written", "b", dir / "a");  // a's temporary is staged; then a is edited
+    WriteOptions options;
+    options.backup = backup;
+    const std::string what =
+        refusal(dir.path(),
+                {with_before(write_change("a", "new a\n"), file_before("old a\n")),
+                 with_before(write_change("b", "new b\n"), file_before("old b\n")),
+                 with_before(delete_change("c"), file_before("old c\n"))},
+                options);
+    EXPECT_NE(what.find("a: changed while apply ran"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was written"), std::string::npos) << what;
+    EXPECT_EQ(read_file(dir / "a"), "old a\nedited by someone else\n");
+    EXPECT_EQ(read_file(dir / "b"), "old b\n");
+    EXPECT_EQ(read_file(dir / "c"), "old c\n");
+    EXPECT_FALSE(fs::exists(dir / "a.orig"));
+    EXPECT_TRUE(temporaries(dir.path()).empty());
+  }
+}
+
+TEST(WriteChangedWhileApplyRan, AnEditJustBeforeTheRenameIsKept) {
+  TempDir dir;
+  write_file(dir / "a", "old a\n");
+  write_file(dir / "b", "old b\n");
+  const std::vector<FileChange> changes = {
+      with_before(write_change("a", "new a\n"), file_before("old a\n")),
+      with_before(write_change("b", "new b\n"), file_before("old b\n"))};
+  {
+    HookGuard guard;
+    edit_at("before-rename", "a", dir / "a");  // the first rename: nothing written yet
+    const std::string what = refusal(dir.path(), changes);
+    EXPECT_NE(what.find("a: changed while apply ran"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was written"), std::string::npos) << what;
+  }
+  EXPECT_EQ(read_file(dir / "a"), "old a\nedited by someone else\n");
+  EXPECT_EQ(read_file(dir / "b"), "old b\n");
+  EXPECT_TRUE(temporaries(dir.path()).empty());
+  // The second rename: a is written already, b keeps its edit, and the message says so.
+  write_file(dir / "a", "old a\n");
+  {
+    HookGuard guard;
+    edit_at("before-rename", "b", dir / "b");
+    const std::string what = refusal(dir.path(), changes);
+    EXPECT_NE(what.find("b: changed while apply ran"), std::string::npos) << what;
+    EXPECT_NE(what.find("written before this: a"), std::string::npos) << what;
+  }
+  EXPECT_EQ(read_file(dir / "a"), "new a\n");
+  EXPECT_EQ(read_file(dir / "b"), "old b\nedited by someone else\n");
+  EXPECT_TRUE(temporaries(dir.path()).empty());
+}
+
+TEST(WriteChangedWhileApplyRan, AFileCreatedOrDeletedMeanwhileIsRefused) {
+  TempDir dir;
+  write_file(dir / "gone", "old\n");
+  {
+    HookGuard guard;
+    edit_at("temp-written", "new/n", dir / "new/n", true);
+    const std::string what =
+        refusal(dir.path(), {with_before(write_change("new/n", "mine\n"), FileChange::Before{}),
+                             with_before(delete_change("gone"), file_before("old\n"))});
+    EXPECT_NE(what.find("new/n: changed while apply ran: it was created after apply read the "
+                        "tree"),
+              std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(read_file(dir / "new/n"), "created by someone else\n");
+  EXPECT_EQ(read_file(dir / "gone"), "old\n");
+  // A delete of a file that someone else changed keeps it.
+  write_file(dir / "gone", "old\nand more\n");
+  const std::string what =
+      refusal(dir.path(), {with_before(delete_change("gone"), file_before("old\n"))});
+  EXPECT_NE(what.find("gone: changed while apply ran"), std::string::npos) << what;
+  EXPECT_EQ(read_file(dir / "gone"), "old\nand more\n");
+}
+
+TEST(WriteChangedWhileApplyRan, ATouchWithTheSameBytesIsAccepted) {
+  TempDir dir;
+  write_file(dir / "a", "old a\n");
+  HookGuard guard;
+  g_edit_step = "temp-written";
+  detail::set_write_fault_hook([](std::string_view step, const std::string& path) {
+    if (step == "temp-written") write_file(fs::path(g_edit_file) / path, "old a\n");
+  });
+  g_edit_file = dir.path();
+  write_changes(dir.path(), {with_before(write_change("a", "new a\n"), file_before("old a\n"))},
+                {});
+  EXPECT_EQ(read_file(dir / "a"), "new a\n");
 }
 
 }  // namespace

@@ -89,6 +89,11 @@ class Tree {
   virtual std::string read_link(const std::string& path) const = 0;
   /// Largest file read() accepts, in bytes.
   virtual std::uint64_t max_file_size() const { return kDefaultMaxFileSize; }
+  /// Whether a gitlink (a submodule, mode 160000) reads here as a regular file holding
+  /// "Subproject commit <id>\n", the text git diffs show for it: true for a git revision's tree
+  /// (GitRepository::tree()); false (the default) for a directory on disk, where a submodule is
+  /// a folder (or nothing) and a regular file of that name is not the gitlink.
+  virtual bool gitlinks_as_files() const { return false; }
 
   /// One name in a directory listing and its type, the final component never followed (a
   /// symlink is kSymlink, whatever it points to).
@@ -127,6 +132,7 @@ class OverlayTree final : public Tree {
   std::string read(const std::string& path) const override;
   std::string read_link(const std::string& path) const override;
   std::uint64_t max_file_size() const override { return base_.max_file_size(); }
+  bool gitlinks_as_files() const override { return base_.gitlinks_as_files(); }
 
   /// Writes `content` at `path`: a regular file (executable or not) or, with `symlink`, a
   /// symlink whose target is `content`.

@@ -23,6 +23,18 @@ struct FileChange {
   /// kWrite: git mode of the result (0100644, 0100755, 0120000 symlink; patch.hpp's kMode*);
   /// std::nullopt keeps the mode of the existing file (0100644 for a new one).
   std::optional<std::uint32_t> mode;
+
+  /// What the path held when the change was planned (the bytes the new content was made
+  /// from). write_changes() refuses the change, "changed while apply ran", when the path holds
+  /// anything else (see there).
+  struct Before {
+    enum class Type { kMissing, kFile, kSymlink };
+    Type type = Type::kMissing;
+    /// kFile: git blob id (tree.hpp's git_blob_id()) of the bytes; kSymlink: of the target.
+    std::string blob_id;
+  };
+  /// std::nullopt: whatever the path holds is replaced (or deleted), unchecked.
+  std::optional<Before> before;
 };
 
 /// How write_changes() writes.
@@ -43,7 +55,9 @@ struct WriteResult {
 /// Writes `changes` under directory `root` (which may itself be reached through a symlink; nothing
 /// below it is), in three phases, like git's apply.c (check_patch_list, then write_out_results):
 ///
-/// 1. Check every change, touching nothing: the path is safe; no component of its folder is a
+/// 1. Check every change, touching nothing: the path still holds what FileChange::before says
+///    (its type, and the blob id of its bytes or symlink target; a stat of it (device, inode,
+///    size, mtime, ctime) is kept for the checks below); the path is safe; no component of its folder is a
 ///    symlink or a non-folder (missing folders are created later); the target is absent, a regular
 ///    file, or (only when the change writes a symlink, or deletes) a symlink, never a folder or
 ///    device; its folder (or the deepest existing one) is writable; no two changes name the same
@@ -56,8 +70,13 @@ struct WriteResult {
 ///    200 bytes), written in full and fsynced; a symlink is made with symlink(2) under such a
 ///    name; a backup is staged the same way as `.NAME.orig.sm120check-XXXXXX`. Any failure removes
 ///    every temporary and every folder made, and rethrows: nothing changed.
-/// 3. Commit, change by change in order: rename the backup to NAME.orig, rename the temporary over
+/// 3. Commit. First every change with `before` is checked again by its stat (a changed stat whose
+///    bytes still have the blob id is accepted): a file edited, created or removed by someone
+///    else since phase 1 stops the run as in phase 2, nothing changed. Then change by change in
+///    order: the same check again, rename the backup to NAME.orig, rename the temporary over
 ///    NAME (a delete unlinks NAME, or renames it to NAME.orig); then fsync each folder touched.
+///    An edit that lands between the last check of a file and its rename (microseconds) is not
+///    seen: nothing short of a lock held by every editor closes that window.
 ///
 /// Permission bits: an existing file keeps its rwx bits (setuid, setgid and sticky are dropped);
 /// mode 0100755 adds x where r is set, 0100644 removes every x. A new file is 0644 or 0755 less
@@ -70,7 +89,10 @@ struct WriteResult {
 /// the files before it are new, the rest old, and the Error says which were written.
 ///
 /// Throws Error(path, 0, message), one line naming the change's path (or `root`), for a refused or
-/// failed change; in phases 1 and 2 nothing was changed.
+/// failed change; in phases 1 and 2 nothing was changed. A file found changed is refused with
+/// "changed while apply ran: ..." naming it: before the first rename nothing was changed; found
+/// in phase 3 after some renames, the message names the files already written (as any phase 3
+/// failure).
 WriteResult write_changes(const std::string& root, const std::vector<FileChange>& changes,
                           const WriteOptions& options);
 

@@ -234,7 +234,19 @@ struct Item {
   bool backup = false;   ///< make NAME.orig
   std::string temp;      ///< staged temporary (phase 2), "" until made
   std::string backup_temp;
+  /// With FileChange::before: the path's stat when phase 1 found it as planned.
+  std::optional<struct stat> seen;
+  bool seen_missing = false;  ///< with `seen` unset: phase 1 found the path missing, as planned
 };
+
+/// Whether two stats are of the same, unchanged file: device, inode, type and bits, size,
+/// modification and change times (nanoseconds).
+bool same_stat(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_mode == b.st_mode &&
+         a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec && a.st_ctim.tv_sec == b.st_ctim.tv_sec &&
+         a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+}
 
 /// Whether regular file `name` in `dir` (of size `size`) holds exactly `content`. False when it
 /// cannot be read: the change is then written, not skipped.
@@ -424,6 +436,94 @@ void check_distinct(const std::vector<Item>& items, bool backup) {
   }
 }
 
+/// The paths of `result` for a message: "written before this: a, b; deleted: c".
+std::string so_far(const WriteResult* result);
+
+/// Error for a change whose path no longer holds what the plan read (write.hpp): `why` says
+/// how; `result` (phase 3) what was already written.
+Error changed(const Item& item, std::string_view why, const WriteResult* result) {
+  const bool none = result == nullptr || (result->written.empty() && result->deleted.empty());
+  return Error(item.change->path, 0,
+               fmt::format("changed while apply ran: {}; {}", why,
+                           none ? std::string("nothing was written (run apply again to plan "
+                                              "from the file as it is now)")
+                                : so_far(result)));
+}
+
+/// Checks that the item's path holds what FileChange::before says and records its stat in
+/// item.seen (or item.seen_missing). Throws changed() when it does not, Error when it cannot
+/// be examined.
+void check_before(Folders& folders, Item& item, const WriteResult* result) {
+  using Type = FileChange::Before::Type;
+  const FileChange::Before& before = *item.change->before;
+  const std::string& path = item.change->path;
+  item.seen.reset();
+  item.seen_missing = false;
+  const Folders::Walk walk = folders.open(item.dir, path, false);
+  struct stat st {};
+  const bool present = walk.complete &&
+                       ::fstatat(walk.fd, item.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!present && walk.complete && errno != ENOENT)
+    throw Error(path, 0, "cannot examine: " + errno_text(errno));
+  if (before.type == Type::kMissing) {
+    if (present) throw changed(item, "it was created after apply read the tree", result);
+    item.seen_missing = true;
+    return;
+  }
+  if (!present) throw changed(item, "it was removed after apply read it", result);
+  if (before.type == Type::kSymlink) {
+    if (!S_ISLNK(st.st_mode)) throw changed(item, "it is no longer the symlink apply read", result);
+    const std::optional<std::string> target = read_link_at(walk.fd, item.name);
+    struct stat again {};
+    if (!target || ::fstatat(walk.fd, item.name.c_str(), &again, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !same_stat(st, again) || git_blob_id(*target) != before.blob_id)
+      throw changed(item, "the symlink no longer points where apply read it", result);
+    item.seen = st;
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) throw changed(item, "it is no longer the file apply read", result);
+  Fd fd(::openat(walk.fd, item.name.c_str(),
+                 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.get() < 0) {
+    if (errno == ENOENT || errno == ELOOP)
+      throw changed(item, "it is no longer the file apply read", result);
+    throw Error(path, 0, "cannot read it: " + errno_text(errno));
+  }
+  struct stat opened {};
+  if (::fstat(fd.get(), &opened) != 0 || !same_stat(st, opened))
+    throw changed(item, "it was replaced after apply read it", result);
+  std::string content;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(path, 0, "cannot read it: " + errno_text(errno));
+    }
+    if (n == 0) break;
+    content.append(buffer, static_cast<std::size_t>(n));
+  }
+  struct stat after {};
+  if (::fstat(fd.get(), &after) != 0 || !same_stat(opened, after))
+    throw changed(item, "it was being written while apply read it", result);
+  if (git_blob_id(content) != before.blob_id)
+    throw changed(item, "its bytes are no longer those apply read", result);
+  item.seen = after;
+}
+
+/// Phase 3's check (write.hpp): the item's path is as check_before() found it, by its stat; a
+/// changed stat is accepted when the path still holds the planned bytes. Throws as
+/// check_before().
+void recheck(Folders& folders, Item& item, const WriteResult* result) {
+  if (!item.change->before) return;
+  const Folders::Walk walk = folders.open(item.dir, item.change->path, false);
+  struct stat st {};
+  const bool present = walk.complete &&
+                       ::fstatat(walk.fd, item.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (present ? (item.seen && same_stat(*item.seen, st)) : item.seen_missing) return;
+  check_before(folders, item, result);  // changed stat: same bytes (a touch) still pass
+}
+
 /// Removes the item's staged temporaries (content and backup), if any. Never throws.
 void remove_temporaries(Folders& folders, Item& item) noexcept {
   if (item.temp.empty() && item.backup_temp.empty()) return;
@@ -447,6 +547,11 @@ std::string join(const std::vector<std::string>& paths) {
   std::string out;
   for (const std::string& p : paths) out += (out.empty() ? "" : ", ") + p;
   return out.empty() ? "none" : out;
+}
+
+std::string so_far(const WriteResult* result) {
+  return fmt::format("written before this: {}; deleted: {}", join(result->written),
+                     join(result->deleted));
 }
 
 }  // namespace
@@ -475,7 +580,10 @@ WriteResult write_changes(const std::string& root, const std::vector<FileChange>
     std::tie(items[i].dir, items[i].name) = split_path(items[i].path);
   }
   check_distinct(items, options.backup);
-  for (Item& item : items) check(folders, item, options.backup);
+  for (Item& item : items) {
+    check(folders, item, options.backup);
+    if (item.change->before && !item.skip) check_before(folders, item, nullptr);
+  }
 
   // Phase 2: stage every temporary; any failure undoes them all.
   try {
@@ -495,6 +603,9 @@ WriteResult write_changes(const std::string& root, const std::vector<FileChange>
         step("temp-written", item.path);
       }
     }
+    // Staging took time: every path must still be as phase 1 found it before the first rename.
+    for (Item& item : items)
+      if (!item.skip) recheck(folders, item, nullptr);
   } catch (...) {
     roll_back(folders, items);
     throw;
@@ -517,6 +628,7 @@ WriteResult write_changes(const std::string& root, const std::vector<FileChange>
       const int dir = folders.existing(item.dir, item.path);
       const std::string orig = item.name + ".orig";
       step("before-rename", item.path);
+      recheck(folders, item, &result);
       auto fail = [&](const char* what) {
         const int err = errno;
         return Error(

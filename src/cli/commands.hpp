@@ -67,9 +67,10 @@ inline constexpr const char* kApplyExitCodesHelp =
     "  0  nothing left to do: every patch is applied now (with --reverse: none is in);\n"
     "     with --dry-run: nothing would change\n"
     "  1  --dry-run only: files would change (the diff shows how)\n"
-    "  2  nothing written: a patch conflicts or cannot be decided (the report says which)\n"
+    "  2  nothing written: a patch conflicts or cannot be decided (the report says which;\n"
+    "     a submodule change is never written: update it with git submodule update)\n"
     "  3  error: bad patch, missing target, usage error, a patch or file with status error,\n"
-    "     or a write that failed (the message names the file)\n";
+    "     a write that failed, or a file changed while apply ran (the message names the file)\n";
 
 /// Adds the `apply` subcommand to `app`. Returns the subcommand.
 CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options, Setup setup = Setup::kFull);

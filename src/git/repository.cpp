@@ -119,6 +119,7 @@ class GitTree final : public Tree {
         name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
+  bool gitlinks_as_files() const override { return true; }
 
   Entry stat(const std::string& path) const override {
     Entry e;

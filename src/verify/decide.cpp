@@ -467,6 +467,38 @@ Status verify_delete(const Tree& tree, const std::string& path, const FilePatch&
   return s;
 }
 
+Status verify_gitlink(const Tree& tree, const std::string& path, const FilePatch& fp,
+                      FileReport& fr) {
+  const Entry entry = tree.stat(path);
+  const bool folder = entry.type == Entry::Type::kDirectory;
+  const bool missing = entry.type == Entry::Type::kMissing;
+  const Status s = folder || missing ? Status::kUnknown : Status::kConflict;
+  constexpr std::string_view kWhatToDo =
+      "apply does not change submodules: update it with `git submodule update` (or apply the "
+      "patch with `git apply --index`)";
+  if (folder)
+    append_reason(fr, fmt::format("'{}' is a submodule: the commit it records is not in the "
+                                  "tree's files (verify --rev reads it); {}",
+                                  path, kWhatToDo));
+  else if (missing)
+    append_reason(fr, fmt::format("'{}' is a submodule (gitlink, mode 160000) that is not "
+                                  "checked out here: its commit is not file content; {}",
+                                  path, kWhatToDo));
+  else
+    append_reason(fr, fmt::format("'{}' is not a submodule folder but the patch changes a "
+                                  "submodule (gitlink, mode 160000); {}",
+                                  path, kWhatToDo));
+  for (std::size_t i = 0; i < fp.hunks.size(); ++i) {
+    const Hunk& h = fp.hunks[i];
+    HunkReport hr{i + 1, h.old_start, h.old_lines, h.new_start, h.new_lines, {}};
+    hr.match.status = s == Status::kUnknown ? HunkStatus::kUnknown : HunkStatus::kConflict;
+    hr.match.kind = MatchKind::kNone;
+    hr.match.presence = Presence::kUnknown;
+    fr.hunks.push_back(hr);
+  }
+  return s;
+}
+
 namespace {
 
 /// Whether `a` and `b` are both regular files with the same bytes, or both symlinks with the
@@ -480,6 +512,34 @@ bool same_file(const Tree& tree, const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+bool move_left_behind(const Tree& tree, const std::string& from, const std::string& to,
+                      const FilePatch& fp, Direction direction, const MatchOptions& options) {
+  if (fp.change != ChangeKind::kRename || from == to) return false;
+  try {
+    const Entry ef = tree.stat(from), et = tree.stat(to);
+    if (ef.type != et.type) return false;
+    const bool link = ef.type == Entry::Type::kSymlink;
+    if (!link && ef.type != Entry::Type::kFile) return false;
+    const std::string was = link ? tree.read_link(from) : tree.read(from);
+    const std::string now = link ? tree.read_link(to) : tree.read(to);
+    const bool forward = direction == Direction::kForward;
+    if (fp.binary)
+      return blob_id_names(forward ? fp.old_blob : fp.new_blob, git_blob_id(was)) &&
+             blob_id_names(forward ? fp.new_blob : fp.old_blob, git_blob_id(now));
+    if (fp.hunks.empty()) return was == now;
+    const FileText text(was);
+    MatchOptions match = options;
+    match.prefer = blob_image(fp, was);
+    const std::vector<HunkMatch> matches = match_hunks(text, fp.hunks, match);
+    const HunkApply done =
+        apply_hunks(text, fp.hunks, matches, direction, options.ignore_whitespace);
+    return done.failed.empty() && done.already.empty() && done.written.size() == fp.hunks.size() &&
+           done.content == now;
+  } catch (const Error&) {
+    return false;
+  }
+}
 
 /// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
 Status verify_move(Context& ctx, const std::string& old_path, const std::string& new_path,
@@ -500,8 +560,19 @@ Status verify_move(Context& ctx, const std::string& old_path, const std::string&
       fr.reason.clear();
     }
     if (content == Status::kApplied) {
-      if (is_rename && old_exists)
+      if (is_rename && old_exists) {
+        // Renamed, but the old path still holds the file that was renamed (an apply killed
+        // between its write and its unlink): half done, and apply finishes it.
+        if (move_left_behind(tree, old_path, new_path, fp, Direction::kForward,
+                             ctx.options.match)) {
+          append_reason(fr, fmt::format("renamed, but the old path '{}' still holds the file "
+                                        "that was renamed (an interrupted apply?): apply "
+                                        "removes it",
+                                        old_path));
+          return Status::kPartial;
+        }
         append_reason(fr, fmt::format("old path '{}' still exists", old_path));
+      }
       return Status::kApplied;
     }
     // Moved, but the content change is not made (or conflicts).

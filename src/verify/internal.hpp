@@ -233,6 +233,7 @@ class StatCache final : public Tree {
   }
   std::string read_link(const std::string& path) const override { return base_.read_link(path); }
   std::uint64_t max_file_size() const override { return base_.max_file_size(); }
+  bool gitlinks_as_files() const override { return base_.gitlinks_as_files(); }
   std::vector<DirEntry> list(const std::string& path) const override { return base_.list(path); }
 
  private:
@@ -304,6 +305,24 @@ Status verify_add(const Tree& tree, const std::string& path, const FilePatch& fp
 /// A deleted file: applied when `path` is missing, applicable when it holds the pre-image.
 Status verify_delete(const Tree& tree, const std::string& path, const FilePatch& fp,
                      FileReport& fr);
+/// A change of a gitlink (a submodule, mode 160000 on either side) in a tree that does not read
+/// gitlinks as files (Tree::gitlinks_as_files() false: a directory on disk): the commit a
+/// submodule records is in no file there, so the change is never applied or applicable as file
+/// content (and `apply` never writes it). kUnknown where `path` is a folder (a checked-out
+/// submodule) or missing, kConflict where it is another kind of file; the reason says so and
+/// how to update the submodule instead.
+Status verify_gitlink(const Tree& tree, const std::string& path, const FilePatch& fp,
+                      FileReport& fr);
+/// Whether a rename in `direction` was made but its source left behind: `from` (the old path
+/// forward, the new path reverse) still holds exactly what moving it gives at `to`, the same
+/// kind of entry (regular file or symlink), and moving it again would give `to`'s bytes: for a
+/// pure rename the same bytes (a symlink: the same target), for a binary one the index line's
+/// two blob ids, else `fp`'s hunks written into `from` by apply_hunks() (every hunk written,
+/// none already there or failing) give `to` byte for byte. What an apply killed between the
+/// write of the new path and the unlink of the old one leaves; never true for a copy. Reads
+/// both files from `tree`; false when either cannot be read.
+bool move_left_behind(const Tree& tree, const std::string& from, const std::string& to,
+                      const FilePatch& fp, Direction direction, const MatchOptions& options);
 /// Renames and copies: the pre-image lives at the old path, the post-image at the new path.
 Status verify_move(Context& ctx, const std::string& old_path, const std::string& new_path,
                    const FilePatch& fp, FileReport& fr);

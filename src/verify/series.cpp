@@ -628,7 +628,15 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
       mode_to && !link_to ? is_executable_mode(mode_to) : (!link_from && entry.executable);
   const bool link = mode_to ? link_to : link_from;
   put(*to, std::move(content), executable, link);
-  if (move && fp.change == ChangeKind::kRename && *to != source) drop(source);
+  if (move && fp.change == ChangeKind::kRename) {
+    if (*to != source) {
+      drop(source);
+    } else if (tree.stat(*from).type != Entry::Type::kMissing &&
+               move_left_behind(tree, *from, *to, fp, direction, options)) {
+      // Moved already, but the source was left behind (an interrupted apply): it goes now.
+      drop(*from);
+    }
+  }
   return "";
 }
 
@@ -1258,6 +1266,21 @@ ApplyPlan plan_apply_once(const std::vector<Patch>& patches, const Tree& target,
     const Entry base = tree.stat(path);
     FileChange c;
     c.path = path;
+    // What the path holds as the run read it (the bytes the new content was made from), for
+    // write_changes() to check that nobody changed it meanwhile.
+    std::optional<std::string> file_bytes, link_target;
+    FileChange::Before before;
+    if (base.type == Entry::Type::kFile) {
+      file_bytes = cache.get(path, [&] { return tree.read(path); }).content();
+      before.type = FileChange::Before::Type::kFile;
+      before.blob_id = git_blob_id(*file_bytes);
+    } else if (base.type == Entry::Type::kSymlink) {
+      link_target = tree.read_link(path);
+      before.type = FileChange::Before::Type::kSymlink;
+      before.blob_id = git_blob_id(*link_target);
+    }
+    if (base.type != Entry::Type::kDirectory && base.type != Entry::Type::kOther)
+      c.before = std::move(before);
     if (!node.content) {
       if (base.type == Entry::Type::kMissing) continue;
       c.kind = FileChange::Kind::kDelete;
@@ -1268,9 +1291,9 @@ ApplyPlan plan_apply_once(const std::vector<Patch>& patches, const Tree& target,
                                : node.executable ? kModeExecutable
                                                  : kModeRegular;
     if (base.type == Entry::Type::kFile && !node.symlink && base.executable == node.executable &&
-        tree.read(path) == *node.content)
+        *file_bytes == *node.content)
       continue;
-    if (base.type == Entry::Type::kSymlink && node.symlink && tree.read_link(path) == *node.content)
+    if (base.type == Entry::Type::kSymlink && node.symlink && *link_target == *node.content)
       continue;
     c.kind = FileChange::Kind::kWrite;
     c.content = *node.content;

@@ -42,9 +42,14 @@ FileReport detail::verify_file(const FilePatch& fp, Context& ctx, unsigned strip
   }
   try {
     bool add = !old_side.path, del = !new_side.path;
+    const bool gitlink = fp.old_mode == kModeGitlink || fp.new_mode == kModeGitlink;
     if (add && del) {
       fr.status = Status::kError;
       fr.reason = "both sides are /dev/null";
+    } else if (gitlink && !tree.gitlinks_as_files()) {
+      // A submodule pointer: no file holds it here (Tree::gitlinks_as_files()).
+      fr.target_path = new_side.path ? new_side.path : old_side.path;
+      fr.status = verify_gitlink(tree, *fr.target_path, fp, fr);
     } else if (add) {
       fr.target_path = new_side.path;
       fr.status = verify_add(tree, *new_side.path, fp, fr);
