@@ -471,6 +471,7 @@ TEST(ApplyHostile, FillingAnEmptyFileIsNoInsertionIntoOneWithLines) {
   EXPECT_EQ(run_sm120check({"apply", dir / "p.patch", dir / "t"}).exit_code, 0);
   EXPECT_EQ(read_file(dir / "t/f.py"), post);
   EXPECT_EQ(run_sm120check({"verify", "--no-gpu", dir / "p.patch", dir / "t"}).exit_code, 0);
+}
 
 // A gitlink (submodule, mode 160000) change is no file content: `git apply` without --index
 // writes nothing for it (an empty folder for a new one). Before the fix apply wrote a regular
