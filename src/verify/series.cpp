@@ -1271,7 +1271,7 @@ ApplyPlan plan_apply_once(const std::vector<Patch>& patches, const Tree& target,
     std::optional<std::string> file_bytes, link_target;
     FileChange::Before before;
     if (base.type == Entry::Type::kFile) {
-      file_bytes = cache.get(path, [&] { return tree.read(path); }).content();
+      file_bytes = cache.get(path, [&, &p = path] { return tree.read(p); }).content();
       before.type = FileChange::Before::Type::kFile;
       before.blob_id = git_blob_id(*file_bytes);
     } else if (base.type == Entry::Type::kSymlink) {
