@@ -334,8 +334,20 @@ void kernels_one(std::string_view input) {
   report.files.push_back(list_kernels_in_memory(bytes, "fuzz"));
   report.files_examined = 1;
   const KernelListing& listing = report.files.back();
-  require(listing.entry_count() <= input.size() / 64, "at most one entry per 64 bytes");
+  // A bare cubin or PTX file (nvcc -cubin / -ptx) is one entry, the whole file, in no fat
+  // binary: its own rules.
+  const bool bare = listing.fatbins.size() == 1 && (listing.fatbins[0].section == "cubin" ||
+                                                    listing.fatbins[0].section == "ptx");
+  if (bare) {
+    const FatBinary& f = listing.fatbins[0];
+    require(f.offset == 0 && f.entries.size() == 1, "a bare file is one entry");
+    require(f.entries[0].offset == 0 && f.entries[0].payload_offset == 0 &&
+                f.entries[0].size <= input.size(),
+            "a bare file's entry is the file");
+  }
+  require(bare || listing.entry_count() <= input.size() / 64, "at most one entry per 64 bytes");
   for (const FatBinary& f : listing.fatbins) {
+    if (bare) break;
     require(f.offset + 16 <= input.size(), "a fat binary header lies inside the input");
     for (const KernelEntry& e : f.entries) {
       require(e.offset >= f.offset + 16 && e.payload_offset >= e.offset + 64,
