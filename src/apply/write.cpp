@@ -286,21 +286,26 @@ std::optional<std::string> read_link_at(int dir, const std::string& name) {
   }
 }
 
-/// Reads regular file `name` in `dir` whole. Throws Error(path, ...).
-std::string read_at(int dir, const std::string& name, const std::string& path) {
-  Fd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) throw Error(path, 0, "cannot read it for the backup: " + errno_text(errno));
+/// Reads open file `fd` to its end. Throws Error(path, 0, "cannot read it" + `why` + ": ...").
+std::string read_all(int fd, const std::string& path, std::string_view why) {
   std::string content;
   char buffer[65536];
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error(path, 0, "cannot read it for the backup: " + errno_text(errno));
+      throw Error(path, 0, "cannot read it" + std::string(why) + ": " + errno_text(errno));
     }
     if (n == 0) return content;
     content.append(buffer, static_cast<std::size_t>(n));
   }
+}
+
+/// Reads regular file `name` in `dir` whole. Throws Error(path, ...).
+std::string read_at(int dir, const std::string& name, const std::string& path) {
+  Fd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.get() < 0) throw Error(path, 0, "cannot read it for the backup: " + errno_text(errno));
+  return read_all(fd.get(), path, " for the backup");
 }
 
 /// Makes a fresh temporary for `name` in `dir` holding `content`: a regular file with bits
@@ -492,17 +497,7 @@ void check_before(Folders& folders, Item& item, const WriteResult* result) {
   struct stat opened {};
   if (::fstat(fd.get(), &opened) != 0 || !same_stat(st, opened))
     throw changed(item, "it was replaced after apply read it", result);
-  std::string content;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(path, 0, "cannot read it: " + errno_text(errno));
-    }
-    if (n == 0) break;
-    content.append(buffer, static_cast<std::size_t>(n));
-  }
+  const std::string content = read_all(fd.get(), path, "");
   struct stat after {};
   if (::fstat(fd.get(), &after) != 0 || !same_stat(opened, after))
     throw changed(item, "it was being written while apply read it", result);
