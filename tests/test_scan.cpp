@@ -66,7 +66,7 @@ const FixResult* fix_of(const ScanReport& r, const std::string& id, std::size_t 
 
 TEST(Catalog, BuiltInEntriesAreValid) {
   const Catalog c = builtin_catalog();
-  ASSERT_GE(c.entries.size(), 38u);
+  ASSERT_GE(c.entries.size(), 39u);
   EXPECT_EQ(c.builtin, c.entries.size());
   std::set<std::string> ids;
   std::vector<Marker> markers;
@@ -245,6 +245,46 @@ TEST(Scan, MissingWhenUnfixedCodeStands) {
   EXPECT_EQ(f->why, std::string("not found: \"") + k2574Def + "\", \"" + k2574Call +
                         "\"; unfixed code found: \"" + k2574Old + "\"");
   EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Scan, VllmCutlassMoeExactSm120GuardIsNotTheSm121Fix) {
+  // Hostile review hs18 F8: vLLM PR #39825 narrowed PR #33417's family check
+  // `is_device_capability_family(120)` back to the exact `is_device_capability(120)`, which is
+  // false on (12,1). One entry with a marker matching both read `present` on a 12.1 GPU; now
+  // the 12.0 entry takes either form and the 12.1 entry only the family form.
+  const char* k120 = "vllm-33417-flashinfer-cutlass-moe-sm120";
+  const char* k121 = "vllm-33417-flashinfer-cutlass-moe-sm121";
+  auto venv = [](const std::filesystem::path& root, const std::string& guard) {
+    const std::filesystem::path site = root / kSite;
+    write_file(site / "vllm-0.11.0.dist-info/METADATA",
+               "Metadata-Version: 2.1\nName: vllm\nVersion: 0.11.0\n");
+    write_file(site / "vllm/__init__.py", "");
+    write_file(site / "vllm/model_executor/layers/fused_moe/flashinfer_cutlass_moe.py",
+               "def _supports_current_device() -> bool:\n    p = current_platform\n"
+               "    return p.is_cuda() and (\n        p.is_device_capability(90)\n"
+               "        or p.is_device_capability_family(100)\n        or " +
+                   guard + "\n    )\n");
+  };
+  TempDir exact;
+  venv(exact.path(), "p.is_device_capability(120)");
+  ScanReport r = scan(exact.path().string(), only({k120, k121}), override_gpu({12, 1}));
+  ASSERT_NE(fix_of(r, k120), nullptr);
+  ASSERT_NE(fix_of(r, k121), nullptr);
+  EXPECT_EQ(fix_of(r, k120)->verdict, FixVerdict::kPresent);
+  EXPECT_EQ(fix_of(r, k121)->verdict, FixVerdict::kMissing);
+  EXPECT_EQ(r.exit_code(), 1);
+  test::RunResult t = run_sm120check({"scan", "--cc", "12.1", "--no-kernels", "--only-relevant",
+                                      "--only", k120, "--only", k121, exact.path().string()});
+  EXPECT_EQ(t.exit_code, 1) << t.out << t.err;  // the 12.1 entry counts, the 12.0 one is skipped
+  t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only-relevant", "--only", k120,
+                      "--only", k121, exact.path().string()});
+  EXPECT_EQ(t.exit_code, 0) << t.out << t.err;  // on 12.0 the exact check accepts the GPU
+  TempDir family;
+  venv(family.path(), "p.is_device_capability_family(120)");
+  r = scan(family.path().string(), only({k120, k121}), override_gpu({12, 1}));
+  EXPECT_EQ(fix_of(r, k120)->verdict, FixVerdict::kPresent);
+  EXPECT_EQ(fix_of(r, k121)->verdict, FixVerdict::kPresent);
+  EXPECT_EQ(r.exit_code(), 0);
 }
 
 TEST(Scan, MixedSignalsAndAbsentFilesAreUnknown) {
