@@ -421,5 +421,101 @@ TEST(SectionPlace, ABlankLineAtTheBlocksEdgeIsLayout) {
   EXPECT_NE(absent.presence, Presence::kPresent);
 }
 
+// --- Sections that say nothing of the change's place (hostile review hv17) -----------------
+
+// ninja 3253f66fd1 at a later head: configure.py's `--debug` help text. The hunk's section is
+// the line above its first context line, `parser.add_option('--host',`, a call statement; the
+// change sits under `parser.add_option('--debug',`, a line of the hunk's own at column 0, and
+// options were inserted between since. Was "its change stands only under another function than
+// the one the hunk names" (a false conflict).
+TEST(SectionPlace, ACallStatementTheHunkLeavesDoesNotVeto) {
+  constexpr std::string_view kHunk =
+      "@@ -6,7 +6,7 @@ parser.add_option('--host',\n"
+      "                   help='host platform',\n"
+      "                   choices=platforms)\n"
+      " parser.add_option('--debug', action='store_true',\n"
+      "-                  help='enable debugging flags',)\n"
+      "+                  help='enable debugging extras',)\n"
+      " parser.add_option('--profile', metavar='TYPE',\n"
+      "                   choices=profilers,\n"
+      "                   help='enable profiling',)\n";
+  const std::string head =
+      "import sys\n\nparser = OptionParser()\n"
+      "parser.add_option('--verbose', action='store_true',\n"
+      "                  help='enable verbose build',)\n"
+      "parser.add_option('--host',\n"
+      "                  help='host platform (' + '/'.join(platforms) + ')',\n"
+      "                  choices=platforms)\n"
+      "parser.add_option('--platform',\n                  help='target platform',\n"
+      "                  choices=platforms)\n"
+      "parser.add_option('--bootstrap', action='store_true',\n"
+      "                  help='bootstrap a ninja binary from nothing')\n"
+      "parser.add_option('--debug', action='store_true',\n";
+  const std::string tail =
+      "parser.add_option('--profile', metavar='TYPE',\n                  choices=profilers,\n"
+      "                  help='enable profiling (' + '/'.join(profilers) + ')',)\n"
+      "(options, args) = parser.parse_args()\n";
+  const HunkMatch present =
+      run_one(head + "                  help='enable debugging extras',)\n" + tail, kHunk,
+              "configure.py");
+  EXPECT_EQ(present.status, HunkStatus::kApplied) << presence_words(present);
+  EXPECT_EQ(present.kind, MatchKind::kDrifted);
+  EXPECT_EQ(present.line, 15u);
+  const HunkMatch absent =
+      run_one(head + "                  help='enable debugging flags',)\n" + tail, kHunk,
+              "configure.py");
+  EXPECT_NE(absent.presence, Presence::kPresent) << presence_words(absent);
+}
+
+// Liger 116e4d7238 at a later head: parametrize decorators of test_correctness changed, the
+// section naming the class before them (`)` at column 0 in the hunk's context: its lines leave
+// the class); a test function was inserted between the class and them since. Was "its change
+// stands only under another function" (a false conflict).
+TEST(SectionPlace, DecoratorsAfterAnInsertedFunctionAreNotVetoedByAClassSection) {
+  constexpr std::string_view kHunk =
+      "@@ -10,13 +10,12 @@ class LigerLMHeadGRPO(torch.nn.Module):\n"
+      "     ],\n"
+      " )\n"
+      " @pytest.mark.parametrize(\n"
+      "-    \"use_ref_model, use_ref_logps\",\n"
+      "+    \"use_ref_model, use_ref_logps, old_logps\",\n"
+      "     [\n"
+      "-        (True, True),\n"
+      "-        (False, False),\n"
+      "+        (True, True, True),\n"
+      "+        (False, False, True),\n"
+      "     ],\n"
+      " )\n"
+      "-@pytest.mark.parametrize(\"old_logps\", [True, False])\n"
+      " @pytest.mark.parametrize(\"loss_type\", [\"bnpo\", \"grpo\"])\n"
+      " def test_correctness(\n"
+      "     B,\n";
+  const std::string top =
+      "import pytest\nimport torch\n\n\nclass LigerLMHeadGRPO(torch.nn.Module):\n"
+      "    def forward(self, x):\n        return x\n\n\n"
+      "@pytest.mark.parametrize(\"loss_type\", [\"dapo\", \"grpo\"])\n"
+      "@pytest.mark.parametrize(\"compiled\", [True, False])\n"
+      "def test_large_seq_exercises_chunking(loss_type, compiled):\n"
+      "    assert run_chunked(loss_type, compiled)\n\n\n"
+      "@pytest.mark.parametrize(\n    \"B, T\",\n    [\n        (8, 128),\n    ],\n)\n";
+  const std::string fixed =
+      "@pytest.mark.parametrize(\n    \"use_ref_model, use_ref_logps, old_logps\",\n    [\n"
+      "        (True, True, True),\n        (False, False, True),\n    ],\n)\n";
+  const std::string old =
+      "@pytest.mark.parametrize(\n    \"use_ref_model, use_ref_logps\",\n    [\n"
+      "        (True, True),\n        (False, False),\n    ],\n)\n"
+      "@pytest.mark.parametrize(\"old_logps\", [True, False])\n";
+  const std::string tail =
+      "@pytest.mark.parametrize(\"loss_type\", [\"bnpo\", \"grpo\", \"dr_grpo\", \"dapo\"])\n"
+      "@pytest.mark.parametrize(\"delta\", [None, 2.0])\n"
+      "def test_correctness(\n    B,\n    T,\n    loss_type,\n):\n"
+      "    assert run(B, T, loss_type)\n";
+  const HunkMatch present = run_one(top + fixed + tail, kHunk, "test_grpo.py");
+  EXPECT_EQ(present.status, HunkStatus::kApplied) << presence_words(present);
+  EXPECT_EQ(present.kind, MatchKind::kDrifted);
+  const HunkMatch absent = run_one(top + old + tail, kHunk, "test_grpo.py");
+  EXPECT_NE(absent.presence, Presence::kPresent) << presence_words(absent);
+}
+
 }  // namespace
 }  // namespace sm120check
