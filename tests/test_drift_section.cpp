@@ -517,5 +517,43 @@ TEST(SectionPlace, DecoratorsAfterAnInsertedFunctionAreNotVetoedByAClassSection)
   EXPECT_NE(absent.presence, Presence::kPresent) << presence_words(absent);
 }
 
+// FlashInfer 0d25b18340 on its own commit's tree: the patch renames impl_nvfp4() to
+// _impl_fusion() (hunk 1) and adds a wrapper under the old signature at the end of the file
+// (hunk 3) that holds the old body lines; hunk 2's section names the old function. The section
+// sent hunk 2 to the wrapper's like lines (its pre-image) over its post-image at the expected
+// line, and hunk 3 out of order: a false conflict. A section the patch rewrites tells neither
+// image's place: the nearer match wins.
+TEST(SectionPlace, ASectionThePatchRenamesDoesNotSteer) {
+  const std::string diff =
+      "--- a/m.py\n+++ b/m.py\n"
+      "@@ -3,3 +3,3 @@ import torch\n \n-def impl_nvfp4(\n+def _impl_fusion(\n     a,\n"
+      "@@ -10,5 +10,5 @@ def impl_nvfp4(\n     u = scale(x)\n     v = scale(y)\n"
+      "-    z = combine(u, v, mode=\"old\")\n+    z = combine(u, v, mode=\"new\")\n"
+      "     w = finish(z)\n     return w\n"
+      "@@ -17,2 +17,15 @@ def impl_nvfp4(\n def other():\n     return 1\n+\n+\n"
+      "+def impl_nvfp4(\n+    a,\n+    b,\n+):\n+    x = prepare(a)\n+    y = prepare(b)\n"
+      "+    u = scale(x)\n+    v = scale(y)\n+    z = combine(u, v, mode=\"old\")\n"
+      "+    w = finish(z)\n+    return w\n";
+  const std::string body = "    a,\n    b,\n):\n    x = prepare(a)\n    y = prepare(b)\n"
+                           "    u = scale(x)\n    v = scale(y)\n";
+  const std::string end = "    w = finish(z)\n    return w\n\n\ndef other():\n    return 1\n";
+  const std::string pre =
+      "import torch\n\n\ndef impl_nvfp4(\n" + body + "    z = combine(u, v, mode=\"old\")\n" + end;
+  const std::string post = "import torch\n\n\ndef _impl_fusion(\n" + body +
+                           "    z = combine(u, v, mode=\"new\")\n" + end + "\n\ndef impl_nvfp4(\n" +
+                           body + "    z = combine(u, v, mode=\"old\")\n" +
+                           "    w = finish(z)\n    return w\n";
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const std::vector<Hunk>& hunks = patches.at(0).files.at(0).hunks;
+  const FileText after(post);
+  const std::vector<HunkMatch> applied = match_hunks(after, hunks, {});
+  ASSERT_EQ(applied.size(), 3u);
+  for (const HunkMatch& m : applied) EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(applied[1].line, 10u);
+  const FileText before(pre);
+  for (const HunkMatch& m : match_hunks(before, hunks, {}))
+    EXPECT_EQ(m.status, HunkStatus::kApplicable) << presence_words(m);
+}
+
 }  // namespace
 }  // namespace sm120check
