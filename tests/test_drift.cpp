@@ -1051,5 +1051,24 @@ TEST(FalseAbsent, OldCodeHoldingOneAddedLineIsStillTheOldCode) {
   EXPECT_NE(m.status, HunkStatus::kApplied);
 }
 
+// Liger 116e4d7238 hunks 5 and 6 at a later head: the change groups looked for one by one, the
+// first (`"bnpo",`) standing at more places than the search examines. The hunk is unknown, as
+// before; its words said "the change fits 0 places equally" (the places are the group's).
+TEST(DriftWords, AGroupThatFitsTooManyPlacesIsNotZeroPlaces) {
+  std::string file = "def table():\n    return [\n";
+  for (int i = 0; i < 70; ++i) file += "        \"bnpo\",\n";
+  file += "    ]\n\n\ndef test_f():\n    run(\n        0.05,\n        \"bnpo\",\n"
+          "        max_len,\n        None,\n        True,\n    )\n";
+  const std::vector<HunkMatch> m = run(file,
+                                       "@@ -3,7 +3,7 @@ def test_f():\n     run(\n"
+                                       "         0.04,\n-        loss_type,\n+        \"bnpo\",\n"
+                                       "         max_len,\n-        True,\n+        False,\n"
+                                       "         True,\n     )\n");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].presence, Presence::kUnknown);
+  EXPECT_EQ(m[0].presence_reason, "ambiguous");
+  EXPECT_EQ(presence_words(m[0]), "part of the change fits several places equally");
+}
+
 }  // namespace
 }  // namespace sm120check

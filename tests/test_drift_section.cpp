@@ -421,5 +421,139 @@ TEST(SectionPlace, ABlankLineAtTheBlocksEdgeIsLayout) {
   EXPECT_NE(absent.presence, Presence::kPresent);
 }
 
+// --- Sections that say nothing of the change's place (hostile review hv17) -----------------
+
+// ninja 3253f66fd1 at a later head: configure.py's `--debug` help text. The hunk's section is
+// the line above its first context line, `parser.add_option('--host',`, a call statement; the
+// change sits under `parser.add_option('--debug',`, a line of the hunk's own at column 0, and
+// options were inserted between since. Was "its change stands only under another function than
+// the one the hunk names" (a false conflict).
+TEST(SectionPlace, ACallStatementTheHunkLeavesDoesNotVeto) {
+  constexpr std::string_view kHunk =
+      "@@ -6,7 +6,7 @@ parser.add_option('--host',\n"
+      "                   help='host platform',\n"
+      "                   choices=platforms)\n"
+      " parser.add_option('--debug', action='store_true',\n"
+      "-                  help='enable debugging flags',)\n"
+      "+                  help='enable debugging extras',)\n"
+      " parser.add_option('--profile', metavar='TYPE',\n"
+      "                   choices=profilers,\n"
+      "                   help='enable profiling',)\n";
+  const std::string head =
+      "import sys\n\nparser = OptionParser()\n"
+      "parser.add_option('--verbose', action='store_true',\n"
+      "                  help='enable verbose build',)\n"
+      "parser.add_option('--host',\n"
+      "                  help='host platform (' + '/'.join(platforms) + ')',\n"
+      "                  choices=platforms)\n"
+      "parser.add_option('--platform',\n                  help='target platform',\n"
+      "                  choices=platforms)\n"
+      "parser.add_option('--bootstrap', action='store_true',\n"
+      "                  help='bootstrap a ninja binary from nothing')\n"
+      "parser.add_option('--debug', action='store_true',\n";
+  const std::string tail =
+      "parser.add_option('--profile', metavar='TYPE',\n                  choices=profilers,\n"
+      "                  help='enable profiling (' + '/'.join(profilers) + ')',)\n"
+      "(options, args) = parser.parse_args()\n";
+  const HunkMatch present =
+      run_one(head + "                  help='enable debugging extras',)\n" + tail, kHunk,
+              "configure.py");
+  EXPECT_EQ(present.status, HunkStatus::kApplied) << presence_words(present);
+  EXPECT_EQ(present.kind, MatchKind::kDrifted);
+  EXPECT_EQ(present.line, 15u);
+  const HunkMatch absent =
+      run_one(head + "                  help='enable debugging flags',)\n" + tail, kHunk,
+              "configure.py");
+  EXPECT_NE(absent.presence, Presence::kPresent) << presence_words(absent);
+}
+
+// Liger 116e4d7238 at a later head: parametrize decorators of test_correctness changed, the
+// section naming the class before them (`)` at column 0 in the hunk's context: its lines leave
+// the class); a test function was inserted between the class and them since. Was "its change
+// stands only under another function" (a false conflict).
+TEST(SectionPlace, DecoratorsAfterAnInsertedFunctionAreNotVetoedByAClassSection) {
+  constexpr std::string_view kHunk =
+      "@@ -10,13 +10,12 @@ class LigerLMHeadGRPO(torch.nn.Module):\n"
+      "     ],\n"
+      " )\n"
+      " @pytest.mark.parametrize(\n"
+      "-    \"use_ref_model, use_ref_logps\",\n"
+      "+    \"use_ref_model, use_ref_logps, old_logps\",\n"
+      "     [\n"
+      "-        (True, True),\n"
+      "-        (False, False),\n"
+      "+        (True, True, True),\n"
+      "+        (False, False, True),\n"
+      "     ],\n"
+      " )\n"
+      "-@pytest.mark.parametrize(\"old_logps\", [True, False])\n"
+      " @pytest.mark.parametrize(\"loss_type\", [\"bnpo\", \"grpo\"])\n"
+      " def test_correctness(\n"
+      "     B,\n";
+  const std::string top =
+      "import pytest\nimport torch\n\n\nclass LigerLMHeadGRPO(torch.nn.Module):\n"
+      "    def forward(self, x):\n        return x\n\n\n"
+      "@pytest.mark.parametrize(\"loss_type\", [\"dapo\", \"grpo\"])\n"
+      "@pytest.mark.parametrize(\"compiled\", [True, False])\n"
+      "def test_large_seq_exercises_chunking(loss_type, compiled):\n"
+      "    assert run_chunked(loss_type, compiled)\n\n\n"
+      "@pytest.mark.parametrize(\n    \"B, T\",\n    [\n        (8, 128),\n    ],\n)\n";
+  const std::string fixed =
+      "@pytest.mark.parametrize(\n    \"use_ref_model, use_ref_logps, old_logps\",\n    [\n"
+      "        (True, True, True),\n        (False, False, True),\n    ],\n)\n";
+  const std::string old =
+      "@pytest.mark.parametrize(\n    \"use_ref_model, use_ref_logps\",\n    [\n"
+      "        (True, True),\n        (False, False),\n    ],\n)\n"
+      "@pytest.mark.parametrize(\"old_logps\", [True, False])\n";
+  const std::string tail =
+      "@pytest.mark.parametrize(\"loss_type\", [\"bnpo\", \"grpo\", \"dr_grpo\", \"dapo\"])\n"
+      "@pytest.mark.parametrize(\"delta\", [None, 2.0])\n"
+      "def test_correctness(\n    B,\n    T,\n    loss_type,\n):\n"
+      "    assert run(B, T, loss_type)\n";
+  const HunkMatch present = run_one(top + fixed + tail, kHunk, "test_grpo.py");
+  EXPECT_EQ(present.status, HunkStatus::kApplied) << presence_words(present);
+  EXPECT_EQ(present.kind, MatchKind::kDrifted);
+  const HunkMatch absent = run_one(top + old + tail, kHunk, "test_grpo.py");
+  EXPECT_NE(absent.presence, Presence::kPresent) << presence_words(absent);
+}
+
+// FlashInfer 0d25b18340 on its own commit's tree: the patch renames impl_nvfp4() to
+// _impl_fusion() (hunk 1) and adds a wrapper under the old signature at the end of the file
+// (hunk 3) that holds the old body lines; hunk 2's section names the old function. The section
+// sent hunk 2 to the wrapper's like lines (its pre-image) over its post-image at the expected
+// line, and hunk 3 out of order: a false conflict. A section the patch rewrites tells neither
+// image's place: the nearer match wins.
+TEST(SectionPlace, ASectionThePatchRenamesDoesNotSteer) {
+  const std::string diff =
+      "--- a/m.py\n+++ b/m.py\n"
+      "@@ -3,3 +3,3 @@ import torch\n \n-def impl_nvfp4(\n+def _impl_fusion(\n     a,\n"
+      "@@ -10,5 +10,5 @@ def impl_nvfp4(\n     u = scale(x)\n     v = scale(y)\n"
+      "-    z = combine(u, v, mode=\"old\")\n+    z = combine(u, v, mode=\"new\")\n"
+      "     w = finish(z)\n     return w\n"
+      "@@ -17,2 +17,15 @@ def impl_nvfp4(\n def other():\n     return 1\n+\n+\n"
+      "+def impl_nvfp4(\n+    a,\n+    b,\n+):\n+    x = prepare(a)\n+    y = prepare(b)\n"
+      "+    u = scale(x)\n+    v = scale(y)\n+    z = combine(u, v, mode=\"old\")\n"
+      "+    w = finish(z)\n+    return w\n";
+  const std::string body = "    a,\n    b,\n):\n    x = prepare(a)\n    y = prepare(b)\n"
+                           "    u = scale(x)\n    v = scale(y)\n";
+  const std::string end = "    w = finish(z)\n    return w\n\n\ndef other():\n    return 1\n";
+  const std::string pre =
+      "import torch\n\n\ndef impl_nvfp4(\n" + body + "    z = combine(u, v, mode=\"old\")\n" + end;
+  const std::string post = "import torch\n\n\ndef _impl_fusion(\n" + body +
+                           "    z = combine(u, v, mode=\"new\")\n" + end + "\n\ndef impl_nvfp4(\n" +
+                           body + "    z = combine(u, v, mode=\"old\")\n" +
+                           "    w = finish(z)\n    return w\n";
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const std::vector<Hunk>& hunks = patches.at(0).files.at(0).hunks;
+  const FileText after(post);
+  const std::vector<HunkMatch> applied = match_hunks(after, hunks, {});
+  ASSERT_EQ(applied.size(), 3u);
+  for (const HunkMatch& m : applied) EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(applied[1].line, 10u);
+  const FileText before(pre);
+  for (const HunkMatch& m : match_hunks(before, hunks, {}))
+    EXPECT_EQ(m.status, HunkStatus::kApplicable) << presence_words(m);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -1344,14 +1344,64 @@ std::optional<std::vector<Hunk>> with_consistent_new_starts(const std::vector<Hu
   return out;
 }
 
+/// Leading blanks and tabs off `s`.
+std::string_view indent_off(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+/// True when `hunk` removes the line `section` names (a line starting with it: git cuts a
+/// section at 80 bytes) without adding one in its place that starts with it or defines the
+/// same name (a signature whose parameters change keeps the function).
+bool rewrites_section(const Hunk& hunk, std::string_view section) {
+  bool removed = false;
+  for (const HunkLine& l : hunk.lines)
+    removed = removed || (l.kind == LineKind::kRemoved &&
+                          indent_off(l.text).substr(0, section.size()) == section);
+  if (!removed) return false;
+  const std::string_view name = detail::definition_name(section);
+  for (const HunkLine& l : hunk.lines) {
+    if (l.kind != LineKind::kAdded) continue;
+    const std::string_view t = indent_off(l.text);
+    if (t.substr(0, section.size()) == section) return false;
+    if (!name.empty() && detail::definition_name(t) == name) return false;
+  }
+  return true;
+}
+
+/// `hunks` with the section cleared of each hunk whose section line a hunk of `hunks` rewrites
+/// (rewrites_section(): the patch renames the function the section names). Git takes the
+/// section from the file before the patch: after it the line is gone, or (a renamed function
+/// whose old name a new wrapper keeps) heads other code, so it tells neither image's place (a
+/// real case: FlashInfer 0d25b18340 renames blockscaled_contiguous_grouped_gemm_finalize_
+/// fusion_nvfp4() and adds a wrapper under the old signature 349 lines down; on the commit's
+/// own tree the section sent hunk 5 to the wrapper's like lines over its post-image at the
+/// expected line, and the hunks after it out of order: a false conflict). Such hunks are
+/// matched as a patch without section text reads them. std::nullopt when none is.
+std::optional<std::vector<Hunk>> without_rewritten_sections(const std::vector<Hunk>& hunks) {
+  std::optional<std::vector<Hunk>> out;
+  for (std::size_t k = 0; k < hunks.size(); ++k) {
+    const std::string_view section = hunks[k].section;
+    if (section.empty() ||
+        std::none_of(hunks.begin(), hunks.end(),
+                     [&](const Hunk& h) { return rewrites_section(h, section); }))
+      continue;
+    if (!out) out = hunks;
+    (*out)[k].section.clear();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<HunkMatch> match_hunks(const FileText& file, const std::vector<Hunk>& hunks,
                                    const MatchOptions& options) {
   Matcher matcher(file, options);
-  if (const std::optional<std::vector<Hunk>> fixed = with_consistent_new_starts(hunks))
+  const std::optional<std::vector<Hunk>> plain = without_rewritten_sections(hunks);
+  const std::vector<Hunk>& given = plain ? *plain : hunks;
+  if (const std::optional<std::vector<Hunk>> fixed = with_consistent_new_starts(given))
     return matcher.run(*fixed);
-  return matcher.run(hunks);
+  return matcher.run(given);
 }
 
 }  // namespace sm120check

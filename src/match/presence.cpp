@@ -24,10 +24,14 @@ std::string presence_words(const HunkMatch& m) {
   if (code == "removed-lines-present")
     return m.presence == Presence::kAbsent ? "the code it replaces stands where it belongs" + at
                                            : "both the old and the new code stand" + at;
-  if (code == "ambiguous")
+  if (code == "ambiguous") {
+    // A hunk whose change groups were looked for one by one (lines inserted between them)
+    // takes the first group's reason without its places: part of it fits several places.
+    if (m.places.empty()) return "part of the change fits several places equally";
     return m.places.size() == 1
                ? "another hunk's change was found at the same place" + at
                : fmt::format("the change fits {} places equally{}", m.places.size(), at);
+  }
   if (code == "whitespace-differs")
     return "its added lines stand with other white space (try --ignore-whitespace)";
   if (code == "found-elsewhere") return "its lines stand only away from its context" + at;
