@@ -393,6 +393,52 @@ TEST(KernelListing, DamagedArchiveMemberHeaderIsAnError) {
   EXPECT_EQ(error_of(padded), "");
 }
 
+// A damaged archive was reported (exit 3) but also judged on the members read before the fault:
+// "12.0: exact" beside the error, though a member after it (unread) may hold no image for 12.0.
+// Now the fat binaries read are listed and the file is not judged, in text and JSON.
+TEST(KernelListing, DamagedArchiveIsListedButNotJudged) {
+  std::vector<unsigned char> file = bytes_of(fixtures() / "libarch.a");
+  std::size_t last = 0;
+  for (std::size_t at = 8; at + 60 <= file.size();) {
+    last = at;
+    const std::size_t size =
+        std::stoul(std::string(reinterpret_cast<const char*>(file.data() + at + 48), 10));
+    at += 60 + size + (size & 1);
+  }
+  std::memcpy(file.data() + last + 58, "XX", 2);  // hostonly.o's header: broken "`\n"
+  const KernelListing listing = list_kernels_in_memory(file, "libarch.a");
+  ASSERT_NE(listing.error, "");
+  ASSERT_EQ(listing.fatbins.size(), 2u);  // sm90.o and sm120a.o were read
+  const FileFit fit = file_fit(listing, {12, 0});
+  EXPECT_TRUE(fit.not_judged);
+  EXPECT_TRUE(fit.judged.empty());
+  EXPECT_EQ(fit.modules, (std::array<std::size_t, 4>{}));
+  EXPECT_FALSE(file_fit(list_fixture("libarch.a"), {12, 0}).not_judged);
+
+  test::TempDir dir;
+  test::write_file(dir / "libarch.a", std::string(file.begin(), file.end()));
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "libarch.a"});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(r.out, dir / "libarch.a" + ": 2 fat binaries, 2 entries\n"
+                   "  error: " + listing.error + "\n"
+                   "  cubin  sm_90 (x1), sm_120a (x1)\n"
+                   "  12.0: not judged: the file could not be read whole (error above); the "
+                   "modules after the fault are unknown\n"
+                   "summary: 1 file examined, 1 with CUDA code, 1 unreadable or malformed\n");
+  const test::RunResult j =
+      test::run_sm120check({"kernels", "--cc", "12.0", "--format", "json", dir / "libarch.a"});
+  EXPECT_EQ(j.exit_code, 3);
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  const nlohmann::json& f = doc["files"][0];
+  EXPECT_EQ(f["fat_binaries"].size(), 2u);
+  EXPECT_FALSE(f["error"].is_null());
+  ASSERT_EQ(f["fits"].size(), 1u);
+  EXPECT_TRUE(f["fits"][0]["fit"].is_null()) << f["fits"][0].dump();
+  EXPECT_EQ(f["fits"][0]["not_judged"], true);
+  EXPECT_TRUE(f["fits"][0]["module_fits"].empty());
+  EXPECT_EQ(f["fits"][0]["modules"]["exact"], 0);
+}
+
 TEST(KernelListing, RelocatableDeviceCodeIsJudgedOnlyWithoutLoadedModules) {
   const KernelListing rdc = list_fixture("rdc_sm120.o");
   ASSERT_EQ(rdc.fatbins.size(), 1u);

@@ -247,9 +247,14 @@ struct FileFit {
   std::size_t skipped_relocatable = 0;      ///< __nv_relfatbin modules left out
   /// The modules judged (indexes into KernelListing::fatbins) with their fit.
   std::vector<std::pair<std::size_t, ModuleFit>> judged;
+  /// True when the file was not judged because it could not be read whole (its listing has an
+  /// `error`): the modules read before the fault are listed, but the modules after it are
+  /// unknown, so no fit is claimed for the file (`judged` empty, `fit` kNone).
+  bool not_judged = false;
 };
 
-/// Judges `listing` for a GPU of capability `cc` (see FileFit).
+/// Judges `listing` for a GPU of capability `cc` (see FileFit). A listing with an `error` is
+/// not judged (FileFit::not_judged).
 FileFit file_fit(const KernelListing& listing, ComputeCapability cc, int driver_cuda_version = 0);
 
 /// The kernel listing of a run over several files (`sm120check kernels`, later `scan`), judged

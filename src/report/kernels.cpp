@@ -67,6 +67,7 @@ json fit_to_json(const FileFit& fit, const KernelListing& listing) {
     judged.push_back(std::move(m));
   }
   out["module_fits"] = std::move(judged);
+  out["not_judged"] = fit.not_judged;
   return out;
 }
 
@@ -109,6 +110,10 @@ const char* fit_color(KernelFit fit) {
 
 /// "exact: sm_120 SASS in its module" and the like, for one capability.
 std::string fit_text(const FileFit& fit, bool color) {
+  if (fit.not_judged)
+    return paint("not judged", "31", color) +
+           ": the file could not be read whole (error above); the modules after the fault are "
+           "unknown";
   if (fit.judged.empty()) return "nothing to run (no module with a kernel)";
   const std::size_t total = fit.judged.size();
   const auto count = [&](KernelFit f) { return fit.modules[static_cast<std::size_t>(f)]; };
