@@ -439,6 +439,59 @@ TEST(KernelListing, DamagedArchiveIsListedButNotJudged) {
   EXPECT_EQ(f["fits"][0]["modules"]["exact"], 0);
 }
 
+/// `image` (an ELF64 file) with its section header table dropped as sstrip leaves it: e_shoff,
+/// e_shnum and e_shstrndx zero (ELF64 header offsets 0x28, 0x3c, 0x3e).
+std::vector<unsigned char> without_section_headers(std::vector<unsigned char> image) {
+  std::memset(image.data() + 0x28, 0, 8);
+  std::memset(image.data() + 0x3c, 0, 4);
+  return image;
+}
+
+// A shared object without its section header table still loads its fat binaries (the runtime
+// finds them by address, not by section name): it read as "no CUDA code", exit 0. Now its
+// loaded segments are searched for fat binary headers, and it lists what the intact file lists.
+TEST(KernelListing, SharedObjectWithoutSectionHeadersIsSearchedThroughItsSegments) {
+  const std::vector<unsigned char> intact = bytes_of(fixtures() / "libtwo.so");
+  const std::vector<unsigned char> stripped = without_section_headers(intact);
+  const KernelListing with = list_kernels_in_memory(intact, "libtwo.so");
+  const KernelListing without = list_kernels_in_memory(stripped, "stripped.so");
+  EXPECT_EQ(without.error, "");
+  EXPECT_TRUE(without.elf);
+  EXPECT_EQ(manifest_words(without), manifest_words(with));
+  ASSERT_EQ(without.fatbins.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(without.fatbins[k].section, "segment");
+    EXPECT_EQ(without.fatbins[k].offset, with.fatbins[k].offset);
+    EXPECT_EQ(without.fatbins[k].has_kernels(), with.fatbins[k].has_kernels());
+  }
+  EXPECT_EQ(file_fit(without, {12, 0}).fit, KernelFit::kPtxJit);
+  EXPECT_EQ(file_fit(without, {12, 0}).modules, file_fit(with, {12, 0}).modules);
+
+  test::TempDir dir;
+  test::write_file(dir / "stripped.so", std::string(stripped.begin(), stripped.end()));
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "stripped.so"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // as libtwo.so: one module only as PTX
+  EXPECT_NE(r.out.find(": 2 fat binaries, 4 entries (1 compressed), found by their headers in "
+                       "loaded segments (no section header table)\n"),
+            std::string::npos)
+      << r.out;
+
+  // A fat binary header found there whose entries run past the segment: an error, exit 3.
+  std::vector<unsigned char> cut = stripped;
+  const std::size_t at = static_cast<std::size_t>(with.fatbins[1].offset);
+  std::memset(cut.data() + at + 8, 0xff, 4);
+  const KernelListing broken = list_kernels_in_memory(cut, "cut.so");
+  EXPECT_NE(broken.error.find("no section header table: the fat binary found by its header at "),
+            std::string::npos)
+      << broken.error;
+  // An object has no program headers: without sections nothing says where code lies.
+  const KernelListing object = list_kernels_in_memory(
+      without_section_headers(bytes_of(fixtures() / "sm120a.o")), "sm120a.o");
+  EXPECT_EQ(object.error, "no section header table and no program headers: where a fat binary "
+                          "would lie cannot be told");
+  EXPECT_TRUE(object.fatbins.empty());
+}
+
 TEST(KernelListing, RelocatableDeviceCodeIsJudgedOnlyWithoutLoadedModules) {
   const KernelListing rdc = list_fixture("rdc_sm120.o");
   ASSERT_EQ(rdc.fatbins.size(), 1u);

@@ -83,7 +83,8 @@ struct KernelEntry {
 struct FatBinary {
   /// ".nv_fatbin", "__nv_relfatbin", "" for a bare .fatbin file; "cubin" for a bare cubin file
   /// (an ELF of machine EM_CUDA, nvcc -cubin) and "ptx" for a PTX text file (nvcc -ptx): one
-  /// entry, the whole file, not in any fat binary.
+  /// entry, the whole file, not in any fat binary; "segment" for one found by its header in a
+  /// loaded segment of an ELF file without a section header table (list_kernels_in_memory()).
   std::string section;
   std::string member;       ///< the static archive member (ELF object) holding it; "" if none
   std::uint64_t offset = 0;  ///< of its header, in bytes from the file start
@@ -157,7 +158,10 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 /// bare fat binary (starting with its magic 0xBA55ED50), a bare cubin (an ELF whose e_machine is
 /// EM_CUDA, 190: its SM from e_flags, bits 8-15 from ELF ABI version 8 on, bits 0-7 before; an
 /// `a`/`f` suffix from the `-arch` ptxas option its .note.nv.tkinfo records, else plain) or a
-/// PTX text (`//` comments, then `.version M.m` and `.target sm_XY[a|f]`). `path` only names it in the result.
+/// PTX text (`//` comments, then `.version M.m` and `.target sm_XY[a|f]`). An ELF file without
+/// a section header table (stripped of it) is searched through its program headers: every
+/// loaded segment at each 4-byte aligned offset for a fat binary header (magic, version 1,
+/// header size 16); one without program headers either is an error. `path` only names it in the result.
 /// Never throws for bad content: a malformed ELF or fat binary is reported in `error`.
 KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::string path);
 

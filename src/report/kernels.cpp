@@ -250,7 +250,9 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     if (!listing.error.empty()) ++errors;
     ++with_code;
     std::size_t compressed = 0, without_kernels = 0, relocatable = 0;
+    bool by_segments = false;
     for (const FatBinary& f : listing.fatbins) {
+      by_segments = by_segments || f.section == "segment";
       if (!f.has_kernels()) ++without_kernels;
       if (!f.loaded()) ++relocatable;
       for (const KernelEntry& e : f.entries)
@@ -266,6 +268,7 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     if (compressed > 0) out << " (" << compressed << " compressed)";
     if (without_kernels > 0) out << ", " << without_kernels << " without kernels";
     if (relocatable > 0) out << ", " << relocatable << " relocatable (__nv_relfatbin)";
+    if (by_segments) out << ", found by their headers in loaded segments (no section header table)";
     out << '\n';
     if (!listing.error.empty())
       out << "  " << paint("error", "31", color) << ": " << escape_for_terminal(listing.error)
