@@ -700,6 +700,19 @@ class _Lexer:
             k = self.escape_end(k) if s[k] == 92 else k + 1
         return min(n, k + 1)
 
+    def shell_arith_end(self, k: int) -> int:
+        s, n = self.s, self.n
+        depth = 2
+        while k < n:
+            if s[k] == 40:
+                depth += 1
+            elif s[k] == 41:
+                depth -= 1
+                if depth == 0:
+                    return k + 1
+            k += 1
+        return n
+
     def shell_brace_end(self, k: int) -> int:
         s, n = self.s, self.n
         depth = 1
@@ -741,6 +754,9 @@ class _Lexer:
                 e = self.line_end(i)
                 self.blank(i, e)
                 i = e
+            elif c == 40 and i + 1 < n and s[i + 1] == 40:  # (( or $((: arithmetic
+                i = self.shell_arith_end(i + 2)
+                word_start = False
             elif c in b" \t\r;&|()>":
                 word_start = True
                 i += 1

@@ -844,6 +844,9 @@ class Lexer {
         const std::size_t e = line_end(i);
         blank(i, e);
         i = e;
+      } else if (c == '(' && i + 1 < n_ && s_[i + 1] == '(') {
+        i = shell_arith_end(i + 2);  // $((x << 2)), ((n<<=1)): no here-document, no comment
+        word_start = false;
       } else if (c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '&' || c == '|' ||
                  c == '(' || c == ')' || c == '>') {
         word_start = true;
@@ -889,6 +892,17 @@ class Lexer {
     std::size_t k = q + 1;
     while (k < n_ && s_[k] != '"') k = s_[k] == '\\' ? escape_end(k) : k + 1;
     return std::min(n_, k + 1);
+  }
+
+  /// One past the `))` closing an arithmetic expression whose text starts at `k` (after
+  /// "((" or "$(("): parentheses counted; the end when unclosed.
+  std::size_t shell_arith_end(std::size_t k) const {
+    int depth = 2;
+    for (; k < n_; ++k) {
+      if (s_[k] == '(') ++depth;
+      if (s_[k] == ')' && --depth == 0) return k + 1;
+    }
+    return n_;
   }
 
   /// One past the `}` closing a parameter expansion whose text starts at `k` (after "${"):
