@@ -407,7 +407,7 @@ TEST(ScanCode, MarkersInDeadPythonAndShellCommentsAreNotTheFix) {
   EXPECT_EQ(sh("#!/bin/bash\n    " + fixed + "\n"), FixVerdict::kPresent);
   EXPECT_EQ(sh("#!/bin/bash\n    " + unfixed + "  # TODO: " + fixed + "\n"),
             FixVerdict::kMissing);
-  EXPECT_EQ(sh("#!/bin/bash\nfoo;# " + fixed + "\n"), FixVerdict::kMissing);
+  EXPECT_EQ(sh("#!/bin/bash\n" + unfixed + ";# " + fixed + "\n"), FixVerdict::kMissing);
   // `#` inside a word or quotes starts no comment.
   EXPECT_EQ(sh("#!/bin/bash\necho \"a # b\" x#y; " + fixed + "\n"), FixVerdict::kPresent);
 }
