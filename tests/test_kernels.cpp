@@ -449,13 +449,19 @@ std::vector<unsigned char> without_section_headers(std::vector<unsigned char> im
 
 // A shared object without its section header table still loads its fat binaries (the runtime
 // finds them by address, not by section name): it read as "no CUDA code", exit 0. Now its
-// loaded segments are searched for fat binary headers, and it lists what the intact file lists.
+// loaded segments are searched for fat binary headers: it lists what the intact file lists, but
+// is not judged (which of them are registered modules cannot be told), exit 3.
 TEST(KernelListing, SharedObjectWithoutSectionHeadersIsSearchedThroughItsSegments) {
   const std::vector<unsigned char> intact = bytes_of(fixtures() / "libtwo.so");
   const std::vector<unsigned char> stripped = without_section_headers(intact);
   const KernelListing with = list_kernels_in_memory(intact, "libtwo.so");
   const KernelListing without = list_kernels_in_memory(stripped, "stripped.so");
-  EXPECT_EQ(without.error, "");
+  const std::string why =
+      "no section header table: 2 fat binaries found by their headers in loaded segments "
+      "(listed), but which of them the CUDA runtime registers (.nv_fatbin) and which are data "
+      "(fat binaries kept in .rodata for JIT LTO, as CUDA 13's libcusparse.so.12 has 34) cannot "
+      "be told without the sections: not judged";
+  EXPECT_EQ(without.error, why);
   EXPECT_TRUE(without.elf);
   EXPECT_EQ(manifest_words(without), manifest_words(with));
   ASSERT_EQ(without.fatbins.size(), 2u);
@@ -464,17 +470,23 @@ TEST(KernelListing, SharedObjectWithoutSectionHeadersIsSearchedThroughItsSegment
     EXPECT_EQ(without.fatbins[k].offset, with.fatbins[k].offset);
     EXPECT_EQ(without.fatbins[k].has_kernels(), with.fatbins[k].has_kernels());
   }
-  EXPECT_EQ(file_fit(without, {12, 0}).fit, KernelFit::kPtxJit);
-  EXPECT_EQ(file_fit(without, {12, 0}).modules, file_fit(with, {12, 0}).modules);
+  EXPECT_TRUE(file_fit(without, {12, 0}).not_judged);
 
   test::TempDir dir;
   test::write_file(dir / "stripped.so", std::string(stripped.begin(), stripped.end()));
   const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "stripped.so"});
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // as libtwo.so: one module only as PTX
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find(": 2 fat binaries, 4 entries (1 compressed), found by their headers in "
-                       "loaded segments (no section header table)\n"),
+                       "loaded segments (no section header table)\n  error: " + why + "\n"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("  12.0: not judged: "), std::string::npos) << r.out;
+  // A file without sections and without any fat binary header in its segments has no CUDA code.
+  std::vector<unsigned char> none = stripped;
+  for (const FatBinary& f : with.fatbins) std::memset(none.data() + f.offset, 0, 4);
+  const KernelListing empty = list_kernels_in_memory(none, "none.so");
+  EXPECT_EQ(empty.error, "");
+  EXPECT_TRUE(empty.fatbins.empty());
 
   // A fat binary header found there whose entries run past the segment: an error, exit 3.
   std::vector<unsigned char> cut = stripped;

@@ -88,7 +88,11 @@ std::optional<unsigned> count_functions(unsigned char* cubin, std::size_t size) 
 /// (is_fat_binary_header(): magic 0xBA55ED50, version 1, header size 16; the .nv_fatbin section
 /// is 8-aligned), and each one found is read alone, its 16-byte header giving its size; the
 /// search goes on after it. A header whose entries do not parse is an error, like a damaged
-/// .nv_fatbin section. Without program headers either there is nothing to search: an error.
+/// .nv_fatbin section. Fat binaries found are listed, with an error that keeps the file from
+/// being judged: the search also finds fat binaries that are data, not registered modules
+/// (CUDA 13's libcusparse.so.12 keeps 34 with LTO IR and PTX up to compute_100 in .rodata, for
+/// JIT LTO: judged, they made 12.0 read ptx-jit where its .nv_fatbin reads exact). None found:
+/// no CUDA code loads. Without program headers either there is nothing to search: an error.
 void list_segments(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t base,
                    const std::string& member, KernelListing& listing) {
   std::size_t count = 0;
@@ -126,6 +130,7 @@ void list_segments(Elf* elf, unsigned char* image, std::size_t size, std::uint64
       merged.back().to = std::max(merged.back().to, s.to);
     else
       merged.push_back(s);
+  const std::size_t first_found = listing.fatbins.size();
   for (const Span& s : merged) {
     std::uint64_t at = (s.from + 3) & ~std::uint64_t{3};
     while (at + 16 <= s.to) {
@@ -159,6 +164,14 @@ void list_segments(Elf* elf, unsigned char* image, std::size_t size, std::uint64
       at = (at + 16 + body + 3) & ~std::uint64_t{3};
     }
   }
+  const std::size_t found = listing.fatbins.size() - first_found;
+  if (found != 0)
+    listing.error = fmt::format(
+        "no section header table: {} fat binar{} found by {} headers in loaded segments (listed), "
+        "but which of them the CUDA runtime registers (.nv_fatbin) and which are data (fat "
+        "binaries kept in .rodata for JIT LTO, as CUDA 13's libcusparse.so.12 has 34) cannot be "
+        "told without the sections: not judged",
+        found, found == 1 ? "y" : "ies", found == 1 ? "its" : "their");
 }
 
 /// Reads the fat-binary sections of an ELF image. `image` must stay writable and private: libelf
