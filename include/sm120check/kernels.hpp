@@ -161,7 +161,9 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 /// PTX text (`//` comments, then `.version M.m` and `.target sm_XY[a|f]`). An ELF file without
 /// a section header table (stripped of it) is searched through its program headers: every
 /// loaded segment at each 4-byte aligned offset for a fat binary header (magic, version 1,
-/// header size 16); one without program headers either is an error. `path` only names it in the result.
+/// header size 16); what is found is listed with an `error` (registered modules cannot be told
+/// from fat binaries kept as data, so it is not judged), nothing found is no CUDA code; one
+/// without program headers either is an error. `path` only names it in the result.
 /// Never throws for bad content: a malformed ELF or fat binary is reported in `error`.
 KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::string path);
 
