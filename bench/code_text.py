@@ -11,7 +11,8 @@ of tests/data/code_text/cases.json (``--cases``; the test suite runs it, and
 tests/test_code_text.cpp runs the same cases on the C++ side). ``--python-truth PATH...``
 compares the Python rules with Python's own tokenizer and parser on every ``.py`` file under
 the PATHs that parses: comments (tokenize's COMMENT tokens) and string statements (ast's
-``Expr`` of a ``str`` or ``bytes`` constant, docstrings included) blanked, nothing else.
+``Expr`` of a ``str`` or ``bytes`` constant, docstrings included) blanked, and the body of an
+``if False:`` / ``if 0:`` (``elif`` too), nothing else.
 
 ``--c-truth PATH...`` does the same for C, C++ and CUDA files against GCC
 (``gcc -fpreprocessed -dD -E -P``, which replaces each comment by a space and keeps directives):
@@ -31,7 +32,7 @@ C_FAMILY = {"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "cu"
 
 
 def comment_syntax_for(path: str) -> str:
-    """"python", "c-family", "cmake", "hash-line" or "none", from the file's name."""
+    """"python", "c-family", "cmake", "hash-line", "shell" or "none", from the file's name."""
     name = path.rsplit("/", 1)[-1]
     if name == "CMakeLists.txt":
         return "cmake"
@@ -45,7 +46,9 @@ def comment_syntax_for(path: str) -> str:
         return "c-family"
     if ext == "cmake":
         return "cmake"
-    if ext in ("sh", "bash", "yml", "yaml"):
+    if ext in ("sh", "bash"):
+        return "shell"
+    if ext in ("yml", "yaml"):
         return "hash-line"
     return "none"
 
@@ -253,10 +256,54 @@ class _Lexer:
             k += 1
         return k >= n or s[k] in b":=.,;)]}\n\r#"
 
+    def py_column(self, k: int) -> int:
+        s = self.s
+        b = k
+        while b > 0 and s[b - 1] in (32, 9, 12):
+            b -= 1
+        col = 0
+        for x in s[b:k]:
+            col = (col // 8 + 1) * 8 if x == 9 else 0 if x == 12 else col + 1
+        return col
+
+    def py_false_test(self, k: int) -> bool:
+        s, n = self.s, self.n
+        while k < n and s[k] in (32, 9):
+            k += 1
+        e = k
+        while e < n and _is_word(s[e]):
+            e += 1
+        if s[k:e] not in (b"False", b"0"):
+            return False
+        while e < n and s[e] in (32, 9):
+            e += 1
+        return e < n and s[e] == 58 and (e + 1 >= n or s[e + 1] != 61)
+
     def python(self) -> None:
         s, n = self.s, self.n
         st = {"depth": 0, "start": True, "lead": 0, "closed_lead": 0, "header": False,
-              "first": True, "lambdas": 0, "pending": False, "begin": 0, "end": 0}
+              "first": True, "lambdas": 0, "pending": False, "begin": 0, "end": 0,
+              # dead code (the C++ python()): "live", "inline", "block"
+              "dead": "live", "dead_header": False, "line_first": True, "line_indent": 0,
+              "dead_indent": 0, "dead_from": -1, "code_end": 0, "in_token": False}
+
+        def on_token(at: int) -> None:
+            if not st["line_first"]:
+                if st["dead"] == "inline" and st["dead_from"] < 0:
+                    st["dead_from"] = at
+                return
+            st["line_first"] = False
+            st["line_indent"] = self.py_column(at)
+            if st["dead"] != "block":
+                return
+            if st["dead_from"] < 0:
+                if st["line_indent"] > st["dead_indent"]:
+                    st["dead_from"] = at
+                else:
+                    st["dead"] = "live"
+            elif st["line_indent"] <= st["dead_indent"]:
+                self.blank(st["dead_from"], st["code_end"])
+                st["dead"] = "live"
 
         def settle(statement_ends: bool) -> None:
             if st["pending"] and statement_ends and st["closed_lead"] == st["lead"]:
@@ -270,24 +317,40 @@ class _Lexer:
                 st["first"] = True
                 st["header"] = False
                 st["lambdas"] = 0
+                st["dead_header"] = False
 
         i = 3 if s[:3] == b"\xef\xbb\xbf" else 0
         while i < n:
+            if st["in_token"]:
+                st["code_end"] = i
+                st["in_token"] = False
             c = s[i]
             if c == 10 or (c == 13 and self.py_newline_at(i) == 1):
                 if st["depth"] == 0:
                     settle(True)
                     new_statement(True)
+                    st["line_first"] = True
+                    if st["dead"] == "inline" and st["dead_from"] >= 0:
+                        self.blank(st["dead_from"], st["code_end"])
+                        st["dead"] = "live"
+                    elif st["dead"] == "inline":
+                        st["dead"] = "block"
                 i += 1
-            elif c in (32, 9, 12, 13, 11):
+                continue
+            if c in (32, 9, 12, 13, 11):
                 i += 1
-            elif c == 35:  # '#'
+                continue
+            if c == 35:  # '#'
                 e = self.py_line_end(i)
                 self.blank(i, e)
                 i = e
-            elif c == 92 and self.py_newline_at(i + 1):
+                continue
+            if c == 92 and self.py_newline_at(i + 1):
                 i += 1 + self.py_newline_at(i + 1)
-            elif c == 59 and st["depth"] == 0:  # ';'
+                continue
+            st["in_token"] = True
+            on_token(i)
+            if c == 59 and st["depth"] == 0:  # ';'
                 settle(True)
                 new_statement(True)
                 i += 1
@@ -308,6 +371,10 @@ class _Lexer:
                 else:
                     st["header"] = False
                     new_statement(False)
+                    if st["dead_header"] and st["dead"] == "live":
+                        st["dead"] = "inline"
+                        st["dead_from"] = -1
+                        st["dead_indent"] = st["line_indent"]
                 i += 1
             else:
                 quote = -1
@@ -346,6 +413,8 @@ class _Lexer:
                     word = s[i:word_end]
                     if st["first"] and st["depth"] == 0:
                         st["header"] = word in self.COMPOUND and not self.soft_name(word, word_end)
+                        st["dead_header"] = (st["header"] and word in (b"if", b"elif")
+                                             and self.py_false_test(word_end))
                     if st["header"] and st["depth"] == 0 and word == b"lambda":
                         st["lambdas"] += 1
                     st["first"] = False
@@ -357,7 +426,11 @@ class _Lexer:
                 if c in b")]}" and st["depth"] > 0:
                     st["depth"] -= 1
                 i += 1
+        if st["in_token"]:
+            st["code_end"] = i
         settle(True)
+        if st["dead"] != "live" and st["dead_from"] >= 0:
+            self.blank(st["dead_from"], st["code_end"])
 
     # -- C, C++, CUDA -----------------------------------------------------------------------
 
@@ -573,7 +646,153 @@ class _Lexer:
             else:
                 i += 1
 
-    # -- shell, YAML ------------------------------------------------------------------------
+    # -- shell ------------------------------------------------------------------------------
+
+    def heredoc_end(self, k: int, delim: bytes, strip_tabs: bool) -> int:
+        s, n = self.s, self.n
+        while k < n:
+            b = k
+            if strip_tabs:
+                while b < n and s[b] == 9:
+                    b += 1
+            e = self.line_end(b)
+            line = s[b:e]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if line == delim:
+                return min(n, e + 1)
+            k = e + 1
+        return n
+
+    def heredoc_word(self, k: int) -> tuple[int, bytes, bool]:
+        """(one past the word or 0, delimiter, <<-) for a `<<` at k."""
+        s, n = self.s, self.n
+        k += 2
+        strip_tabs = k < n and s[k] == 45
+        if strip_tabs:
+            k += 1
+        while k < n and s[k] in (32, 9):
+            k += 1
+        delim = bytearray()
+        while k < n:
+            c = s[k]
+            if c in (39, 34):
+                close = s.find(bytes([c]), k + 1)
+                nl = self.line_end(k)
+                if close < 0 or close > nl:
+                    return 0, b"", strip_tabs
+                delim += s[k + 1:close]
+                k = close + 1
+            elif c == 92 and k + 1 < n and s[k + 1] != 10:
+                delim.append(s[k + 1])
+                k += 2
+            elif c in b" \t\n\r;&|()<>":
+                break
+            else:
+                delim.append(c)
+                k += 1
+        return (k if delim else 0), bytes(delim), strip_tabs
+
+    def shell_double_quote_end(self, q: int) -> int:
+        s, n = self.s, self.n
+        k = q + 1
+        while k < n and s[k] != 34:
+            k = self.escape_end(k) if s[k] == 92 else k + 1
+        return min(n, k + 1)
+
+    def shell_arith_end(self, k: int) -> int:
+        s, n = self.s, self.n
+        depth = 2
+        while k < n:
+            if s[k] == 40:
+                depth += 1
+            elif s[k] == 41:
+                depth -= 1
+                if depth == 0:
+                    return k + 1
+            k += 1
+        return n
+
+    def shell_brace_end(self, k: int) -> int:
+        s, n = self.s, self.n
+        depth = 1
+        while k < n:
+            c = s[k]
+            if c == 92:
+                k = self.escape_end(k)
+            elif c == 34:
+                k = self.shell_double_quote_end(k)
+            elif c == 39:
+                close = s.find(b"'", k + 1)
+                k = n if close < 0 else close + 1
+            elif c == 123:
+                depth += 1
+                k += 1
+            elif c == 125:
+                k += 1
+                depth -= 1
+                if depth == 0:
+                    return k
+            else:
+                k += 1
+        return n
+
+    def shell(self) -> None:
+        s, n = self.s, self.n
+        i = 0
+        word_start = True
+        heredocs: list[tuple[bytes, bool]] = []
+        while i < n:
+            c = s[i]
+            if c == 10:
+                i += 1
+                for delim, strip in heredocs:
+                    i = self.heredoc_end(i, delim, strip)
+                heredocs.clear()
+                word_start = True
+            elif c == 35 and word_start:
+                e = self.line_end(i)
+                self.blank(i, e)
+                i = e
+            elif c == 40 and i + 1 < n and s[i + 1] == 40:  # (( or $((: arithmetic
+                i = self.shell_arith_end(i + 2)
+                word_start = False
+            elif c in b" \t\r;&|()>":
+                word_start = True
+                i += 1
+            elif c == 60:  # '<'
+                e = 0
+                if i + 1 < n and s[i + 1] == 60 and (i + 2 >= n or s[i + 2] != 60):
+                    e, delim, strip = self.heredoc_word(i)
+                if e:
+                    heredocs.append((delim, strip))
+                    i = e
+                    word_start = False
+                else:
+                    while i < n and s[i] == 60:
+                        i += 1
+                    word_start = True
+            elif c == 92:
+                i = self.escape_end(i)
+                word_start = False
+            elif c == 39 or (c == 36 and i + 1 < n and s[i + 1] == 39):
+                ansi = c == 36
+                k = i + (2 if ansi else 1)
+                while k < n and s[k] != 39:
+                    k = self.escape_end(k) if ansi and s[k] == 92 else k + 1
+                i = min(n, k + 1)
+                word_start = False
+            elif c == 34:
+                i = self.shell_double_quote_end(i)
+                word_start = False
+            elif c == 36 and i + 1 < n and s[i + 1] == 123:
+                i = self.shell_brace_end(i + 2)
+                word_start = False
+            else:
+                word_start = False
+                i += 1
+
+    # -- YAML -------------------------------------------------------------------------------
 
     def hash_lines(self) -> None:
         s, n = self.s, self.n
@@ -592,7 +811,7 @@ def blank_comments(data: bytes, syntax: str) -> tuple[bytes, bool]:
     """(``data`` with its comments blanked, whether any byte was)."""
     lx = _Lexer(data)
     {"python": lx.python, "c-family": lx.c_family, "cmake": lx.cmake,
-     "hash-line": lx.hash_lines}.get(syntax, lambda: None)()
+     "hash-line": lx.hash_lines, "shell": lx.shell}.get(syntax, lambda: None)()
     return bytes(lx.out), lx.blanked
 
 
@@ -647,11 +866,24 @@ def python_truth(data: bytes) -> bytes | None:
             line = data[line_start:data.find(b"\n", line_start) if data.find(b"\n", line_start) >= 0 else len(data)]
             col = len(line.decode("utf-8", errors="surrogateescape")[:t.start[1]].encode("utf-8", errors="surrogateescape"))
             blank(line_start + col, line_start + len(line.rstrip(b"\r")))
+    import re
+    dead_header = re.compile(rb"(?:el)?if[ \t]+(?:False|0)[ \t]*:")
     for node in ast.walk(tree):
         if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
                 and isinstance(node.value.value, (str, bytes))):
             v = node.value  # ast offsets are UTF-8 byte offsets
             blank(offset(v.lineno, v.col_offset), offset(v.end_lineno, v.end_col_offset))
+        # Dead code: the body of `if False:` / `if 0:` (elif too: an If whose offset is its
+        # keyword's), from its first statement (a decorator's "@" for a decorated one) to the
+        # end of its last.
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.Constant)
+                and dead_header.match(data, offset(node.lineno, node.col_offset))):
+            first, last = node.body[0], node.body[-1]
+            start = offset(first.lineno, first.col_offset)
+            if getattr(first, "decorator_list", None):
+                d = first.decorator_list[0]
+                start = data.rfind(b"@", 0, offset(d.lineno, d.col_offset))
+            blank(start, offset(last.end_lineno, last.end_col_offset))
     return bytes(out)
 
 

@@ -16,7 +16,7 @@ namespace {
 
 CommentSyntax syntax_named(const std::string& name) {
   for (CommentSyntax s : {CommentSyntax::kNone, CommentSyntax::kPython, CommentSyntax::kCFamily,
-                          CommentSyntax::kCMake, CommentSyntax::kHashLine})
+                          CommentSyntax::kCMake, CommentSyntax::kHashLine, CommentSyntax::kShell})
     if (to_string(s) == name) return s;
   ADD_FAILURE() << "no syntax " << name;
   return CommentSyntax::kNone;
@@ -61,7 +61,8 @@ TEST(CodeText, SyntaxByFileName) {
   EXPECT_EQ(comment_syntax_for("x.cpp"), CommentSyntax::kCFamily);
   EXPECT_EQ(comment_syntax_for("ggml/src/ggml-cuda/CMakeLists.txt"), CommentSyntax::kCMake);
   EXPECT_EQ(comment_syntax_for("cmake/x.cmake"), CommentSyntax::kCMake);
-  EXPECT_EQ(comment_syntax_for(".github/scripts/build-cuda.sh"), CommentSyntax::kHashLine);
+  EXPECT_EQ(comment_syntax_for(".github/scripts/build-cuda.sh"), CommentSyntax::kShell);
+  EXPECT_EQ(comment_syntax_for("install.bash"), CommentSyntax::kShell);
   EXPECT_EQ(comment_syntax_for(".github/workflows/python-package.yml"), CommentSyntax::kHashLine);
   EXPECT_EQ(comment_syntax_for("notes.txt"), CommentSyntax::kNone);
   EXPECT_EQ(comment_syntax_for("Makefile"), CommentSyntax::kNone);

@@ -393,6 +393,117 @@ TEST(KernelListing, DamagedArchiveMemberHeaderIsAnError) {
   EXPECT_EQ(error_of(padded), "");
 }
 
+// A damaged archive was reported (exit 3) but also judged on the members read before the fault:
+// "12.0: exact" beside the error, though a member after it (unread) may hold no image for 12.0.
+// Now the fat binaries read are listed and the file is not judged, in text and JSON.
+TEST(KernelListing, DamagedArchiveIsListedButNotJudged) {
+  std::vector<unsigned char> file = bytes_of(fixtures() / "libarch.a");
+  std::size_t last = 0;
+  for (std::size_t at = 8; at + 60 <= file.size();) {
+    last = at;
+    const std::size_t size =
+        std::stoul(std::string(reinterpret_cast<const char*>(file.data() + at + 48), 10));
+    at += 60 + size + (size & 1);
+  }
+  std::memcpy(file.data() + last + 58, "XX", 2);  // hostonly.o's header: broken "`\n"
+  const KernelListing listing = list_kernels_in_memory(file, "libarch.a");
+  ASSERT_NE(listing.error, "");
+  ASSERT_EQ(listing.fatbins.size(), 2u);  // sm90.o and sm120a.o were read
+  const FileFit fit = file_fit(listing, {12, 0});
+  EXPECT_TRUE(fit.not_judged);
+  EXPECT_TRUE(fit.judged.empty());
+  EXPECT_EQ(fit.modules, (std::array<std::size_t, 4>{}));
+  EXPECT_FALSE(file_fit(list_fixture("libarch.a"), {12, 0}).not_judged);
+
+  test::TempDir dir;
+  test::write_file(dir / "libarch.a", std::string(file.begin(), file.end()));
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "libarch.a"});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(r.out, dir / "libarch.a" + ": 2 fat binaries, 2 entries\n"
+                   "  error: " + listing.error + "\n"
+                   "  cubin  sm_90 (x1), sm_120a (x1)\n"
+                   "  12.0: not judged: the file could not be read whole (error above); the "
+                   "modules after the fault are unknown\n"
+                   "summary: 1 file examined, 1 with CUDA code, 1 unreadable or malformed\n");
+  const test::RunResult j =
+      test::run_sm120check({"kernels", "--cc", "12.0", "--format", "json", dir / "libarch.a"});
+  EXPECT_EQ(j.exit_code, 3);
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  const nlohmann::json& f = doc["files"][0];
+  EXPECT_EQ(f["fat_binaries"].size(), 2u);
+  EXPECT_FALSE(f["error"].is_null());
+  ASSERT_EQ(f["fits"].size(), 1u);
+  EXPECT_TRUE(f["fits"][0]["fit"].is_null()) << f["fits"][0].dump();
+  EXPECT_EQ(f["fits"][0]["not_judged"], true);
+  EXPECT_TRUE(f["fits"][0]["module_fits"].empty());
+  EXPECT_EQ(f["fits"][0]["modules"]["exact"], 0);
+}
+
+/// `image` (an ELF64 file) with its section header table dropped as sstrip leaves it: e_shoff,
+/// e_shnum and e_shstrndx zero (ELF64 header offsets 0x28, 0x3c, 0x3e).
+std::vector<unsigned char> without_section_headers(std::vector<unsigned char> image) {
+  std::memset(image.data() + 0x28, 0, 8);
+  std::memset(image.data() + 0x3c, 0, 4);
+  return image;
+}
+
+// A shared object without its section header table still loads its fat binaries (the runtime
+// finds them by address, not by section name): it read as "no CUDA code", exit 0. Now its
+// loaded segments are searched for fat binary headers: it lists what the intact file lists, but
+// is not judged (which of them are registered modules cannot be told), exit 3.
+TEST(KernelListing, SharedObjectWithoutSectionHeadersIsSearchedThroughItsSegments) {
+  const std::vector<unsigned char> intact = bytes_of(fixtures() / "libtwo.so");
+  const std::vector<unsigned char> stripped = without_section_headers(intact);
+  const KernelListing with = list_kernels_in_memory(intact, "libtwo.so");
+  const KernelListing without = list_kernels_in_memory(stripped, "stripped.so");
+  const std::string why =
+      "no section header table: 2 fat binaries found by their headers in loaded segments "
+      "(listed), but which of them the CUDA runtime registers (.nv_fatbin) and which are data "
+      "(fat binaries kept in .rodata for JIT LTO, as CUDA 13's libcusparse.so.12 has 34) cannot "
+      "be told without the sections: not judged";
+  EXPECT_EQ(without.error, why);
+  EXPECT_TRUE(without.elf);
+  EXPECT_EQ(manifest_words(without), manifest_words(with));
+  ASSERT_EQ(without.fatbins.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(without.fatbins[k].section, "segment");
+    EXPECT_EQ(without.fatbins[k].offset, with.fatbins[k].offset);
+    EXPECT_EQ(without.fatbins[k].has_kernels(), with.fatbins[k].has_kernels());
+  }
+  EXPECT_TRUE(file_fit(without, {12, 0}).not_judged);
+
+  test::TempDir dir;
+  test::write_file(dir / "stripped.so", std::string(stripped.begin(), stripped.end()));
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "stripped.so"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find(": 2 fat binaries, 4 entries (1 compressed), found by their headers in "
+                       "loaded segments (no section header table)\n  error: " + why + "\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  12.0: not judged: "), std::string::npos) << r.out;
+  // A file without sections and without any fat binary header in its segments has no CUDA code.
+  std::vector<unsigned char> none = stripped;
+  for (const FatBinary& f : with.fatbins) std::memset(none.data() + f.offset, 0, 4);
+  const KernelListing empty = list_kernels_in_memory(none, "none.so");
+  EXPECT_EQ(empty.error, "");
+  EXPECT_TRUE(empty.fatbins.empty());
+
+  // A fat binary header found there whose entries run past the segment: an error, exit 3.
+  std::vector<unsigned char> cut = stripped;
+  const std::size_t at = static_cast<std::size_t>(with.fatbins[1].offset);
+  std::memset(cut.data() + at + 8, 0xff, 4);
+  const KernelListing broken = list_kernels_in_memory(cut, "cut.so");
+  EXPECT_NE(broken.error.find("no section header table: the fat binary found by its header at "),
+            std::string::npos)
+      << broken.error;
+  // An object has no program headers: without sections nothing says where code lies.
+  const KernelListing object = list_kernels_in_memory(
+      without_section_headers(bytes_of(fixtures() / "sm120a.o")), "sm120a.o");
+  EXPECT_EQ(object.error, "no section header table and no program headers: where a fat binary "
+                          "would lie cannot be told");
+  EXPECT_TRUE(object.fatbins.empty());
+}
+
 TEST(KernelListing, RelocatableDeviceCodeIsJudgedOnlyWithoutLoadedModules) {
   const KernelListing rdc = list_fixture("rdc_sm120.o");
   ASSERT_EQ(rdc.fatbins.size(), 1u);

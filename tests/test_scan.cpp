@@ -409,6 +409,49 @@ TEST(ScanCode, CppCommentsHideMarkersInHeaders) {
             FixVerdict::kPresent);
 }
 
+// Hostile review (#5): a fixed marker in dead code read present, exit 0: a Python block under
+// `if False:` or `if 0:`, and a shell script's trailing comment (`cmd  # marker`).
+TEST(ScanCode, MarkersInDeadPythonAndShellCommentsAreNotTheFix) {
+  const std::string gemm = "flashinfer/gemm/gemm_base.py";
+  const auto py = [&](const std::string& text) { return verdict_in_venv(k4165, {{gemm, text}}); };
+  const std::string flag = k4165Flag, log = k4165Log;
+  const std::string fix = flag + " = False\n\ndef bmm_fp8(a, b, log):\n    log(\"" + log +
+                          "\")\n    return a @ b\n";
+  EXPECT_EQ(py(fix), FixVerdict::kPresent);
+  EXPECT_EQ(py("if False:  # TODO: port #4165\n    " + flag +
+               " = False\n    def bmm_fp8(a, b, log):\n        log(\"" + log + "\")\nx = 1\n"),
+            FixVerdict::kMissing);
+  EXPECT_EQ(py("def bmm_fp8(a, b, log):\n    if 0: log(\"" + log + "\"); " + flag +
+               " = 1\n    return a @ b\n"),
+            FixVerdict::kMissing);
+  // elif 0 is dead too; its else branch is live.
+  EXPECT_EQ(py("if x:\n    pass\nelif 0:\n    pass\nelse:\n" + std::string("    ") + flag +
+               " = False\n    log(\"" + log + "\")\n"),
+            FixVerdict::kPresent);
+
+  // bitsandbytes-1829's fixed marker in build-cuda.sh of a checkout.
+  const auto sh = [&](const std::string& script) {
+    TempDir dir;
+    write_file(dir.path() / "repo/.git/HEAD", std::string(40, 'b') + "\n");
+    write_file(dir.path() / "repo/.git/config",
+               "[remote \"origin\"]\n\turl = "
+               "https://github.com/bitsandbytes-foundation/bitsandbytes.git\n");
+    write_file(dir.path() / "repo/.github/scripts/build-cuda.sh", script);
+    ScanReport r = scan(dir.path().string(), only({"bitsandbytes-1829-cuda13-sm121-wheels"}),
+                        override_gpu({12, 1}));
+    const FixResult* f = fix_of(r, "bitsandbytes-1829-cuda13-sm121-wheels");
+    return f != nullptr ? f->verdict : FixVerdict::kNotInstalled;
+  };
+  const std::string fixed = "build_capability=\"75;80;90;100;110;120;121\"";
+  const std::string unfixed = "build_capability=\"75;80;90;100;110;120\"";
+  EXPECT_EQ(sh("#!/bin/bash\n    " + fixed + "\n"), FixVerdict::kPresent);
+  EXPECT_EQ(sh("#!/bin/bash\n    " + unfixed + "  # TODO: " + fixed + "\n"),
+            FixVerdict::kMissing);
+  EXPECT_EQ(sh("#!/bin/bash\n" + unfixed + ";# " + fixed + "\n"), FixVerdict::kMissing);
+  // `#` inside a word or quotes starts no comment.
+  EXPECT_EQ(sh("#!/bin/bash\necho \"a # b\" x#y; " + fixed + "\n"), FixVerdict::kPresent);
+}
+
 TEST(ScanCode, HostileLexerInputsReadAsPythonAndGccReadThem) {
   // Hostile review (hs16): each read present or missing the wrong way before.
   const std::string gemm = "flashinfer/gemm/gemm_base.py";

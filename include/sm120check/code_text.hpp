@@ -14,7 +14,9 @@ enum class CommentSyntax {
   kNone,
   /// .py, .pyi: `#` comments, and string literals that are a whole statement (docstrings, code
   /// parked in a triple-quoted string, `def f(): "doc"`); f-strings as Python 3.12 reads them
-  /// (PEP 701); "\n", "\r\n" and a lone "\r" end a line.
+  /// (PEP 701); "\n", "\r\n" and a lone "\r" end a line. The body of an `if False:`, `if 0:`,
+  /// `elif False:` or `elif 0:` (dead code: from its first token to the end of its last, on the
+  /// header's line or the indented block; an `else:` after it stays code).
   kPython,
   /// C, C++, CUDA (.c .h .cc .cpp .cxx .hpp .cu .cuh ...): `//` (continued by a backslash at
   /// the line's end) and `/* */`, outside string, character and raw string literals, line
@@ -24,12 +26,17 @@ enum class CommentSyntax {
   /// CMakeLists.txt, *.cmake: `#` and bracket comments `#[[ ]]`, outside quoted and bracket
   /// arguments.
   kCMake,
-  /// Shell, YAML (.sh .bash .yml .yaml): lines whose first non-blank byte is `#` (a trailing
-  /// `# ...` stays: telling it from a `#` in a word needs a parser).
+  /// YAML (.yml .yaml): lines whose first non-blank byte is `#` (a trailing `# ...` stays:
+  /// telling it from a `#` in a plain or quoted scalar needs a parser).
   kHashLine,
+  /// Shell (.sh .bash): a `#` that starts a word (first on its line, or after a blank or one of
+  /// `;&|()<>`) up to the line's end, outside single, double and `$'...'` quotes and not after a
+  /// backslash (`${#a}`, `$#`, `a#b`, `"#"`, `\#` are no comments); here-document bodies
+  /// (`<<EOF` ... `EOF`, `<<-`, quoted delimiters) are data and stay.
+  kShell,
 };
 
-/// "none", "python", "c-family", "cmake", "hash-line".
+/// "none", "python", "c-family", "cmake", "hash-line", "shell".
 std::string_view to_string(CommentSyntax syntax);
 
 /// The syntax of the file at `path` ("/"-separated; only its last component is looked at): by

@@ -83,7 +83,8 @@ struct KernelEntry {
 struct FatBinary {
   /// ".nv_fatbin", "__nv_relfatbin", "" for a bare .fatbin file; "cubin" for a bare cubin file
   /// (an ELF of machine EM_CUDA, nvcc -cubin) and "ptx" for a PTX text file (nvcc -ptx): one
-  /// entry, the whole file, not in any fat binary.
+  /// entry, the whole file, not in any fat binary; "segment" for one found by its header in a
+  /// loaded segment of an ELF file without a section header table (list_kernels_in_memory()).
   std::string section;
   std::string member;       ///< the static archive member (ELF object) holding it; "" if none
   std::uint64_t offset = 0;  ///< of its header, in bytes from the file start
@@ -157,7 +158,12 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 /// bare fat binary (starting with its magic 0xBA55ED50), a bare cubin (an ELF whose e_machine is
 /// EM_CUDA, 190: its SM from e_flags, bits 8-15 from ELF ABI version 8 on, bits 0-7 before; an
 /// `a`/`f` suffix from the `-arch` ptxas option its .note.nv.tkinfo records, else plain) or a
-/// PTX text (`//` comments, then `.version M.m` and `.target sm_XY[a|f]`). `path` only names it in the result.
+/// PTX text (`//` comments, then `.version M.m` and `.target sm_XY[a|f]`). An ELF file without
+/// a section header table (stripped of it) is searched through its program headers: every
+/// loaded segment at each 4-byte aligned offset for a fat binary header (magic, version 1,
+/// header size 16); what is found is listed with an `error` (registered modules cannot be told
+/// from fat binaries kept as data, so it is not judged), nothing found is no CUDA code; one
+/// without program headers either is an error. `path` only names it in the result.
 /// Never throws for bad content: a malformed ELF or fat binary is reported in `error`.
 KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::string path);
 
@@ -247,9 +253,14 @@ struct FileFit {
   std::size_t skipped_relocatable = 0;      ///< __nv_relfatbin modules left out
   /// The modules judged (indexes into KernelListing::fatbins) with their fit.
   std::vector<std::pair<std::size_t, ModuleFit>> judged;
+  /// True when the file was not judged because it could not be read whole (its listing has an
+  /// `error`): the modules read before the fault are listed, but the modules after it are
+  /// unknown, so no fit is claimed for the file (`judged` empty, `fit` kNone).
+  bool not_judged = false;
 };
 
-/// Judges `listing` for a GPU of capability `cc` (see FileFit).
+/// Judges `listing` for a GPU of capability `cc` (see FileFit). A listing with an `error` is
+/// not judged (FileFit::not_judged).
 FileFit file_fit(const KernelListing& listing, ComputeCapability cc, int driver_cuda_version = 0);
 
 /// The kernel listing of a run over several files (`sm120check kernels`, later `scan`), judged

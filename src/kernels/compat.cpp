@@ -95,6 +95,12 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
 FileFit file_fit(const KernelListing& listing, ComputeCapability cc, int driver_cuda_version) {
   FileFit result;
   result.cc = cc;
+  // A file read only in part (a damaged archive member header, a fat binary cut short): the
+  // modules after the fault are unknown, and any of them may lack an image for this GPU.
+  if (!listing.error.empty()) {
+    result.not_judged = true;
+    return result;
+  }
   const bool any_loaded = std::any_of(listing.fatbins.begin(), listing.fatbins.end(),
                                       [](const FatBinary& f) { return f.loaded() && f.has_kernels(); });
   KernelFit worst = KernelFit::kNone;  // among the modules that have an image

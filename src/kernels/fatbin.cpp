@@ -175,6 +175,12 @@ bool may_carry_cuda_code(std::span<const unsigned char> head) {
          std::memcmp(head.data(), "//", 2) == 0 || std::memcmp(head.data(), ".ver", 4) == 0;
 }
 
+bool is_fat_binary_header(std::span<const unsigned char> bytes) {
+  return bytes.size() >= kFatHeaderSize && load_le<std::uint32_t>(bytes.data()) == kFatBinaryMagic &&
+         load_le<std::uint16_t>(bytes.data() + 4) == 1 &&
+         load_le<std::uint16_t>(bytes.data() + 6) == kFatHeaderSize;
+}
+
 bool is_bare_fat_binary(std::span<const unsigned char> image) {
   return image.size() >= 4 && load_le<std::uint32_t>(image.data()) == kFatBinaryMagic;
 }

@@ -67,6 +67,7 @@ json fit_to_json(const FileFit& fit, const KernelListing& listing) {
     judged.push_back(std::move(m));
   }
   out["module_fits"] = std::move(judged);
+  out["not_judged"] = fit.not_judged;
   return out;
 }
 
@@ -109,6 +110,10 @@ const char* fit_color(KernelFit fit) {
 
 /// "exact: sm_120 SASS in its module" and the like, for one capability.
 std::string fit_text(const FileFit& fit, bool color) {
+  if (fit.not_judged)
+    return paint("not judged", "31", color) +
+           ": the file could not be read whole (error above); the modules after the fault are "
+           "unknown";
   if (fit.judged.empty()) return "nothing to run (no module with a kernel)";
   const std::size_t total = fit.judged.size();
   const auto count = [&](KernelFit f) { return fit.modules[static_cast<std::size_t>(f)]; };
@@ -245,7 +250,9 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     if (!listing.error.empty()) ++errors;
     ++with_code;
     std::size_t compressed = 0, without_kernels = 0, relocatable = 0;
+    bool by_segments = false;
     for (const FatBinary& f : listing.fatbins) {
+      by_segments = by_segments || f.section == "segment";
       if (!f.has_kernels()) ++without_kernels;
       if (!f.loaded()) ++relocatable;
       for (const KernelEntry& e : f.entries)
@@ -261,6 +268,7 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     if (compressed > 0) out << " (" << compressed << " compressed)";
     if (without_kernels > 0) out << ", " << without_kernels << " without kernels";
     if (relocatable > 0) out << ", " << relocatable << " relocatable (__nv_relfatbin)";
+    if (by_segments) out << ", found by their headers in loaded segments (no section header table)";
     out << '\n';
     if (!listing.error.empty())
       out << "  " << paint("error", "31", color) << ": " << escape_for_terminal(listing.error)

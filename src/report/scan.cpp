@@ -205,6 +205,7 @@ std::string_view fit_sgr(KernelFit fit) {
 /// An object's judgement for one capability: fit_words(), "PTX JIT only" when every module
 /// with an image has only PTX, and how many modules have no image when some others have.
 std::string object_fit_text(const FileFit& fit, bool color) {
+  if (fit.not_judged) return paint("not judged (read in part)", kRed, color);
   if (fit.judged.empty()) return "nothing to run";
   const auto count = [&](KernelFit f) { return fit.modules[static_cast<std::size_t>(f)]; };
   const std::size_t total = fit.judged.size();
@@ -227,6 +228,7 @@ std::array<std::size_t, 5> fit_counts(const KernelGroup& g, std::size_t c) {
   for (std::size_t i = 0; i < g.objects.size(); ++i) {
     if (g.objects[i].fatbins.empty() || i >= g.fits.size() || c >= g.fits[i].size()) continue;
     const FileFit& fit = g.fits[i][c];
+    if (fit.not_judged) continue;  // read in part: its error is counted instead
     ++n[fit.judged.empty() ? 4 : static_cast<std::size_t>(fit.fit)];
   }
   return n;

@@ -21,6 +21,8 @@ std::string_view to_string(CommentSyntax syntax) {
       return "cmake";
     case CommentSyntax::kHashLine:
       return "hash-line";
+    case CommentSyntax::kShell:
+      return "shell";
   }
   return "?";
 }
@@ -37,8 +39,8 @@ CommentSyntax comment_syntax_for(std::string_view path) {
                              "cuh", "inl", "ipp", "tpp", "C", "H"})
     if (ext == c) return CommentSyntax::kCFamily;
   if (ext == "cmake") return CommentSyntax::kCMake;
-  if (ext == "sh" || ext == "bash" || ext == "yml" || ext == "yaml")
-    return CommentSyntax::kHashLine;
+  if (ext == "sh" || ext == "bash") return CommentSyntax::kShell;
+  if (ext == "yml" || ext == "yaml") return CommentSyntax::kHashLine;
   return CommentSyntax::kNone;
 }
 
@@ -79,6 +81,9 @@ class Lexer {
         break;
       case CommentSyntax::kHashLine:
         hash_lines();
+        break;
+      case CommentSyntax::kShell:
+        shell();
         break;
     }
     return std::move(out_);
@@ -324,12 +329,36 @@ class Lexer {
     return k >= n_ || std::string_view(":=.,;)]}\n\r#").find(s_[k]) != npos;
   }
 
+  /// The column of `k`, the first token of its line: its indentation, a tab to the next
+  /// multiple of 8 and a form feed back to 0, as Python's tokenizer counts it.
+  std::size_t py_column(std::size_t k) const {
+    std::size_t b = k;
+    while (b > 0 && (s_[b - 1] == ' ' || s_[b - 1] == '\t' || s_[b - 1] == '\f')) --b;
+    std::size_t col = 0;
+    for (; b < k; ++b) col = s_[b] == '\t' ? (col / 8 + 1) * 8 : s_[b] == '\f' ? 0 : col + 1;
+    return col;
+  }
+
+  /// Whether an `if` or `elif` whose keyword ends at `k` tests a constant false: blanks,
+  /// `False` or `0`, blanks, then its `:` (not a walrus).
+  bool py_false_test(std::size_t k) const {
+    while (k < n_ && (s_[k] == ' ' || s_[k] == '\t')) ++k;
+    std::size_t e = k;
+    while (e < n_ && is_word(s_[e])) ++e;
+    const std::string_view word = s_.substr(k, e - k);
+    if (word != "False" && word != "0") return false;
+    while (e < n_ && (s_[e] == ' ' || s_[e] == '\t')) ++e;
+    return e < n_ && s_[e] == ':' && (e + 1 >= n_ || s_[e + 1] != '=');
+  }
+
   /// `#` comments, and string literals that are a whole statement: a closed, non-f string (or
   /// several, implicitly joined, or in parentheses) at the start of a statement outside
   /// brackets, followed by the statement's end (a line break outside brackets, `;`, a
   /// comment, the end of the file). A statement starts a logical line, follows a `;`, or
   /// follows the header's `:` of a compound statement (the first `:` outside brackets that
-  /// is not a lambda's or a walrus).
+  /// is not a lambda's or a walrus). And dead code: the body of `if False:` / `if 0:` (also
+  /// `elif`), from its first token to the end of its last: the rest of the header's logical
+  /// line, or the logical lines indented deeper than the header that follow it.
   void python() {
     int depth = 0;         // open brackets
     bool start = true;     // at the start of a statement (or inside its leading "(")
@@ -340,6 +369,35 @@ class Lexer {
     int lambdas = 0;       // lambdas in the header whose ":" has not come
     bool pending = false;  // [begin, end) is a string statement if its statement ends now
     std::size_t begin = 0, end = 0;
+    // Dead code. kInline: after a dead header's ":", its body on the same line (if any);
+    // kBlock: its indented block. dead_from: the body's first token (npos: none yet).
+    enum class Dead { kLive, kInline, kBlock } dead = Dead::kLive;
+    bool dead_header = false;      // this logical line is `if False:` and the like
+    bool line_first = true;        // the next token is its logical line's first
+    std::size_t line_indent = 0;   // the column of the logical line's first token
+    std::size_t dead_indent = 0;   // the dead header's column
+    std::size_t dead_from = npos;  // where the dead body starts
+    std::size_t code_end = 0;      // one past the last token read
+    bool in_token = false;         // the last step read a token (code_end is set after it)
+    const auto on_token = [&](std::size_t at) {
+      if (!line_first) {
+        if (dead == Dead::kInline && dead_from == npos) dead_from = at;
+        return;
+      }
+      line_first = false;
+      line_indent = py_column(at);
+      if (dead != Dead::kBlock) return;
+      if (dead_from == npos) {
+        if (line_indent > dead_indent) {
+          dead_from = at;
+        } else {
+          dead = Dead::kLive;  // no indented body: not Python, nothing blanked
+        }
+      } else if (line_indent <= dead_indent) {
+        blank(dead_from, code_end);
+        dead = Dead::kLive;
+      }
+    };
     const auto settle = [&](bool statement_ends) {
       if (pending && statement_ends && closed_lead == lead) blank(begin, end);
       pending = false;
@@ -351,26 +409,48 @@ class Lexer {
         first = true;
         header = false;
         lambdas = 0;
+        dead_header = false;
       }
     };
     std::size_t i = s_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte order mark
     while (i < n_) {
+      if (in_token) {
+        code_end = i;
+        in_token = false;
+      }
       const char c = s_[i];
       if (c == '\n' || (c == '\r' && py_newline_at(i) == 1)) {
         if (depth == 0) {
           settle(true);
           new_statement(true);
+          line_first = true;
+          if (dead == Dead::kInline && dead_from != npos) {
+            blank(dead_from, code_end);
+            dead = Dead::kLive;
+          } else if (dead == Dead::kInline) {
+            dead = Dead::kBlock;
+          }
         }
         ++i;
-      } else if (c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\v') {
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\v') {
         ++i;
-      } else if (c == '#') {
+        continue;
+      }
+      if (c == '#') {
         const std::size_t e = py_line_end(i);
         blank(i, e);
         i = e;
-      } else if (c == '\\' && py_newline_at(i + 1) != 0) {  // explicit line joining
+        continue;
+      }
+      if (c == '\\' && py_newline_at(i + 1) != 0) {  // explicit line joining
         i += 1 + py_newline_at(i + 1);
-      } else if (c == ';' && depth == 0) {
+        continue;
+      }
+      in_token = true;  // a token starts here
+      on_token(i);
+      if (c == ';' && depth == 0) {
         settle(true);
         new_statement(true);
         ++i;
@@ -390,6 +470,11 @@ class Lexer {
         } else {
           header = false;
           new_statement(false);
+          if (dead_header && dead == Dead::kLive) {
+            dead = Dead::kInline;
+            dead_from = npos;
+            dead_indent = line_indent;
+          }
         }
         ++i;
       } else {
@@ -426,7 +511,10 @@ class Lexer {
         start = false;
         if (word_end > i) {
           const std::string_view word = s_.substr(i, word_end - i);
-          if (first && depth == 0) header = compound_keyword(word) && !soft_name(word, word_end);
+          if (first && depth == 0) {
+            header = compound_keyword(word) && !soft_name(word, word_end);
+            dead_header = header && (word == "if" || word == "elif") && py_false_test(word_end);
+          }
           if (header && depth == 0 && word == "lambda") ++lambdas;
           first = false;
           i = word_end;
@@ -438,7 +526,9 @@ class Lexer {
         ++i;
       }
     }
+    if (in_token) code_end = i;
     settle(true);
+    if (dead != Dead::kLive && dead_from != npos) blank(dead_from, code_end);
   }
 
   // -- C, C++, CUDA ----------------------------------------------------------------------------
@@ -685,7 +775,163 @@ class Lexer {
     }
   }
 
-  // -- shell, YAML -----------------------------------------------------------------------------
+  // -- shell ---------------------------------------------------------------------------------
+
+  /// One past a here-document's body that starts at `k` (the line after its `<<` operator):
+  /// the line equal to `delim` (leading tabs stripped when `strip_tabs`, `<<-`; a "\r" before
+  /// the "\n" ignored) ends it, and is part of it; the end of the file when none does.
+  std::size_t heredoc_end(std::size_t k, std::string_view delim, bool strip_tabs) const {
+    while (k < n_) {
+      std::size_t b = k;
+      if (strip_tabs)
+        while (b < n_ && s_[b] == '\t') ++b;
+      const std::size_t e = line_end(b);
+      std::string_view line = s_.substr(b, e - b);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line == delim) return std::min(n_, e + 1);
+      k = e + 1;
+    }
+    return n_;
+  }
+
+  /// A here-document operator `<<` at `k` (not `<<<`): its delimiter word (quotes removed,
+  /// backslashes dropped) in `delim`, `strip_tabs` for `<<-`, and one past the word; 0 when
+  /// there is no delimiter word.
+  std::size_t heredoc_word(std::size_t k, std::string& delim, bool& strip_tabs) const {
+    k += 2;
+    strip_tabs = k < n_ && s_[k] == '-';
+    if (strip_tabs) ++k;
+    while (k < n_ && (s_[k] == ' ' || s_[k] == '\t')) ++k;
+    delim.clear();
+    while (k < n_) {
+      const char c = s_[k];
+      if (c == '\'' || c == '"') {
+        const std::size_t close = s_.find(c, k + 1);
+        const std::size_t nl = line_end(k);
+        if (close == npos || close > nl) return 0;
+        delim.append(s_.substr(k + 1, close - k - 1));
+        k = close + 1;
+      } else if (c == '\\' && k + 1 < n_ && s_[k + 1] != '\n') {
+        delim += s_[k + 1];
+        k += 2;
+      } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '&' ||
+                 c == '|' || c == '(' || c == ')' || c == '<' || c == '>') {
+        break;
+      } else {
+        delim += c;
+        ++k;
+      }
+    }
+    return delim.empty() ? 0 : k;
+  }
+
+  /// Shell comments: a `#` that starts a word, to its line's end; quotes ('...', "...",
+  /// $'...') and backslash escapes read so that a `#` inside them is none; here-document
+  /// bodies skipped whole after the line holding their operator.
+  void shell() {
+    std::size_t i = 0;
+    bool word_start = true;  // the next byte would start a word
+    std::vector<std::pair<std::string, bool>> heredocs;  // pending on this line: (delim, <<-)
+    std::string delim;
+    while (i < n_) {
+      const char c = s_[i];
+      if (c == '\n') {
+        ++i;
+        for (const auto& h : heredocs) i = heredoc_end(i, h.first, h.second);
+        heredocs.clear();
+        word_start = true;
+      } else if (c == '#' && word_start) {
+        const std::size_t e = line_end(i);
+        blank(i, e);
+        i = e;
+      } else if (c == '(' && i + 1 < n_ && s_[i + 1] == '(') {
+        i = shell_arith_end(i + 2);  // $((x << 2)), ((n<<=1)): no here-document, no comment
+        word_start = false;
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '&' || c == '|' ||
+                 c == '(' || c == ')' || c == '>') {
+        word_start = true;
+        ++i;
+      } else if (c == '<') {
+        bool strip = false;
+        const std::size_t e = i + 1 < n_ && s_[i + 1] == '<' && (i + 2 >= n_ || s_[i + 2] != '<')
+                                  ? heredoc_word(i, delim, strip)
+                                  : 0;
+        if (e != 0) {
+          heredocs.emplace_back(delim, strip);
+          i = e;
+          word_start = false;
+        } else {
+          while (i < n_ && s_[i] == '<') ++i;  // "<", "<<<", "<&"
+          word_start = true;
+        }
+      } else if (c == '\\') {
+        i = escape_end(i);
+        word_start = false;
+      } else if (c == '\'' || (c == '$' && i + 1 < n_ && s_[i + 1] == '\'')) {
+        // '...' holds no escape; $'...' does (ANSI-C quoting)
+        const bool ansi = c == '$';
+        std::size_t k = i + (ansi ? 2 : 1);
+        while (k < n_ && s_[k] != '\'') k = ansi && s_[k] == '\\' ? escape_end(k) : k + 1;
+        i = std::min(n_, k + 1);
+        word_start = false;
+      } else if (c == '"') {
+        i = shell_double_quote_end(i);
+        word_start = false;
+      } else if (c == '$' && i + 1 < n_ && s_[i + 1] == '{') {
+        i = shell_brace_end(i + 2);  // ${x// #/y}, ${#x}: no comment inside
+        word_start = false;
+      } else {
+        word_start = false;
+        ++i;
+      }
+    }
+  }
+
+  /// One past the `"` closing the double-quoted string whose `"` is at `q`, or the end.
+  std::size_t shell_double_quote_end(std::size_t q) const {
+    std::size_t k = q + 1;
+    while (k < n_ && s_[k] != '"') k = s_[k] == '\\' ? escape_end(k) : k + 1;
+    return std::min(n_, k + 1);
+  }
+
+  /// One past the `))` closing an arithmetic expression whose text starts at `k` (after
+  /// "((" or "$(("): parentheses counted; the end when unclosed.
+  std::size_t shell_arith_end(std::size_t k) const {
+    int depth = 2;
+    for (; k < n_; ++k) {
+      if (s_[k] == '(') ++depth;
+      if (s_[k] == ')' && --depth == 0) return k + 1;
+    }
+    return n_;
+  }
+
+  /// One past the `}` closing a parameter expansion whose text starts at `k` (after "${"):
+  /// nested braces counted, quotes and backslash escapes skipped; the end when unclosed.
+  std::size_t shell_brace_end(std::size_t k) const {
+    int depth = 1;
+    while (k < n_) {
+      const char c = s_[k];
+      if (c == '\\') {
+        k = escape_end(k);
+      } else if (c == '"') {
+        k = shell_double_quote_end(k);
+      } else if (c == '\'') {
+        const std::size_t close = s_.find('\'', k + 1);
+        k = close == npos ? n_ : close + 1;
+      } else if (c == '{') {
+        ++depth;
+        ++k;
+      } else if (c == '}') {
+        ++k;
+        if (--depth == 0) return k;
+      } else {
+        ++k;
+      }
+    }
+    return n_;
+  }
+
+  // -- YAML ------------------------------------------------------------------------------------
 
   void hash_lines() {
     std::size_t i = 0;
