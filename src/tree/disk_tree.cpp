@@ -66,6 +66,10 @@ class FdGuard {
 constexpr int kMaxSymlinkHops = 40;
 /// Directory descriptors kept open between calls at most (all are closed when it is reached).
 constexpr std::size_t kMaxCachedDirectories = 256;
+/// Cached folders (and known non-folders) of a path looked up from its end, at most.
+constexpr int kProbes = 16;
+/// Components of a path whose every prefix folder is cached; below, only the final folder.
+constexpr std::size_t kShallowComponents = 32;
 
 /// `target` read from directory `base` (both relative to the root, "" = the root), with "." and
 /// ".." applied and empty components dropped: "" for the root itself, std::nullopt when it climbs
@@ -361,26 +365,42 @@ class DiskTree final : public Tree, public DirectorySource {
     int dir = root_fd_;
     std::string physical;  // of `dir`, relative to the root
     std::string relative;  // the components walked so far, as asked
-    // Start at the deepest of the path's last few directories already open: a run reads many
-    // files of one folder, and a lookup per component from the root costs the path's depth
-    // times its length (a folder 2000 levels deep).
+    // Start at the deepest of the path's last directories already open (or known missing): a
+    // run reads many files of one folder. Looking up every prefix from the root would cost the
+    // path's depth times its length per call (a folder 2000 levels deep with a .git at each
+    // level took minutes); so below kShallowComponents only the final folder is cached and
+    // looked up.
     std::size_t end = normal->rfind('/');
-    for (int probes = 0; probes < 4 && end != std::string::npos && end > 0; ++probes) {
-      if (auto known = dir_cache_.find(normal->substr(0, end)); known != dir_cache_.end()) {
+    for (int probes = 0; probes < kProbes && end != std::string::npos && end > 0; ++probes) {
+      const std::string prefix = normal->substr(0, end);
+      if (not_dirs_.count(prefix) != 0) {
+        r.missing = true;
+        return r;
+      }
+      if (auto known = dir_cache_.find(prefix); known != dir_cache_.end()) {
         dir = known->second.fd;
         physical = known->second.physical;
-        relative = normal->substr(0, end);
+        relative = prefix;
         rest.remove_prefix(end + 1);
         break;
       }
       end = normal->rfind('/', end - 1);
     }
+    std::size_t level = static_cast<std::size_t>(std::count(relative.begin(), relative.end(), '/')) +
+                        (relative.empty() ? 0 : 1);
+    // The descriptor of a deep folder passed on the way down, not cached: closed once the next
+    // one is open (the final folder's is cached, and so stays open).
+    OpenFile held;
     for (std::size_t slash; (slash = rest.find('/')) != std::string_view::npos;) {
       const std::string part(rest.substr(0, slash));
       rest.remove_prefix(slash + 1);
       if (!relative.empty()) relative += '/';
       relative += part;
-      if (auto known = dir_cache_.find(relative); known != dir_cache_.end()) {
+      ++level;
+      const bool last = rest.find('/') == std::string_view::npos;
+      const bool shallow = level <= kShallowComponents;
+      if (auto known = shallow ? dir_cache_.find(relative) : dir_cache_.end();
+          known != dir_cache_.end()) {
         dir = known->second.fd;
         physical = known->second.physical;
         continue;
@@ -391,7 +411,7 @@ class DiskTree final : public Tree, public DirectorySource {
         r.missing = true;
         return r;
       };
-      if (not_dirs_.count(relative) != 0) return not_a_directory();
+      if (shallow && not_dirs_.count(relative) != 0) return not_a_directory();
       struct stat st {};
       if (::fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         int err = errno;
@@ -434,6 +454,12 @@ class DiskTree final : public Tree, public DirectorySource {
         opened.physical = physical.empty() ? part : physical + "/" + part;
       } else {
         return not_a_directory();
+      }
+      if (!shallow && !last) {  // used on the way down only
+        held = OpenFile(opened.fd);
+        dir = opened.fd;
+        physical = std::move(opened.physical);
+        continue;
       }
       if (dir_cache_.size() >= kMaxCachedDirectories) close_cached();
       dir = opened.fd;
