@@ -895,6 +895,29 @@ TEST(KernelsCommand, DirectoryWalkListsOnlyFilesWithCudaCodeAndBrokenOnes) {
   EXPECT_EQ(doc["exit_code"], 3);
 }
 
+// Hostile review #9: `kernels DIR` walked with std::filesystem's recursive iterator, which opens
+// each folder by its whole path and keeps every level's path: at 2000 levels 12.6 s and 256 MB,
+// and past PATH_MAX (4096 bytes) the walk failed. A cubin at the bottom of 3000 levels ("dd",
+// 9000 bytes of path) is now listed, quickly.
+TEST(KernelsCommand, DeepChainIsWalkedPastPathMax) {
+  test::TempDir dir;
+  const std::string cubin = test::read_file(fixtures() / "saxpy_sm120.cubin");
+  test::make_deep_chain(dir.path(), "dd", 3000, {{"k.cubin", cubin}, {"note.txt", "x"}});
+  const test::RunResult r = test::run_sm120check_within(
+      60, {"kernels", "--cc", "12.0", "--format", "json", dir.path().string()});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << r.out.substr(0, 400) << r.err;
+  EXPECT_EQ(doc["files_examined"], 2);
+  ASSERT_EQ(doc["files"].size(), 1u);
+  std::string expected = dir.path().string();
+  for (int k = 0; k < 3000; ++k) expected += "/dd";
+  EXPECT_EQ(doc["files"][0]["path"], expected + "/k.cubin");
+  EXPECT_EQ(doc["files"][0]["fits"][0]["fit"], "exact");
+  test::remove_deep(dir.path());
+}
+
 // A library that shrinks while it is mapped (`cp` over it during a scan): reading the pages past
 // its new end raises SIGBUS. The listing of that file is an Error, and the process lives on. The
 // hook truncates the copy after list_kernels_at() has mapped it and before it reads it.

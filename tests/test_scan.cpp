@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -1080,6 +1081,61 @@ TEST(Scan, WalkBoundsAndSymlinksAreReported) {
   EXPECT_EQ(u.exit_code(), 2);
 }
 
+// Hostile review #9: the walk listed each folder by its path from TARGET, so a folder cost its
+// depth (`scan --max-depth 4096` took 34 s at 1000 levels, over 120 s at 2000) and a path past
+// PATH_MAX was unreadable. A venv below 2100 levels of "dd" (6300 bytes of path) is found, the
+// walk complete, within the test's time.
+TEST(Scan, VenvBelowADeepChainIsFoundQuickly) {
+  TempDir dir;
+  const std::string site = "venv/lib/python3.11/site-packages/";
+  test::make_deep_chain(dir.path(), "dd", 2100,
+                        {{site + "flashinfer_python-0.5.0.dist-info/METADATA",
+                          "Name: flashinfer-python\nVersion: 0.5.0\n"},
+                         {site + "flashinfer/__init__.py", ""},
+                         {site + "flashinfer/utils.py", std::string(k2574Def) + "\n"},
+                         {site + "flashinfer/gemm/gemm_base.py", std::string(k2574Call) + "\n"}});
+  const test::RunResult r = test::run_sm120check_within(
+      60, {"scan", "--only", "flashinfer-2574-is-sm12x-supported", "--cc", "12.0", "--max-depth",
+           "4096", "--format", "json", dir.path().string()});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << r.out.substr(0, 400) << r.err;
+  ASSERT_EQ(doc["installs"].size(), 1u);
+  std::string root;
+  for (int k = 0; k < 2100; ++k) root += "dd/";
+  EXPECT_EQ(doc["installs"][0]["root"], root + "venv/lib/python3.11/site-packages");
+  EXPECT_EQ(doc["installs"][0]["fixes"][0]["verdict"], "present");
+  test::remove_deep(dir.path());
+}
+
+// A chain of folders with an empty .git at every level: each level is a checkout candidate,
+// whose layout files (a hundred catalog paths, some 5 folders deep) were each looked up from
+// TARGET's root, prefix by prefix: 400 levels took 49.7 s (10.4 s after the walk itself was
+// made linear). Now a lookup starts at the deepest open folder of its path and caches deep
+// folders only at the end of a path: 600 levels within the test's time.
+TEST(Scan, GitFolderAtEveryLevelOfADeepChainStaysFast) {
+  TempDir dir;
+  {
+    int fd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    for (int k = 0; k < 600; ++k) {
+      ASSERT_EQ(::mkdirat(fd, ".git", 0755), 0);
+      ASSERT_EQ(::mkdirat(fd, "d", 0755), 0);
+      const int next = ::openat(fd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      ::close(fd);
+      fd = next;
+      ASSERT_GE(fd, 0);
+    }
+    ::close(fd);
+  }
+  const test::RunResult r = test::run_sm120check_within(
+      60, {"scan", "--no-gpu", "--max-depth", "4096", "--format", "json", dir.path().string()});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  test::remove_deep(dir.path());
+}
+
 // Hostile review #14: a venv whose lib/python3.12 is a symlink (uv and some distros keep the
 // interpreter's library folder elsewhere) read "not installed" with exit 0.
 TEST(Scan, SymlinkedPythonLibraryFolderIsFollowedInsideTargetOnly) {
@@ -1475,7 +1531,8 @@ TEST(ScanKernels, CheckoutBuildOutputsAndEditableOutsideTarget) {
   EXPECT_EQ(g.objects[0].path, "src/flashinfer/build/lib.linux-x86_64-cpython-311/flashinfer/_kernels.so");
   EXPECT_EQ(r.exit_code(), 1);  // the fix is present; the sm_90a object has nothing for 12.0
 
-  // An editable install whose source lies outside TARGET: that tree is walked for objects.
+  // An editable install whose source lies outside TARGET: only its package folders are
+  // searched for objects (what Python imports), not its whole tree: build/lib.* is a copy.
   TempDir venv;
   const std::filesystem::path site = venv.path() / "lib/python3.11/site-packages";
   write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
@@ -1489,14 +1546,190 @@ TEST(ScanKernels, CheckoutBuildOutputsAndEditableOutsideTarget) {
   const KernelGroup& eg = e.kernels.groups[0];
   EXPECT_EQ(eg.kind, InstallKind::kEditable);
   EXPECT_TRUE(eg.outside_target);
-  EXPECT_EQ(fits_of(eg), (std::vector<std::string>{
-                             "_kernels.so=exact", "_inplace.cpython-311-x86_64-linux-gnu.so=none"}));
-  EXPECT_EQ(eg.objects[0].path, (dir.path() / "src/flashinfer/build/lib.linux-x86_64-cpython-311/flashinfer/_kernels.so").string());
+  EXPECT_EQ(eg.source, ObjectSource::kPackageFolders);
+  EXPECT_EQ(fits_of(eg), std::vector<std::string>{"_inplace.cpython-311-x86_64-linux-gnu.so=none"});
+  EXPECT_EQ(eg.objects[0].path, (dir.path() / "src/flashinfer/flashinfer/_inplace.cpython-311-x86_64-linux-gnu.so").string());
   ScanOptions inside;
   inside.stay_inside = true;
   ScanReport s = scan(venv.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
                       override_gpu({12, 0}), inside);
   EXPECT_TRUE(s.kernels.groups.empty());  // not read: no objects either
+}
+
+/// A uv project at `p`: flashinfer's package (its fix present, an sm_120f object in it), a
+/// `.git` folder, and `.venv` inside it where the project is installed editable (direct_url.json
+/// and a .pth naming `source`) beside torch (RECORD: an sm_90 object).
+void uv_project(const std::filesystem::path& p, const std::string& source) {
+  write_file(p / "pyproject.toml", "[project]\n");
+  std::filesystem::create_directories(p / ".git");
+  write_file(p / "flashinfer/__init__.py", "");
+  write_file(p / "flashinfer/utils.py", std::string(k2574Def) + "\n");
+  write_file(p / "flashinfer/gemm/gemm_base.py", std::string(k2574Call) + "\n");
+  copy_fixture("sm120f.o", p / "flashinfer/_k.so");
+  write_file(p / ".venv/pyvenv.cfg", "home = /usr/bin\n");
+  std::filesystem::create_directory_symlink("lib", p / ".venv/lib64");
+  const std::filesystem::path site = p / ".venv/lib/python3.12/site-packages";
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA",
+             "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/RECORD", "_flashinfer_python.pth,,\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/top_level.txt", "flashinfer\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             R"({"url": "file://)" + source + R"(", "dir_info": {"editable": true}})");
+  write_file(site / "_flashinfer_python.pth", source + "\n");
+  write_file(site / "torch-2.9.0.dist-info/METADATA", "Name: torch\nVersion: 2.9.0\n");
+  write_file(site / "torch-2.9.0.dist-info/RECORD", "torch/lib/libtorch_cuda.so,,\n");
+  copy_fixture("sm90.o", site / "torch/lib/libtorch_cuda.so");
+}
+
+/// "path" of every object of every group of `r`, in order.
+std::vector<std::string> object_paths(const ScanReport& r) {
+  std::vector<std::string> out;
+  for (const KernelGroup& g : r.kernels.groups)
+    for (const KernelListing& o : g.objects) out.push_back(o.path);
+  return out;
+}
+
+// Hostile review #8b: a uv project scanned at its own folder, its editable install naming the
+// project by another path (a symlink to it), read the project twice: as the checkout the walk
+// found and as an editable source outside TARGET, walked whole, so two installs with the same
+// fix results and the venv's objects listed twice (4 objects examined for 2 files). The path
+// is now resolved to the project inside TARGET: one install; and objects are known by device
+// and inode, so a hard link of the venv's library in the project's build folder is listed once,
+// by torch, whose RECORD names it.
+TEST(ScanKernels, UvProjectIsOneInstallAndEachObjectIsListedOnce) {
+  TempDir dir;
+  const std::filesystem::path p = dir.path() / "proj";
+  uv_project(p, (dir.path() / "link").string());
+  std::filesystem::create_directory_symlink("proj", dir.path() / "link");
+  std::filesystem::create_directories(p / "build");
+  std::filesystem::create_hard_link(p / ".venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so",
+                                    p / "build/libtorch_cuda.so");
+  ScanReport r = scan(p.string(), only({"flashinfer-2574-is-sm12x-supported"}), override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.root, ".");
+  EXPECT_FALSE(r.installs[0].install.outside_target);
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(r.kernels.shared_objects, 2u);
+  EXPECT_EQ(r.kernels.with_cuda_code, 2u);
+  EXPECT_EQ(object_paths(r),
+            (std::vector<std::string>{".venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so",
+                                      "flashinfer/_k.so"}));
+  EXPECT_EQ(r.summary().kernel_no_image, 1u);
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(),
+                      "'" + (dir.path() / "link").string() + "' is TARGET by another path: read there"),
+            r.notes.end());
+}
+
+// Hostile review #8a: an editable install whose source root is "/" (a .pth line "/", a finder
+// MAPPING to "/x", direct_url.json file:///) made scan walk the whole host for compiled
+// objects. A source root outside TARGET is now searched only in its package folders, never
+// whole; a folder above TARGET (a uv project scanned at its .venv) is searched the same way,
+// so the venv's objects are not listed again under the editable install.
+TEST(ScanKernels, EditableRootOutsideTargetIsSearchedOnlyInItsPackageFolders) {
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA",
+             "Name: flashinfer-python\nVersion: 0.6.0\n");
+  ScanOptions few;
+  few.max_entries = 20000;  // the host holds far more names than this
+  const auto check = [&](const std::string& form) {
+    SCOPED_TRACE(form);
+    const auto started = std::chrono::steady_clock::now();
+    ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                        override_gpu({12, 0}), few);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+    EXPECT_FALSE(r.walk.truncated);
+    EXPECT_LT(r.walk.entries, 1000u);
+    ASSERT_EQ(r.installs.size(), 1u);
+    EXPECT_EQ(r.installs[0].install.root, "/");
+    EXPECT_TRUE(r.installs[0].install.outside_target);
+    EXPECT_NE(std::find(r.notes.begin(), r.notes.end(),
+                        "/: editable source outside TARGET (the file system's root): compiled "
+                        "kernels are searched only in its package folders (none found), not the "
+                        "whole tree; scan / to list its other build outputs"),
+              r.notes.end());
+  };
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             R"({"url": "file:///", "dir_info": {"editable": true}})");
+  check("direct_url.json");
+  std::filesystem::remove_all(site / "flashinfer_python-0.6.0.dist-info");
+  write_file(site / "__editable__.flashinfer_python-0.6.0.pth", "/\n");
+  check(".pth path line");
+  write_file(site / "__editable__.flashinfer_python-0.6.0.pth",
+             "import __editable___flashinfer_python_0_6_1_finder; "
+             "__editable___flashinfer_python_0_6_1_finder.install()\n");
+  write_file(site / "__editable___flashinfer_python_0_6_1_finder.py",
+             "MAPPING: dict[str, str] = {'flashinfer': '/flashinfer'}\n");
+  check("finder MAPPING");
+
+  // The uv project scanned at its .venv: the editable root is the folder above TARGET.
+  TempDir uv;
+  const std::filesystem::path p = uv.path() / "proj";
+  uv_project(p, p.string());
+  ScanReport v = scan((p / ".venv").string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(v.installs.size(), 1u);
+  EXPECT_EQ(v.installs[0].install.root, p.string());
+  EXPECT_EQ(v.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(v.kernels.shared_objects, 2u);
+  EXPECT_EQ(object_paths(v), (std::vector<std::string>{
+                                 "lib/python3.12/site-packages/torch/lib/libtorch_cuda.so",
+                                 (p / "flashinfer/_k.so").string()}));
+  const KernelGroup* fi = group_of(v, "flashinfer-python");
+  ASSERT_NE(fi, nullptr);
+  EXPECT_EQ(fi->source, ObjectSource::kPackageFolders);
+  EXPECT_NE(std::find(v.notes.begin(), v.notes.end(),
+                      p.string() + ": editable source outside TARGET (a folder above TARGET): "
+                                   "compiled kernels are searched only in its package folders "
+                                   "(flashinfer), not the whole tree; scan " +
+                          p.string() + " to list its other build outputs"),
+            v.notes.end());
+}
+
+// Review finding 4: scan listed only shared objects (".so"), so a wheel's bare cubins and PTX
+// (loaded with cuModuleLoad), fat binaries and static archives went unlisted, though `kernels`
+// reads them. They are now listed in a distribution (RECORD) and under a checkout (the walk),
+// each exactly as `kernels` lists it.
+TEST(ScanKernels, BareCubinPtxFatbinAndArchiveAreListedAsKernelsDoes) {
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "vendor_kernels-1.0.dist-info/METADATA", "Name: vendor-kernels\nVersion: 1.0\n");
+  write_file(site / "vendor_kernels-1.0.dist-info/RECORD",
+             "vendor_kernels/__init__.py,,\nvendor_kernels/saxpy.cubin,,\nvendor_kernels/saxpy.ptx,,\n"
+             "vendor_kernels/saxpy.fatbin,,\nvendor_kernels/libarch.a,,\n");
+  write_file(site / "vendor_kernels/__init__.py", "");
+  copy_fixture("saxpy_sm120.cubin", site / "vendor_kernels/saxpy.cubin");
+  copy_fixture("saxpy_sm120.ptx", site / "vendor_kernels/saxpy.ptx");
+  copy_fixture("saxpy.fatbin", site / "vendor_kernels/saxpy.fatbin");
+  copy_fixture("libarch.a", site / "vendor_kernels/libarch.a");
+  flashinfer_checkout(dir.path() / "src/flashinfer", std::string(40, 'a'));
+  copy_fixture("saxpy_sm120a.cubin", dir.path() / "src/flashinfer/build/k.cubin");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  const KernelGroup* v = group_of(r, "vendor-kernels");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->shared_objects, 4u);
+  EXPECT_EQ(fits_of(*v), (std::vector<std::string>{"libarch.a=exact", "saxpy.cubin=exact",
+                                                   "saxpy.fatbin=exact", "saxpy.ptx=ptx-jit"}));
+  EXPECT_TRUE(v->objects[0].archive);
+  EXPECT_EQ(v->objects[1].fatbins[0].section, "cubin");
+  EXPECT_EQ(v->objects[3].fatbins[0].section, "ptx");
+  // The same listing as `kernels` gives for the file.
+  const KernelListing direct = list_kernels((site / "vendor_kernels/saxpy.ptx").string());
+  EXPECT_EQ(v->objects[3].fatbins.size(), direct.fatbins.size());
+  EXPECT_EQ(v->objects[3].fatbins[0].entries[0].arch_name(), direct.fatbins[0].entries[0].arch_name());
+  ASSERT_EQ(r.installs.size(), 1u);
+  const KernelGroup* checkout = nullptr;
+  for (const KernelGroup& g : r.kernels.groups)
+    if (g.kind == InstallKind::kCheckout) checkout = &g;
+  ASSERT_NE(checkout, nullptr);
+  EXPECT_EQ(fits_of(*checkout), std::vector<std::string>{"k.cubin=exact"});
+
+  const test::RunResult cli = run_sm120check(
+      {"scan", "--only", "flashinfer-2574-is-sm12x-supported", "--cc", "12.0", dir.path().string()});
+  EXPECT_NE(cli.out.find("    vendor_kernels/saxpy.cubin: sm_120  -> 12.0: runs natively\n"),
+            std::string::npos)
+      << cli.out;
 }
 
 TEST(ScanKernels, CompiledOnlyFixPointsAtTheKernels) {

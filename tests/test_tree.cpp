@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../src/tree/mapped_file.hpp"
+#include "sm120check/directory_walk.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/tree.hpp"
 #include "test_util.hpp"
@@ -497,6 +498,96 @@ TEST(MappedFile, AFileThatShrinksReadsZerosAndSaysSo) {
   ASSERT_EQ(::truncate(path.c_str(), 4096), 0);
   EXPECT_EQ(map.guarded(sum), std::size_t{4096} * 'x');  // the first page is still the file's
   EXPECT_TRUE(map.shrank());
+}
+
+// --- DirectoryWalk ----------------------------------------------------------------------------
+
+/// Open descriptors of this process (/proc/self/fd), or 0 when that cannot be read.
+std::size_t open_descriptors() {
+  std::error_code ec;
+  std::size_t n = 0;
+  for (fs::directory_iterator it("/proc/self/fd", ec); !ec && it != fs::directory_iterator();
+       it.increment(ec))
+    ++n;
+  return n;
+}
+
+// Hostile review #9: `kernels DIR` and `scan` walked by paths, so each folder cost its depth
+// (memory and time quadratic in a chain's depth, paths past PATH_MAX unreadable). A comb of
+// 3000 levels (each holds "a", the chain going on, and the leaf folder "z"): every folder is
+// listed with its right path and depth, at most kMaxOpenDirectories descriptors are held, and
+// the leaves, entered after the chain below them, are reached through the reopened parents.
+TEST(DirectoryWalk, DeepCombIsWalkedWholeWithBoundedDescriptors) {
+  TempDir dir;
+  constexpr std::size_t kLevels = 3000;
+  {
+    int fd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    for (std::size_t k = 0; k < kLevels; ++k) {
+      ASSERT_EQ(::mkdirat(fd, "z", 0755), 0);
+      ASSERT_EQ(::mkdirat(fd, "a", 0755), 0);
+      const int next = ::openat(fd, "a", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      ::close(fd);
+      fd = next;
+      ASSERT_GE(fd, 0);
+    }
+    ::close(fd);
+  }
+  const std::unique_ptr<Tree> tree = open_disk_tree(dir.path().string());
+  const std::size_t before = open_descriptors();
+  std::size_t most = 0, visited = 0, leaves = 0;
+  std::string expected_leaf_parent;
+  DirectoryWalk walk(*tree, "");
+  while (walk.next()) {
+    ASSERT_EQ(walk.error(), "") << walk.path().size();
+    ++visited;
+    most = std::max(most, open_descriptors());
+    const std::string& path = walk.path();
+    if (walk.name() == "z") {
+      // a/a/.../a/z: depth d has d-1 "a/" before it, and leaves come deepest first.
+      ASSERT_EQ(path.size(), 2 * walk.depth() - 1);
+      ASSERT_EQ(path.substr(walk.depth() == 1 ? 0 : path.size() - 2), walk.depth() == 1 ? "z" : "/z");
+      ASSERT_EQ(walk.depth(), kLevels - leaves);
+      ++leaves;
+      ASSERT_TRUE(walk.entries().empty());
+    } else if (!path.empty()) {
+      ASSERT_EQ(walk.name(), "a");
+      ASSERT_EQ(path.size(), 2 * walk.depth() - 1);
+    }
+    for (std::size_t k = 0; k < walk.entries().size(); ++k)
+      if (walk.entries()[k].type == Entry::Type::kDirectory) walk.enter(k);
+  }
+  EXPECT_EQ(visited, 1 + 2 * kLevels);
+  EXPECT_EQ(leaves, kLevels);
+  EXPECT_TRUE(walk.lost().empty());
+  if (before > 0) EXPECT_LE(most, before + DirectoryWalk::kMaxOpenDirectories + 2);
+  EXPECT_EQ(open_descriptors(), before);
+  test::remove_deep(dir.path());
+}
+
+// A walk that enters a symlink's destination by its path (scan follows a symlink to a folder
+// inside TARGET that way) comes back to the folder it left.
+TEST(DirectoryWalk, EnterPathComesBackToTheFolderItLeft) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "x/y");
+  fs::create_directories(dir.path() / "b/c");
+  const std::unique_ptr<Tree> tree = open_disk_tree(dir.path().string());
+  DirectoryWalk walk(*tree, "");
+  std::vector<std::string> seen;
+  while (walk.next()) {
+    seen.push_back(walk.path() + "@" + std::to_string(walk.depth()) + ":" + std::string(walk.name()));
+    if (walk.path().empty()) {
+      walk.enter_path("x/y");
+      walk.enter(0);  // b
+    } else if (walk.path() == "b") {
+      walk.enter(0);
+    }
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"@0:", "x/y@1:y", "b@1:b", "b/c@2:c"}));
+  DirectoryWalk missing(*tree, "nope");
+  ASSERT_TRUE(missing.next());
+  EXPECT_NE(missing.error(), "");
+  EXPECT_FALSE(missing.next());
 }
 
 }  // namespace

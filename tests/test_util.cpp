@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <dirent.h>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -263,6 +265,79 @@ RunResult run_leaving_unchanged(const std::filesystem::path& root,
   EXPECT_FALSE(r.timed_out) << "still running after " << seconds << " s";
   expect_same_state(before, tree_state(root), root, r);
   return r;
+}
+
+void make_deep_chain(const std::filesystem::path& root, const std::string& name, std::size_t depth,
+                     const std::map<std::string, std::string>& files) {
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << root;
+  for (std::size_t k = 0; k < depth; ++k) {
+    ASSERT_EQ(::mkdirat(fd, name.c_str(), 0755), 0) << "level " << k << ": " << std::strerror(errno);
+    const int next = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    fd = next;
+    ASSERT_GE(fd, 0) << "level " << k;
+  }
+  for (const auto& [rel, content] : files) {
+    int dir = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    std::string rest = rel;
+    for (std::size_t slash; (slash = rest.find('/')) != std::string::npos;) {
+      const std::string part = rest.substr(0, slash);
+      rest = rest.substr(slash + 1);
+      ::mkdirat(dir, part.c_str(), 0755);  // may exist
+      const int next = ::openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      ::close(dir);
+      dir = next;
+      ASSERT_GE(dir, 0) << rel;
+    }
+    const int out = ::openat(dir, rest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ::close(dir);
+    ASSERT_GE(out, 0) << rel;
+    ASSERT_EQ(::write(out, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+    ::close(out);
+  }
+  ::close(fd);
+}
+
+void remove_deep(const std::filesystem::path& root) {
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  std::vector<std::string> names;  // of the folders entered below root
+  for (;;) {
+    ::fchmod(fd, 0700);
+    DIR* dir = ::fdopendir(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+    if (dir == nullptr) break;
+    std::string sub;
+    while (const dirent* e = ::readdir(dir)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      struct stat st {};
+      if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+        if (::unlinkat(fd, name.c_str(), AT_REMOVEDIR) != 0 && sub.empty()) sub = name;
+      } else {
+        ::unlinkat(fd, name.c_str(), 0);
+      }
+    }
+    ::closedir(dir);
+    if (!sub.empty()) {  // a folder not empty: empty it first
+      const int next = ::openat(fd, sub.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      if (next < 0) break;
+      ::close(fd);
+      fd = next;
+      names.push_back(sub);
+      continue;
+    }
+    if (names.empty()) break;
+    const int up = ::openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    fd = up;
+    if (fd < 0) return;
+    ::unlinkat(fd, names.back().c_str(), AT_REMOVEDIR);
+    names.pop_back();
+  }
+  if (fd >= 0) ::close(fd);
+  std::error_code ec;
+  std::filesystem::remove_all(root, ec);
 }
 
 RunResult run_shell(const std::string& command, const std::filesystem::path& cwd) {

@@ -62,6 +62,16 @@ RunResult run_leaving_unchanged(const std::filesystem::path& root,
                                 const std::vector<std::string>& args,
                                 std::string_view stdin_data = {}, double seconds = 120);
 
+/// Makes a chain of `depth` nested folders named `name` below existing folder `root`
+/// (root/name/name/...), through descriptors (its paths may be longer than PATH_MAX), and
+/// writes `files` (relative paths, folders made as needed) in its deepest folder.
+void make_deep_chain(const std::filesystem::path& root, const std::string& name, std::size_t depth,
+                     const std::map<std::string, std::string>& files = {});
+
+/// Removes everything below `root` (and `root`) through descriptors, at any depth (TempDir's
+/// own removal goes by paths, which stop at PATH_MAX).
+void remove_deep(const std::filesystem::path& root);
+
 /// Runs `command` through /bin/sh -c in `cwd`; returns its exit code and output.
 RunResult run_shell(const std::string& command, const std::filesystem::path& cwd = {});
 

@@ -1,12 +1,17 @@
 // `sm120check kernels [--cc CC]... [--entries] [--format text|json] PATH...` (see commands.hpp):
 // the CUDA code each file carries and whether the GPU can run it.
+#include <fcntl.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "sm120check/directory_walk.hpp"
 #include "sm120check/gpu.hpp"
 #include "sm120check/kernels.hpp"
 
@@ -15,22 +20,55 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Every regular file below `dir`, sorted; symlinks are not followed (a link to a library is
-/// listed where the library itself lies). An unreadable folder is skipped.
-std::vector<std::string> files_below(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
-  if (ec) throw Error(dir, 0, "cannot read the directory: " + ec.message());
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    std::error_code type_error;
-    if (it->is_regular_file(type_error) && !it->is_symlink(type_error))
-      out.push_back(it->path().string());
+/// Lists every regular file below directory `dir` (symlinks not followed: a link to a library
+/// is listed where the library itself lies) into `report`: files_examined counts them, files
+/// keeps those carrying CUDA code or that could not be read, sorted by path. The walk opens
+/// each folder from its parent's descriptor and each file from its folder's (DirectoryWalk):
+/// linear in the folders and names, at any depth. A folder that cannot be read for want of
+/// permission is skipped; any other that cannot be read is an Error.
+void list_below(const std::string& dir, KernelsReport& report) {
+  std::unique_ptr<Tree> tree = open_disk_tree(dir);
+  DirectoryWalk walk(*tree, "");
+  std::vector<KernelListing> found;
+  while (walk.next()) {
+    if (!walk.error().empty()) {
+      if (walk.error_number() == EACCES && !walk.path().empty()) continue;
+      throw Error(dir, 0, "cannot walk the directory: " + walk.error());
+    }
+    const std::vector<Tree::DirEntry>& entries = walk.entries();
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      const Tree::DirEntry& e = entries[k];
+      if (e.type == Entry::Type::kDirectory) walk.enter(k);
+      if (e.type != Entry::Type::kFile) continue;
+      ++report.files_examined;
+      // The path is built only for a file kept (a file in every folder of a deep chain would
+      // otherwise cost the chain's length per file).
+      const auto shown = [&] {
+        return (fs::path(dir) / (walk.path().empty() ? e.name : walk.path() + "/" + e.name)).string();
+      };
+      KernelListing listing;
+      const OpenFile file(::openat(walk.fd(), e.name.c_str(),
+                                   O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW));
+      if (file.fd() < 0) {
+        listing.path = shown();
+        listing.error = fmt::format("cannot open: {}", std::strerror(errno));
+      } else {
+        try {
+          listing = list_kernels_at(file.fd(), e.name);
+        } catch (const Error& err) {
+          listing = KernelListing{};
+          listing.error = err.message();
+        }
+        if (listing.fatbins.empty() && listing.error.empty()) continue;
+        listing.path = shown();
+      }
+      found.push_back(std::move(listing));
+    }
   }
-  if (ec) throw Error(dir, 0, "cannot walk the directory: " + ec.message());
-  std::sort(out.begin(), out.end());
-  return out;
+  if (!walk.lost().empty()) throw Error(dir, 0, "cannot walk the directory: " + walk.lost().front());
+  std::sort(found.begin(), found.end(),
+            [](const KernelListing& a, const KernelListing& b) { return a.path < b.path; });
+  for (KernelListing& listing : found) report.files.push_back(std::move(listing));
 }
 
 /// Lists `path`; an unreadable file becomes a listing with its error.
@@ -99,12 +137,7 @@ int run_kernels(const KernelsCommandOptions& options) {
     const fs::file_status status = fs::status(path, ec);
     if (ec || !fs::exists(status)) throw Error(path, 0, "no such file or directory");
     if (fs::is_directory(status)) {
-      for (const std::string& file : files_below(path)) {
-        ++report.files_examined;
-        KernelListing listing = list_one(file);
-        if (!listing.fatbins.empty() || !listing.error.empty())
-          report.files.push_back(std::move(listing));
-      }
+      list_below(path, report);
     } else {
       ++report.files_examined;
       report.files.push_back(list_one(path));

@@ -279,9 +279,12 @@ void render_kernel_group(std::ostream& out, const ScanReport& report, const Kern
   else
     out << fmt::format("{} of {} shared object{} with CUDA code", code, g.shared_objects,
                        g.shared_objects == 1 ? "" : "s");
-  out << " (" << (g.source == ObjectSource::kRecord            ? "listed in RECORD"
-                  : g.source == ObjectSource::kPackageFolders ? "package folders, no RECORD"
-                                                              : "build outputs under the tree");
+  out << " (" << (g.source == ObjectSource::kRecord ? "listed in RECORD"
+                  : g.source == ObjectSource::kPackageFolders
+                      ? (g.kind == InstallKind::kDistribution
+                             ? "package folders, no RECORD"
+                             : "its package folders only: a source outside TARGET")
+                      : "build outputs under the tree");
   if (g.absent != 0) out << fmt::format("; {} listed there but absent", g.absent);
   out << ")";
   if (code != 0 && ccs.empty()) out << "; not judged: no GPU known (--cc 12.0 judges)";

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "sm120check/directory_walk.hpp"
 #include "sm120check/error.hpp"
 
 namespace sm120check::scan_detail {
@@ -119,6 +120,11 @@ std::string base_name(const std::string& path) {
 
 bool is_shared_object_name(std::string_view name) {
   return ends_with(name, ".so") || name.find(".so.") != std::string_view::npos;
+}
+
+bool is_kernel_file_name(std::string_view name) {
+  return is_shared_object_name(name) || ends_with(name, ".cubin") || ends_with(name, ".ptx") ||
+         ends_with(name, ".fatbin") || (name.size() > 2 && ends_with(name, ".a"));
 }
 
 std::string record_path(std::string_view line) {
@@ -257,6 +263,7 @@ class Discoverer {
     std::error_code ec;
     target_real_ = std::filesystem::canonical(target, ec).string();
     if (ec) target_real_ = std::filesystem::absolute(target, ec).lexically_normal().string();
+    target_name_ = base_name(target_real_);
     rootfs_ = target_real_ != "/" && is_dir("etc") && is_dir("usr");
     for (const CatalogEntry& e : catalog_.entries) {
       for (const std::string& d : e.matched_distributions) dist_projects_[d].insert(e.project);
@@ -370,13 +377,40 @@ class Discoverer {
     }
     std::string a = abs.string();
     while (a.size() > 1 && a.back() == '/') a.pop_back();
+    if (!within_target(a)) {
+      // A path into TARGET through a symlink (or TARGET named by another path) is read inside
+      // it, at its real path: one install, each file read once.
+      std::error_code ec;
+      const std::string real = fs::canonical(a, ec).string();
+      if (!ec && within_target(real)) {
+        p.note = real == target_real_
+                     ? fmt::format("'{}' is TARGET by another path: read there", text)
+                     : fmt::format("'{}' leads to {} inside TARGET: read there", text,
+                                   relative_to_target(real));
+        a = real;
+      }
+    }
     if (within_target(a)) {
       p.inside = true;
-      p.rel = a.size() > target_real_.size() ? a.substr(target_real_.size() + (target_real_ == "/" ? 0 : 1)) : "";
+      p.rel = relative_to_target(a);
       return p;
     }
     p.abs = a;
     return p;
+  }
+
+  /// `abs` (within_target()) relative to TARGET ("" for TARGET itself).
+  std::string relative_to_target(const std::string& abs) const {
+    return abs.size() > target_real_.size()
+               ? abs.substr(target_real_.size() + (target_real_ == "/" ? 0 : 1))
+               : "";
+  }
+
+  /// Whether absolute path `abs` is TARGET or a folder above it ("/" included).
+  bool holds_target(const std::string& abs) const {
+    return abs == "/" || abs == target_real_ ||
+           (starts_with(target_real_, abs) && target_real_.size() > abs.size() &&
+            target_real_[abs.size()] == '/');
   }
 
   bool within_target(const std::string& abs) const {
@@ -420,20 +454,34 @@ class Discoverer {
   // -------------------------------------------------------------------------------------------
   // The walk.
 
-  void walk(const std::string& rel, std::size_t depth) {
+  /// Walks directory `start` of TARGET (at `start_depth`) and what it asks to enter, through
+  /// a DirectoryWalk: each directory opened from its parent's descriptor, so a directory costs
+  /// the same at any depth.
+  void walk(const std::string& start, std::size_t start_depth) {
     if (out_.walk.truncated) return;
-    std::vector<Tree::DirEntry> list;
-    try {
-      list = tree_.list(rel);
-    } catch (const Error& e) {
-      if (rel.empty()) throw;
-      out_.walk.unreadable.push_back(fmt::format("{}: {}", rel, e.message()));
-      return;
+    DirectoryWalk w(tree_, start, start_depth);
+    while (w.next()) {
+      const std::string& rel = w.path();
+      if (!w.error().empty()) {
+        if (rel.empty()) throw Error(target_, 0, w.error());
+        out_.walk.unreadable.push_back(fmt::format("{}: {}", rel, w.error()));
+        continue;
+      }
+      visit(w);
+      if (out_.walk.truncated) break;
     }
+    for (const std::string& lost : w.lost()) out_.walk.unreadable.push_back(lost);
+  }
+
+  /// One directory of the walk: its checkout, its site-packages, and what to enter below it.
+  void visit(DirectoryWalk& w) {
+    const std::string& rel = w.path();
+    const std::size_t depth = w.depth();
+    const std::vector<Tree::DirEntry>& list = w.entries();
     ++out_.walk.directories;
     out_.walk.entries += list.size();
     if (out_.walk.entries > options_.max_entries) out_.walk.truncated = true;
-    const std::string name = rel.empty() ? base_name(target_real_) : base_name(rel);
+    const std::string_view name = rel.empty() ? std::string_view(target_name_) : w.name();
     bool has_git = false, has_dist_info = false, has_project_file = false;
     for (const Tree::DirEntry& e : list) {
       if (e.name == ".git" && (e.type == Entry::Type::kDirectory || e.type == Entry::Type::kFile))
@@ -449,11 +497,12 @@ class Discoverer {
       // *.dist-info (pip --target, or a stray one at TARGET's top) may hold anything below.
       if (named_site) return;
     }
-    for (const Tree::DirEntry& e : list) {
-      if (e.type == Entry::Type::kFile && options_.kernels && is_shared_object_name(e.name))
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const Tree::DirEntry& e = list[k];
+      if (e.type == Entry::Type::kFile && options_.kernels && is_kernel_file_name(e.name))
         walked_objects_.push_back(join(rel, e.name));
       if (e.type == Entry::Type::kSymlink) {
-        symlink(rel, e.name, list, depth);
+        symlink(w, e.name);
         if (out_.walk.truncated) return;
         continue;
       }
@@ -465,8 +514,7 @@ class Discoverer {
         ++out_.walk.depth_limited;
         continue;
       }
-      walk(join(rel, e.name), depth + 1);
-      if (out_.walk.truncated) return;
+      w.enter(k);
     }
   }
 
@@ -521,9 +569,11 @@ class Discoverer {
   /// (python_library_name()) leading outside TARGET is not followed and recorded in
   /// WalkStats::outside_symlinks (the walk is then incomplete). Any other symlink is counted in
   /// WalkStats::symlinks.
-  void symlink(const std::string& dir, const std::string& name, const std::vector<Tree::DirEntry>& list,
-               std::size_t depth) {
+  void symlink(DirectoryWalk& w, const std::string& name) {
     namespace fs = std::filesystem;
+    const std::string& dir = w.path();
+    const std::vector<Tree::DirEntry>& list = w.entries();
+    const std::size_t depth = w.depth();
     const std::string path = join(dir, name);
     const bool python = python_library_name(name, list);
     ++out_.walk.symlinks;
@@ -577,7 +627,7 @@ class Discoverer {
       ++out_.walk.depth_limited;
       return;
     }
-    walk(real_rel, depth + 1);
+    w.enter_path(real_rel);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -809,11 +859,12 @@ class Discoverer {
   /// source is at `target_text` (as written in `found_by`, relative to `site`).
   void editable(const std::string& site, const std::string& found_by, const std::string& dist,
                 const std::string& version, const std::string& target_text,
-                FoundInstall::Reach how) {
+                FoundInstall::Reach how, const std::vector<std::string>& packages = {}) {
     std::vector<std::string> projects;
     if (auto it = dist_projects_.find(dist); it != dist_projects_.end())
       projects.assign(it->second.begin(), it->second.end());
-    const Pointer root = source_root(resolve(target_text, site), projects);
+    const Pointer named = resolve(target_text, site);
+    const Pointer root = source_root(named, projects);
     std::string why;
     const bool already_open = outside_trees_.count(root.abs) != 0;
     const std::optional<Location> files = open(root, why);
@@ -836,8 +887,16 @@ class Discoverer {
       } else {
         i.unreadable = why;
       }
-      if (!root.note.empty()) out_.notes.push_back(root.note);
     }
+    if (!root.note.empty() &&
+        std::find(out_.notes.begin(), out_.notes.end(), root.note) == out_.notes.end())
+      out_.notes.push_back(root.note);
+    if (!root.inside && f.named.empty() && named.abs.size() > root.abs.size() + 1 &&
+        starts_with(named.abs, root.abs))
+      f.named = named.abs.substr(root.abs == "/" ? 1 : root.abs.size() + 1);
+    for (const std::string& p : packages)
+      if (std::find(f.packages.begin(), f.packages.end(), p) == f.packages.end())
+        f.packages.push_back(p);
     if (i.distribution.empty() && !dist.empty()) i.distribution = dist;
     if (i.version.empty()) i.version = version;
     for (const std::string& p : projects) add_project(i, p);
@@ -1018,7 +1077,7 @@ class Discoverer {
           if (source) {
             editable_dists.insert(dist);
             editable(site, join(dir, "direct_url.json"), dist, version, *source,
-                     FoundInstall::Reach::kUnknown);
+                     FoundInstall::Reach::kUnknown, top_level_names(dir));
             is_editable = true;
           } else {
             install = distribution(site, dir, dist, version);
@@ -1112,10 +1171,13 @@ class Discoverer {
             read_at(inside(""), join(site, module + ".py"), kListFileCap,
                     "the package folder its MAPPING names is not read");
         if (!finder) return true;
-        if (std::optional<std::string> package = first_mapping(*finder))
+        if (std::optional<std::pair<std::string, std::string>> package = first_mapping(*finder)) {
+          std::vector<std::string> names;
+          if (package_name(package->first)) names.push_back(package->first);
           editable(site, join(site, module + ".py"), dist, version,
-                   std::filesystem::path(*package).parent_path().string(),
-                   FoundInstall::Reach::kFinder);
+                   std::filesystem::path(package->second).parent_path().string(),
+                   FoundInstall::Reach::kFinder, names);
+        }
         return true;
       }
       editable(site, path, dist, version, std::string(line), FoundInstall::Reach::kPathLine);
@@ -1123,8 +1185,9 @@ class Discoverer {
     });
   }
 
-  /// The first value of `MAPPING = {'pkg': '/path/pkg', ...}` in a setuptools finder module.
-  static std::optional<std::string> first_mapping(const std::string& text) {
+  /// The first key and value of `MAPPING = {'pkg': '/path/pkg', ...}` in a setuptools finder
+  /// module.
+  static std::optional<std::pair<std::string, std::string>> first_mapping(const std::string& text) {
     const std::size_t at = text.find("MAPPING");
     if (at == std::string::npos) return std::nullopt;
     const std::size_t open = text.find('{', at);
@@ -1133,11 +1196,35 @@ class Discoverer {
     const std::string body = text.substr(open + 1, close - open - 1);
     const std::size_t colon = body.find(':');
     if (colon == std::string::npos) return std::nullopt;
+    std::string key = trim(body.substr(0, colon));
+    if (key.size() >= 2 && (key.front() == '\'' || key.front() == '"') && key.back() == key.front())
+      key = key.substr(1, key.size() - 2);
+    else
+      key.clear();
     const std::size_t q = body.find_first_of("'\"", colon);
     if (q == std::string::npos) return std::nullopt;
     const std::size_t end = body.find(body[q], q + 1);
     if (end == std::string::npos) return std::nullopt;
-    return body.substr(q + 1, end - q - 1);
+    return std::make_pair(key, body.substr(q + 1, end - q - 1));
+  }
+
+  /// Whether `name` can be a top-level import name: not empty, no "/", not "." or "..".
+  static bool package_name(std::string_view name) {
+    return !name.empty() && name.size() <= 255 && name.find('/') == std::string_view::npos &&
+           name.find('\0') == std::string_view::npos && name != "." && name != "..";
+  }
+
+  /// The names of top_level.txt in metadata folder `dir` (relative to TARGET), those that can
+  /// be import names; empty when it has none.
+  std::vector<std::string> top_level_names(const std::string& dir) const {
+    std::vector<std::string> names;
+    if (std::optional<std::string> top = read_at(inside(""), join(dir, "top_level.txt"), kListFileCap,
+                                                 "the distribution's import name is taken as its package folder"))
+      for_each_line(*top, [&](std::string_view line) {
+        if (package_name(line)) names.emplace_back(line);
+        return true;
+      });
+    return names;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1168,7 +1255,7 @@ class Discoverer {
       g.source = ObjectSource::kRecord;
       for_each_line(*record, [&](std::string_view line) {
         const std::string path = record_path(line);
-        if (!is_shared_object_name(base_name(path))) return true;
+        if (!is_kernel_file_name(base_name(path))) return true;
         // Paths are relative to site-packages; "../../bin/x" stays inside TARGET or is dropped.
         if (std::optional<std::string> p = normalize_relative_path(join(site, path)))
           set.paths.push_back(*p);
@@ -1196,7 +1283,7 @@ class Discoverer {
           if (e.name == name && e.type == Entry::Type::kDirectory)
             collect_objects(inside(join(site, name)), "", 1, set.paths);
           else if (e.type == Entry::Type::kFile && starts_with(e.name, name + ".") &&
-                   is_shared_object_name(e.name))
+                   is_kernel_file_name(e.name))
             set.paths.push_back(join(site, e.name));
         }
     }
@@ -1211,30 +1298,100 @@ class Discoverer {
   void collect_objects(const Location& at, const std::string& rel, std::size_t depth,
                        std::vector<std::string>& paths) {
     if (out_.walk.truncated) return;
-    std::vector<Tree::DirEntry> list;
-    try {
-      list = at.tree->list(at.path(rel));
-    } catch (const Error& e) {
-      out_.walk.unreadable.push_back(fmt::format("{}: {}", at.path(rel), e.message()));
-      return;
-    }
-    ++out_.walk.directories;
-    out_.walk.entries += list.size();
-    if (out_.walk.entries > options_.max_entries) out_.walk.truncated = true;
-    for (const Tree::DirEntry& e : list) {
-      if (e.type == Entry::Type::kSymlink) {
-        ++out_.walk.symlinks;
-      } else if (e.type == Entry::Type::kFile && is_shared_object_name(e.name)) {
-        paths.push_back(at.path(join(rel, e.name)));
-      } else if (e.type == Entry::Type::kDirectory && !skipped_everywhere(e.name)) {
-        if (depth + 1 > options_.max_depth) {
-          ++out_.walk.depth_limited;
-          continue;
-        }
-        collect_objects(at, join(rel, e.name), depth + 1, paths);
-        if (out_.walk.truncated) return;
+    DirectoryWalk w(*at.tree, rel.empty() ? at.prefix : at.path(rel), depth);
+    while (w.next()) {
+      if (!w.error().empty()) {
+        out_.walk.unreadable.push_back(fmt::format("{}: {}", w.path(), w.error()));
+        continue;
       }
+      const std::vector<Tree::DirEntry>& list = w.entries();
+      ++out_.walk.directories;
+      out_.walk.entries += list.size();
+      if (out_.walk.entries > options_.max_entries) out_.walk.truncated = true;
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        const Tree::DirEntry& e = list[k];
+        if (e.type == Entry::Type::kSymlink) {
+          ++out_.walk.symlinks;
+        } else if (e.type == Entry::Type::kFile && is_kernel_file_name(e.name)) {
+          paths.push_back(join(w.path(), e.name));
+        } else if (e.type == Entry::Type::kDirectory && !skipped_everywhere(e.name)) {
+          if (w.depth() + 1 > options_.max_depth) {
+            ++out_.walk.depth_limited;
+            continue;
+          }
+          w.enter(k);
+        }
+      }
+      if (out_.walk.truncated) break;
     }
+    for (const std::string& lost : w.lost()) out_.walk.unreadable.push_back(lost);
+  }
+
+  /// The compiled objects of an editable install whose source root lies outside TARGET: only
+  /// its own package folders are walked, never the whole tree. The root may be anything a .pth
+  /// line, a finder's MAPPING or direct_url.json names ("/", a home folder, a folder above
+  /// TARGET whose walk would list TARGET's objects again). Its packages: the import names of
+  /// FoundInstall::packages (top_level.txt, MAPPING; a folder holding __init__.py) and of its
+  /// catalog projects' layout, each at the root, under src/ or python/, or under the folder
+  /// the pointer named, plus modules NAME.* beside them. A folder that is TARGET or above it is
+  /// never walked. A note says what was searched.
+  void package_folder_objects(const FoundInstall& f, std::vector<std::string>& paths) {
+    // The catalog's names are trusted; a name only the install's metadata gives must be a
+    // regular package there (a hostile top_level.txt saying "usr" under "/" is not walked).
+    std::vector<std::string> names = f.packages;
+    std::set<std::string> trusted;
+    for (const std::string& project : f.install.projects)
+      if (auto it = layout_.find(project); it != layout_.end())
+        for (const std::string& path : it->second)
+          if (ends_with(path, "/__init__.py") && path.find('/') == path.rfind('/')) {
+            const std::string name = path.substr(0, path.find('/'));
+            trusted.insert(name);
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+          }
+    std::vector<std::string> bases{""};
+    for (const std::string& b : {std::string("src"), std::string("python"), f.named})
+      if (!b.empty() && std::find(bases.begin(), bases.end(), b) == bases.end()) bases.push_back(b);
+    const std::string& root = f.install.root;
+    std::vector<std::string> searched;
+    for (const std::string& base : bases) {
+      std::vector<Tree::DirEntry> list;
+      try {
+        list = f.files.tree->list(f.files.path(base));
+      } catch (const Error&) {
+        continue;  // no such folder
+      }
+      for (const std::string& name : names)
+        for (const Tree::DirEntry& e : list) {
+          const std::string rel = join(base, e.name);
+          if (e.type == Entry::Type::kFile && starts_with(e.name, name + ".") &&
+              is_kernel_file_name(e.name)) {
+            paths.push_back(f.files.path(rel));
+          } else if (e.type == Entry::Type::kDirectory && e.name == name &&
+                     (trusted.count(name) != 0 ||
+                      type_at(f.files, join(rel, "__init__.py")) == Entry::Type::kFile)) {
+            std::error_code ec;
+            const std::string real =
+                std::filesystem::canonical(std::filesystem::path(f.files.tree->name()) / f.files.path(rel), ec)
+                    .string();
+            if (ec || holds_target(real)) continue;
+            collect_objects(f.files, rel, 1 + static_cast<std::size_t>(std::count(rel.begin(), rel.end(), '/')),
+                            paths);
+            searched.push_back(rel);
+          }
+        }
+    }
+    std::sort(paths.begin(), paths.end());
+    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+    std::string list;
+    for (const std::string& s : searched) list += (list.empty() ? "" : ", ") + s;
+    out_.notes.push_back(fmt::format(
+        "{}: editable source outside TARGET{}: compiled kernels are searched only in its package "
+        "folders ({}), not the whole tree; scan {} to list its other build outputs",
+        root,
+        root == "/"           ? " (the file system's root)"
+        : holds_target(root) ? " (a folder above TARGET)"
+                              : "",
+        list.empty() ? "none found" : list, root));
   }
 
   /// An ObjectSet per source tree (editable install or checkout) that was read: inside TARGET
@@ -1256,10 +1413,12 @@ class Discoverer {
       g.source = ObjectSource::kWalk;
       set.tree = f.files.tree;
       set.found_install = k;
-      if (f.files.tree == &tree_)
+      if (f.files.tree == &tree_) {
         inside_sets.push_back(out_.objects.size());
-      else
-        collect_objects(f.files, "", 0, set.paths);
+      } else {
+        g.source = ObjectSource::kPackageFolders;
+        package_folder_objects(f, set.paths);
+      }
       out_.objects.push_back(std::move(set));
     }
     const auto under = [](const std::string& path, const std::string& root) {
@@ -1287,6 +1446,7 @@ class Discoverer {
   const ScanOptions& options_;
   Discovery& out_;
   std::string target_real_;
+  std::string target_name_;  ///< the last component of target_real_
   bool rootfs_ = false;
   std::map<std::string, std::set<std::string>> dist_projects_;   ///< distribution -> projects
   std::map<std::string, std::set<std::string>> repo_projects_;   ///< owner/name -> projects

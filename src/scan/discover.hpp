@@ -33,6 +33,12 @@ struct FoundInstall {
   /// Per site-packages (relative to TARGET) that names the editable install: the strongest
   /// way found there (a path line outranks a finder: the path finder runs first).
   std::map<std::string, Reach> reach;
+  /// For an editable install: the import names of its packages, from its dist-info's
+  /// top_level.txt or its finder's MAPPING (a folder or module of that name is its own).
+  std::vector<std::string> packages;
+  /// For an editable install: the folder the pointer named, relative to the source root ("" =
+  /// the root itself; the root may be a checkout above it).
+  std::string named;
 };
 
 /// The shared objects of one install or distribution, for the kernel listing (not read yet).
@@ -45,6 +51,11 @@ struct ObjectSet {
 
 /// True for a shared object's file name: ending ".so" or holding ".so." ("libx.so.12").
 bool is_shared_object_name(std::string_view name);
+
+/// True for the name of a file whose CUDA code scan lists: a shared object
+/// (is_shared_object_name()), a bare cubin (".cubin"), PTX text (".ptx"), a bare fat binary
+/// (".fatbin") or a static archive (".a"): the files `kernels` reads that an install ships.
+bool is_kernel_file_name(std::string_view name);
 
 /// The first field of a RECORD line (CSV: quoted when it holds a comma or quote, "" doubled).
 std::string record_path(std::string_view line);

@@ -5,8 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "discover.hpp"
 #include "sm120check/code_text.hpp"
@@ -148,50 +152,83 @@ using scan_detail::ObjectSet;
 constexpr std::string_view kCompiledWhy =
     "compiled into the binary (no file of this fix ships in a wheel)";
 
-/// Lists the objects of `sets` into out.groups, each object opened through its tree and read
-/// once (an object two sets name is listed once and copied), and counts them. A path that is
-/// missing or not a regular file (a RECORD naming files laid out elsewhere; a symlink, listed
-/// where its target lies) is counted as absent; an object that cannot be opened or mapped is
-/// kept with its error.
+/// Lists the objects of `sets` into out.groups, and counts them. Each file is read once,
+/// known by its device and inode: a path two sets name, or two paths of one file (a hard link,
+/// a bind mount, an editable source reached both through TARGET and by another path), are one
+/// object. A distribution's group lists every object its RECORD or package folders name (a
+/// file two distributions name is listed in both); a source tree's group (an editable install
+/// or checkout) leaves out a file another group lists (a venv inside the project's own tree
+/// holds its distributions' objects: they are theirs), and lists each file once. A path that
+/// is missing or not a regular file (a RECORD naming files laid out elsewhere; a symlink,
+/// listed where its target lies) is counted as absent; an object that cannot be opened or
+/// mapped is kept with its error.
 void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
   struct Read {
     KernelListing listing;
-    bool absent = false;
+    std::size_t owner = 0;  ///< the first group that lists it
   };
-  std::map<std::pair<const Tree*, std::string>, Read> read;
-  for (ObjectSet& set : sets) {
+  /// (tree, path) -> its file's (device, inode), or std::nullopt when absent; error objects
+  /// (not opened) get a key of their own.
+  std::map<std::pair<const Tree*, std::string>, std::optional<std::pair<dev_t, ino_t>>> seen;
+  std::map<std::pair<dev_t, ino_t>, Read> read;
+  std::map<std::pair<const Tree*, std::string>, KernelListing> unopened;
+  for (std::size_t n = 0; n < sets.size(); ++n) {
+    ObjectSet& set = sets[n];
     KernelGroup g = std::move(set.group);
+    const bool source_tree = g.kind != InstallKind::kDistribution;
+    std::set<std::pair<dev_t, ino_t>> in_group;
     for (const std::string& path : set.paths) {
-      auto [it, added] = read.try_emplace({set.tree, path});
-      Read& r = it->second;
+      // Shown relative to TARGET, or absolute for a tree outside it.
+      const std::string shown = g.outside_target ? set.tree->name() + "/" + path : path;
+      const std::pair<const Tree*, std::string> at{set.tree, path};
+      auto [it, added] = seen.try_emplace(at);
       if (added) {
-        // Shown relative to TARGET, or absolute for a tree outside it.
-        r.listing.path = g.outside_target ? set.tree->name() + "/" + path : path;
         try {
-          if (set.tree->stat(path).type != Entry::Type::kFile) {
-            r.absent = true;
-          } else {
+          if (set.tree->stat(path).type == Entry::Type::kFile) {
             const OpenFile file = set.tree->open_file(path);
-            r.listing = list_kernels_at(file.fd(), r.listing.path);
+            struct stat st {};
+            if (::fstat(file.fd(), &st) != 0) throw Error(shown, 0, "cannot examine the file");
+            const std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
+            if (read.count(id) == 0) {
+              Read r;
+              r.owner = out.groups.size();
+              r.listing = list_kernels_at(file.fd(), shown);
+              read.emplace(id, std::move(r));
+            }
+            it->second = id;
           }
         } catch (const Error& e) {
-          r.listing.error = e.message();
+          it->second.reset();
+          KernelListing& l = unopened[at];
+          l.path = shown;
+          l.error = e.message();
         }
       }
-      if (r.absent) {
-        ++g.absent;
+      if (!it->second) {
+        if (auto u = unopened.find(at); u != unopened.end()) {
+          ++g.shared_objects;
+          g.objects.push_back(u->second);
+        } else {
+          ++g.absent;
+        }
         continue;
       }
+      Read& r = read.at(*it->second);
+      if (!in_group.insert(*it->second).second) continue;  // one file, twice in this group
+      if (source_tree && r.owner != out.groups.size()) continue;  // another group's
       ++g.shared_objects;
-      if (!r.listing.fatbins.empty() || !r.listing.error.empty()) g.objects.push_back(r.listing);
+      if (r.listing.fatbins.empty() && r.listing.error.empty()) continue;
+      KernelListing listing = r.listing;
+      listing.path = shown;  // where this group has it
+      g.objects.push_back(std::move(listing));
     }
+    std::sort(g.objects.begin(), g.objects.end(),
+              [](const KernelListing& a, const KernelListing& b) { return a.path < b.path; });
     out.groups.push_back(std::move(g));
   }
-  for (const auto& [key, r] : read) {
-    if (r.absent) continue;
-    ++out.shared_objects;
+  out.shared_objects = read.size() + unopened.size();
+  for (const auto& [id, r] : read)
     if (!r.listing.fatbins.empty()) ++out.with_cuda_code;
-  }
 }
 
 /// "2 of its 5 shared objects carry CUDA code: see its kernels": the kernels of a

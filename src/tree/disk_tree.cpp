@@ -21,6 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "sm120check/directory_walk.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/tree.hpp"
 
@@ -28,6 +29,14 @@ namespace sm120check {
 namespace {
 
 std::string errno_text(int err) { return std::strerror(err); }
+
+/// Longest path a DiskTree resolves, in bytes (4096 levels of 255-byte names, `scan
+/// --max-depth`'s limit): its paths are opened one component at a time from a descriptor,
+/// never handed whole to the kernel, so PATH_MAX does not bound them.
+constexpr std::size_t kMaxTreePathLength = 4096 * 256;
+
+/// normalize_relative_path() with `max_length` (bytes) instead of kMaxPathLength.
+std::optional<std::string> normalize_with_limit(std::string_view path, std::size_t max_length);
 
 /// realpath(3) as a std::string; std::nullopt with errno set on failure.
 std::optional<std::string> real_path(const std::string& path) {
@@ -57,6 +66,10 @@ class FdGuard {
 constexpr int kMaxSymlinkHops = 40;
 /// Directory descriptors kept open between calls at most (all are closed when it is reached).
 constexpr std::size_t kMaxCachedDirectories = 256;
+/// Cached folders (and known non-folders) of a path looked up from its end, at most.
+constexpr int kProbes = 16;
+/// Components of a path whose every prefix folder is cached; below, only the final folder.
+constexpr std::size_t kShallowComponents = 32;
 
 /// `target` read from directory `base` (both relative to the root, "" = the root), with "." and
 /// ".." applied and empty components dropped: "" for the root itself, std::nullopt when it climbs
@@ -97,7 +110,7 @@ std::optional<std::string> read_link_at(int dir, const char* name) {
   }
 }
 
-class DiskTree final : public Tree {
+class DiskTree final : public Tree, public DirectorySource {
  public:
   DiskTree(std::string root, std::string real_root, int root_fd, std::uint64_t max_file_size)
       : root_(std::move(root)),
@@ -198,49 +211,21 @@ class DiskTree final : public Tree {
   }
 
   std::vector<DirEntry> list(const std::string& path) const override {
+    const OpenFile dir = open_directory(path);
+    return list_directory_fd(dir.fd(), path);
+  }
+
+  OpenFile open_directory(const std::string& path) const override {
     int fd = -1;
     if (path.empty()) {
       fd = ::fcntl(root_fd_, F_DUPFD_CLOEXEC, 0);
     } else {
       Resolved r = resolve(path, 0);
       if (r.missing) throw Error(path, 0, "cannot list: " + errno_text(ENOENT));
-      fd = open_directory(r.dir, r.name.c_str());  // O_NOFOLLOW: a symlink is refused
+      fd = open_subdirectory(r.dir, r.name.c_str());  // O_NOFOLLOW: a symlink is refused
     }
     if (fd < 0) throw Error(path, 0, "cannot list: " + errno_text(errno));
-    DIR* dir = ::fdopendir(fd);
-    if (dir == nullptr) {
-      const int err = errno;
-      ::close(fd);
-      throw Error(path, 0, "cannot list: " + errno_text(err));
-    }
-    std::vector<DirEntry> out;
-    for (;;) {
-      errno = 0;  // readdir(3) returns nullptr both at the end and on an error
-      const dirent* e = ::readdir(dir);
-      if (e == nullptr) break;
-      const std::string_view name = e->d_name;
-      if (name == "." || name == "..") continue;
-      DirEntry entry{std::string(name), Entry::Type::kOther};
-      unsigned char type = e->d_type;
-      if (type == DT_UNKNOWN) {  // some file systems give no type: lstat(2) the name
-        struct stat st {};
-        if (::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-          type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-                 : S_ISLNK(st.st_mode)                                ? DT_LNK
-                                                                      : DT_UNKNOWN;
-      }
-      entry.type = type == DT_DIR   ? Entry::Type::kDirectory
-                   : type == DT_REG ? Entry::Type::kFile
-                   : type == DT_LNK ? Entry::Type::kSymlink
-                                    : Entry::Type::kOther;
-      out.push_back(std::move(entry));
-    }
-    const int err = errno;
-    ::closedir(dir);
-    if (err != 0) throw Error(path, 0, "cannot list: " + errno_text(err));
-    std::sort(out.begin(), out.end(),
-              [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
-    return out;
+    return OpenFile(fd);
   }
 
   OpenFile open_file(const std::string& path) const override {
@@ -363,7 +348,7 @@ class DiskTree final : public Tree {
   }
 
   /// Opens directory `name` in `dir` without following a symlink. Returns -1 with errno.
-  static int open_directory(int dir, const char* name) {
+  static int open_subdirectory(int dir, const char* name) {
     return ::openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   }
 
@@ -372,7 +357,7 @@ class DiskTree final : public Tree {
   /// followed). Throws Error when `path` is not a valid relative path, a component cannot be
   /// examined, or a symlinked directory resolves outside the root.
   Resolved resolve(const std::string& path, int hops) const {
-    std::optional<std::string> normal = normalize_relative_path(path);
+    std::optional<std::string> normal = normalize_with_limit(path, kMaxTreePathLength);
     if (!normal) throw Error(path, 0, "not a relative path inside the target");
     Resolved r;
     r.hops = hops;
@@ -380,12 +365,42 @@ class DiskTree final : public Tree {
     int dir = root_fd_;
     std::string physical;  // of `dir`, relative to the root
     std::string relative;  // the components walked so far, as asked
+    // Start at the deepest of the path's last directories already open (or known missing): a
+    // run reads many files of one folder. Looking up every prefix from the root would cost the
+    // path's depth times its length per call (a folder 2000 levels deep with a .git at each
+    // level took minutes); so below kShallowComponents only the final folder is cached and
+    // looked up.
+    std::size_t end = normal->rfind('/');
+    for (int probes = 0; probes < kProbes && end != std::string::npos && end > 0; ++probes) {
+      const std::string prefix = normal->substr(0, end);
+      if (not_dirs_.count(prefix) != 0) {
+        r.missing = true;
+        return r;
+      }
+      if (auto known = dir_cache_.find(prefix); known != dir_cache_.end()) {
+        dir = known->second.fd;
+        physical = known->second.physical;
+        relative = prefix;
+        rest.remove_prefix(end + 1);
+        break;
+      }
+      end = normal->rfind('/', end - 1);
+    }
+    std::size_t level = static_cast<std::size_t>(std::count(relative.begin(), relative.end(), '/')) +
+                        (relative.empty() ? 0 : 1);
+    // The descriptor of a deep folder passed on the way down, not cached: closed once the next
+    // one is open (the final folder's is cached, and so stays open).
+    OpenFile held;
     for (std::size_t slash; (slash = rest.find('/')) != std::string_view::npos;) {
       const std::string part(rest.substr(0, slash));
       rest.remove_prefix(slash + 1);
       if (!relative.empty()) relative += '/';
       relative += part;
-      if (auto known = dir_cache_.find(relative); known != dir_cache_.end()) {
+      ++level;
+      const bool last = rest.find('/') == std::string_view::npos;
+      const bool shallow = level <= kShallowComponents;
+      if (auto known = shallow ? dir_cache_.find(relative) : dir_cache_.end();
+          known != dir_cache_.end()) {
         dir = known->second.fd;
         physical = known->second.physical;
         continue;
@@ -396,7 +411,7 @@ class DiskTree final : public Tree {
         r.missing = true;
         return r;
       };
-      if (not_dirs_.count(relative) != 0) return not_a_directory();
+      if (shallow && not_dirs_.count(relative) != 0) return not_a_directory();
       struct stat st {};
       if (::fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         int err = errno;
@@ -429,7 +444,7 @@ class DiskTree final : public Tree {
         if (opened.fd < 0)
           throw Error(path, 0, fmt::format("cannot open '{}': {}", relative, errno_text(errno)));
       } else if (S_ISDIR(st.st_mode)) {
-        opened.fd = open_directory(dir, part.c_str());
+        opened.fd = open_subdirectory(dir, part.c_str());
         if (opened.fd < 0) {
           int err = errno;
           if (err == ENOENT) return not_a_directory();
@@ -439,6 +454,12 @@ class DiskTree final : public Tree {
         opened.physical = physical.empty() ? part : physical + "/" + part;
       } else {
         return not_a_directory();
+      }
+      if (!shallow && !last) {  // used on the way down only
+        held = OpenFile(opened.fd);
+        dir = opened.fd;
+        physical = std::move(opened.physical);
+        continue;
       }
       if (dir_cache_.size() >= kMaxCachedDirectories) close_cached();
       dir = opened.fd;
@@ -481,8 +502,13 @@ OpenFile::~OpenFile() {
 }
 
 std::optional<std::string> normalize_relative_path(std::string_view path) {
+  return normalize_with_limit(path, kMaxPathLength);
+}
+
+namespace {
+std::optional<std::string> normalize_with_limit(std::string_view path, std::size_t max_length) {
   if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos ||
-      path.size() > kMaxPathLength)
+      path.size() > max_length)
     return std::nullopt;
   std::vector<std::string_view> parts;
   std::size_t pos = 0;
@@ -507,6 +533,7 @@ std::optional<std::string> normalize_relative_path(std::string_view path) {
   }
   return result;
 }
+}  // namespace
 
 std::unique_ptr<Tree> open_disk_tree(const std::string& root, std::uint64_t max_file_size) {
   if (root.empty()) throw Error("target path is empty");
