@@ -274,5 +274,45 @@ TEST(Markers, AgreeWithThePlainReferenceOnRandomPatches) {
   }
 }
 
+TEST(Markers, ARepetitivePreImageAgreesWithTheReference) {
+  // File 2's pre-image is 1000 random lines of 'a' and 'b': every 4-byte window of a candidate
+  // is filed at thousands of positions there, and 300 of its candidates (file 1's markers, so
+  // all taken) are each looked up and found absent, comparing every such position: more than
+  // the index allows, so they are looked up all at once instead. The result must not change.
+  std::mt19937 rng(12);
+  auto ab_line = [&](std::size_t size) {
+    std::string line;
+    for (std::size_t i = 0; i < size; ++i) line += "ab"[rng() % 2];
+    return line;
+  };
+  std::vector<std::string> added;
+  for (int i = 0; i < 300; ++i) added.push_back(ab_line(60));
+  std::string text = "--- a/f1.py\n+++ b/f1.py\n";
+  for (std::size_t i = 0; i < added.size(); ++i)
+    text += "@@ -" + std::to_string(1 + 10 * i) + ",0 +" + std::to_string(1 + 10 * i) + ",1 @@\n+" +
+            added[i] + "\n";
+  // File 2 also adds three of its removed lines again (in the pre-image: not markers, and
+  // ranked first) and one new line, its marker.
+  std::vector<std::string> removed;
+  for (int i = 0; i < 1000; ++i) removed.push_back(ab_line(100));
+  text += "--- a/f2.py\n+++ b/f2.py\n@@ -1,1000 +1,304 @@\n";
+  for (const std::string& line : removed) text += "-" + line + "\n";
+  for (int i : {10, 500, 990}) text += "+" + removed[static_cast<std::size_t>(i)] + "\n";
+  for (const std::string& line : added) text += "+" + line + "\n";
+  text += "+the new line\n";
+  std::vector<Patch> patches = parse_patches(text, "ab.patch");
+  ASSERT_EQ(patches.size(), 1u);
+  ASSERT_EQ(patches[0].files.size(), 2u);
+  std::vector<Marker> got = extract_markers(patches[0], 1);
+  std::vector<Marker> want = reference_markers(patches[0], 1);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].text, want[i].text) << "marker " << i;
+    EXPECT_EQ(got[i].file, want[i].file) << "marker " << i;
+  }
+  ASSERT_EQ(got.size(), 301u);  // file 1's, then file 2's new line
+  EXPECT_EQ(got.back().text, "the new line");
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -40,11 +40,14 @@ int marker_score(std::string_view marker);
 /// a context or removed line of any hunk of the same file patch: then finding it proves
 /// nothing) and any fixed string already taken (trailers included). `strip` is applied to the
 /// paths recorded in Marker::file.
-/// Cost: the candidates of a file patch are looked up in its pre-image all at once, with the
-/// literal set of src/search (one pass over the pre-image per 4096 candidates, a few
-/// operations per byte): first the best 8 of every hunk, then, only when some hunk needs more,
-/// all the rest; duplicates through hash sets. Time is linear in the patch's size while no
-/// file patch has more than 4096 candidates to look up; memory is linear.
+/// Cost: a file patch's pre-image is indexed once (its 4-byte windows hashed: a few operations
+/// per byte), and each hunk's candidates are looked up in it in order, only until the hunk has
+/// its markers (a candidate that is new is told at once, most often by a window of it the
+/// pre-image lacks); duplicates through hash sets. A repetitive pre-image, where the lookups
+/// would compare more than a few positions per pre-image byte, has all the file patch's
+/// candidates looked up at once instead, with the literal set of src/search (one pass over the
+/// pre-image per 4096 candidates). Time is linear in the patch's size while no file patch has
+/// more than 4096 candidates to look up there; memory is linear.
 /// `max_hunk_markers` stops the extraction at the first file patch that begins once that many
 /// hunk markers are taken (0: trailers only); the markers returned are then a prefix of the
 /// unbounded result, and later file patches cost nothing.

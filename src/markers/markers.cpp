@@ -6,11 +6,15 @@
 #include <bit>
 #include <cctype>
 #include <cstdint>
-#include <limits>
+#include <cstring>
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "../search/literal_set.hpp"
 
@@ -23,9 +27,11 @@ constexpr std::size_t kMaxMarkerBytes = 120;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 // ASCII classes (std::isalnum is a locale call per byte, a tenth of a large hunk's time).
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_word(char c) { return is_alnum(c) || c == '_'; }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_alnum(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr bool is_word(char c) { return is_alnum(c) || c == '_'; }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -57,6 +63,9 @@ bool is_bare_keyword(std::string_view s) {
 }
 
 bool is_import(std::string_view s) {
+  // Most lines start with none of these prefixes' first bytes: told by one compare each.
+  if (s.empty() || std::string_view("if#ure").find(s.front()) == std::string_view::npos)
+    return false;
   return starts_with(s, "import ") || (starts_with(s, "from ") && s.find(" import ") != s.npos) ||
          starts_with(s, "#include") || starts_with(s, "using ") || starts_with(s, "#import") ||
          starts_with(s, "require ") || starts_with(s, "extern crate ") || starts_with(s, "use ");
@@ -95,47 +104,187 @@ std::size_t trailing_comment(std::string_view s) {
 
 int marker_score(std::string_view marker) {
   // One pass: the longest word, whether a digit occurs, which of "==", "!=", ">=", "<=" occur.
-  int longest = 0, run = 0;
-  bool digit = false;
-  unsigned operators = 0;  // a bit per comparison operator found
-  char previous = 0;
-  for (char c : marker) {
-    run = is_word(c) ? run + 1 : 0;
-    longest = std::max(longest, run);
-    digit = digit || is_digit(c);
-    if (c == '=') {
-      if (previous == '=') operators |= 1u;
-      if (previous == '!') operators |= 2u;
-      if (previous == '>') operators |= 4u;
-      if (previous == '<') operators |= 8u;
+  // A table gives a byte's classes (a word byte: 1, a digit: 2) in one load.
+  static constexpr std::array<std::uint8_t, 256> kClass = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+      const char ch = static_cast<char>(c);
+      t[static_cast<std::size_t>(c)] =
+          static_cast<std::uint8_t>((is_word(ch) ? 1 : 0) | (is_digit(ch) ? 2 : 0));
     }
-    previous = c;
+    return t;
+  }();
+  int longest = 0, run = 0;
+  unsigned classes = 0;  // the classes seen
+  for (const char c : marker) {
+    const unsigned k = kClass[static_cast<unsigned char>(c)];
+    classes |= k;
+    run = (run + 1) * static_cast<int>(k & 1);  // 0 after a byte not of a word
+    longest = std::max(longest, run);
   }
-  const int bonus = (digit ? 4 : 0) + 8 * std::popcount(operators);
+  unsigned operators = 0;  // a bit per comparison operator found
+  for (std::size_t at = marker.find('=', 1); at != marker.npos; at = marker.find('=', at + 1)) {
+    const char previous = marker[at - 1];
+    if (previous == '=') operators |= 1u;
+    if (previous == '!') operators |= 2u;
+    if (previous == '>') operators |= 4u;
+    if (previous == '<') operators |= 8u;
+  }
+  const int bonus = ((classes & 2) != 0 ? 4 : 0) + 8 * std::popcount(operators);
   return std::min(longest, 20) + bonus +
          static_cast<int>(std::min<std::size_t>(marker.size(), 60) / 10);
 }
 
 namespace {
 
-/// Most candidates put into one LiteralSet; more are looked up in further passes over the
-/// lines. Its hash table has 2^14 entries and a literal registers up to 8 anchors there: at
-/// this many the entries stay few per hash, so that a pass costs a few operations per byte.
-constexpr std::size_t kMaxLiteralsPerSet = 4096;
+/// The pre-image of a file patch (its context and removed lines), indexed for "does this text
+/// occur in one of its lines": every position of the lines joined (each ended by "\n", so that
+/// a text without one never spans two) is filed under a hash of the 4 bytes there; a text of
+/// 4 bytes or more is looked up under the one of its own 4-byte windows filed least often
+/// (none filed: absent at once, as most new lines are), each position there compared in full.
+/// Built in a few operations per pre-image byte; a lookup costs a few per byte of the text
+/// plus the compares. (A LiteralSet of the candidates, built per file patch, cost 3 times as
+/// much: its set-up outweighs a pre-image of a few kilobytes.)
+class PreImage {
+ public:
+  explicit PreImage(const std::vector<std::string_view>& lines) {
+    std::size_t bytes = 0;
+    for (std::string_view line : lines) bytes += line.size() + 1;
+    text_.reserve(bytes + kWindow);
+    for (std::string_view line : lines) {
+      text_.append(line);
+      text_.push_back('\n');
+    }
+    budget_ = kComparesPerByte * text_.size();
+    if (text_.size() < kWindow) return;
+    const std::size_t windows = text_.size() - kWindow + 1;
+    if (windows >= UINT32_MAX) return;  // no index: every lookup gives none
+    bits_ = 8;                          // at most 2 windows per entry on average
+    while (bits_ < 24 && (std::size_t{2} << bits_) < windows) ++bits_;
+    table_.assign(std::size_t{1} << bits_, Bucket{});
+    next_ = std::make_unique_for_overwrite<std::uint32_t[]>(windows);  // each one set below
+    for (std::size_t i = 0; i < windows; ++i) {
+      Bucket& b = table_[hash(text_.data() + i)];
+      next_[i] = b.head;
+      b.head = static_cast<std::uint32_t>(i);
+      ++b.count;
+    }
+  }
+
+  /// Whether `s` (without "\n") occurs in one of the lines; std::nullopt once the lookups
+  /// have compared more positions than kComparesPerByte per pre-image byte plus
+  /// kComparesPerLookup per lookup (a repetitive pre-image, where a window is filed at most
+  /// positions): the caller then looks up all its texts at once (occur_in_lines()), so that
+  /// time stays linear.
+  std::optional<bool> contains(std::string_view s) {
+    if (s.empty()) return true;
+    if (s.size() > text_.size()) return false;
+    if (s.size() < kWindow || table_.empty()) return std::nullopt;  // (none: no marker is so short)
+    budget_ += kComparesPerLookup;
+    std::size_t best = 0;
+    std::uint32_t fewest = UINT32_MAX;
+    for (std::size_t j = 0; j + kWindow <= s.size(); ++j) {
+      const std::uint32_t n = table_[hash(s.data() + j)].count;
+      if (n == 0) return false;
+      if (n < fewest) {
+        fewest = n;
+        best = j;
+      }
+    }
+    for (std::uint32_t at = table_[hash(s.data() + best)].head; at != kNone; at = next_[at]) {
+      if (budget_-- == 0) return std::nullopt;
+      if (at < best || at - best + s.size() > text_.size()) continue;
+      if (std::memcmp(text_.data() + (at - best), s.data(), s.size()) == 0) return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 4;
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  static constexpr std::size_t kComparesPerByte = 4;
+  static constexpr std::size_t kComparesPerLookup = 16;
+
+  std::uint32_t hash(const char* p) const {
+    std::uint32_t w;
+    std::memcpy(&w, p, sizeof w);
+    return static_cast<std::uint32_t>((w * 0x9E3779B1u) >> (32 - bits_));
+  }
+
+  std::string text_;
+  std::size_t budget_ = 0;  ///< positions the lookups may still compare
+  unsigned bits_ = 8;
+  struct Bucket {
+    std::uint32_t head = kNone;  ///< the last position filed here (kNone: none)
+    std::uint32_t count = 0;     ///< the positions filed here
+  };
+  std::vector<Bucket> table_;              ///< per hash
+  std::unique_ptr<std::uint32_t[]> next_;  ///< per position: the one filed before it, or kNone
+};
+
+/// A possible marker of one hunk line, with its score (see marker_score()).
+struct Candidate {
+  std::string_view text;  ///< a part of the hunk line (see marker_view())
+  int score = 0;
+};
+
+/// The markers of the lines of `hunk` that are added (`added`) or not, most distinctive first
+/// (equal scores in line order; a text that repeats is there more than once).
+std::vector<Candidate> candidates_of(const Hunk& hunk, bool added) {
+  // Duplicates stay (equal texts score equally, so the stable sort keeps them in line order
+  // behind the first): choose() takes each text once. No hash set over a hunk of 40k lines.
+  std::vector<Candidate> found;
+  for (const HunkLine& l : hunk.lines) {
+    bool wanted = added ? l.kind == LineKind::kAdded : l.kind != LineKind::kAdded;
+    if (!wanted) continue;
+    const std::string_view m = marker_view(l.text);
+    if (m.empty()) continue;
+    found.push_back({m, marker_score(m)});
+  }
+  // Highest score first, equal scores in line order: a counting sort (scores are small), linear
+  // in a hunk of 40k added lines.
+  int top = 0;
+  for (const Candidate& c : found) top = std::max(top, c.score);
+  std::vector<std::size_t> first(static_cast<std::size_t>(top) + 2, 0);  // by top - score
+  for (const Candidate& c : found) ++first[static_cast<std::size_t>(top - c.score) + 1];
+  for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
+  std::vector<Candidate> sorted(found.size());
+  for (const Candidate& c : found) sorted[first[static_cast<std::size_t>(top - c.score)]++] = c;
+  return sorted;
+}
+
+/// Per hunk, the positions in `hunks[h]` of the markers it gives: up to kMaxMarkersPerHunk
+/// candidates in order, skipping those in the pre-image (`in_pre_image(text)`), those in
+/// `taken` and those chosen before. A candidate is looked up only when its turn comes (most
+/// hunks stop at their first few). std::nullopt when a lookup gave none.
+template <class InPreImage>
+std::optional<std::vector<std::vector<std::size_t>>> choose(
+    const std::vector<std::vector<Candidate>>& hunks, InPreImage&& in_pre_image,
+    const std::unordered_set<std::string_view>& taken) {
+  std::vector<std::vector<std::size_t>> chosen(hunks.size());
+  std::unordered_set<std::string_view> mine;
+  for (std::size_t h = 0; h < hunks.size(); ++h) {
+    for (std::size_t i = 0; i < hunks[h].size() && chosen[h].size() < kMaxMarkersPerHunk; ++i) {
+      const Candidate& c = hunks[h][i];
+      const std::optional<bool> in = in_pre_image(c.text);
+      if (!in) return std::nullopt;
+      if (*in || taken.count(c.text) != 0 || !mine.insert(c.text).second) continue;
+      chosen[h].push_back(i);
+    }
+  }
+  return chosen;
+}
 
 /// For each of `patterns` (none empty, none holding "\n"): whether it occurs in one of `lines`.
 /// The lines are joined, each ended by "\n" (a pattern then never spans two), and searched
-/// with the LiteralSet of src/search (sampled anchors: about a byte in 3 to 8 looked at, where
-/// an Aho-Corasick automaton took a branchy step per byte, 0.5 ms of a 4 ms verify run).
-/// Time: O(pattern bytes + line bytes x (1 + patterns / kMaxLiteralsPerSet)).
+/// with the LiteralSet of src/search, 4096 patterns at a time. Time: O(pattern bytes + line
+/// bytes x (1 + patterns / 4096)). PreImage's fallback.
 std::vector<bool> occur_in_lines(const std::vector<std::string_view>& patterns,
                                  const std::vector<std::string_view>& lines) {
+  constexpr std::size_t kMaxLiteralsPerSet = 4096;
   std::vector<bool> found(patterns.size(), false);
   if (lines.empty()) return found;
-  std::size_t bytes = 0;
-  for (std::string_view line : lines) bytes += line.size() + 1;
   std::string text;
-  text.reserve(bytes);
   for (std::string_view line : lines) {
     text.append(line);
     text.push_back('\n');
@@ -154,79 +303,6 @@ std::vector<bool> occur_in_lines(const std::vector<std::string_view>& patterns,
     for (const auto& hit : hits) found[begin + hit.second] = true;
   }
   return found;
-}
-
-/// A possible marker of one hunk line, with its score (see marker_score()).
-struct Candidate {
-  std::string_view text;  ///< a part of the hunk line (see marker_view())
-  int score = 0;
-  bool in_pre_image = false;
-};
-
-/// The markers of the lines of `hunk` that are added (`added`) or not, most distinctive first
-/// (equal scores in line order; a text that repeats is there more than once).
-std::vector<Candidate> candidates_of(const Hunk& hunk, bool added) {
-  // Duplicates stay (equal texts score equally, so the stable sort keeps them in line order
-  // behind the first): choose() takes each text once. No hash set over a hunk of 40k lines.
-  std::vector<Candidate> found;
-  for (const HunkLine& l : hunk.lines) {
-    bool wanted = added ? l.kind == LineKind::kAdded : l.kind != LineKind::kAdded;
-    if (!wanted) continue;
-    const std::string_view m = marker_view(l.text);
-    if (m.empty()) continue;
-    found.push_back({m, marker_score(m), false});
-  }
-  // Highest score first, equal scores in line order: a counting sort (scores are small), linear
-  // in a hunk of 40k added lines.
-  int top = 0;
-  for (const Candidate& c : found) top = std::max(top, c.score);
-  std::vector<std::size_t> first(static_cast<std::size_t>(top) + 2, 0);  // by top - score
-  for (const Candidate& c : found) ++first[static_cast<std::size_t>(top - c.score) + 1];
-  for (std::size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
-  std::vector<Candidate> sorted(found.size());
-  for (const Candidate& c : found) sorted[first[static_cast<std::size_t>(top - c.score)]++] = c;
-  return sorted;
-}
-
-/// Candidates looked up in the pre-image before any other: enough for most hunks, whose best
-/// few candidates are new. Hunks that need more get all of theirs looked up in a second pass.
-constexpr std::size_t kFirstLookup = 8;
-
-/// Looks up candidates [known[h], limit) of each hunk's `hunks[h]` in `pre_image` (all at once)
-/// and sets their in_pre_image; advances known[h].
-void look_up(std::vector<std::vector<Candidate>>& hunks, std::vector<std::size_t>& known,
-             std::size_t limit, const std::vector<std::string_view>& pre_image) {
-  std::vector<std::string_view> patterns;
-  std::unordered_map<std::string_view, std::size_t> index;  // distinct texts
-  for (std::size_t h = 0; h < hunks.size(); ++h)
-    for (std::size_t i = known[h]; i < std::min(limit, hunks[h].size()); ++i)
-      if (index.emplace(hunks[h][i].text, patterns.size()).second)
-        patterns.push_back(hunks[h][i].text);
-  if (patterns.empty()) return;
-  std::vector<bool> found = occur_in_lines(patterns, pre_image);
-  for (std::size_t h = 0; h < hunks.size(); ++h)
-    for (; known[h] < std::min(limit, hunks[h].size()); ++known[h])
-      hunks[h][known[h]].in_pre_image = found[index.at(hunks[h][known[h]].text)];
-}
-
-/// Per hunk, the positions in `hunks[h]` of the markers it gives: up to kMaxMarkersPerHunk
-/// candidates in order, skipping those in the pre-image, those in `taken` and those chosen
-/// before. std::nullopt when a hunk would need a candidate past its first known[h].
-std::optional<std::vector<std::vector<std::size_t>>> choose(
-    const std::vector<std::vector<Candidate>>& hunks, const std::vector<std::size_t>& known,
-    const std::unordered_set<std::string_view>& taken) {
-  std::vector<std::vector<std::size_t>> chosen(hunks.size());
-  std::unordered_set<std::string_view> mine;
-  for (std::size_t h = 0; h < hunks.size(); ++h) {
-    for (std::size_t i = 0; i < hunks[h].size() && chosen[h].size() < kMaxMarkersPerHunk; ++i) {
-      if (i >= known[h]) return std::nullopt;
-      const Candidate& c = hunks[h][i];
-      if (c.in_pre_image || taken.count(c.text) != 0 || !mine.insert(c.text).second)
-        continue;
-      chosen[h].push_back(i);
-    }
-  }
-  return chosen;
 }
 
 std::string file_of(const FilePatch& fp, unsigned strip) {
@@ -265,10 +341,14 @@ std::string marker_of_line(std::string_view line) { return std::string(marker_vi
 std::string_view marker_view(std::string_view line) {
   std::string_view s = trim(line);
   if (s.empty() || is_import(s) || is_bare_keyword(s)) return {};
-  bool preprocessor = starts_with(s, "#define") || starts_with(s, "#if") ||
-                      starts_with(s, "#elif") || starts_with(s, "#pragma");
-  if (!preprocessor && (s.front() == '#' || starts_with(s, "//") || starts_with(s, "/*") ||
-                        starts_with(s, "* ") || starts_with(s, "--"))) {
+  // The prefixes below are told apart by their first bytes first ('#', '/', '*', '-'): most
+  // lines start with none of them.
+  const char first = s.front();
+  const bool preprocessor = first == '#' && (starts_with(s, "#define") || starts_with(s, "#if") ||
+                                             starts_with(s, "#elif") || starts_with(s, "#pragma"));
+  if (!preprocessor && (first == '#' || ((first == '/' || first == '*' || first == '-') &&
+                                         (starts_with(s, "//") || starts_with(s, "/*") ||
+                                          starts_with(s, "* ") || starts_with(s, "--"))))) {
     while (!s.empty() && (s.front() == '#' || s.front() == '/' || s.front() == '*' ||
                           s.front() == '-' || is_space(s.front())))
       s.remove_prefix(1);
@@ -281,7 +361,7 @@ std::string_view marker_view(std::string_view line) {
     static constexpr std::string_view kHeads[] = {"if ", "elif ", "while ", "} else if ",
                                                   "else if "};
     for (std::string_view kw : kHeads) {
-      if (!starts_with(s, kw)) continue;
+      if (first != kw.front() || !starts_with(s, kw)) continue;
       s = trim(s.substr(kw.size()));
       while (!s.empty() && (s.back() == ':' || s.back() == '{' || is_space(s.back())))
         s.remove_suffix(1);
@@ -316,18 +396,24 @@ std::vector<Marker> extract_markers(const Patch& patch, unsigned strip,
     std::vector<std::vector<Candidate>> hunks;
     hunks.reserve(fp.hunks.size());
     for (const Hunk& h : fp.hunks) hunks.push_back(candidates_of(h, true));
-    std::vector<std::string_view> pre_image;
+    std::vector<std::string_view> lines;
     for (const Hunk& h : fp.hunks)
       for (const HunkLine& l : h.lines)
-        if (l.kind != LineKind::kAdded) pre_image.push_back(l.text);
-    // The best few candidates of every hunk first; all of them only when some hunk needs more
-    // (most of its best are in the pre-image or taken). Two rounds of lookups at most.
-    std::vector<std::size_t> known(hunks.size(), 0);
-    look_up(hunks, known, kFirstLookup, pre_image);
-    auto chosen = choose(hunks, known, taken);
+        if (l.kind != LineKind::kAdded) lines.push_back(l.text);
+    PreImage pre_image(lines);
+    auto chosen = choose(
+        hunks, [&](std::string_view t) { return pre_image.contains(t); }, taken);
     if (!chosen) {
-      look_up(hunks, known, std::numeric_limits<std::size_t>::max(), pre_image);
-      chosen = choose(hunks, known, taken);
+      // A repetitive pre-image: every candidate of the file patch looked up at once.
+      std::vector<std::string_view> patterns;
+      std::unordered_map<std::string_view, bool> in;
+      for (const std::vector<Candidate>& hunk : hunks)
+        for (const Candidate& c : hunk)
+          if (in.emplace(c.text, false).second) patterns.push_back(c.text);
+      const std::vector<bool> found = occur_in_lines(patterns, lines);
+      for (std::size_t i = 0; i < patterns.size(); ++i) in[patterns[i]] = found[i];
+      chosen = choose(
+          hunks, [&](std::string_view t) { return std::optional<bool>(in.at(t)); }, taken);
     }
     std::string file = file_of(fp, strip);
     for (std::size_t h = 0; h < hunks.size(); ++h)
@@ -342,13 +428,10 @@ std::vector<Marker> extract_markers(const Patch& patch, unsigned strip,
 std::vector<Marker> context_markers(const FilePatch& file) {
   std::vector<Marker> out;
   std::vector<std::vector<Candidate>> hunks;
-  std::vector<std::size_t> known;
-  for (const Hunk& h : file.hunks) {
-    hunks.push_back(candidates_of(h, false));
-    known.push_back(hunks.back().size());  // nothing to look up: no pre-image filter
-  }
+  for (const Hunk& h : file.hunks) hunks.push_back(candidates_of(h, false));
   std::string name = file_of(file, 0);
-  auto chosen = choose(hunks, known, {});
+  const auto chosen =  // no pre-image filter
+      choose(hunks, [](std::string_view) { return std::optional<bool>(false); }, {});
   for (std::size_t h = 0; h < hunks.size(); ++h)
     for (std::size_t i : (*chosen)[h])
       out.push_back({std::string(hunks[h][i].text), false, Marker::Origin::kContext, name});
