@@ -236,9 +236,9 @@ TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
         }
       }
   }
-  EXPECT_EQ(cubins, 25u);  // hostonly.o 1, libarch.a 3, guard800_z.o 3
+  EXPECT_EQ(cubins, 29u);  // hostonly.o 1, libarch.a 3, guard800_z.o 3, subset*.o 4
   EXPECT_EQ(ptx, 12u);  // ptx120_cudart_static.fatbin 1
-  EXPECT_EQ(decompressed, 17u);
+  EXPECT_EQ(decompressed, 19u);  // subset_z.o 2
 }
 
 // Functions are counted in compressed cubins too: the smallest of a module first.
@@ -720,7 +720,7 @@ TEST(KernelHostile, CubinPayloadMustBeAnElfForTheHeadersSm) {
   EXPECT_EQ(entry_fit(z.fatbins[0].entries[1], {12, 0}), KernelFit::kNone);
   EXPECT_EQ(file_fit(z, {12, 0}).fit, KernelFit::kPtxJit);  // the module's compute_120 PTX
   const test::RunResult rz =
-      test::run_sm120check({"kernels", "--cc", "12.0", write_bytes(dir, "zeroed.o", zeroed)});
+      test::run_sm120check({"kernels", "--entries", "--cc", "12.0", write_bytes(dir, "zeroed.o", zeroed)});
   EXPECT_EQ(rz.exit_code, 3) << rz.out;
   EXPECT_NE(rz.out.find("malformed: cubin payload is not an ELF image"), std::string::npos)
       << rz.out;
