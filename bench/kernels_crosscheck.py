@@ -73,7 +73,9 @@ def ours(binary, path):
         error = f["error"] or error
         has_loaded = any(fb["section"] != "__nv_relfatbin" for fb in f["fat_binaries"])
         for fb in f["fat_binaries"]:
-            skipped = has_loaded and fb["section"] == "__nv_relfatbin"
+            # "embedded": fat binaries and cubins found in the data of a file without a
+            # fat-binary section (bin2c arrays); cuobjdump does not look there.
+            skipped = (has_loaded and fb["section"] == "__nv_relfatbin") or fb["section"] == "embedded"
             for e in fb["entries"]:
                 # cuobjdump --list-elf drops the family suffix: cuobjdump 13.0.85 names
                 # sm120f.o's cubin "sm120f.1.sm_120.cubin" while its --dump-elf says

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/kernels/internal.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/kernels.hpp"
 #include "sm120check/report.hpp"
@@ -93,7 +94,7 @@ KernelListing list_fixture(const std::string& name) {
 // with their a/f suffix, order, compression, one fat binary per translation unit.
 TEST(KernelListing, EveryFixtureListsExactlyItsBuiltTargets) {
   const std::vector<ManifestLine> lines = manifest();
-  ASSERT_EQ(lines.size(), 21u);
+  ASSERT_EQ(lines.size(), 23u);
   for (const ManifestLine& m : lines) {
     const KernelListing listing = list_fixture(m.name);
     EXPECT_EQ(listing.error, "") << m.name;
@@ -235,9 +236,9 @@ TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
         }
       }
   }
-  EXPECT_EQ(cubins, 25u);  // hostonly.o 1, libarch.a 3, guard800_z.o 3
+  EXPECT_EQ(cubins, 29u);  // hostonly.o 1, libarch.a 3, guard800_z.o 3, subset*.o 4
   EXPECT_EQ(ptx, 12u);  // ptx120_cudart_static.fatbin 1
-  EXPECT_EQ(decompressed, 17u);
+  EXPECT_EQ(decompressed, 19u);  // subset_z.o 2
 }
 
 // Functions are counted in compressed cubins too: the smallest of a module first.
@@ -288,8 +289,8 @@ TEST(KernelListing, EmptySmallestCompressedCubinDoesNotHideKernels) {
   EXPECT_EQ(f.entries[0].sm, 75);
   EXPECT_LT(f.entries[0].uncompressed_size, f.entries[1].uncompressed_size);
   EXPECT_EQ(f.entries[0].functions, 0u);
-  EXPECT_EQ(f.entries[1].functions, 1u);  // saxpy: the next in size, where reading stops
-  EXPECT_FALSE(f.entries[2].functions.has_value());
+  EXPECT_EQ(f.entries[1].functions, 1u);  // saxpy: the next in size, where round 1 stops
+  EXPECT_EQ(f.entries[2].functions, 1u);  // round 2: read to compare the function sets
   EXPECT_TRUE(f.has_kernels());
   const FileFit on120 = file_fit(listing, {12, 0});
   EXPECT_EQ(on120.skipped_without_kernels, 0u);
@@ -521,7 +522,8 @@ TEST(KernelListing, RelocatableDeviceCodeIsJudgedOnlyWithoutLoadedModules) {
 // The judgement of every fixture for 12.0, 12.1, 9.0 and 8.0, written from NVIDIA's rules
 // (kernels.hpp, entry_fit), not from the code.
 TEST(KernelFitRules, EveryFixtureOnFourCapabilities) {
-  // name -> fits on 12.0, 12.1, 9.0, 8.0 (E exact, C compatible, P ptx-jit, N none).
+  // name -> fits on 12.0, 12.1, 9.0, 8.0 (E exact, C compatible, P ptx-jit, X partial,
+  // N none).
   const std::map<std::string, std::string> expected{
       {"sm90.o", "NNEN"},
       {"sm90a.o", "NNEN"},
@@ -546,9 +548,11 @@ TEST(KernelFitRules, EveryFixtureOnFourCapabilities) {
       {"guard800_z.o", "NNEE"},  // kernels for sm_80 and sm_90 (sm_75 empty)
       {"libarch.a", "ENEN"},   // sm_90 | sm_120a | no kernel
       {"ptx120_cudart_static.fatbin", "PPNN"},  // empty | compute_120: JIT on 12.x only
+      {"subset.o", "XXEN"},    // kernB in the sm_90 cubin only
+      {"subset_z.o", "XXEN"},  // the same, cubins compressed
   };
   const ComputeCapability ccs[] = {{12, 0}, {12, 1}, {9, 0}, {8, 0}};
-  const auto letter = [](KernelFit f) { return "ECPN"[static_cast<int>(f)]; };
+  const auto letter = [](KernelFit f) { return "ECPXN"[static_cast<int>(f)]; };
   for (const auto& [name, fits] : expected) {
     const KernelListing listing = list_fixture(name);
     std::string got;
@@ -791,6 +795,194 @@ TEST(KernelHostile, BrokenFilesAreReportedNotThrown) {
   std::vector<unsigned char> fake(garbage.size(), 0xa5);
   std::memcpy(fake.data(), "\x7f" "ELF", 4);
   EXPECT_NE(list_kernels_in_memory(fake, "fake.so").error, "");
+}
+
+// A cubin entry whose payload is no cubin for its header's SM: the driver picks the entry by its
+// header and then fails on the payload (CUDA_ERROR_INVALID_IMAGE). These read "exact", exit 0.
+// Now the entry carries a problem, never fits, and the file is malformed (exit 3).
+std::string write_bytes(const test::TempDir& dir, const std::string& name,
+                        const std::vector<unsigned char>& bytes) {
+  const std::string path = dir / name;
+  test::write_file(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return path;
+}
+
+TEST(KernelHostile, CubinPayloadMustBeAnElfForTheHeadersSm) {
+  const std::vector<unsigned char> file = bytes_of(fixtures() / "sm120_ptx120_uncompressed.o");
+  const KernelListing good = list_kernels_in_memory(file, "good.o");
+  ASSERT_EQ(good.error, "");
+  const KernelEntry& cubin = good.fatbins.at(0).entries.at(1);
+  ASSERT_EQ(cubin.arch_name(), "sm_120");
+  ASSERT_FALSE(cubin.compressed());
+  ASSERT_EQ(cubin.problem, "");
+  const auto at = static_cast<long>(cubin.payload_offset);
+  const std::string where =
+      fmt::format("fat binary 1 at {:#x}: sm_120 entry at {:#x}: ", good.fatbins[0].offset,
+                  cubin.offset);
+  test::TempDir dir;
+
+  // 1. The payload zeroed (a damaged copy: headers and sizes intact).
+  std::vector<unsigned char> zeroed = file;
+  std::fill(zeroed.begin() + at, zeroed.begin() + at + static_cast<long>(cubin.size), 0);
+  const KernelListing z = list_kernels_in_memory(zeroed, "zeroed.o");
+  EXPECT_EQ(z.error, where + "cubin payload is not an ELF image (it starts with 00 00 00 00)");
+  EXPECT_EQ(z.fatbins.at(0).entries.at(1).problem,
+            "cubin payload is not an ELF image (it starts with 00 00 00 00)");
+  EXPECT_EQ(entry_fit(z.fatbins[0].entries[1], {12, 0}), KernelFit::kNone);
+  EXPECT_EQ(file_fit(z, {12, 0}).fit, KernelFit::kPtxJit);  // the module's compute_120 PTX
+  const test::RunResult rz =
+      test::run_sm120check({"kernels", "--entries", "--cc", "12.0", write_bytes(dir, "zeroed.o", zeroed)});
+  EXPECT_EQ(rz.exit_code, 3) << rz.out;
+  EXPECT_NE(rz.out.find("malformed: cubin payload is not an ELF image"), std::string::npos)
+      << rz.out;
+
+  // 2. An sm_90 ELF under the sm_120 header: e_flags bits 8-15 (ELF ABI version 8) say 90.
+  std::vector<unsigned char> sm90 = file;
+  ASSERT_EQ(sm90[static_cast<std::size_t>(at) + 48 + 1], 120);
+  sm90[static_cast<std::size_t>(at) + 48 + 1] = 90;
+  const KernelListing n = list_kernels_in_memory(sm90, "sm90.o");
+  EXPECT_EQ(n.error, where + "cubin payload is an ELF for sm_90 (e_flags 0x6005a02) under an "
+                             "entry header for sm_120");
+  EXPECT_EQ(file_fit(n, {12, 0}).fit, KernelFit::kPtxJit);
+
+  // 3. Not EM_CUDA: e_machine 62 (x86-64).
+  std::vector<unsigned char> x86 = file;
+  x86[static_cast<std::size_t>(at) + 18] = 62;
+  EXPECT_EQ(list_kernels_in_memory(x86, "x86.o").fatbins.at(0).entries.at(1).problem,
+            "cubin payload is an ELF image of machine 62, not EM_CUDA (190)");
+
+  // 4. A bare fat binary of one sm_120 cubin entry of 0 bytes.
+  const std::vector<unsigned char> fatbin = bytes_of(fixtures() / "saxpy.fatbin");
+  const KernelListing bare = list_kernels_in_memory(fatbin, "saxpy.fatbin");
+  const KernelEntry& first = bare.fatbins.at(0).entries.at(0);
+  ASSERT_EQ(first.arch_name(), "sm_120");
+  const std::size_t header = first.payload_offset - first.offset;
+  std::vector<unsigned char> empty = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0};
+  for (int i = 0; i < 8; ++i) empty.push_back(static_cast<unsigned char>(i == 0 ? header : 0));
+  empty.insert(empty.end(), fatbin.begin() + static_cast<long>(first.offset),
+               fatbin.begin() + static_cast<long>(first.payload_offset));
+  std::fill(empty.begin() + 16 + 8, empty.begin() + 16 + 16, 0);  // payload size 0
+  const KernelListing e = list_kernels_in_memory(empty, "empty.fatbin");
+  EXPECT_EQ(e.error, "fat binary 1 at 0x0: sm_120 entry at 0x10: cubin payload is empty (0 bytes)");
+  EXPECT_EQ(file_fit(e, {12, 0}).fit, KernelFit::kNone);
+  const test::RunResult re =
+      test::run_sm120check({"kernels", "--cc", "12.0", write_bytes(dir, "empty.fatbin", empty)});
+  EXPECT_EQ(re.exit_code, 3) << re.out;
+
+  // 5. A compressed cubin whose data does not decompress.
+  const std::vector<unsigned char> zfile = bytes_of(fixtures() / "sm120_ptx120_zstd.o");
+  const KernelListing zgood = list_kernels_in_memory(zfile, "zstd.o");
+  const KernelEntry& zcubin = zgood.fatbins.at(0).entries.at(1);
+  ASSERT_TRUE(zcubin.compressed());
+  std::vector<unsigned char> broken = zfile;
+  std::fill(broken.begin() + static_cast<long>(zcubin.payload_offset),
+            broken.begin() + static_cast<long>(zcubin.payload_offset + zcubin.size), 0x5a);
+  EXPECT_EQ(list_kernels_in_memory(broken, "broken.o").fatbins.at(0).entries.at(1).problem,
+            fmt::format("zstd-compressed cubin payload does not decompress to the {} bytes its "
+                        "header gives",
+                        zcubin.uncompressed_size));
+}
+
+// subset.cu defines kernB for __CUDA_ARCH__ < 1000 only: the sm_90 cubin holds kernA and kernB,
+// the sm_120 cubin kernA alone. A 12.0 (or 12.1) GPU loads the sm_120 cubin and cannot launch
+// kernB; the fit was "exact", exit 0, because only function presence (0 or not) was compared.
+TEST(KernelFitRules, LoadedCubinLackingAFunctionOfAnotherCubinIsPartial) {
+  for (const char* name : {"subset.o", "subset_z.o"}) {
+    const KernelListing listing = list_fixture(name);
+    ASSERT_EQ(listing.error, "") << name;
+    ASSERT_EQ(manifest_words(listing).substr(0, 6), "cubin:") << name;
+    const FileFit on120 = file_fit(listing, {12, 0});
+    EXPECT_EQ(on120.fit, KernelFit::kPartial) << name;
+    ASSERT_EQ(on120.judged.size(), 1u);
+    const ModuleFit& m = on120.judged[0].second;
+    EXPECT_EQ(m.missing_functions, std::vector<std::string>{"_Z5kernBPf"}) << name;
+    EXPECT_TRUE(m.functions_compared) << name;
+    EXPECT_EQ(listing.fatbins[0].entries.at(static_cast<std::size_t>(m.entry)).sm, 120);
+    EXPECT_EQ(file_fit(listing, {12, 1}).fit, KernelFit::kPartial) << name;
+    EXPECT_EQ(file_fit(listing, {9, 0}).fit, KernelFit::kExact) << name;  // sm_90 has both
+    const test::RunResult r =
+        test::run_sm120check({"kernels", "--cc", "12.0", (fixtures() / name).string()});
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("12.0: partial: the cubin a 12.0 GPU loads lacks 1 function that "
+                         "another cubin of the same module has (_Z5kernBPf)"),
+              std::string::npos)
+        << r.out;
+    const test::RunResult j = test::run_sm120check(
+        {"kernels", "--cc", "12.0", "--format", "json", (fixtures() / name).string()});
+    const nlohmann::json doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(doc["files"][0]["fits"][0]["fit"], "partial");
+    EXPECT_EQ(doc["files"][0]["fits"][0]["modules"]["partial"], 1);
+    EXPECT_EQ(doc["files"][0]["fits"][0]["module_fits"][0]["missing_functions"][0], "_Z5kernBPf");
+  }
+  // A cubin whose functions are unknown (unread) cannot be compared: the entries decide, and
+  // functions_compared says the check was not made.
+  FatBinary f;
+  f.section = ".nv_fatbin";
+  KernelEntry a;
+  a.kind = KernelEntryKind::kCubin;
+  a.sm = 120;
+  a.functions = 1;
+  a.function_names = {"kernA"};
+  KernelEntry b = a;
+  b.sm = 90;
+  b.functions.reset();
+  b.function_names.clear();
+  f.entries = {a, b};
+  ModuleFit m = module_fit(f, {12, 0});
+  EXPECT_EQ(m.fit, KernelFit::kExact);
+  EXPECT_FALSE(m.functions_compared);
+  f.entries[1].functions = 2;
+  f.entries[1].function_names = {"kernA", "kernB"};
+  m = module_fit(f, {12, 0});
+  EXPECT_EQ(m.fit, KernelFit::kPartial);
+  EXPECT_TRUE(m.functions_compared);
+  f.entries[1].function_names = {"kernA"};
+  f.entries[1].functions = 1;
+  EXPECT_EQ(module_fit(f, {12, 0}).fit, KernelFit::kExact);
+}
+
+// embedded.o carries an sm_90 cubin and an sm_90 fat binary as const arrays (xxd -i) and no
+// fat-binary section: a library that loads them with cuModuleLoadData. It read "no CUDA code",
+// exit 0, where a 12.0 GPU has no kernel image for either.
+TEST(KernelListing, CubinsAndFatBinariesEmbeddedAsDataAreListed) {
+  const KernelListing listing = list_fixture("embedded.o");
+  EXPECT_EQ(listing.error, "");
+  EXPECT_TRUE(listing.elf);
+  ASSERT_EQ(listing.fatbins.size(), 2u);
+  for (const FatBinary& f : listing.fatbins) {
+    EXPECT_EQ(f.section, "embedded");
+    EXPECT_TRUE(f.loaded());
+    ASSERT_EQ(f.entries.size(), 1u);
+    EXPECT_EQ(f.entries[0].arch_name(), "sm_90");
+    EXPECT_EQ(f.entries[0].functions, 1u);  // saxpy
+    EXPECT_EQ(f.entries[0].problem, "");
+  }
+  EXPECT_LT(listing.fatbins[0].offset, listing.fatbins[1].offset);
+  // The cubin of the fat binary is not listed again as a cubin of its own.
+  const std::vector<unsigned char> file = bytes_of(fixtures() / "embedded.o");
+  std::vector<FatBinary> found;
+  EXPECT_EQ(find_embedded_cuda(file, found), 2u);
+  EXPECT_EQ(file_fit(listing, {12, 0}).fit, KernelFit::kNone);
+  EXPECT_EQ(file_fit(listing, {9, 0}).fit, KernelFit::kExact);
+  const std::string path = (fixtures() / "embedded.o").string();
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", path});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find(", 2 embedded in its data"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no CUDA code"), std::string::npos) << r.out;
+  // An ELF file without any: the wording says what was looked at, not "no CUDA code" alone.
+  std::vector<unsigned char> blank = file;
+  for (std::size_t i = 1; i + 4 <= blank.size(); ++i)  // every magic after the file's own
+    if (std::memcmp(&blank[i], "\x7f" "ELF", 4) == 0 || std::memcmp(&blank[i], "\x50\xed\x55\xba", 4) == 0)
+      blank[i] = 0;
+  test::TempDir dir;
+  const std::string blank_path = dir / "blank.o";
+  test::write_file(blank_path, std::string_view(reinterpret_cast<const char*>(blank.data()), blank.size()));
+  const test::RunResult b = test::run_sm120check({"kernels", "--cc", "12.0", blank_path});
+  EXPECT_EQ(b.exit_code, 0) << b.out;
+  EXPECT_NE(b.out.find(blank_path + ": no CUDA code found (no .nv_fatbin or __nv_relfatbin "
+                                    "section, no fat binary or cubin image in its data"),
+            std::string::npos)
+      << b.out;
 }
 
 // `sm120check kernels` end to end: text, JSON, exit codes.

@@ -1793,7 +1793,7 @@ TEST(ScanKernelsCommand, TextJsonExitCodesAndNoKernels) {
   EXPECT_EQ(g["shared_objects"], 4);
   EXPECT_EQ(g["with_cuda_code"], 3);
   EXPECT_EQ(g["judged"], nlohmann::json::parse(
-                             R"([{"cc": "9.0", "exact": 1, "compatible": 0, "ptx-jit": 1, "none": 1, "nothing_to_run": 0}])"));
+                             R"([{"cc": "9.0", "exact": 1, "compatible": 0, "ptx-jit": 1, "partial": 0, "none": 1, "nothing_to_run": 0}])"));
   // The per-object shape is sm120check.kernels/1's files[].
   const nlohmann::json& o = g["files"][1];
   EXPECT_EQ(o["path"], std::string(kSite) + "/flashinfer/data/libsm90.so");

@@ -68,11 +68,20 @@ struct KernelEntry {
   std::uint64_t size = 0;               ///< payload bytes as stored (compressed size if compressed)
   std::uint64_t uncompressed_size = 0;  ///< payload bytes once decompressed (= size if not)
   /// Functions of a cubin (its ".text.NAME" sections): known for every uncompressed cubin up to
-  /// kMaxCubinInspectBytes. Compressed cubins are read only while the module shows no function
-  /// yet: smallest first, each up to kMaxDecompressBytes, until one holds a function (the cubins
-  /// of one module need not hold the same functions: code under `#if __CUDA_ARCH__ >= 800`
-  /// leaves an sm_75 cubin empty). Unset otherwise. 0: no kernel (nvcc's link stub, below).
+  /// kMaxCubinInspectBytes, and for compressed ones decompressed within kMaxDecompressBytes each
+  /// and kMaxDecompressTotal per file (smallest first: every cubin of a module is read while the
+  /// budget lasts, to compare their function sets: module_fit). Unset otherwise. 0: no kernel
+  /// (nvcc's link stub, below).
   std::optional<unsigned> functions;
+  /// The NAMEs of those ".text.NAME" sections, sorted (mangled as in the cubin); empty when
+  /// `functions` is unset or 0.
+  std::vector<std::string> function_names;
+  /// Why the entry cannot be loaded although its header parses, one phrase ("" when nothing is
+  /// known to be wrong): a cubin payload that is empty, not an ELF image of machine EM_CUDA, an
+  /// ELF for another SM than the header's (e_flags), or compressed data that does not
+  /// decompress. The driver picks an entry by its header and then fails on the payload, so such
+  /// an entry never fits (entry_fit) and the file is malformed (KernelListing::error).
+  std::string problem;
 
   /// "sm_120a" for a cubin, "compute_120a" for PTX, "lto_120" for LTO IR, "kind_N_120" else.
   std::string arch_name() const;
@@ -84,7 +93,10 @@ struct FatBinary {
   /// ".nv_fatbin", "__nv_relfatbin", "" for a bare .fatbin file; "cubin" for a bare cubin file
   /// (an ELF of machine EM_CUDA, nvcc -cubin) and "ptx" for a PTX text file (nvcc -ptx): one
   /// entry, the whole file, not in any fat binary; "segment" for one found by its header in a
-  /// loaded segment of an ELF file without a section header table (list_kernels_in_memory()).
+  /// loaded segment of an ELF file without a section header table (list_kernels_in_memory());
+  /// "embedded" for a fat binary or cubin found in the data of an ELF file without a fat-binary
+  /// section (a bin2c array the library loads with cuModuleLoadData or cuModuleLoadFatBinary; a
+  /// cubin is one entry of its own).
   std::string section;
   std::string member;       ///< the static archive member (ELF object) holding it; "" if none
   std::uint64_t offset = 0;  ///< of its header, in bytes from the file start
@@ -111,7 +123,8 @@ struct KernelListing {
   bool archive = false;            ///< the file is a static archive (ar: lib*.a)
   /// Why the file could not be read whole, one line, e.g. ".nv_fatbin: fat binary 3 at 0x1f40:
   /// entry header at 0x2010 runs past the end of the fat binary"; empty when it was. Fat
-  /// binaries before the fault are kept in `fatbins`.
+  /// binaries before the fault are kept in `fatbins`. Also set (to the first, with how many
+  /// more) when cubin entries carry a KernelEntry::problem: the file is malformed.
   std::string error;
 
   std::size_t entry_count() const;
@@ -163,7 +176,11 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 /// loaded segment at each 4-byte aligned offset for a fat binary header (magic, version 1,
 /// header size 16); what is found is listed with an `error` (registered modules cannot be told
 /// from fat binaries kept as data, so it is not judged), nothing found is no CUDA code; one
-/// without program headers either is an error. `path` only names it in the result.
+/// without program headers either is an error. In an ELF file with section headers but without
+/// .nv_fatbin or __nv_relfatbin, fat binaries and cubins embedded in its bytes (bin2c arrays
+/// loaded with cuModuleLoadData) are listed, section "embedded" (find_embedded_cuda in
+/// src/kernels/internal.hpp); code the library stores compressed or encrypted itself is not
+/// seen. `path` only names it in the result.
 /// Never throws for bad content: a malformed ELF or fat binary is reported in `error`.
 KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::string path);
 
@@ -198,10 +215,13 @@ enum class KernelFit {
   kExact,       ///< a cubin for exactly the GPU's SM (sm_120, sm_120a or sm_120f on 12.0)
   kCompatible,  ///< a cubin for a lower minor of the same major (sm_120 or sm_120f on 12.1)
   kPtxJit,      ///< only PTX, which the driver JIT-compiles (slow first start, cached after)
+  /// the cubin the driver loads (exact or compatible) lacks functions another cubin of the same
+  /// module has (kernels defined under `#if __CUDA_ARCH__ < 1000`): launching those fails
+  kPartial,
   kNone,        ///< nothing: "no kernel image is available for execution on the device"
 };
 
-/// "exact", "compatible", "ptx-jit", "none".
+/// "exact", "compatible", "ptx-jit", "partial", "none".
 std::string_view to_string(KernelFit fit);
 
 /// The first CUDA release whose toolkit and driver know PTX ISA `major`.`minor` (6.0 -> 9.0 ...
@@ -229,9 +249,17 @@ KernelFit entry_fit(const KernelEntry& entry, ComputeCapability cc, int driver_c
 /// module has kernels in other entries (has_kernels(): kernels under `#if __CUDA_ARCH__ >= 800`
 /// leave the sm_75 cubin empty, a 7.5 GPU loads it), the module's kernels are not in what the
 /// driver loads: kNone.
+/// The cubin the driver loads must also hold every function that another cubin of the module
+/// holds (the NAMEs of their ".text.NAME" sections); when it lacks some, the module is kPartial
+/// (`entry` still the loaded cubin) and `missing_functions` names them. Compared only when the
+/// function names of every cubin of the module are known (`functions_compared`); a cubin left
+/// unread (compressed past the budget, too large) leaves the fit as the entries give it.
+/// PTX entries are not compared (their .entry names are not read).
 struct ModuleFit {
   KernelFit fit = KernelFit::kNone;
   int entry = -1;
+  std::vector<std::string> missing_functions;  ///< sorted; empty unless kPartial
+  bool functions_compared = false;  ///< a cubin fits and every cubin's functions were compared
 };
 ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_cuda_version = 0);
 
@@ -240,15 +268,15 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
 /// kernels (an object built with -rdc), its __nv_relfatbin modules instead.
 struct FileFit {
   ComputeCapability cc;
-  /// The worst fit among the judged modules that have an image for this GPU (exact, compatible
-  /// or PTX JIT); kNone when none has one: every launch of the file's kernels fails with "no
+  /// The worst fit among the judged modules that have an image for this GPU (exact, compatible,
+  /// PTX JIT, or partial: some functions missing from the cubin loaded); kNone when none has one: every launch of the file's kernels fails with "no
   /// kernel image is available". Modules without an image are counted in modules[kNone] but do
   /// not decide `fit` while another module runs: libraries ship modules built for other
   /// architectures only (CUDA 13's libcublasLt: 344 of its 1757 modules with kernels have
   /// nothing for 12.0, e.g. sm_90a-only kernels, and are never launched there). Also kNone when nothing is judged
   /// (`judged` empty: no CUDA code, or modules without a function only): read `judged` first.
   KernelFit fit = KernelFit::kNone;
-  std::array<std::size_t, 4> modules{};  ///< judged modules per KernelFit value
+  std::array<std::size_t, 5> modules{};  ///< judged modules per KernelFit value
   std::size_t skipped_without_kernels = 0;  ///< loaded modules left out: no function in them
   std::size_t skipped_relocatable = 0;      ///< __nv_relfatbin modules left out
   /// The modules judged (indexes into KernelListing::fatbins) with their fit.
@@ -281,7 +309,9 @@ struct KernelsReport {
 /// Exit codes of `sm120check kernels`, from each file's FileFit::fit per capability: 0 all exact
 /// or compatible, or nothing to judge (no GPU known, no CUDA code); 1 some file's code runs on
 /// the GPU only as PTX the driver must JIT; 2 some file has no kernel image for the GPU in any
-/// module; 3 a file could not be read or is malformed (an `error` in its listing). Modules
+/// module, or some module's loaded cubin lacks functions its other cubins have (kPartial:
+/// those kernels cannot launch); 3 a file could not be read or is malformed (an `error` in its
+/// listing, e.g. a cubin entry whose payload is no cubin for its SM: KernelEntry::problem). Modules
 /// without an image do not count while another module of the file has one (FileFit::fit): 0
 /// does not prove every kernel launches; FileFit::modules[kNone] says how many cannot.
 int kernels_exit_code(const KernelsReport& report);

@@ -141,7 +141,8 @@ inline constexpr const char* kKernelsExitCodesHelp =
     "     other architectures only are counted in the report, not here\n"
     "  1  some file runs only as PTX the driver must JIT-compile (slow first start)\n"
     "  2  some file has no kernel image for the GPU in any module (\"no kernel image is\n"
-    "     available\")\n"
+    "     available\"), or a module is partial: its cubin for the GPU lacks functions\n"
+    "     another of its cubins has\n"
     "  3  error: a file unreadable or malformed (listed with its error), a missing PATH, or a\n"
     "     usage error\n";
 

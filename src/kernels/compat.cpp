@@ -2,6 +2,8 @@
 // and their sources are in include/sm120check/kernels.hpp (entry_fit).
 #include <algorithm>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "sm120check/kernels.hpp"
 
@@ -28,6 +30,7 @@ std::string_view to_string(KernelFit fit) {
     case KernelFit::kExact: return "exact";
     case KernelFit::kCompatible: return "compatible";
     case KernelFit::kPtxJit: return "ptx-jit";
+    case KernelFit::kPartial: return "partial";
     case KernelFit::kNone: break;
   }
   return "none";
@@ -54,6 +57,7 @@ int cuda_version_for_ptx_isa(int major, int minor) {
 KernelFit entry_fit(const KernelEntry& entry, ComputeCapability cc, int driver_cuda_version) {
   switch (entry.kind) {
     case KernelEntryKind::kCubin:
+      if (!entry.problem.empty()) return KernelFit::kNone;  // the driver fails on the payload
       if (!variant_allows(entry.sm, entry.variant, cc, false)) return KernelFit::kNone;
       return entry.sm == cc.sm() ? KernelFit::kExact : KernelFit::kCompatible;
     case KernelEntryKind::kPtx: {
@@ -79,7 +83,10 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
   ModuleFit best;
   for (std::size_t i = 0; i < fatbin.entries.size(); ++i) {
     const KernelFit fit = entry_fit(fatbin.entries[i], cc, driver_cuda_version);
-    if (fit < best.fit) best = {fit, static_cast<int>(i)};
+    if (fit < best.fit) {
+      best.fit = fit;
+      best.entry = static_cast<int>(i);
+    }
   }
   if (best.fit != KernelFit::kExact && best.fit != KernelFit::kCompatible) return best;
   // The cubin the driver loads (module_fit in kernels.hpp): the highest SM that fits.
@@ -89,6 +96,29 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
         (loaded == nullptr || e.sm > loaded->sm))
       loaded = &e;
   if (loaded != nullptr && loaded->functions == 0u && fatbin.has_kernels()) return {};
+  if (loaded == nullptr || !loaded->functions) return best;
+  // Every function of another cubin must be in the loaded one (kernels defined under
+  // `#if __CUDA_ARCH__ < 1000` are in the sm_90 cubin only; a 12.0 GPU cannot launch them).
+  std::vector<std::string> missing;
+  bool compared = true;
+  for (const KernelEntry& e : fatbin.entries) {
+    if (e.kind != KernelEntryKind::kCubin || &e == loaded) continue;
+    if (!e.functions) {
+      compared = false;  // unread (compressed past the budget, too large) or malformed
+      continue;
+    }
+    std::set_difference(e.function_names.begin(), e.function_names.end(),
+                        loaded->function_names.begin(), loaded->function_names.end(),
+                        std::back_inserter(missing));
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  best.functions_compared = compared;
+  if (!missing.empty()) {
+    best.fit = KernelFit::kPartial;
+    best.entry = static_cast<int>(loaded - fatbin.entries.data());
+    best.missing_functions = std::move(missing);
+  }
   return best;
 }
 
@@ -131,7 +161,7 @@ int kernels_exit_code(const KernelsReport& report) {
     if (i >= report.fits.size()) continue;
     for (const FileFit& fit : report.fits[i]) {
       if (fit.judged.empty()) continue;
-      if (fit.fit == KernelFit::kNone) code = std::max(code, 2);
+      if (fit.fit == KernelFit::kNone || fit.fit == KernelFit::kPartial) code = std::max(code, 2);
       if (fit.fit == KernelFit::kPtxJit) code = std::max(code, 1);
     }
   }

@@ -61,22 +61,25 @@ struct ElfHandle {
   ElfHandle& operator=(const ElfHandle&) = delete;
 };
 
-/// Functions of a cubin: its ".text.NAME" sections (ptxas puts each function's SASS in one).
-/// std::nullopt when the payload is not an ELF image libelf accepts.
-std::optional<unsigned> count_functions(unsigned char* cubin, std::size_t size) {
-  if (size < 4 || std::memcmp(cubin, "\x7f" "ELF", 4) != 0) return std::nullopt;
+/// Functions of a cubin: its ".text.NAME" sections (ptxas puts each function's SASS in one):
+/// sets entry.functions and entry.function_names. Leaves them unset when the payload is not an
+/// ELF image libelf accepts.
+void read_functions(unsigned char* cubin, std::size_t size, KernelEntry& entry) {
+  if (size < 4 || std::memcmp(cubin, "\x7f" "ELF", 4) != 0) return;
   ElfHandle e(elf_memory(reinterpret_cast<char*>(cubin), size));
   std::size_t names = 0;
   if (e.elf == nullptr || elf_kind(e.elf) != ELF_K_ELF || elf_getshdrstrndx(e.elf, &names) != 0)
-    return std::nullopt;
-  unsigned functions = 0;
+    return;
+  std::vector<std::string> functions;
   for (Elf_Scn* scn = elf_nextscn(e.elf, nullptr); scn != nullptr; scn = elf_nextscn(e.elf, scn)) {
     GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr) return std::nullopt;
+    if (gelf_getshdr(scn, &shdr) == nullptr) return;
     const char* name = elf_strptr(e.elf, names, shdr.sh_name);
-    if (name != nullptr && std::strncmp(name, ".text.", 6) == 0) ++functions;
+    if (name != nullptr && std::strncmp(name, ".text.", 6) == 0) functions.emplace_back(name + 6);
   }
-  return functions;
+  std::sort(functions.begin(), functions.end());
+  entry.functions = static_cast<unsigned>(functions.size());
+  entry.function_names = std::move(functions);
 }
 
 /// The fat binaries of an ELF image without a section header table (`sstrip`, or e_shoff and
@@ -333,44 +336,84 @@ void list_archive(unsigned char* image, std::size_t size, KernelListing& listing
                                 next, size - next);
 }
 
-/// Counts the functions of every uncompressed cubin of the listing. In a module where none of
-/// them holds a function (or none is uncompressed), the compressed cubins are decompressed in
-/// increasing size (each up to kMaxDecompressBytes, all of a file up to kMaxDecompressTotal)
-/// until one holds a function: the cubins of one module need not hold the same functions (code
-/// under `#if __CUDA_ARCH__ >= 800` leaves the sm_75 cubin empty, and it is the smallest). One
-/// decompression in the common case; the cubins left unread keep `functions` unset.
+/// Checks the payload of every cubin entry it reads (cubin_payload_problem(): an ELF of machine
+/// EM_CUDA for the header's SM; a compressed one that does not decompress) and reads the
+/// functions of the sound ones: every uncompressed cubin up to kMaxCubinInspectBytes, then the
+/// compressed ones (each up to kMaxDecompressBytes, all of a file up to kMaxDecompressTotal) in
+/// two rounds: first, in each module where no cubin shows a function yet, in increasing size
+/// until one holds a function (the cubins of one module need not hold the same functions: code
+/// under `#if __CUDA_ARCH__ >= 800` leaves the sm_75 cubin empty, and it is the smallest); then,
+/// with what is left of the budget, the others, so that module_fit can compare function sets.
+/// The cubins left unread keep `functions` unset. Entries with a problem make listing.error
+/// (when it is empty): the first, and how many more.
 void count_cubin_functions(unsigned char* image, KernelListing& listing) {
   std::uint64_t budget = kMaxDecompressTotal;
-  std::vector<KernelEntry*> compressed;
-  for (FatBinary& f : listing.fatbins) {
-    compressed.clear();
+  std::vector<std::vector<KernelEntry*>> compressed(listing.fatbins.size());
+  const auto decompress = [&](KernelEntry& entry) {
+    std::optional<std::vector<unsigned char>> cubin = decompress_entry(
+        entry, {image + entry.payload_offset, entry.size}, kMaxDecompressBytes);
+    if (!cubin) {
+      entry.problem = fmt::format("{}-compressed cubin payload does not decompress to the {} "
+                                  "bytes its header gives",
+                                  to_string(entry.compression), entry.uncompressed_size);
+      return;
+    }
+    entry.problem = cubin_payload_problem(entry, *cubin);
+    if (entry.problem.empty()) read_functions(cubin->data(), cubin->size(), entry);
+  };
+  // Round 1: uncompressed cubins, then per module the smallest compressed ones until one has a
+  // function.
+  for (std::size_t k = 0; k < listing.fatbins.size(); ++k) {
     bool found = false;
-    for (KernelEntry& entry : f.entries) {
+    for (KernelEntry& entry : listing.fatbins[k].entries) {
       if (entry.kind != KernelEntryKind::kCubin) continue;
       if (entry.compressed()) {
-        compressed.push_back(&entry);
+        compressed[k].push_back(&entry);
         continue;
       }
-      if (entry.size > kMaxCubinInspectBytes) continue;
-      entry.functions = count_functions(image + entry.payload_offset, entry.size);
+      const std::span<const unsigned char> payload(image + entry.payload_offset, entry.size);
+      entry.problem = cubin_payload_problem(entry, payload);
+      if (!entry.problem.empty() || entry.size > kMaxCubinInspectBytes) continue;
+      read_functions(image + entry.payload_offset, entry.size, entry);
       found = found || entry.functions.value_or(0) > 0;
     }
-    if (found) continue;
-    std::stable_sort(compressed.begin(), compressed.end(),
+    std::stable_sort(compressed[k].begin(), compressed[k].end(),
                      [](const KernelEntry* a, const KernelEntry* b) {
                        return a->uncompressed_size < b->uncompressed_size;
                      });
-    for (KernelEntry* entry : compressed) {
+    if (found) continue;
+    for (KernelEntry* entry : compressed[k]) {
       // Sorted: every later cubin is as large, past the same caps.
       if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
         break;
       budget -= entry->uncompressed_size;
-      std::optional<std::vector<unsigned char>> cubin = decompress_entry(
-          *entry, {image + entry->payload_offset, entry->size}, kMaxDecompressBytes);
-      if (cubin) entry->functions = count_functions(cubin->data(), cubin->size());
+      decompress(*entry);
       if (entry->functions.value_or(0) > 0) break;
     }
   }
+  // Round 2: the compressed cubins round 1 left unread, while the budget lasts.
+  for (std::vector<KernelEntry*>& module : compressed)
+    for (KernelEntry* entry : module) {
+      if (entry->functions || !entry->problem.empty()) continue;
+      if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
+        break;
+      budget -= entry->uncompressed_size;
+      decompress(*entry);
+    }
+  std::size_t problems = 0;
+  std::string first;
+  for (std::size_t k = 0; k < listing.fatbins.size(); ++k)
+    for (const KernelEntry& entry : listing.fatbins[k].entries) {
+      if (entry.problem.empty()) continue;
+      if (problems++ == 0)
+        first = fmt::format("fat binary {} at {:#x}: {} entry at {:#x}: {}", k + 1,
+                            listing.fatbins[k].offset, entry.arch_name(), entry.offset,
+                            entry.problem);
+    }
+  if (problems > 0 && listing.error.empty())
+    listing.error = problems == 1 ? first
+                                  : fmt::format("{} (and {} more malformed cubin entr{})", first,
+                                                problems - 1, problems == 2 ? "y" : "ies");
 }
 
 /// ELF e_machine of NVIDIA CUDA (a cubin): EM_CUDA in elf.h.
@@ -488,6 +531,9 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
       cubin = e.elf != nullptr && elf_kind(e.elf) == ELF_K_ELF && list_bare_cubin(e.elf, size, listing);
     }
     if (!cubin) list_elf_file(image, size, listing);
+    // No fat-binary section: kernels may still be carried as data the library loads itself.
+    if (!cubin && listing.fatbins.empty() && listing.error.empty())
+      find_embedded_cuda(view, listing.fatbins);
   } else if (size >= 2 && (std::memcmp(image, "//", 2) == 0 ||
                            (size >= 4 && std::memcmp(image, ".ver", 4) == 0))) {
     list_ptx({reinterpret_cast<const char*>(image), size}, listing);

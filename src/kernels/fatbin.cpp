@@ -30,6 +30,8 @@
 //   48 u64 (0) | 56 u64 uncompressed size (when compressed).
 #include <fmt/format.h>
 
+#include <string.h>  // memmem (glibc, BSD)
+
 #include <algorithm>
 #include <cstring>
 
@@ -166,6 +168,106 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
     if (!error.empty()) return fmt::format("fat binary {} at {}: {}", number, hex(at), error);
     pos += header_size + size;
   }
+}
+
+namespace {
+
+/// The end (exclusive, from `at`) of the cubin whose ELF header starts at `at`, when it is a
+/// little-endian ELF64 of machine EM_CUDA naming an SM in e_flags whose section and program
+/// header tables lie inside `image`; 0 otherwise. A cubin ends with its section header table
+/// (ptxas writes it last).
+std::size_t embedded_cubin_size(std::span<const unsigned char> image, std::size_t at) {
+  const std::size_t left = image.size() - at;
+  const unsigned char* h = image.data() + at;
+  if (left < 64 || h[4] != 2 || h[5] != 1 || load_le<std::uint16_t>(h + 18) != 190) return 0;
+  if (cubin_sm(h[8], load_le<std::uint32_t>(h + 48)) < 10) return 0;
+  const std::uint64_t shoff = load_le<std::uint64_t>(h + 40);
+  const std::uint64_t phoff = load_le<std::uint64_t>(h + 32);
+  const std::uint64_t shtable = std::uint64_t{load_le<std::uint16_t>(h + 58)} * load_le<std::uint16_t>(h + 60);
+  const std::uint64_t phtable = std::uint64_t{load_le<std::uint16_t>(h + 54)} * load_le<std::uint16_t>(h + 56);
+  if (shoff < 64 || shtable == 0 || shoff > left || shtable > left - shoff) return 0;
+  if (phoff > left || phtable > left - phoff) return 0;
+  return static_cast<std::size_t>(std::max(shoff + shtable, phoff + phtable));
+}
+
+}  // namespace
+
+std::size_t find_embedded_cuda(std::span<const unsigned char> image, std::vector<FatBinary>& out) {
+  static constexpr unsigned char kFatMagic[] = {0x50, 0xed, 0x55, 0xba};
+  static constexpr unsigned char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
+  std::size_t found = 0, entries_left = kMaxFatBinaryEntries;
+  // Pass 1: fat binaries (magic, version 1, a header of 16 bytes or more, entries that parse).
+  std::vector<std::pair<std::size_t, std::size_t>> covered;  // [begin, end) of each found
+  const auto next = [&](std::size_t from, const unsigned char* magic) -> std::size_t {
+    if (from >= image.size()) return image.size();
+    const void* p = memmem(image.data() + from, image.size() - from, magic, 4);
+    return p == nullptr ? image.size()
+                        : static_cast<std::size_t>(static_cast<const unsigned char*>(p) - image.data());
+  };
+  for (std::size_t at = next(1, kFatMagic); at < image.size() && entries_left > 0;
+       at = next(at + 1, kFatMagic)) {
+    const std::size_t left = image.size() - at;
+    const unsigned char* h = image.data() + at;
+    if (left < kFatHeaderSize || load_le<std::uint16_t>(h + 4) != 1) continue;
+    const std::uint16_t header_size = load_le<std::uint16_t>(h + 6);
+    const std::uint64_t size = load_le<std::uint64_t>(h + 8);
+    if (header_size < kFatHeaderSize || header_size > left || size == 0 || size > left - header_size)
+      continue;
+    FatBinary fatbin;
+    fatbin.section = std::string(kEmbeddedSection);
+    fatbin.offset = at;
+    std::size_t budget = entries_left;
+    if (!parse_entries(image.subspan(at + header_size, static_cast<std::size_t>(size)),
+                       at + header_size, budget, fatbin)
+             .empty() ||
+        fatbin.entries.empty())
+      continue;
+    entries_left = budget;
+    out.push_back(std::move(fatbin));
+    ++found;
+    covered.emplace_back(at, at + header_size + static_cast<std::size_t>(size));
+    at = covered.back().second - 1;
+  }
+  // Pass 2: cubins (ELF headers of machine EM_CUDA) outside those fat binaries.
+  std::size_t c = 0;
+  for (std::size_t at = next(1, kElfMagic); at < image.size() && entries_left > 0;
+       at = next(at + 1, kElfMagic)) {
+    while (c < covered.size() && covered[c].second <= at) ++c;
+    if (c < covered.size() && covered[c].first <= at) {
+      at = covered[c].second - 1;
+      continue;
+    }
+    const std::size_t size = embedded_cubin_size(image, at);
+    if (size == 0) continue;
+    KernelEntry entry;
+    entry.kind = KernelEntryKind::kCubin;
+    entry.raw_kind = 2;
+    entry.sm = cubin_sm(image[at + 8], load_le<std::uint32_t>(image.data() + at + 48));
+    // The `-arch sm_XYa` ptxas recorded in .note.nv.tkinfo, found as text in the cubin.
+    const std::string arch = fmt::format("-arch sm_{}", entry.sm);
+    const auto* cubin = reinterpret_cast<const char*>(image.data() + at);
+    const void* p = memmem(cubin, size, arch.data(), arch.size());
+    if (p != nullptr) {
+      const std::size_t after = static_cast<std::size_t>(static_cast<const char*>(p) - cubin) + arch.size();
+      const char suffix = after < size ? cubin[after] : ' ';
+      entry.variant = suffix == 'a'   ? ArchVariant::kArchSpecific
+                      : suffix == 'f' ? ArchVariant::kFamily
+                                      : ArchVariant::kPlain;
+    }
+    entry.offset = entry.payload_offset = at;
+    entry.size = entry.uncompressed_size = size;
+    FatBinary whole;
+    whole.section = std::string(kEmbeddedSection);
+    whole.offset = at;
+    whole.entries.push_back(std::move(entry));
+    out.push_back(std::move(whole));
+    --entries_left;
+    ++found;
+    at += size - 1;
+  }
+  std::stable_sort(out.end() - static_cast<long>(found), out.end(),
+                   [](const FatBinary& a, const FatBinary& b) { return a.offset < b.offset; });
+  return found;
 }
 
 bool may_carry_cuda_code(std::span<const unsigned char> head) {

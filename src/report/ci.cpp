@@ -278,7 +278,7 @@ std::vector<ScanFinding> scan_findings(const ScanReport& report, const CiContext
       const std::optional<KernelFit> worst =
           i < g.fits.size() ? worst_fit(g.fits[i]) : std::nullopt;
       ScanFinding finding;
-      if (!o.fatbins.empty() && worst == KernelFit::kNone)
+      if (!o.fatbins.empty() && worst.value_or(KernelFit::kExact) >= KernelFit::kPartial)
         finding.kind = ScanFinding::Kind::kNoKernelImage;
       else if (!o.error.empty())
         finding.kind = ScanFinding::Kind::kUnreadableObject;

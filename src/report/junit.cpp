@@ -255,7 +255,7 @@ std::string scan_to_junit(const ScanReport& report, const CiContext& context) {
       c.classname = s.name;
       const std::string details = escape_for_terminal(ci::target_path(context, o.path)) + ": " +
                                   ci::object_details(report, g, i) + "\n";
-      if (!o.fatbins.empty() && worst == KernelFit::kNone) {
+      if (!o.fatbins.empty() && worst.value_or(KernelFit::kExact) >= KernelFit::kPartial) {
         c.outcome = Case::Outcome::kFailure;
         c.type = "no-kernel-image";
         c.message = "no kernel image for this GPU";

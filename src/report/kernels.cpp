@@ -40,6 +40,7 @@ json entry_to_json(const KernelEntry& e) {
   out["size"] = e.size;
   out["uncompressed_size"] = e.uncompressed_size;
   out["functions"] = e.functions ? json(*e.functions) : json(nullptr);
+  out["problem"] = e.problem.empty() ? json(nullptr) : json(sanitize_utf8(e.problem));
   return out;
 }
 
@@ -49,7 +50,7 @@ json fit_to_json(const FileFit& fit, const KernelListing& listing) {
   out["fit"] = fit.judged.empty() ? json(nullptr) : json(std::string(to_string(fit.fit)));
   json modules = json::object();
   for (KernelFit f : {KernelFit::kExact, KernelFit::kCompatible, KernelFit::kPtxJit,
-                      KernelFit::kNone})
+                      KernelFit::kPartial, KernelFit::kNone})
     modules[std::string(to_string(f))] = fit.modules[static_cast<std::size_t>(f)];
   out["modules"] = std::move(modules);
   out["skipped_without_kernels"] = fit.skipped_without_kernels;
@@ -64,6 +65,10 @@ json fit_to_json(const FileFit& fit, const KernelListing& listing) {
                     ? json(listing.fatbins[index].entries[static_cast<std::size_t>(module.entry)]
                                .arch_name())
                     : json(nullptr);
+    json missing = json::array();
+    for (const std::string& name : module.missing_functions) missing.push_back(sanitize_utf8(name));
+    m["missing_functions"] = std::move(missing);
+    m["functions_compared"] = module.functions_compared;
     judged.push_back(std::move(m));
   }
   out["module_fits"] = std::move(judged);
@@ -103,6 +108,7 @@ const char* fit_color(KernelFit fit) {
     case KernelFit::kExact:
     case KernelFit::kCompatible: return "32";
     case KernelFit::kPtxJit: return "33";
+    case KernelFit::kPartial:
     case KernelFit::kNone: break;
   }
   return "31";
@@ -135,6 +141,22 @@ std::string fit_text(const FileFit& fit, bool color) {
       why = fmt::format("{} of {} module{} only as PTX, JIT-compiled by the driver at first load",
                         count(KernelFit::kPtxJit), with_image, with_image == 1 ? "" : "s");
       break;
+    case KernelFit::kPartial: {
+      std::size_t functions = 0;
+      std::string names;
+      for (const auto& judged : fit.judged)
+        for (const std::string& name : judged.second.missing_functions) {
+          if (++functions <= 3) names += (names.empty() ? "" : ", ") + escape_for_terminal(name);
+        }
+      if (functions > 3) names += ", ...";
+      why = fmt::format("the cubin a {} GPU loads lacks {} function{} that another cubin of "
+                        "the same module has ({}), in {} of {} module{}: launching {} fails "
+                        "(no kernel image for {})",
+                        fit.cc.to_string(), functions, functions == 1 ? "" : "s", names,
+                        count(KernelFit::kPartial), total, total == 1 ? "" : "s",
+                        functions == 1 ? "it" : "them", fit.cc.to_string());
+      break;
+    }
     case KernelFit::kNone:
       why = fmt::format("no kernel image for {} in {} (\"no kernel image is available for "
                         "execution on the device\")",
@@ -145,7 +167,8 @@ std::string fit_text(const FileFit& fit, bool color) {
   // Several kinds of modules with an image: how many of each.
   std::string parts;
   std::size_t kinds = 0;
-  for (KernelFit f : {KernelFit::kExact, KernelFit::kCompatible, KernelFit::kPtxJit})
+  for (KernelFit f :
+       {KernelFit::kExact, KernelFit::kCompatible, KernelFit::kPtxJit, KernelFit::kPartial})
     if (count(f) > 0) {
       ++kinds;
       parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count(f), to_string(f));
@@ -164,6 +187,7 @@ std::string entry_text(const KernelEntry& e) {
     out += fmt::format(" {} ({} uncompressed)", to_string(e.compression), e.uncompressed_size);
   if (e.ptx_version) out += " PTX ISA " + ptx_version_text(e);
   if (e.functions) out += fmt::format(", {} function{}", *e.functions, *e.functions == 1 ? "" : "s");
+  if (!e.problem.empty()) out += ", malformed: " + escape_for_terminal(e.problem);
   return out;
 }
 
@@ -237,7 +261,11 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     const KernelListing& listing = report.files[i];
     const std::string path = escape_for_terminal(listing.path);
     if (listing.fatbins.empty() && listing.error.empty()) {
-      out << path << ": no CUDA code" << (listing.elf ? "" : " (not an ELF file or fat binary)")
+      out << path << ": no CUDA code"
+          << (listing.elf ? " found (no .nv_fatbin or __nv_relfatbin section, no fat binary or "
+                            "cubin image in its data; kernels it builds or decompresses at run "
+                            "time are not seen)"
+                          : " (not an ELF file or fat binary)")
           << '\n';
       continue;
     }
@@ -249,10 +277,11 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     }
     if (!listing.error.empty()) ++errors;
     ++with_code;
-    std::size_t compressed = 0, without_kernels = 0, relocatable = 0;
+    std::size_t compressed = 0, without_kernels = 0, relocatable = 0, embedded = 0;
     bool by_segments = false;
     for (const FatBinary& f : listing.fatbins) {
       by_segments = by_segments || f.section == "segment";
+      if (f.section == "embedded") ++embedded;
       if (!f.has_kernels()) ++without_kernels;
       if (!f.loaded()) ++relocatable;
       for (const KernelEntry& e : f.entries)
@@ -269,6 +298,9 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     if (without_kernels > 0) out << ", " << without_kernels << " without kernels";
     if (relocatable > 0) out << ", " << relocatable << " relocatable (__nv_relfatbin)";
     if (by_segments) out << ", found by their headers in loaded segments (no section header table)";
+    if (embedded > 0)
+      out << ", " << embedded << " embedded in its data (no fat-binary section: images the "
+          << "library loads itself, cuModuleLoadData)";
     out << '\n';
     if (!listing.error.empty())
       out << "  " << paint("error", "31", color) << ": " << escape_for_terminal(listing.error)

@@ -183,6 +183,8 @@ std::string_view fit_words(KernelFit fit) {
       return "compatible cubin";
     case KernelFit::kPtxJit:
       return "needs PTX JIT";
+    case KernelFit::kPartial:
+      return "some kernels without an image";
     case KernelFit::kNone:
       break;
   }
@@ -196,6 +198,7 @@ std::string_view fit_sgr(KernelFit fit) {
       return kGreen;
     case KernelFit::kPtxJit:
       return kMagenta;
+    case KernelFit::kPartial:
     case KernelFit::kNone:
       break;
   }
@@ -222,14 +225,14 @@ std::string object_fit_text(const FileFit& fit, bool color) {
 }
 
 /// Counts of one group's objects per judgement for capability `c` (index into the report's
-/// capabilities): KernelFit values 0-3, then 4 for nothing to run.
-std::array<std::size_t, 5> fit_counts(const KernelGroup& g, std::size_t c) {
-  std::array<std::size_t, 5> n{};
+/// capabilities): KernelFit values 0-4, then 5 for nothing to run.
+std::array<std::size_t, 6> fit_counts(const KernelGroup& g, std::size_t c) {
+  std::array<std::size_t, 6> n{};
   for (std::size_t i = 0; i < g.objects.size(); ++i) {
     if (g.objects[i].fatbins.empty() || i >= g.fits.size() || c >= g.fits[i].size()) continue;
     const FileFit& fit = g.fits[i][c];
     if (fit.not_judged) continue;  // read in part: its error is counted instead
-    ++n[fit.judged.empty() ? 4 : static_cast<std::size_t>(fit.fit)];
+    ++n[fit.judged.empty() ? 5 : static_cast<std::size_t>(fit.fit)];
   }
   return n;
 }
@@ -289,14 +292,14 @@ void render_kernel_group(std::ostream& out, const ScanReport& report, const Kern
   out << ")";
   if (code != 0 && ccs.empty()) out << "; not judged: no GPU known (--cc 12.0 judges)";
   for (std::size_t c = 0; c < ccs.size() && code != 0; ++c) {
-    const std::array<std::size_t, 5> n = fit_counts(g, c);
+    const std::array<std::size_t, 6> n = fit_counts(g, c);
     std::string parts;
-    for (std::size_t f = 0; f < 5; ++f) {
+    for (std::size_t f = 0; f < 6; ++f) {
       if (n[f] == 0) continue;
-      std::string words = f == 4 ? "nothing to run" : std::string(fit_words(static_cast<KernelFit>(f)));
+      std::string words = f == 5 ? "nothing to run" : std::string(fit_words(static_cast<KernelFit>(f)));
       if (n[f] != 1 && words == "runs natively") words = "run natively";
       if (n[f] != 1 && words == "needs PTX JIT") words = "need PTX JIT";
-      if (f != 4) words = paint(words, fit_sgr(static_cast<KernelFit>(f)), color);
+      if (f != 5) words = paint(words, fit_sgr(static_cast<KernelFit>(f)), color);
       parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n[f], words);
     }
     out << (c == 0 ? "; " : ", ") << ccs[c].to_string() << ": " << parts;
@@ -330,11 +333,11 @@ std::string group_title(const KernelGroup& g) {
 ordered_json fit_counts_json(const KernelGroup& g, const std::vector<ComputeCapability>& ccs) {
   ordered_json out = ordered_json::array();
   for (std::size_t c = 0; c < ccs.size(); ++c) {
-    const std::array<std::size_t, 5> n = fit_counts(g, c);
+    const std::array<std::size_t, 6> n = fit_counts(g, c);
     ordered_json j;
     j["cc"] = ccs[c].to_string();
-    for (std::size_t f = 0; f < 4; ++f) j[std::string(to_string(static_cast<KernelFit>(f)))] = n[f];
-    j["nothing_to_run"] = n[4];
+    for (std::size_t f = 0; f < 5; ++f) j[std::string(to_string(static_cast<KernelFit>(f)))] = n[f];
+    j["nothing_to_run"] = n[5];
     out.push_back(std::move(j));
   }
   return out;

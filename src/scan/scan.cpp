@@ -122,7 +122,7 @@ ScanSummary ScanReport::summary() const {
       ++s.kernel_objects;
       const std::optional<KernelFit> worst =
           i < g.fits.size() ? worst_fit(g.fits[i]) : std::nullopt;
-      if (worst == KernelFit::kNone) ++s.kernel_no_image;
+      if (worst.value_or(KernelFit::kExact) >= KernelFit::kPartial) ++s.kernel_no_image;  // or partial
       if (worst == KernelFit::kPtxJit) ++s.kernel_ptx_jit;
     }
   return s;
