@@ -14,6 +14,7 @@
 
 #include "sm120check/catalog.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/report.hpp"
 #include "sm120check/scan.hpp"
 #include "sm120check/search.hpp"
 #include "sm120check/tree.hpp"
@@ -590,6 +591,37 @@ TEST(Scan, MetadataHeadersIgnoreCaseAndEqualVersionsAreNotAmbiguous) {
   EXPECT_EQ(l.installs[0].install.version, "0.5.0");
 }
 
+// Hostile review hs18 F1: "X-0.6.0.DIST-INFO" read "not installed", exit 0, though
+// importlib.metadata matches the suffix in any case (CPython 3.11 Lookup: child.lower()).
+TEST(Scan, MetadataFolderSuffixIsMatchedInAnyCase) {
+  for (const std::string folder :
+       {"FLASHINFER_PYTHON-0.6.0.DIST-INFO/METADATA", "flashinfer_python-0.6.0.Dist-Info/METADATA",
+        "flashinfer_python-0.6.0.EGG-INFO/PKG-INFO"}) {
+    TempDir dir;
+    write_file(dir.path() / kSite / folder, "Name: flashinfer-python\nVersion: 0.6.0\n");
+    write_file(dir.path() / kSite / "flashinfer/__init__.py", "");
+    write_file(dir.path() / kSite / "flashinfer/utils.py", "def is_sm120a_supported(device):\n");
+    write_file(dir.path() / kSite / "flashinfer/gemm/gemm_base.py",
+               std::string("    if ") + k2574Old + ":\n");
+    ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                        override_gpu({12, 0}));
+    ASSERT_EQ(r.installs.size(), 1u) << folder;
+    EXPECT_EQ(r.installs[0].install.distribution, "flashinfer-python");
+    EXPECT_EQ(r.installs[0].install.version, "0.6.0");
+    EXPECT_TRUE(r.not_installed.empty());
+    EXPECT_EQ(r.exit_code(), 1) << folder;  // missing
+  }
+  // Outside a folder named site-packages: a directory holding "X.DIST-INFO" is one too.
+  TempDir target;
+  write_file(target.path() / "libs/FLASHINFER_PYTHON-0.6.0.DIST-INFO/METADATA",
+             "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(target.path() / "libs/flashinfer/utils.py", "");
+  ScanReport t = scan(target.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(t.installs.size(), 1u);
+  EXPECT_EQ(t.installs[0].install.root, "libs");
+}
+
 // Hostile review #15: "--catalog nonexist" said "target does not exist".
 TEST(Catalog, MissingUserDirectoryNamesThePathAndTheErrno) {
   Catalog c = builtin_catalog();
@@ -1133,6 +1165,32 @@ TEST(Scan, OversizedMetadataFilesAreNamedNotRead) {
   EXPECT_EQ(note_starting(r, site_rel + "/big.pth:"),
             site_rel + "/big.pth: 5242880 bytes, over the 4 MiB read in such a file; not read: "
                        "the source trees it points to are not read");
+  // Hostile review hs18 F5: an install list left unread (a .pth naming an unfixed source,
+  // a RECORD naming a shared object) made "nothing missing" read as exit 0. Now the walk is
+  // incomplete, as for --max-entries: exit 2, in text and JSON.
+  EXPECT_EQ(r.walk.not_read,
+            (std::vector<std::string>{
+                site_rel + "/flashinfer_python-0.6.0.dist-info/direct_url.json: 102400 bytes, over "
+                           "the 64 KiB read in such a file",
+                site_rel + "/big.pth: 5242880 bytes, over the 4 MiB read in such a file"}));
+  EXPECT_FALSE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 2);
+  const nlohmann::ordered_json doc = scan_to_json(r);
+  EXPECT_EQ(doc["walk"]["not_read"].size(), 2u);
+  EXPECT_EQ(doc["walk"]["complete"], false);
+  EXPECT_NE(scan_summary_line(r).find("walk incomplete"), std::string::npos) << scan_summary_line(r);
+
+  // A RECORD over 64 MiB (sparse: nothing written) and no other problem: exit 2, not 0.
+  TempDir rec;
+  write_file(rec.path() / kSite / "foo-1.0.dist-info/METADATA", "Name: foo\nVersion: 1.0\n");
+  write_file(rec.path() / kSite / "foo-1.0.dist-info/RECORD", "");
+  std::filesystem::resize_file(rec.path() / kSite / "foo-1.0.dist-info/RECORD", (64u << 20) + 1);
+  ScanReport k = scan(rec.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  EXPECT_EQ(k.walk.not_read,
+            std::vector<std::string>{site_rel + "/foo-1.0.dist-info/RECORD: 67108865 bytes, over "
+                                                "the 64 MiB read in such a file"});
+  EXPECT_EQ(k.exit_code(), 2);
 }
 
 TEST(Scan, DeeplyNestedDirectUrlIsNamedNotParsed) {

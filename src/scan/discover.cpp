@@ -95,6 +95,18 @@ bool json_depth_within(std::string_view text, std::size_t max_depth) {
   return !sax.too_deep;
 }
 
+/// Whether `name` ends with `suffix` (lower case) in any case: the metadata folder suffixes
+/// ".dist-info" and ".egg-info" are matched so by importlib.metadata (CPython 3.11,
+/// importlib/metadata/__init__.py, Lookup.__init__: `low = child.lower()` then
+/// `low.endswith((".dist-info", ".egg-info"))`), so pip and `import` see "X-1.0.DIST-INFO".
+bool ends_with_any_case(std::string_view name, std::string_view suffix) {
+  if (name.size() < suffix.size()) return false;
+  const std::string_view tail = name.substr(name.size() - suffix.size());
+  return std::equal(tail.begin(), tail.end(), suffix.begin(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
+}
+
 std::string mib(std::uint64_t bytes) {
   return bytes % (1u << 20) == 0 ? fmt::format("{} MiB", bytes >> 20) : fmt::format("{} KiB", bytes >> 10);
 }
@@ -324,11 +336,16 @@ class Discoverer {
     }
   }
 
+  /// What a metadata file left unread costs: only detail (a version, a HEAD), or a list of
+  /// installs or shared objects (a .pth, RECORD, ...), which makes the walk incomplete.
+  enum class Unread { kDetail, kInstallList };
+
   /// Regular file `rel` of `at`, std::nullopt when it is missing, unreadable or larger than
   /// `cap` bytes; a file over the cap gets a note naming it and saying `unread_means` (what the
-  /// report lacks because of it).
+  /// report lacks because of it), and with Unread::kInstallList an entry in WalkStats::not_read.
   std::optional<std::string> read_at(const Location& at, const std::string& rel, std::uint64_t cap,
-                                     std::string_view unread_means) const {
+                                     std::string_view unread_means,
+                                     Unread cost = Unread::kDetail) const {
     try {
       const Entry e = at.tree->stat(at.path(rel));
       if (e.type != Entry::Type::kFile) return std::nullopt;
@@ -337,6 +354,9 @@ class Discoverer {
             at.tree == &tree_ ? shown(at.path(rel)) : join(at.tree->name(), at.path(rel));
         size_notes_.push_back(fmt::format("{}: {} bytes, over the {} read in such a file; not read: {}",
                                           where, e.size, mib(cap), unread_means));
+        if (cost == Unread::kInstallList)
+          out_.walk.not_read.push_back(fmt::format("{}: {} bytes, over the {} read in such a file",
+                                                   where, e.size, mib(cap)));
         return std::nullopt;
       }
       return at.tree->read(at.path(rel));
@@ -438,7 +458,8 @@ class Discoverer {
     for (const Tree::DirEntry& e : list) {
       if (e.name == ".git" && (e.type == Entry::Type::kDirectory || e.type == Entry::Type::kFile))
         has_git = true;
-      if (e.type == Entry::Type::kDirectory && ends_with(e.name, ".dist-info")) has_dist_info = true;
+      if (e.type == Entry::Type::kDirectory && ends_with_any_case(e.name, ".dist-info"))
+        has_dist_info = true;
       if (e.name == "setup.py" || e.name == "pyproject.toml") has_project_file = true;
     }
     if (has_git) checkout(rel);
@@ -992,8 +1013,9 @@ class Discoverer {
     std::set<std::string> editable_dists;  // named by a dist-info's direct_url.json
     // Distributions first: a dist-info names its editable source in direct_url.json.
     for (const Tree::DirEntry& e : list) {
-      const bool dist_info = ends_with(e.name, ".dist-info") && e.type == Entry::Type::kDirectory;
-      const bool egg_info = ends_with(e.name, ".egg-info") &&
+      const bool dist_info =
+          ends_with_any_case(e.name, ".dist-info") && e.type == Entry::Type::kDirectory;
+      const bool egg_info = ends_with_any_case(e.name, ".egg-info") &&
                             (e.type == Entry::Type::kDirectory || e.type == Entry::Type::kFile);
       if (!dist_info && !egg_info) continue;
       const std::string stem = e.name.substr(0, e.name.size() - (dist_info ? 10 : 9));
@@ -1036,7 +1058,8 @@ class Discoverer {
         const std::string dist = normalize_distribution_name(e.name.substr(0, e.name.size() - 9));
         if (!wanted(dist)) continue;
         const std::optional<std::string> text =
-            read_at(inside(""), path, kPointerFileCap, "the source tree it points to is not read");
+            read_at(inside(""), path, kPointerFileCap, "the source tree it points to is not read",
+                    Unread::kInstallList);
         if (!text) continue;
         const std::string first(trim_view(std::string_view(*text).substr(0, text->find('\n'))));
         if (!first.empty()) editable(site, path, dist, "", first, FoundInstall::Reach::kUnknown);
@@ -1051,13 +1074,16 @@ class Discoverer {
   std::optional<std::string> editable_source(const std::string& path) const {
     const std::optional<std::string> text = read_at(
         inside(""), path, kPointerFileCap,
-        "the distribution is taken as installed here, an editable source it names is not read");
+        "the distribution is taken as installed here, an editable source it names is not read",
+        Unread::kInstallList);
     if (!text) return std::nullopt;
     if (!json_depth_within(*text, kJsonDepthCap)) {
       size_notes_.push_back(fmt::format(
           "{}: nested deeper than {} levels; not read: the distribution is taken as installed "
           "here, an editable source it names is not read",
           shown(path), kJsonDepthCap));
+      out_.walk.not_read.push_back(
+          fmt::format("{}: nested deeper than {} levels", shown(path), kJsonDepthCap));
       return std::nullopt;
     }
     const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
@@ -1078,7 +1104,8 @@ class Discoverer {
   void pth(const std::string& site, const std::string& name, const std::set<std::string>& done) {
     const std::string path = join(site, name);
     const std::optional<std::string> text =
-        read_at(inside(""), path, kListFileCap, "the source trees it points to are not read");
+        read_at(inside(""), path, kListFileCap, "the source trees it points to are not read",
+                Unread::kInstallList);
     if (!text) return;
     std::string dist, version;
     if (starts_with(name, "__editable__.")) {
@@ -1110,7 +1137,7 @@ class Discoverer {
         if (module.find('/') != std::string::npos || module.empty()) return true;
         const std::optional<std::string> finder =
             read_at(inside(""), join(site, module + ".py"), kListFileCap,
-                    "the package folder its MAPPING names is not read");
+                    "the package folder its MAPPING names is not read", Unread::kInstallList);
         if (!finder) return true;
         if (std::optional<std::string> package = first_mapping(*finder))
           editable(site, join(site, module + ".py"), dist, version,
@@ -1162,8 +1189,9 @@ class Discoverer {
     const std::string dir = join(site, info.name);
     const bool folder = info.type == Entry::Type::kDirectory;
     std::optional<std::string> record;
-    if (folder && ends_with(info.name, ".dist-info")) record = read_at(inside(""), join(dir, "RECORD"), kRecordFileCap,
-                       "its package folders are walked instead");
+    if (folder && ends_with_any_case(info.name, ".dist-info"))
+      record = read_at(inside(""), join(dir, "RECORD"), kRecordFileCap,
+                       "its package folders are walked instead", Unread::kInstallList);
     if (record) {
       g.source = ObjectSource::kRecord;
       for_each_line(*record, [&](std::string_view line) {
@@ -1180,7 +1208,8 @@ class Discoverer {
       if (folder)
         if (std::optional<std::string> top =
                 read_at(inside(""), join(dir, "top_level.txt"), kListFileCap,
-                        "the distribution's import name is taken as its package folder"))
+                        "the distribution's import name is taken as its package folder",
+                        Unread::kInstallList))
           for_each_line(*top, [&](std::string_view line) {
             if (!line.empty() && line.find('/') == std::string::npos && line != "." && line != "..")
               names.emplace_back(line);
