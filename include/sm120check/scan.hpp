@@ -180,8 +180,10 @@ struct WalkStats {
   std::vector<std::string> unreadable;  ///< "path: reason" for directories that could not be listed.
   /// "path: reason" for what lists or holds installs and shared objects but was not read: a
   /// .pth, RECORD, direct_url.json, .egg-link or setuptools finder over its read cap, a shared
-  /// object a RECORD lists that is a symlink leading outside TARGET (or in a loop). What they
-  /// name is not reported, so "nothing missing" is unknown.
+  /// object a RECORD lists that is a symlink leading outside TARGET (or in a loop), a zip
+  /// archive on a .pth path line, a venv's base site-packages outside TARGET (pyvenv.cfg
+  /// include-system-site-packages). What they name is not reported, so "nothing missing" is
+  /// unknown.
   std::vector<std::string> not_read;
 
   /// Whether every directory the walk reached was listed and every install list read: no limit

@@ -33,6 +33,10 @@ struct FoundInstall {
   /// Per site-packages (relative to TARGET) that names the editable install: the strongest
   /// way found there (a path line outranks a finder: the path finder runs first).
   std::map<std::string, Reach> reach;
+  /// Per (site-packages, way in): the rank of the first .pth line there that puts the source
+  /// before Python, in the order site.addsitedir processes them (.pth files by sorted name,
+  /// lines in order); lower is earlier. Tells apart two editable installs of one package.
+  std::map<std::pair<std::string, Reach>, std::size_t> line_rank;
 };
 
 /// The shared objects of one install or distribution, for the kernel listing (not read yet).
@@ -40,6 +44,9 @@ struct ObjectSet {
   KernelGroup group;  ///< who they belong to; objects and fits empty
   const Tree* tree = nullptr;      ///< where `paths` are read
   std::vector<std::string> paths;  ///< paths of `tree`, sorted, distinct
+  /// For a path of `paths` that is a symlink (a RECORD entry): the path of `tree` it leads to,
+  /// read in its place (as the dynamic loader would).
+  std::map<std::string, std::string> links;
   std::optional<std::size_t> found_install;  ///< index into Discovery::installs
 };
 

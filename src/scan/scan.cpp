@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "discover.hpp"
 #include "sm120check/code_text.hpp"
@@ -150,9 +151,10 @@ constexpr std::string_view kCompiledWhy =
 
 /// Lists the objects of `sets` into out.groups, each object opened through its tree and read
 /// once (an object two sets name is listed once and copied), and counts them. A path that is
-/// missing or not a regular file (a RECORD naming files laid out elsewhere; a symlink, listed
-/// where its target lies) is counted as absent; an object that cannot be opened or mapped is
-/// kept with its error.
+/// missing or not a regular file (a RECORD naming files laid out elsewhere) is counted as
+/// absent; a symlink of ObjectSet::links is read where it leads, under the first path naming
+/// that file (a file a group names twice is counted once); an object that cannot be opened or
+/// mapped is kept with its error.
 void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
   struct Read {
     KernelListing listing;
@@ -161,17 +163,21 @@ void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
   std::map<std::pair<const Tree*, std::string>, Read> read;
   for (ObjectSet& set : sets) {
     KernelGroup g = std::move(set.group);
+    std::set<std::string> seen;  // files of this group, by the path read
     for (const std::string& path : set.paths) {
-      auto [it, added] = read.try_emplace({set.tree, path});
+      const auto link = set.links.find(path);
+      const std::string& real = link == set.links.end() ? path : link->second;
+      if (!seen.insert(real).second) continue;  // "libx.so.1" -> "libx.so.1.2", both listed
+      auto [it, added] = read.try_emplace({set.tree, real});
       Read& r = it->second;
       if (added) {
         // Shown relative to TARGET, or absolute for a tree outside it.
         r.listing.path = g.outside_target ? set.tree->name() + "/" + path : path;
         try {
-          if (set.tree->stat(path).type != Entry::Type::kFile) {
+          if (set.tree->stat(real).type != Entry::Type::kFile) {
             r.absent = true;
           } else {
-            const OpenFile file = set.tree->open_file(path);
+            const OpenFile file = set.tree->open_file(real);
             r.listing = list_kernels_at(file.fd(), r.listing.path);
           }
         } catch (const Error& e) {
