@@ -15,6 +15,7 @@
 
 #include "sm120check/catalog.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/report.hpp"
 #include "sm120check/scan.hpp"
 #include "sm120check/search.hpp"
 #include "sm120check/tree.hpp"
@@ -674,6 +675,37 @@ TEST(Scan, MetadataHeadersIgnoreCaseAndEqualVersionsAreNotAmbiguous) {
   EXPECT_EQ(l.installs[0].install.version, "0.5.0");
 }
 
+// Hostile review hs18 F1: "X-0.6.0.DIST-INFO" read "not installed", exit 0, though
+// importlib.metadata matches the suffix in any case (CPython 3.11 Lookup: child.lower()).
+TEST(Scan, MetadataFolderSuffixIsMatchedInAnyCase) {
+  for (const std::string folder :
+       {"FLASHINFER_PYTHON-0.6.0.DIST-INFO/METADATA", "flashinfer_python-0.6.0.Dist-Info/METADATA",
+        "flashinfer_python-0.6.0.EGG-INFO/PKG-INFO"}) {
+    TempDir dir;
+    write_file(dir.path() / kSite / folder, "Name: flashinfer-python\nVersion: 0.6.0\n");
+    write_file(dir.path() / kSite / "flashinfer/__init__.py", "");
+    write_file(dir.path() / kSite / "flashinfer/utils.py", "def is_sm120a_supported(device):\n");
+    write_file(dir.path() / kSite / "flashinfer/gemm/gemm_base.py",
+               std::string("    if ") + k2574Old + ":\n");
+    ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                        override_gpu({12, 0}));
+    ASSERT_EQ(r.installs.size(), 1u) << folder;
+    EXPECT_EQ(r.installs[0].install.distribution, "flashinfer-python");
+    EXPECT_EQ(r.installs[0].install.version, "0.6.0");
+    EXPECT_TRUE(r.not_installed.empty());
+    EXPECT_EQ(r.exit_code(), 1) << folder;  // missing
+  }
+  // Outside a folder named site-packages: a directory holding "X.DIST-INFO" is one too.
+  TempDir target;
+  write_file(target.path() / "libs/FLASHINFER_PYTHON-0.6.0.DIST-INFO/METADATA",
+             "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(target.path() / "libs/flashinfer/utils.py", "");
+  ScanReport t = scan(target.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(t.installs.size(), 1u);
+  EXPECT_EQ(t.installs[0].install.root, "libs");
+}
+
 // Hostile review #15: "--catalog nonexist" said "target does not exist".
 TEST(Catalog, MissingUserDirectoryNamesThePathAndTheErrno) {
   Catalog c = builtin_catalog();
@@ -946,6 +978,82 @@ TEST(Scan, StalePackageFolderBesideAnEditableInstallIsJudgedByImportOrder) {
   EXPECT_EQ(d.exit_code(), 2);
 }
 
+/// FlashInfer's package folder at `root`/flashinfer: fixed (2574's markers) or unfixed.
+void flashinfer_source(const std::filesystem::path& root, bool fixed) {
+  write_file(root / "flashinfer/__init__.py", "");
+  write_file(root / "flashinfer/utils.py",
+             fixed ? std::string(k2574Def) + "):\n" : std::string("def is_sm120a_supported(device):\n"));
+  write_file(root / "flashinfer/gemm/gemm_base.py",
+             fixed ? std::string("    ") + k2574Call + "\n" : std::string("    if ") + k2574Old + ":\n");
+}
+
+/// The install of `r` whose root is `root`, or nullptr.
+const InstallReport* install_at(const ScanReport& r, const std::string& root) {
+  for (const InstallReport& i : r.installs)
+    if (i.install.root == root) return &i;
+  return nullptr;
+}
+
+// Hostile review hs18 F6: two editable sources of one package named in one site-packages were
+// both judged, and the one Python imports never named.
+TEST(Scan, TwoEditableSourcesOfOnePackageAreJudgedByPthOrder) {
+  const std::string id = "flashinfer-2574-is-sm12x-supported";
+  // A: the editable install's path line (__editable__.*.pth sorts before easy-install.pth) to
+  // the fixed src/new; a stale easy-install.pth line to the unfixed src/old.
+  TempDir a;
+  const std::filesystem::path site = a.path() / kSite;
+  flashinfer_source(a.path() / "src/new", true);
+  flashinfer_source(a.path() / "src/old", false);
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA",
+             "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             "{\"url\": \"file://" + (a.path() / "src/new").string() +
+                 "\", \"dir_info\": {\"editable\": true}}");
+  write_file(site / "__editable__.flashinfer_python-0.6.0.pth", (a.path() / "src/new").string() + "\n");
+  write_file(site / "easy-install.pth", (a.path() / "src/old").string() + "\n");
+  ScanReport ra = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(ra.installs.size(), 2u);
+  const InstallReport* fresh = install_at(ra, "src/new");
+  const InstallReport* stale = install_at(ra, "src/old");
+  ASSERT_NE(fresh, nullptr);
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(fresh->fixes[0].verdict, FixVerdict::kPresent) << fresh->fixes[0].why;
+  EXPECT_EQ(stale->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(stale->install.not_imported,
+            "Python imports src/new instead (another editable install of flashinfer named in " +
+                std::string(kSite) +
+                ": its .pth path line comes first: .pth files are read in name order, and "
+                "sys.path is searched before any __editable__ finder)");
+  EXPECT_EQ(ra.notes.size(), 1u);  // one note, though "flashinfer_python" is a package name too
+  EXPECT_EQ(ra.exit_code(), 2);  // not 1: the unfixed copy is not what runs
+
+  // Renamed so that the stale .pth sorts first ("00-old.pth" < "__editable__...": '0' < '_'):
+  // Python imports src/old, which decides (missing).
+  std::filesystem::rename(site / "easy-install.pth", site / "00-old.pth");
+  ScanReport rs = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  EXPECT_EQ(install_at(rs, "src/old")->fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_EQ(install_at(rs, "src/new")->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(rs.exit_code(), 1);
+
+  // B: the editable install through setuptools' finder (src/new), a path line to src/old: the
+  // path finder runs before the finder, so src/old is imported; src/new's "present" is not
+  // what runs.
+  std::filesystem::rename(site / "00-old.pth", site / "other.pth");
+  write_file(site / "__editable__.flashinfer_python-0.6.0.pth",
+             "import __editable___flashinfer_python_0_6_0_finder; "
+             "__editable___flashinfer_python_0_6_0_finder.install()\n");
+  write_file(site / "__editable___flashinfer_python_0_6_0_finder.py",
+             "MAPPING = {'flashinfer': '" + (a.path() / "src/new/flashinfer").string() + "'}\n");
+  ScanReport rb = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(rb.installs.size(), 2u);
+  EXPECT_EQ(install_at(rb, "src/old")->fixes[0].verdict, FixVerdict::kMissing);
+  const InstallReport* shadowed = install_at(rb, "src/new");
+  EXPECT_EQ(shadowed->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_NE(shadowed->install.not_imported.find("Python imports src/old instead"), std::string::npos)
+      << shadowed->install.not_imported;
+  EXPECT_EQ(rb.exit_code(), 1);
+}
+
 TEST(Scan, EditableNamingACopyBelowAnotherCheckoutIsJudgedWhereItPoints) {
   // ws/ is a checkout holding the fixed code at its own layout; the editable install names
   // ws/sub/fi, another copy, unfixed, which is what Python imports. The checkout above was
@@ -1020,6 +1128,52 @@ TEST(Scan, EggLinkPointsAtASourceTree) {
   EXPECT_EQ(r.installs[0].install.found_by,
             (std::vector<std::string>{"env/lib/python3.10/site-packages/flashinfer-python.egg-link",
                                       "work/fi/.git"}));
+}
+
+// Hostile review hs18 F3: a zipped egg that easy-install.pth names (Python imports from it),
+// or a .zip on a .pth path line, read "not installed", exit 0.
+TEST(Scan, ZipArchiveOnSysPathIsReportedNotRead) {
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0-py3.12.egg", std::string("PK\x03\x04", 4) + "zip");
+  write_file(site / "six-1.16.0-py3.12.egg", std::string("PK\x03\x04", 4) + "zip");
+  // Not on sys.path: ignored, as Python ignores it.
+  ScanReport before = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                           override_gpu({12, 0}));
+  EXPECT_TRUE(before.installs.empty());
+  EXPECT_EQ(before.exit_code(), 0);
+  write_file(site / "easy-install.pth",
+             "import sys; sys.__plen = len(sys.path)\n./flashinfer_python-0.6.0-py3.12.egg\n"
+             "./six-1.16.0-py3.12.egg\n");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& i = r.installs[0].install;
+  EXPECT_EQ(i.kind, InstallKind::kDistribution);
+  EXPECT_EQ(i.distribution, "flashinfer-python");
+  EXPECT_EQ(i.version, "0.6.0");
+  EXPECT_EQ(i.root, std::string(kSite) + "/flashinfer_python-0.6.0-py3.12.egg");
+  EXPECT_EQ(i.found_by, std::vector<std::string>{std::string(kSite) + "/easy-install.pth"});
+  EXPECT_EQ(i.unreadable, "installed as a zip archive (an egg on sys.path); not read");
+  ASSERT_EQ(r.installs[0].fixes.size(), 1u);
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_TRUE(r.not_installed.empty());
+  EXPECT_TRUE(r.walk.complete());  // six's egg is another distribution
+  EXPECT_EQ(r.exit_code(), 2);
+
+  // A .zip on a path line (outside TARGET): what it holds is not known: the walk is incomplete.
+  TempDir zip;
+  write_file(zip.path() / "fi.zip", std::string("PK\x03\x04", 4) + "zip");
+  TempDir venv;
+  write_file(venv.path() / kSite / "extra.pth", (zip.path() / "fi.zip").string() + "\n");
+  ScanReport z = scan(venv.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  EXPECT_TRUE(z.installs.empty());
+  EXPECT_EQ(z.walk.not_read,
+            std::vector<std::string>{(zip.path() / "fi.zip").string() +
+                                     ": a zip archive on sys.path (a path line of " + kSite +
+                                     "/extra.pth)"});
+  EXPECT_EQ(z.exit_code(), 2);
 }
 
 TEST(Scan, RootFileSystemReadsAbsolutePointersInsideIt) {
@@ -1136,6 +1290,44 @@ TEST(Scan, GitFolderAtEveryLevelOfADeepChainStaysFast) {
   test::remove_deep(dir.path());
 }
 
+// Hostile review hs18 F10: a venv made with --system-site-packages imports the base
+// interpreter's site-packages (pyvenv.cfg `home`), which read "not installed", exit 0.
+TEST(Scan, VenvIncludingSystemSitePackagesOutsideTargetIsNotRead) {
+  TempDir base;  // the base prefix, outside TARGET
+  flashinfer_venv(base.path(), "0.6.0", "def is_sm120a_supported(device):",
+                  std::string("    if ") + k2574Old + ":");
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / "venv/lib/python3.11/site-packages");
+  const std::string home = (base.path() / "venv/bin").string();
+  for (const std::string cfg : {"include-system-site-packages = false\n", "INCLUDE-SYSTEM-SITE-PACKAGES=False\n"}) {
+    write_file(dir.path() / "venv/pyvenv.cfg", "home = " + home + "\n" + cfg + "version = 3.11.7\n");
+    ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                        override_gpu({12, 0}));
+    EXPECT_TRUE(r.walk.complete()) << cfg;
+    EXPECT_EQ(r.exit_code(), 0) << cfg;
+  }
+  // "true" in any case, or no such key (CPython's site.py starts from "true").
+  for (const std::string cfg : {"include-system-site-packages = true\n", " Include-System-Site-Packages =TRUE \n", ""}) {
+    write_file(dir.path() / "venv/pyvenv.cfg", "home = " + home + "\n" + cfg + "version = 3.11.7\n");
+    ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                        override_gpu({12, 0}));
+    EXPECT_EQ(r.walk.not_read,
+              std::vector<std::string>{"venv/pyvenv.cfg: include-system-site-packages: the site-packages of " +
+                                       (base.path() / "venv").string() + " (outside TARGET)"})
+        << cfg;
+    EXPECT_EQ(r.exit_code(), 2) << cfg;
+  }
+  // The base prefix inside TARGET: the walk reads it (missing, exit 1), no entry.
+  flashinfer_venv(dir.path() / "base", "0.6.0", "def is_sm120a_supported(device):",
+                  std::string("    if ") + k2574Old + ":");
+  write_file(dir.path() / "venv/pyvenv.cfg", "home = " + (dir.path() / "base/venv/bin").string() +
+                                                 "\ninclude-system-site-packages = true\n");
+  ScanReport in = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                       override_gpu({12, 0}));
+  EXPECT_TRUE(in.walk.not_read.empty());
+  EXPECT_EQ(in.exit_code(), 1);
+}
+
 // Hostile review #14: a venv whose lib/python3.12 is a symlink (uv and some distros keep the
 // interpreter's library folder elsewhere) read "not installed" with exit 0.
 TEST(Scan, SymlinkedPythonLibraryFolderIsFollowedInsideTargetOnly) {
@@ -1143,7 +1335,7 @@ TEST(Scan, SymlinkedPythonLibraryFolderIsFollowedInsideTargetOnly) {
   TempDir dir;
   flashinfer_venv(dir.path() / "node_modules/store", "0.5.0", k2574Def, k2574Call);
   std::filesystem::create_directories(dir.path() / "venv/lib");
-  write_file(dir.path() / "venv/pyvenv.cfg", "home = /usr/bin\n");
+  write_file(dir.path() / "venv/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\n");
   std::filesystem::create_directory_symlink("../../node_modules/store/venv/lib/python3.11",
                                             dir.path() / "venv/lib/python3.11");
   ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
@@ -1272,6 +1464,32 @@ TEST(Scan, OversizedMetadataFilesAreNamedNotRead) {
   EXPECT_EQ(note_starting(r, site_rel + "/big.pth:"),
             site_rel + "/big.pth: 5242880 bytes, over the 4 MiB read in such a file; not read: "
                        "the source trees it points to are not read");
+  // Hostile review hs18 F5: an install list left unread (a .pth naming an unfixed source,
+  // a RECORD naming a shared object) made "nothing missing" read as exit 0. Now the walk is
+  // incomplete, as for --max-entries: exit 2, in text and JSON.
+  EXPECT_EQ(r.walk.not_read,
+            (std::vector<std::string>{
+                site_rel + "/flashinfer_python-0.6.0.dist-info/direct_url.json: 102400 bytes, over "
+                           "the 64 KiB read in such a file",
+                site_rel + "/big.pth: 5242880 bytes, over the 4 MiB read in such a file"}));
+  EXPECT_FALSE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 2);
+  const nlohmann::ordered_json doc = scan_to_json(r);
+  EXPECT_EQ(doc["walk"]["not_read"].size(), 2u);
+  EXPECT_EQ(doc["walk"]["complete"], false);
+  EXPECT_NE(scan_summary_line(r).find("walk incomplete"), std::string::npos) << scan_summary_line(r);
+
+  // A RECORD over 64 MiB (sparse: nothing written) and no other problem: exit 2, not 0.
+  TempDir rec;
+  write_file(rec.path() / kSite / "foo-1.0.dist-info/METADATA", "Name: foo\nVersion: 1.0\n");
+  write_file(rec.path() / kSite / "foo-1.0.dist-info/RECORD", "");
+  std::filesystem::resize_file(rec.path() / kSite / "foo-1.0.dist-info/RECORD", (64u << 20) + 1);
+  ScanReport k = scan(rec.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  EXPECT_EQ(k.walk.not_read,
+            std::vector<std::string>{site_rel + "/foo-1.0.dist-info/RECORD: 67108865 bytes, over "
+                                                "the 64 MiB read in such a file"});
+  EXPECT_EQ(k.exit_code(), 2);
 }
 
 TEST(Scan, DeeplyNestedDirectUrlIsNamedNotParsed) {
@@ -1482,7 +1700,7 @@ TEST(ScanKernels, ObjectWithoutImageDecidesTheExitCode) {
   const std::filesystem::path site = dir.path() / kSite;
   write_file(site / "vendor_kernels-1.0.dist-info/RECORD", "vendor_kernels/_k.so,,\n");
   copy_fixture("sm120_ptx120.o", site / "vendor_kernels/_k.so");
-  // A symlink RECORD names is not followed (the file it names is listed where it lies).
+  // A symlink RECORD names is read where it leads: here a file it lists already (counted once).
   std::filesystem::create_symlink("_k.so", site / "vendor_kernels/_k.so.1");
   write_file(site / "vendor_kernels-1.0.dist-info/RECORD", "vendor_kernels/_k.so,,\nvendor_kernels/_k.so.1,,\n");
   const Catalog catalog = only({"xformers-1445-too-new-gpu-message"});  // not installed here
@@ -1490,7 +1708,7 @@ TEST(ScanKernels, ObjectWithoutImageDecidesTheExitCode) {
   EXPECT_EQ(ok.exit_code(), 0);
   ASSERT_EQ(ok.kernels.groups.size(), 1u);
   EXPECT_EQ(ok.kernels.groups[0].shared_objects, 1u);
-  EXPECT_EQ(ok.kernels.groups[0].absent, 1u);
+  EXPECT_EQ(ok.kernels.groups[0].absent, 0u);
   // 9.0 < compute_120: neither the cubin nor the PTX.
   ScanReport h = scan(dir.path().string(), catalog, override_gpu({9, 0}));
   EXPECT_EQ(h.exit_code(), 1);
@@ -1508,6 +1726,64 @@ TEST(ScanKernels, ObjectWithoutImageDecidesTheExitCode) {
   ASSERT_NE(g, nullptr);
   ASSERT_EQ(g->objects.size(), 1u);
   EXPECT_NE(g->objects[0].error, "");
+}
+
+// Hostile review hs18 F4: a RECORD-listed .so that is a symlink (a deduplicated image) was
+// dropped without a word: "0 shared objects examined", exit 0 for an sm_90-only library.
+TEST(ScanKernels, RecordSymlinkIsFollowedInsideTargetOnly) {
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "foo-1.0.dist-info/METADATA", "Name: foo\nVersion: 1.0\n");
+  write_file(site / "foo-1.0.dist-info/RECORD", "foo/__init__.py,,\nfoo/_C.so,,\n");
+  write_file(site / "foo/__init__.py", "");
+  copy_fixture("sm90.o", dir.path() / "shared/libfoo_impl.bin");
+  // Two links: foo/_C.so -> _C.so.1 -> ../../../../../shared/libfoo_impl.bin
+  std::filesystem::create_symlink("_C.so.1", site / "foo/_C.so");
+  std::filesystem::create_symlink("../../../../../shared/libfoo_impl.bin", site / "foo/_C.so.1");
+  const Catalog catalog = only({"xformers-1445-too-new-gpu-message"});  // not installed here
+  ScanReport r = scan(dir.path().string(), catalog, override_gpu({12, 0}));
+  const KernelGroup* g = group_of(r, "foo");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->shared_objects, 1u);
+  EXPECT_EQ(g->absent, 0u);
+  EXPECT_EQ(fits_of(*g), std::vector<std::string>{"_C.so=none"});  // shown as RECORD names it
+  EXPECT_EQ(g->objects[0].path, std::string(kSite) + "/foo/_C.so");
+  EXPECT_TRUE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 1);
+
+  // A root file system: an absolute link is read inside TARGET.
+  TempDir root;
+  const std::filesystem::path dist = root.path() / "usr/local/lib/python3.12/dist-packages";
+  std::filesystem::create_directories(root.path() / "etc");
+  write_file(dist / "foo-1.0.dist-info/RECORD", "foo/_C.so,,\n");
+  copy_fixture("sm90.o", root.path() / "opt/foo/lib/libfoo_kernels.so.1");
+  std::filesystem::create_directories(dist / "foo");
+  std::filesystem::create_symlink("/opt/foo/lib/libfoo_kernels.so.1", dist / "foo/_C.so");
+  ScanReport c = scan(root.path().string(), catalog, override_gpu({12, 0}));
+  ASSERT_NE(group_of(c, "foo"), nullptr);
+  EXPECT_EQ(fits_of(*group_of(c, "foo")), std::vector<std::string>{"_C.so=none"});
+  EXPECT_EQ(c.exit_code(), 1);
+
+  // Outside TARGET: not read; counted, noted, and the result is unknown (exit 2).
+  TempDir out;
+  copy_fixture("sm120a.o", out.path() / "lib/libgood.so");
+  std::filesystem::remove(site / "foo/_C.so.1");
+  std::filesystem::create_symlink(out.path() / "lib/libgood.so", site / "foo/_C.so.1");
+  ScanReport o = scan(dir.path().string(), catalog, override_gpu({12, 0}));
+  ASSERT_EQ(o.walk.not_read.size(), 1u);
+  EXPECT_EQ(o.walk.not_read[0], fmt::format("{}/foo/_C.so: a shared object a RECORD lists, a symlink "
+                                            "to {} outside TARGET",
+                                            kSite, (out.path() / "lib/libgood.so").string()));
+  EXPECT_EQ(o.walk.symlinks, 1u);
+  EXPECT_EQ(o.exit_code(), 2);
+
+  // A loop: bounded, not read, exit 2.
+  std::filesystem::remove(site / "foo/_C.so.1");
+  std::filesystem::create_symlink("_C.so", site / "foo/_C.so.1");
+  ScanReport l = scan(dir.path().string(), catalog, override_gpu({12, 0}));
+  ASSERT_EQ(l.walk.not_read.size(), 1u);
+  EXPECT_NE(l.walk.not_read[0].find("over 40 symlinks (a loop)"), std::string::npos) << l.walk.not_read[0];
+  EXPECT_EQ(l.exit_code(), 2);
 }
 
 TEST(ScanKernels, CheckoutBuildOutputsAndEditableOutsideTarget) {

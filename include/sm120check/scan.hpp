@@ -178,12 +178,21 @@ struct WalkStats {
   std::size_t depth_limited = 0;  ///< directories not entered: deeper than ScanOptions::max_depth.
   bool truncated = false;       ///< stopped at ScanOptions::max_entries.
   std::vector<std::string> unreadable;  ///< "path: reason" for directories that could not be listed.
+  /// "path: reason" for what lists or holds installs and shared objects but was not read: a
+  /// .pth, RECORD, direct_url.json, .egg-link or setuptools finder over its read cap, a shared
+  /// object a RECORD lists that is a symlink leading outside TARGET (or in a loop), a zip
+  /// archive on a .pth path line, a venv's base site-packages outside TARGET (pyvenv.cfg
+  /// include-system-site-packages). What they name is not reported, so "nothing missing" is
+  /// unknown.
+  std::vector<std::string> not_read;
 
-  /// Whether every directory the walk reached was listed: no limit hit (depth, entries), none
-  /// unreadable, no Python library folder symlinked outside TARGET. An incomplete walk may have
-  /// missed installs: ScanReport::exit_code() is then never 0.
+  /// Whether every directory the walk reached was listed and every install list read: no limit
+  /// hit (depth, entries), none unreadable, no Python library folder symlinked outside TARGET,
+  /// nothing in not_read. An incomplete walk may have missed installs: ScanReport::exit_code()
+  /// is then never 0.
   bool complete() const {
-    return !truncated && depth_limited == 0 && unreadable.empty() && outside_symlinks.empty();
+    return !truncated && depth_limited == 0 && unreadable.empty() && outside_symlinks.empty() &&
+           not_read.empty();
   }
 };
 

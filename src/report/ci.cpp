@@ -302,6 +302,8 @@ std::vector<ScanFinding> scan_findings(const ScanReport& report, const CiContext
                          report.walk.depth_limited, report.walk.depth_limited == 1 ? "y" : "ies");
     for (const std::string& u : report.walk.unreadable)
       why += "not listed: " + escape_for_terminal(u) + "\n";
+    for (const std::string& u : report.walk.not_read)
+      why += "not read: " + escape_for_terminal(u) + "\n";
     finding.message = why;
     out.push_back(std::move(finding));
   }

@@ -509,6 +509,7 @@ ordered_json scan_to_json(const ScanReport& report) {
                  {"symlinks", w.symlinks},           {"depth_limited", w.depth_limited},
                  {"truncated", w.truncated},         {"unreadable", strings_json(w.unreadable)},
                  {"outside_symlinks", strings_json(w.outside_symlinks)},
+                 {"not_read", strings_json(w.not_read)},
                  {"complete", w.complete()}};
   ordered_json installs = ordered_json::array();
   for (const InstallReport& ir : report.installs) {

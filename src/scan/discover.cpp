@@ -96,6 +96,18 @@ bool json_depth_within(std::string_view text, std::size_t max_depth) {
   return !sax.too_deep;
 }
 
+/// Whether `name` ends with `suffix` (lower case) in any case: the metadata folder suffixes
+/// ".dist-info" and ".egg-info" are matched so by importlib.metadata (CPython 3.11,
+/// importlib/metadata/__init__.py, Lookup.__init__: `low = child.lower()` then
+/// `low.endswith((".dist-info", ".egg-info"))`), so pip and `import` see "X-1.0.DIST-INFO".
+bool ends_with_any_case(std::string_view name, std::string_view suffix) {
+  if (name.size() < suffix.size()) return false;
+  const std::string_view tail = name.substr(name.size() - suffix.size());
+  return std::equal(tail.begin(), tail.end(), suffix.begin(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
+}
+
 std::string mib(std::uint64_t bytes) {
   return bytes % (1u << 20) == 0 ? fmt::format("{} MiB", bytes >> 20) : fmt::format("{} KiB", bytes >> 10);
 }
@@ -307,6 +319,7 @@ class Discoverer {
           s));
     for (const std::string& n : size_notes_) out_.notes.push_back(n);
     import_order();
+    editable_order();
     for (FoundInstall& f : pending_) ambiguous_metadata(f.install);
     out_.installs = std::move(pending_);
   }
@@ -331,11 +344,16 @@ class Discoverer {
     }
   }
 
+  /// What a metadata file left unread costs: only detail (a version, a HEAD), or a list of
+  /// installs or shared objects (a .pth, RECORD, ...), which makes the walk incomplete.
+  enum class Unread { kDetail, kInstallList };
+
   /// Regular file `rel` of `at`, std::nullopt when it is missing, unreadable or larger than
   /// `cap` bytes; a file over the cap gets a note naming it and saying `unread_means` (what the
-  /// report lacks because of it).
+  /// report lacks because of it), and with Unread::kInstallList an entry in WalkStats::not_read.
   std::optional<std::string> read_at(const Location& at, const std::string& rel, std::uint64_t cap,
-                                     std::string_view unread_means) const {
+                                     std::string_view unread_means,
+                                     Unread cost = Unread::kDetail) const {
     try {
       const Entry e = at.tree->stat(at.path(rel));
       if (e.type != Entry::Type::kFile) return std::nullopt;
@@ -344,6 +362,9 @@ class Discoverer {
             at.tree == &tree_ ? shown(at.path(rel)) : join(at.tree->name(), at.path(rel));
         size_notes_.push_back(fmt::format("{}: {} bytes, over the {} read in such a file; not read: {}",
                                           where, e.size, mib(cap), unread_means));
+        if (cost == Unread::kInstallList)
+          out_.walk.not_read.push_back(fmt::format("{}: {} bytes, over the {} read in such a file",
+                                                   where, e.size, mib(cap)));
         return std::nullopt;
       }
       return at.tree->read(at.path(rel));
@@ -486,10 +507,15 @@ class Discoverer {
     for (const Tree::DirEntry& e : list) {
       if (e.name == ".git" && (e.type == Entry::Type::kDirectory || e.type == Entry::Type::kFile))
         has_git = true;
-      if (e.type == Entry::Type::kDirectory && ends_with(e.name, ".dist-info")) has_dist_info = true;
+      if (e.type == Entry::Type::kDirectory && ends_with_any_case(e.name, ".dist-info"))
+        has_dist_info = true;
       if (e.name == "setup.py" || e.name == "pyproject.toml") has_project_file = true;
     }
     if (has_git) checkout(rel);
+    if (std::any_of(list.begin(), list.end(), [](const Tree::DirEntry& e) {
+          return e.name == "pyvenv.cfg" && e.type == Entry::Type::kFile;
+        }))
+      venv_config(rel);
     const bool named_site = name == "site-packages" || name == "dist-packages";
     if (named_site || (has_dist_info && !has_git && !has_project_file)) {
       site_packages(rel, list);
@@ -516,6 +542,45 @@ class Discoverer {
       }
       w.enter(k);
     }
+  }
+
+  /// A venv's pyvenv.cfg in `venv` (relative to TARGET). With `include-system-site-packages`
+  /// true, or absent (CPython 3.11 Lib/site.py, venv(): system_site starts "true"; keys are
+  /// lower-cased and stripped, values stripped, `home` is the base interpreter's folder), the
+  /// venv imports the base prefix's site-packages too (after its own). A base prefix (the
+  /// folder above `home`) inside TARGET is walked anyway; one outside TARGET is not read: an
+  /// entry in WalkStats::not_read and a note (scan it too).
+  void venv_config(const std::string& venv) {
+    const std::string cfg = join(venv, "pyvenv.cfg");
+    const std::optional<std::string> text =
+        read_at(inside(""), cfg, kPointerFileCap, "whether it imports a base site-packages is unknown",
+                Unread::kInstallList);
+    if (!text) return;
+    std::string system_site = "true", home;
+    for_each_line(*text, [&](std::string_view line) {
+      const std::size_t eq = line.find('=');
+      if (eq == std::string_view::npos) return true;
+      std::string key = trim(line.substr(0, eq));
+      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::string value = trim(line.substr(eq + 1));
+      if (key == "include-system-site-packages") {
+        for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        system_site = value;
+      } else if (key == "home") {
+        home = value;
+      }
+      return true;
+    });
+    if (system_site != "true" || home.empty()) return;
+    Pointer base = resolve(home, venv);
+    if (base.inside) return;  // the walk reaches it (a root file system: /usr/bin is TARGET/usr/bin)
+    base.abs = std::filesystem::path(base.abs).parent_path().string();
+    out_.walk.not_read.push_back(fmt::format(
+        "{}: include-system-site-packages: the site-packages of {} (outside TARGET)", cfg, base.abs));
+    out_.notes.push_back(fmt::format(
+        "{}: the venv imports the base interpreter's site-packages too (include-system-site-packages, "
+        "home = {}); {} is outside TARGET, not read: scan it too",
+        cfg, home, base.abs));
   }
 
   /// Whether a Python library folder may be named `name` in a directory listed as `list`:
@@ -859,7 +924,8 @@ class Discoverer {
   /// source is at `target_text` (as written in `found_by`, relative to `site`).
   void editable(const std::string& site, const std::string& found_by, const std::string& dist,
                 const std::string& version, const std::string& target_text,
-                FoundInstall::Reach how, const std::vector<std::string>& packages = {}) {
+                FoundInstall::Reach how, std::size_t line_rank = 0,
+                const std::vector<std::string>& packages = {}) {
     std::vector<std::string> projects;
     if (auto it = dist_projects_.find(dist); it != dist_projects_.end())
       projects.assign(it->second.begin(), it->second.end());
@@ -904,6 +970,96 @@ class Discoverer {
       i.found_by.push_back(found_by);
     FoundInstall::Reach& reach = f.reach.try_emplace(site, how).first->second;
     reach = std::max(reach, how);
+    if (how != FoundInstall::Reach::kUnknown) rank_line(f, site, how, line_rank);
+  }
+
+  /// Keeps `rank` (a .pth line's place in Python's order) for `f`'s way in `how` at `site`.
+  static void rank_line(FoundInstall& f, const std::string& site, FoundInstall::Reach how,
+                        std::size_t rank) {
+    const auto [it, added] = f.line_rank.try_emplace(std::make_pair(site, how), rank);
+    if (!added) it->second = std::min(it->second, rank);
+  }
+
+  /// The top-level package folders the code of `install`'s projects is imported as.
+  std::set<std::string> package_names(const Install& install) const {
+    std::set<std::string> names;
+    for (const std::string& project : install.projects)
+      if (auto it = layout_.find(project); it != layout_.end())
+        for (const std::string& path : it->second)
+          if (ends_with(path, "/__init__.py") && path.find('/') == path.rfind('/'))
+            names.insert(path.substr(0, path.find('/')));
+    return names;
+  }
+
+  /// Which of several editable installs of one package that one site-packages names `import`
+  /// loads. CPython 3.11 Lib/site.py, addsitedir(): the .pth files are processed in sorted name
+  /// order (`for name in sorted(names)`), each path line appended to sys.path, each import line
+  /// run (setuptools' finder appends itself to sys.meta_path, after the path finder). So the
+  /// earliest path line wins; with none, the earliest finder. The others get
+  /// Install::not_imported (their fixes read unknown) and a note. When one of them has no
+  /// known way in there (only direct_url.json or an .egg-link names it), all of them say that
+  /// which copy is imported is unknown. An install import_order() already judged is left alone.
+  void editable_order() {
+    using Reach = FoundInstall::Reach;
+    std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> groups;  // (site, package)
+    for (std::size_t k = 0; k < pending_.size(); ++k) {
+      const FoundInstall& f = pending_[k];
+      if (f.install.kind != InstallKind::kEditable || !f.install.not_imported.empty()) continue;
+      for (const auto& site_reach : f.reach)
+        for (const std::string& name : package_names(f.install))
+          groups[std::make_pair(site_reach.first, name)].push_back(k);
+    }
+    std::set<std::pair<std::string, std::vector<std::size_t>>> done;  // one per site and installs
+    for (const auto& group : groups) {
+      const std::string& site = group.first.first;
+      const std::string& name = group.first.second;  // "flashinfer" before "flashinfer_python"
+      const std::vector<std::size_t>& ks = group.second;
+      if (ks.size() < 2 || !done.insert(std::make_pair(site, ks)).second) continue;
+      std::string roots;
+      for (std::size_t k : ks) roots += (roots.empty() ? "" : ", ") + pending_[k].install.root;
+      // The winner: (path line before finder, earlier line); none when a way in is unknown.
+      std::optional<std::size_t> winner;
+      std::pair<int, std::size_t> best{2, 0};
+      bool known = true;
+      for (std::size_t k : ks) {
+        const Reach how = pending_[k].reach.at(site);
+        const auto rank = pending_[k].line_rank.find(std::make_pair(site, how));
+        if (how == Reach::kUnknown || rank == pending_[k].line_rank.end()) {
+          known = false;
+          break;
+        }
+        const std::pair<int, std::size_t> key{how == Reach::kPathLine ? 0 : 1, rank->second};
+        if (!winner || key < best) {
+          winner = k;
+          best = key;
+        }
+      }
+      if (!known) {
+        const std::string why = fmt::format(
+            "which copy Python imports is unknown: {} name editable installs of {} ({}), and how "
+            "one of them is put on the import path (a .pth path line or an __editable__ finder) "
+            "was not found",
+            site, name, roots);
+        for (std::size_t k : ks)
+          if (pending_[k].install.not_imported.empty()) pending_[k].install.not_imported = why;
+        out_.notes.push_back(site + ": " + why);
+        continue;
+      }
+      const std::string& imported = pending_[*winner].install.root;
+      const std::string why =
+          best.first == 0 ? "its .pth path line comes first: .pth files are read in name order, "
+                            "and sys.path is searched before any __editable__ finder"
+                          : "its __editable__ finder was installed first, and no .pth path line "
+                            "names the package";
+      for (std::size_t k : ks)
+        if (k != *winner && pending_[k].install.not_imported.empty())
+          pending_[k].install.not_imported = fmt::format(
+              "Python imports {} instead (another editable install of {} named in {}: {})", imported,
+              name, site, why);
+      out_.notes.push_back(fmt::format(
+          "{}: {} editable installs of {} ({}): Python imports {} ({}); the others' fixes read unknown",
+          site, ks.size(), name, roots, imported, why));
+    }
   }
 
   /// Which copy `import` loads where a site-packages naming an editable install also holds a
@@ -924,15 +1080,7 @@ class Discoverer {
       if (pending_[k].install.kind != InstallKind::kEditable) continue;
       const std::map<std::string, FoundInstall::Reach> reach = pending_[k].reach;
       for (const auto& [site, how] : reach) {
-        const Install& e = pending_[k].install;
-        // The package folders this project's code is imported as.
-        std::set<std::string> names;
-        for (const std::string& project : e.projects)
-          if (auto it = layout_.find(project); it != layout_.end())
-            for (const std::string& path : it->second)
-              if (ends_with(path, "/__init__.py") && path.find('/') == path.rfind('/'))
-                names.insert(path.substr(0, path.find('/')));
-        for (const std::string& name : names) {
+        for (const std::string& name : package_names(pending_[k].install)) {
           const std::string folder = join(site, name);
           if (!is_dir(folder)) continue;
           const bool regular = type_at(inside(folder), "__init__.py") == Entry::Type::kFile;
@@ -1051,8 +1199,9 @@ class Discoverer {
     std::set<std::string> editable_dists;  // named by a dist-info's direct_url.json
     // Distributions first: a dist-info names its editable source in direct_url.json.
     for (const Tree::DirEntry& e : list) {
-      const bool dist_info = ends_with(e.name, ".dist-info") && e.type == Entry::Type::kDirectory;
-      const bool egg_info = ends_with(e.name, ".egg-info") &&
+      const bool dist_info =
+          ends_with_any_case(e.name, ".dist-info") && e.type == Entry::Type::kDirectory;
+      const bool egg_info = ends_with_any_case(e.name, ".egg-info") &&
                             (e.type == Entry::Type::kDirectory || e.type == Entry::Type::kFile);
       if (!dist_info && !egg_info) continue;
       const std::string stem = e.name.substr(0, e.name.size() - (dist_info ? 10 : 9));
@@ -1077,7 +1226,7 @@ class Discoverer {
           if (source) {
             editable_dists.insert(dist);
             editable(site, join(dir, "direct_url.json"), dist, version, *source,
-                     FoundInstall::Reach::kUnknown, top_level_names(dir));
+                     FoundInstall::Reach::kUnknown, 0, top_level_names(dir));
             is_editable = true;
           } else {
             install = distribution(site, dir, dist, version);
@@ -1095,7 +1244,8 @@ class Discoverer {
         const std::string dist = normalize_distribution_name(e.name.substr(0, e.name.size() - 9));
         if (!wanted(dist)) continue;
         const std::optional<std::string> text =
-            read_at(inside(""), path, kPointerFileCap, "the source tree it points to is not read");
+            read_at(inside(""), path, kPointerFileCap, "the source tree it points to is not read",
+                    Unread::kInstallList);
         if (!text) continue;
         const std::string first(trim_view(std::string_view(*text).substr(0, text->find('\n'))));
         if (!first.empty()) editable(site, path, dist, "", first, FoundInstall::Reach::kUnknown);
@@ -1110,13 +1260,16 @@ class Discoverer {
   std::optional<std::string> editable_source(const std::string& path) const {
     const std::optional<std::string> text = read_at(
         inside(""), path, kPointerFileCap,
-        "the distribution is taken as installed here, an editable source it names is not read");
+        "the distribution is taken as installed here, an editable source it names is not read",
+        Unread::kInstallList);
     if (!text) return std::nullopt;
     if (!json_depth_within(*text, kJsonDepthCap)) {
       size_notes_.push_back(fmt::format(
           "{}: nested deeper than {} levels; not read: the distribution is taken as installed "
           "here, an editable source it names is not read",
           shown(path), kJsonDepthCap));
+      out_.walk.not_read.push_back(
+          fmt::format("{}: nested deeper than {} levels", shown(path), kJsonDepthCap));
       return std::nullopt;
     }
     const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
@@ -1137,7 +1290,8 @@ class Discoverer {
   void pth(const std::string& site, const std::string& name, const std::set<std::string>& done) {
     const std::string path = join(site, name);
     const std::optional<std::string> text =
-        read_at(inside(""), path, kListFileCap, "the source trees it points to are not read");
+        read_at(inside(""), path, kListFileCap, "the source trees it points to are not read",
+                Unread::kInstallList);
     if (!text) return;
     std::string dist, version;
     if (starts_with(name, "__editable__.")) {
@@ -1147,9 +1301,14 @@ class Discoverer {
     }
     if (done.count(dist) != 0) {  // its dist-info's direct_url.json said where; this says how
       bool finder = false, path_line = false;
+      std::size_t finder_rank = 0, path_rank = 0;
       for_each_line(*text, [&](std::string_view line) {
         if (line.empty() || line.front() == '#') return true;
-        (starts_with(line, "import ") || starts_with(line, "import\t") ? finder : path_line) = true;
+        const std::size_t rank = ++pth_lines_;
+        const bool is_import = starts_with(line, "import ") || starts_with(line, "import\t");
+        if (is_import && !finder) finder_rank = rank;
+        if (!is_import && !path_line) path_rank = rank;
+        (is_import ? finder : path_line) = true;
         return true;
       });
       const FoundInstall::Reach how = path_line ? FoundInstall::Reach::kPathLine
@@ -1157,11 +1316,16 @@ class Discoverer {
                                                 : FoundInstall::Reach::kUnknown;
       for (FoundInstall& f : pending_)
         if (f.install.kind == InstallKind::kEditable && f.install.distribution == dist)
-          if (auto it = f.reach.find(site); it != f.reach.end()) it->second = std::max(it->second, how);
+          if (auto it = f.reach.find(site); it != f.reach.end()) {
+            it->second = std::max(it->second, how);
+            if (path_line) rank_line(f, site, FoundInstall::Reach::kPathLine, path_rank);
+            if (finder) rank_line(f, site, FoundInstall::Reach::kFinder, finder_rank);
+          }
       return;
     }
     for_each_line(*text, [&](std::string_view line) {
       if (line.empty() || line.front() == '#') return true;
+      const std::size_t rank = ++pth_lines_;
       if (starts_with(line, "import ") || starts_with(line, "import\t")) {
         if (dist.empty()) return true;
         // "import __editable___NAME_finder; __editable___NAME_finder.install()"
@@ -1169,20 +1333,64 @@ class Discoverer {
         if (module.find('/') != std::string::npos || module.empty()) return true;
         const std::optional<std::string> finder =
             read_at(inside(""), join(site, module + ".py"), kListFileCap,
-                    "the package folder its MAPPING names is not read");
+                    "the package folder its MAPPING names is not read", Unread::kInstallList);
         if (!finder) return true;
         if (std::optional<std::pair<std::string, std::string>> package = first_mapping(*finder)) {
           std::vector<std::string> names;
           if (package_name(package->first)) names.push_back(package->first);
           editable(site, join(site, module + ".py"), dist, version,
                    std::filesystem::path(package->second).parent_path().string(),
-                   FoundInstall::Reach::kFinder, names);
+                   FoundInstall::Reach::kFinder, rank, names);
         }
         return true;
       }
-      editable(site, path, dist, version, std::string(line), FoundInstall::Reach::kPathLine);
+      if (!zip_on_path(site, path, std::string(line)))
+        editable(site, path, dist, version, std::string(line), FoundInstall::Reach::kPathLine, rank);
       return true;
     });
+  }
+
+  /// A .pth path line `text` (in `found_by`, relative to `site`) naming a regular file: a zip
+  /// archive on sys.path, which Python's zipimport reads (the egg "NAME-VER-pyX.Y.egg" that
+  /// easy_install wrote and named in easy-install.pth, or any .zip). Its contents are not read:
+  /// an egg named for a catalog distribution is an install whose fixes read unknown ("installed
+  /// as a zip archive; not read"); any other archive but an egg of another distribution goes
+  /// to WalkStats::not_read, as it may hold a catalog project. False when `text` names no
+  /// regular file.
+  bool zip_on_path(const std::string& site, const std::string& found_by, const std::string& text) {
+    const Pointer p = resolve(text, site);
+    if (p.inside) {
+      if (p.rel.empty() || type_at(inside(""), p.rel) != Entry::Type::kFile) return false;
+    } else {
+      struct stat st {};
+      if (::stat(p.abs.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    }
+    const std::string where = p.inside ? shown(p.rel) : p.abs;
+    const std::string file = base_name(where);
+    if (ends_with_any_case(file, ".egg")) {
+      auto [name, version] = name_and_version(std::string_view(file).substr(0, file.size() - 4));
+      const std::string dist = normalize_distribution_name(name);
+      if (!wanted(dist)) return true;  // another distribution's egg
+      FoundInstall& f = install_for("zip:" + where);
+      Install& i = f.install;
+      i.kind = InstallKind::kDistribution;
+      i.root = where;
+      i.outside_target = !p.inside;
+      i.distribution = dist;
+      i.version = version;
+      for (const std::string& project : dist_projects_[dist]) add_project(i, project);
+      if (std::find(i.found_by.begin(), i.found_by.end(), found_by) == i.found_by.end())
+        i.found_by.push_back(found_by);
+      i.unreadable = "installed as a zip archive (an egg on sys.path); not read";
+      return true;
+    }
+    out_.walk.not_read.push_back(fmt::format("{}: a zip archive on sys.path (a path line of {})",
+                                             where, found_by));
+    out_.notes.push_back(fmt::format(
+        "{}: a file on sys.path (a path line of {}): a zip archive Python imports from, not "
+        "read; a catalog project in it is not reported",
+        where, found_by));
+    return true;
   }
 
   /// The first key and value of `MAPPING = {'pkg': '/path/pkg', ...}` in a setuptools finder
@@ -1249,8 +1457,9 @@ class Discoverer {
     const std::string dir = join(site, info.name);
     const bool folder = info.type == Entry::Type::kDirectory;
     std::optional<std::string> record;
-    if (folder && ends_with(info.name, ".dist-info")) record = read_at(inside(""), join(dir, "RECORD"), kRecordFileCap,
-                       "its package folders are walked instead");
+    if (folder && ends_with_any_case(info.name, ".dist-info"))
+      record = read_at(inside(""), join(dir, "RECORD"), kRecordFileCap,
+                       "its package folders are walked instead", Unread::kInstallList);
     if (record) {
       g.source = ObjectSource::kRecord;
       for_each_line(*record, [&](std::string_view line) {
@@ -1258,7 +1467,10 @@ class Discoverer {
         if (!is_kernel_file_name(base_name(path))) return true;
         // Paths are relative to site-packages; "../../bin/x" stays inside TARGET or is dropped.
         if (std::optional<std::string> p = normalize_relative_path(join(site, path)))
-          set.paths.push_back(*p);
+          if (std::optional<std::string> real = object_path(*p)) {
+            if (*real != *p) set.links[*p] = *real;
+            set.paths.push_back(*p);
+          }
         return true;
       });
     } else {
@@ -1267,7 +1479,8 @@ class Discoverer {
       if (folder)
         if (std::optional<std::string> top =
                 read_at(inside(""), join(dir, "top_level.txt"), kListFileCap,
-                        "the distribution's import name is taken as its package folder"))
+                        "the distribution's import name is taken as its package folder",
+                        Unread::kInstallList))
           for_each_line(*top, [&](std::string_view line) {
             if (!line.empty() && line.find('/') == std::string::npos && line != "." && line != "..")
               names.emplace_back(line);
@@ -1290,6 +1503,45 @@ class Discoverer {
     std::sort(set.paths.begin(), set.paths.end());
     set.paths.erase(std::unique(set.paths.begin(), set.paths.end()), set.paths.end());
     out_.objects.push_back(std::move(set));
+  }
+
+  /// Linux's limit on symlinks followed in one path lookup (MAXSYMLINKS, path_resolution(7)).
+  static constexpr int kMaxSymlinkHops = 40;
+
+  /// What the dynamic loader opens for shared object `path` (relative to TARGET) that a RECORD
+  /// lists: `path` itself, or where its symlinks lead (a deduplicated image, `ln -s`), each link
+  /// resolved like the walk's pointers (relative to its folder; an absolute one inside TARGET
+  /// when TARGET is a root file system). std::nullopt, with an entry in WalkStats::not_read and
+  /// a note, when a link leads outside TARGET or there are more than kMaxSymlinkHops links.
+  std::optional<std::string> object_path(const std::string& path) {
+    std::string at = path;
+    for (int hops = 0; hops <= kMaxSymlinkHops; ++hops) {
+      if (type_at(inside(""), at) != Entry::Type::kSymlink) return at;
+      std::string text;
+      try {
+        text = tree_.read_link(at);
+      } catch (const Error&) {
+        return at;  // listed with its error
+      }
+      const Pointer p = text.empty() ? Pointer{} : resolve(text, parent_of(at));
+      if (text.empty() || !p.inside) {
+        ++out_.walk.symlinks;
+        out_.walk.not_read.push_back(fmt::format(
+            "{}: a shared object a RECORD lists, a symlink to {} outside TARGET", path,
+            text.empty() ? at : p.abs));
+        out_.notes.push_back(fmt::format(
+            "{}: symlink to {} not followed (outside TARGET): its kernels are not listed "
+            "(scan or run `kernels` on the target)",
+            path, text));
+        return std::nullopt;
+      }
+      at = p.rel;
+    }
+    ++out_.walk.symlinks;
+    out_.walk.not_read.push_back(
+        fmt::format("{}: a shared object a RECORD lists, over {} symlinks (a loop)", path, kMaxSymlinkHops));
+    out_.notes.push_back(fmt::format("{}: over {} symlinks (a loop): not read", path, kMaxSymlinkHops));
+    return std::nullopt;
   }
 
   /// The shared objects below `at`+`rel` (walked like TARGET: symlinks not followed, the same
@@ -1457,6 +1709,7 @@ class Discoverer {
   std::vector<std::string> symlink_notes_;
   std::set<std::string> followed_;  ///< directories walked through a symlink (TARGET paths)
   mutable std::vector<std::string> size_notes_;  ///< files over their read_at() cap
+  std::size_t pth_lines_ = 0;  ///< .pth lines (not comments) read so far: FoundInstall::line_rank
   std::vector<std::string> walked_objects_;  ///< shared objects the walk met (TARGET paths)
 };
 

@@ -39,6 +39,10 @@ struct FoundInstall {
   /// For an editable install: the folder the pointer named, relative to the source root ("" =
   /// the root itself; the root may be a checkout above it).
   std::string named;
+  /// Per (site-packages, way in): the rank of the first .pth line there that puts the source
+  /// before Python, in the order site.addsitedir processes them (.pth files by sorted name,
+  /// lines in order); lower is earlier. Tells apart two editable installs of one package.
+  std::map<std::pair<std::string, Reach>, std::size_t> line_rank;
 };
 
 /// The shared objects of one install or distribution, for the kernel listing (not read yet).
@@ -46,6 +50,9 @@ struct ObjectSet {
   KernelGroup group;  ///< who they belong to; objects and fits empty
   const Tree* tree = nullptr;      ///< where `paths` are read
   std::vector<std::string> paths;  ///< paths of `tree`, sorted, distinct
+  /// For a path of `paths` that is a symlink (a RECORD entry): the path of `tree` it leads to,
+  /// read in its place (as the dynamic loader would).
+  std::map<std::string, std::string> links;
   std::optional<std::size_t> found_install;  ///< index into Discovery::installs
 };
 

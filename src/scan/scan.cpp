@@ -160,7 +160,8 @@ constexpr std::string_view kCompiledWhy =
 /// or checkout) leaves out a file another group lists (a venv inside the project's own tree
 /// holds its distributions' objects: they are theirs), and lists each file once. A path that
 /// is missing or not a regular file (a RECORD naming files laid out elsewhere; a symlink,
-/// listed where its target lies) is counted as absent; an object that cannot be opened or
+/// listed where its target lies) is counted as absent, except a RECORD symlink of
+/// ObjectSet::links, read where it leads inside its tree; an object that cannot be opened or
 /// mapped is kept with its error.
 void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
   struct Read {
@@ -180,12 +181,15 @@ void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
     for (const std::string& path : set.paths) {
       // Shown relative to TARGET, or absolute for a tree outside it.
       const std::string shown = g.outside_target ? set.tree->name() + "/" + path : path;
-      const std::pair<const Tree*, std::string> at{set.tree, path};
+      // A RECORD symlink inside the tree is read where it leads (discover's object_path()).
+      const auto link = set.links.find(path);
+      const std::string& real = link == set.links.end() ? path : link->second;
+      const std::pair<const Tree*, std::string> at{set.tree, real};
       auto [it, added] = seen.try_emplace(at);
       if (added) {
         try {
-          if (set.tree->stat(path).type == Entry::Type::kFile) {
-            const OpenFile file = set.tree->open_file(path);
+          if (set.tree->stat(real).type == Entry::Type::kFile) {
+            const OpenFile file = set.tree->open_file(real);
             struct stat st {};
             if (::fstat(file.fd(), &st) != 0) throw Error(shown, 0, "cannot examine the file");
             const std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
