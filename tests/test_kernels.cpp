@@ -413,7 +413,7 @@ TEST(KernelListing, DamagedArchiveIsListedButNotJudged) {
   const FileFit fit = file_fit(listing, {12, 0});
   EXPECT_TRUE(fit.not_judged);
   EXPECT_TRUE(fit.judged.empty());
-  EXPECT_EQ(fit.modules, (std::array<std::size_t, 4>{}));
+  EXPECT_EQ(fit.modules, (std::array<std::size_t, 5>{}));
   EXPECT_FALSE(file_fit(list_fixture("libarch.a"), {12, 0}).not_judged);
 
   test::TempDir dir;
@@ -485,9 +485,22 @@ TEST(KernelListing, SharedObjectWithoutSectionHeadersIsSearchedThroughItsSegment
   // A file without sections and without any fat binary header in its segments has no CUDA code.
   std::vector<unsigned char> none = stripped;
   for (const FatBinary& f : with.fatbins) std::memset(none.data() + f.offset, 0, 4);
+  // (Its cubins are still there as bytes: found as embedded images, listed but not judged.)
   const KernelListing empty = list_kernels_in_memory(none, "none.so");
-  EXPECT_EQ(empty.error, "");
-  EXPECT_TRUE(empty.fatbins.empty());
+  EXPECT_FALSE(empty.fatbins.empty());
+  for (const FatBinary& f : empty.fatbins) EXPECT_EQ(f.section, "embedded");
+  EXPECT_NE(empty.error.find("no section header table and no fat binary header in its loaded "
+                             "segments: "),
+            std::string::npos)
+      << empty.error;
+  EXPECT_TRUE(file_fit(empty, {12, 0}).not_judged);
+  // With those bytes gone too, nothing: no CUDA code.
+  std::vector<unsigned char> bare = none;
+  for (const FatBinary& f : empty.fatbins)
+    std::memset(bare.data() + f.offset, 0, 4);
+  const KernelListing nothing = list_kernels_in_memory(bare, "nothing.so");
+  EXPECT_EQ(nothing.error, "");
+  EXPECT_TRUE(nothing.fatbins.empty());
 
   // A fat binary header found there whose entries run past the segment: an error, exit 3.
   std::vector<unsigned char> cut = stripped;
@@ -829,7 +842,7 @@ TEST(KernelHostile, CubinPayloadMustBeAnElfForTheHeadersSm) {
   EXPECT_EQ(z.fatbins.at(0).entries.at(1).problem,
             "cubin payload is not an ELF image (it starts with 00 00 00 00)");
   EXPECT_EQ(entry_fit(z.fatbins[0].entries[1], {12, 0}), KernelFit::kNone);
-  EXPECT_EQ(file_fit(z, {12, 0}).fit, KernelFit::kPtxJit);  // the module's compute_120 PTX
+  EXPECT_TRUE(file_fit(z, {12, 0}).not_judged);  // malformed: listed, not judged
   const test::RunResult rz =
       test::run_sm120check({"kernels", "--entries", "--cc", "12.0", write_bytes(dir, "zeroed.o", zeroed)});
   EXPECT_EQ(rz.exit_code, 3) << rz.out;
@@ -843,7 +856,7 @@ TEST(KernelHostile, CubinPayloadMustBeAnElfForTheHeadersSm) {
   const KernelListing n = list_kernels_in_memory(sm90, "sm90.o");
   EXPECT_EQ(n.error, where + "cubin payload is an ELF for sm_90 (e_flags 0x6005a02) under an "
                              "entry header for sm_120");
-  EXPECT_EQ(file_fit(n, {12, 0}).fit, KernelFit::kPtxJit);
+  EXPECT_TRUE(file_fit(n, {12, 0}).not_judged);
 
   // 3. Not EM_CUDA: e_machine 62 (x86-64).
   std::vector<unsigned char> x86 = file;

@@ -526,14 +526,27 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
   } else if (size >= 4 && std::memcmp(image, "\x7f" "ELF", 4) == 0) {
     init_libelf();
     bool cubin = false;
+    bool sectionless = false;
     {
       ElfHandle e(elf_memory(reinterpret_cast<char*>(image), size));
       cubin = e.elf != nullptr && elf_kind(e.elf) == ELF_K_ELF && list_bare_cubin(e.elf, size, listing);
+      std::size_t sections = 0;
+      sectionless = !cubin && e.elf != nullptr && elf_kind(e.elf) == ELF_K_ELF &&
+                    elf_getshdrnum(e.elf, &sections) == 0 && sections == 0;
     }
     if (!cubin) list_elf_file(image, size, listing);
     // No fat-binary section: kernels may still be carried as data the library loads itself.
-    if (!cubin && listing.fatbins.empty() && listing.error.empty())
-      find_embedded_cuda(view, listing.fatbins);
+    if (!cubin && listing.fatbins.empty() && listing.error.empty()) {
+      const std::size_t found = find_embedded_cuda(view, listing.fatbins);
+      // Without a section header table nothing tells where data ends (list_segments()): what is
+      // found is listed, not judged.
+      if (found > 0 && sectionless)
+        listing.error = fmt::format(
+            "no section header table and no fat binary header in its loaded segments: {} "
+            "image{} found in its bytes (listed), not judged: data cannot be told from code "
+            "without sections",
+            found, found == 1 ? "" : "s");
+    }
   } else if (size >= 2 && (std::memcmp(image, "//", 2) == 0 ||
                            (size >= 4 && std::memcmp(image, ".ver", 4) == 0))) {
     list_ptx({reinterpret_cast<const char*>(image), size}, listing);
