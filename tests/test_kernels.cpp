@@ -464,6 +464,17 @@ TEST(KernelListing, SharedObjectWithoutSectionHeadersIsSearchedThroughItsSegment
       "be told without the sections: not judged";
   EXPECT_EQ(without.error, why);
   EXPECT_TRUE(without.elf);
+  // Hostile recheck hr19: only e_shoff zeroed, or a section-name index past the table (the
+  // loader reads neither, the library loads the same): read as without sections, not as a file
+  // with sections but no fat-binary section (whose embedded search judged data as modules).
+  std::vector<unsigned char> shoff0 = intact;
+  std::memset(shoff0.data() + 0x28, 0, 8);
+  EXPECT_EQ(list_kernels_in_memory(shoff0, "shoff0.so").error, why);
+  std::vector<unsigned char> names_past = intact;
+  const unsigned shnum = names_past[0x3c] | (names_past[0x3d] << 8);
+  names_past[0x3e] = static_cast<unsigned char>((shnum + 5) & 0xff);
+  names_past[0x3f] = static_cast<unsigned char>((shnum + 5) >> 8);
+  EXPECT_EQ(list_kernels_in_memory(names_past, "names.so").error, why);
   EXPECT_EQ(manifest_words(without), manifest_words(with));
   ASSERT_EQ(without.fatbins.size(), 2u);
   for (std::size_t k = 0; k < 2; ++k) {
@@ -489,7 +500,7 @@ TEST(KernelListing, SharedObjectWithoutSectionHeadersIsSearchedThroughItsSegment
   const KernelListing empty = list_kernels_in_memory(none, "none.so");
   EXPECT_FALSE(empty.fatbins.empty());
   for (const FatBinary& f : empty.fatbins) EXPECT_EQ(f.section, "embedded");
-  EXPECT_NE(empty.error.find("no section header table and no fat binary header in its loaded "
+  EXPECT_NE(empty.error.find("no usable section header table and no fat binary header in its loaded "
                              "segments: "),
             std::string::npos)
       << empty.error;

@@ -177,6 +177,18 @@ void list_segments(Elf* elf, unsigned char* image, std::size_t size, std::uint64
         found, found == 1 ? "y" : "ies", found == 1 ? "its" : "their");
 }
 
+/// Whether `elf`'s section header table can name its sections: an offset (e_shoff; the loader
+/// ignores it, so a library with e_shoff zeroed loads the same), at least one section, and a
+/// section-name table index inside the table. Without that, a fat-binary section cannot be
+/// found by name, and data cannot be told from registered modules (list_segments()).
+bool section_table_usable(Elf* elf) {
+  GElf_Ehdr ehdr;
+  std::size_t sections = 0, names = 0;
+  return gelf_getehdr(elf, &ehdr) != nullptr && ehdr.e_shoff != 0 &&
+         elf_getshdrnum(elf, &sections) == 0 && sections > 0 &&
+         elf_getshdrstrndx(elf, &names) == 0 && names != SHN_UNDEF && names < sections;
+}
+
 /// Reads the fat-binary sections of an ELF image. `image` must stay writable and private: libelf
 /// may convert data in place (it does not for the native byte order, but nothing here relies on
 /// that).
@@ -205,7 +217,7 @@ void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t ba
     listing.error = "cannot read the ELF section count: " + libelf_error();
     return;
   }
-  if (sections == 0) {
+  if (!section_table_usable(elf)) {
     list_segments(elf, image, size, base, member, listing);
     return;
   }
@@ -530,9 +542,8 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
     {
       ElfHandle e(elf_memory(reinterpret_cast<char*>(image), size));
       cubin = e.elf != nullptr && elf_kind(e.elf) == ELF_K_ELF && list_bare_cubin(e.elf, size, listing);
-      std::size_t sections = 0;
       sectionless = !cubin && e.elf != nullptr && elf_kind(e.elf) == ELF_K_ELF &&
-                    elf_getshdrnum(e.elf, &sections) == 0 && sections == 0;
+                    !section_table_usable(e.elf);
     }
     if (!cubin) list_elf_file(image, size, listing);
     // No fat-binary section: kernels may still be carried as data the library loads itself.
@@ -542,7 +553,7 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
       // found is listed, not judged.
       if (found > 0 && sectionless)
         listing.error = fmt::format(
-            "no section header table and no fat binary header in its loaded segments: {} "
+            "no usable section header table and no fat binary header in its loaded segments: {} "
             "image{} found in its bytes (listed), not judged: data cannot be told from code "
             "without sections",
             found, found == 1 ? "" : "s");
