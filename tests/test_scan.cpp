@@ -1317,6 +1317,14 @@ TEST(Scan, VenvIncludingSystemSitePackagesOutsideTargetIsNotRead) {
         << cfg;
     EXPECT_EQ(r.exit_code(), 2) << cfg;
   }
+  // Hostile recheck hr19: `true` and no home line: which base is not known, so not read: exit 2.
+  write_file(dir.path() / "venv/pyvenv.cfg", "include-system-site-packages = true\n");
+  {
+    ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                        override_gpu({12, 0}));
+    EXPECT_EQ(r.walk.not_read.size(), 1u);
+    EXPECT_EQ(r.exit_code(), 2);
+  }
   // The base prefix inside TARGET: the walk reads it (missing, exit 1), no entry.
   flashinfer_venv(dir.path() / "base", "0.6.0", "def is_sm120a_supported(device):",
                   std::string("    if ") + k2574Old + ":");

@@ -571,7 +571,18 @@ class Discoverer {
       }
       return true;
     });
-    if (system_site != "true" || home.empty()) return;
+    if (system_site != "true") return;
+    if (home.empty()) {  // CPython then takes the base prefix from the interpreter: unknown here
+      out_.walk.not_read.push_back(fmt::format(
+          "{}: include-system-site-packages: the base interpreter's site-packages (no home line)",
+          cfg));
+      out_.notes.push_back(fmt::format(
+          "{}: the venv imports the base interpreter's site-packages too "
+          "(include-system-site-packages), and names no home: which site-packages is not known, "
+          "not read",
+          cfg));
+      return;
+    }
     Pointer base = resolve(home, venv);
     if (base.inside) return;  // the walk reaches it (a root file system: /usr/bin is TARGET/usr/bin)
     base.abs = std::filesystem::path(base.abs).parent_path().string();
