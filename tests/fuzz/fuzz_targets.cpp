@@ -348,6 +348,15 @@ void kernels_one(std::string_view input) {
   require(bare || listing.entry_count() <= input.size() / 64, "at most one entry per 64 bytes");
   for (const FatBinary& f : listing.fatbins) {
     if (bare) break;
+    // A cubin embedded as data (an EM_CUDA ELF in the bytes of a file without a fat-binary
+    // section) is one entry of its own, starting where it is found: no fat binary header.
+    if (f.section == "embedded" && f.entries.size() == 1 && f.entries[0].offset == f.offset) {
+      const KernelEntry& e = f.entries[0];
+      require(e.payload_offset == f.offset && f.offset < input.size() &&
+                  e.size <= input.size() - f.offset,
+              "an embedded cubin is its own entry, inside the input");
+      continue;
+    }
     require(f.offset + 16 <= input.size(), "a fat binary header lies inside the input");
     for (const KernelEntry& e : f.entries) {
       require(e.offset >= f.offset + 16 && e.payload_offset >= e.offset + 64,
