@@ -1198,3 +1198,19 @@ TEST(KernelListingDeathTest, AnotherSigbusStillKills) {
 
 }  // namespace
 }  // namespace sm120check
+
+namespace sm120check {
+namespace {
+
+// A file that starts like ELF but whose identification libelf refuses without recording why:
+// the error said "not a valid ELF file: no error".
+TEST(KernelListing, CutElfIdentificationSaysWhy) {
+  const std::string text = "\x7f" "ELF garbage";
+  const std::vector<unsigned char> bytes(text.begin(), text.end());
+  const KernelListing l = list_kernels_in_memory(bytes, "g.so");
+  EXPECT_EQ(l.error, "not a valid ELF file: its ELF identification is cut short or names an "
+                     "unknown class or byte order");
+}
+
+}  // namespace
+}  // namespace sm120check

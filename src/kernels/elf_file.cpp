@@ -46,8 +46,13 @@ void init_libelf() {
 }
 
 std::string libelf_error() {
-  const char* message = elf_errmsg(-1);
-  return message != nullptr ? message : "unknown libelf error";
+  // elf_errmsg(-1) says "no error" when libelf refused without recording why (elf_memory on an
+  // image whose identification bytes are cut or name an unknown class or byte order).
+  const int code = elf_errno();
+  const char* message = code != 0 ? elf_errmsg(code) : nullptr;
+  return message != nullptr ? message
+                            : "its ELF identification is cut short or names an unknown class or "
+                              "byte order";
 }
 
 /// An Elf handle closed on scope exit.
@@ -271,6 +276,7 @@ void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t ba
 /// list_elf() of an ELF file held whole at `image`.
 void list_elf_file(unsigned char* image, std::size_t size, KernelListing& listing) {
   init_libelf();
+  (void)elf_errno();  // clears a code left by an earlier file: the message must be this one's
   ElfHandle e(elf_memory(reinterpret_cast<char*>(image), size));
   if (e.elf == nullptr || elf_kind(e.elf) != ELF_K_ELF) {
     listing.error = "not a valid ELF file: " + libelf_error();
