@@ -713,6 +713,19 @@ class _Lexer:
             k += 1
         return n
 
+    def shell_old_arith_end(self, k: int) -> int:
+        s, n = self.s, self.n
+        depth = 1
+        while k < n:
+            if s[k] == 91:
+                depth += 1
+            elif s[k] == 93:
+                depth -= 1
+                if depth == 0:
+                    return k + 1
+            k += 1
+        return n
+
     def shell_brace_end(self, k: int) -> int:
         s, n = self.s, self.n
         depth = 1
@@ -756,6 +769,9 @@ class _Lexer:
                 i = e
             elif c == 40 and i + 1 < n and s[i + 1] == 40:  # (( or $((: arithmetic
                 i = self.shell_arith_end(i + 2)
+                word_start = False
+            elif c == 36 and i + 1 < n and s[i + 1] == 91:  # $[: older arithmetic
+                i = self.shell_old_arith_end(i + 2)
                 word_start = False
             elif c in b" \t\r;&|()>":
                 word_start = True

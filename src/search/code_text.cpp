@@ -847,6 +847,9 @@ class Lexer {
       } else if (c == '(' && i + 1 < n_ && s_[i + 1] == '(') {
         i = shell_arith_end(i + 2);  // $((x << 2)), ((n<<=1)): no here-document, no comment
         word_start = false;
+      } else if (c == '$' && i + 1 < n_ && s_[i + 1] == '[') {
+        i = shell_old_arith_end(i + 2);  // $[1<<2], bash's older arithmetic form: the same
+        word_start = false;
       } else if (c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '&' || c == '|' ||
                  c == '(' || c == ')' || c == '>') {
         word_start = true;
@@ -901,6 +904,17 @@ class Lexer {
     for (; k < n_; ++k) {
       if (s_[k] == '(') ++depth;
       if (s_[k] == ')' && --depth == 0) return k + 1;
+    }
+    return n_;
+  }
+
+  /// One past the `]` closing an arithmetic expansion in bash's older form whose text starts
+  /// at `k` (after "$["): brackets counted (`$[a[1]<<2]`); the end when unclosed.
+  std::size_t shell_old_arith_end(std::size_t k) const {
+    int depth = 1;
+    for (; k < n_; ++k) {
+      if (s_[k] == '[') ++depth;
+      if (s_[k] == ']' && --depth == 0) return k + 1;
     }
     return n_;
   }
