@@ -6,6 +6,7 @@
 #include <future>
 #include <set>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -16,6 +17,7 @@
 #include "sm120check/git.hpp"
 #include "sm120check/git_report.hpp"
 #include "sm120check/patch.hpp"
+#include "sm120check/trace.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
 
@@ -250,10 +252,14 @@ int run_verify(const VerifyCommandOptions& options) {
     gpu = override_gpu(parse_compute_capability(*options.cc));
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
+  std::optional<trace::Span> span(std::in_place, "read-patches");
   std::vector<PatchInput> inputs = read_patch_inputs(options.patches, BadInput::kReport);
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
+  span.emplace("open-tree");
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
+  span.emplace("parse");
   std::vector<Patch> patches = parse_inputs(inputs, BadInput::kReport);
+  span.emplace("options-strip");
   VerifyOptions verify_options;
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;
@@ -282,6 +288,7 @@ int run_verify(const VerifyCommandOptions& options) {
   // thread before `patches` go.
   verify_options.evidence_markers =
       std::async(std::launch::async, [&patches, strips, given = verify_options.markers] {
+        const trace::Span markers_span("evidence-markers");
         std::vector<std::vector<Marker>> out;
         out.reserve(patches.size());
         for (std::size_t i = 0; i < patches.size(); ++i)
@@ -289,8 +296,10 @@ int run_verify(const VerifyCommandOptions& options) {
         return out;
       }).share();
   // Files unchanged since git hashed them need no hashing for their blob ids (git's index).
+  span.emplace("blob-ids");
   if (!options.no_repo)
     tree->set_known_blob_ids(work_tree_blob_ids(options.target, patches, strips));
+  span.reset();
   // What depends on the patches alone (and their strip levels, found here as verify() finds
   // them) is worked out on another core while the patches are verified: the repository section
   // (but for relocated files, known only after verification: read again then, with their
@@ -301,6 +310,7 @@ int run_verify(const VerifyCommandOptions& options) {
     std::vector<ArchTargets> arch;
   };
   std::future<Aside> aside = std::async(std::launch::async, [&] {
+    const trace::Span aside_span("aside: facts, arch");
     Aside out;
     if (!options.no_repo) out.facts = work_tree_facts(options.target, patches, strips, {});
     out.arch.reserve(patches.size());
@@ -308,20 +318,25 @@ int run_verify(const VerifyCommandOptions& options) {
       out.arch.push_back(infer_arch_targets(patches[i], strips[i]));
     return out;
   });
+  span.emplace("verify");
   VerifyReport report = verify(patches, *tree, verify_options);
+  span.emplace("wait: probe, aside");
   if (probe.valid()) gpu = probe.get();
   Aside aside_done = aside.get();
+  span.emplace("assess");
   assess_arch(report, patches, std::move(aside_done.arch), strips, std::move(gpu),
               options.only_relevant);
   report_errors(report);
   if (!options.output.quiet) report_unevaluated(report, options.target);
   std::optional<RepositoryFacts> facts = std::move(aside_done.facts);
+  span.emplace("facts-again");
   if (!options.no_repo) {
     const std::vector<std::string> relocated = relocated_paths(report);
     if (!relocated.empty() || strips_of(report) != strips)
       facts = work_tree_facts(options.target, patches, strips_of(report), relocated);
   }
 
+  span.emplace("report");
   write_verify_report(sink, report, patches, facts, options, started);
   return report.exit_code();
 }
