@@ -26,8 +26,9 @@ import tempfile
 import time
 
 
-def spawn(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, int, float, int, int]:
-    """(exit code, wall ns, CPU s, spawn ns, reaped ns) of argv run in cwd, output to /dev/null."""
+def spawn(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, int, float, int, int, int]:
+    """(exit code, wall ns, CPU s, spawn ns, reaped ns, minor page faults) of argv run in cwd,
+    output to /dev/null."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     old = os.getcwd()
     os.chdir(cwd)
@@ -41,7 +42,8 @@ def spawn(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, int, flo
     finally:
         os.chdir(old)
         os.close(devnull)
-    return os.waitstatus_to_exitcode(status), t1 - t0, ru.ru_utime + ru.ru_stime, t0, t1
+    return (os.waitstatus_to_exitcode(status), t1 - t0, ru.ru_utime + ru.ru_stime, t0, t1,
+            ru.ru_minflt)
 
 
 def which(name: str) -> str:
@@ -60,6 +62,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=41)
     ap.add_argument("--extra", action="append", default=[],
                     help="more verify options to time as a variant (e.g. --extra=--no-repo); repeat")
+    ap.add_argument("--tunables", action="append", default=[],
+                    help="time verify with GLIBC_TUNABLES set to this as a variant; repeat")
     args = ap.parse_args()
     binary, patch, tree = (os.path.abspath(p) for p in (args.binary, args.patch, args.tree))
     git = which("git")
@@ -78,13 +82,16 @@ def main() -> int:
     }
     for extra in args.extra:
         base[f"verify {extra}"] = (verify[:2] + extra.split() + verify[2:], env, 0)
+    for tunables in args.tunables:
+        base[f"verify, GLIBC_TUNABLES={tunables}"] = (verify, dict(env, GLIBC_TUNABLES=tunables), 0)
     walls: dict[str, list[int]] = {k: [] for k in base}
     cpus: dict[str, list[float]] = {k: [] for k in base}
+    faults: dict[str, list[int]] = {k: [] for k in base}
     spans: dict[tuple[str, int], list[tuple[float, float]]] = {}
     gaps: dict[str, list[float]] = {"spawn -> main()": [], "main() end -> reaped": []}
     traced_walls: list[int] = []
     for r in range(args.runs + 1):
-        rc, wall, cpu, t0, t1 = spawn(verify, tree, traced_env)
+        rc, wall, cpu, t0, t1, _ = spawn(verify, tree, traced_env)
         if rc != 0:
             print(f"trace_timeline: verify exit {rc}", file=sys.stderr)
             return 1
@@ -105,20 +112,21 @@ def main() -> int:
             gaps["spawn -> main()"].append(main["ts"] * 1e3 - t0)
             gaps["main() end -> reaped"].append(t1 - (main["ts"] + main["dur"]) * 1e3)
         for name, (argv, e, ok) in base.items():
-            rc, wall, cpu, _, _ = spawn(argv, tree, e)
+            rc, wall, cpu, _, _, flt = spawn(argv, tree, e)
             if ok is not None and rc != ok:
                 print(f"trace_timeline: {name} exit {rc}", file=sys.stderr)
                 return 1
             if r > 0:
                 walls[name].append(wall)
                 cpus[name].append(cpu)
+                faults[name].append(flt)
     ms = lambda ns: ns / 1e6  # noqa: E731
     print(f"{args.runs} rounds, alternating, after a warm-up; cores: {os.cpu_count()}; "
           f"tree {tree}")
-    print("\n| command | median wall ms | median CPU ms |\n|---|---|---|")
+    print("\n| command | median wall ms | median CPU ms | median minor faults |\n|---|---|---|---|")
     for name in base:
         print(f"| {name} | {ms(statistics.median(walls[name])):.3f} | "
-              f"{statistics.median(cpus[name]) * 1e3:.2f} |")
+              f"{statistics.median(cpus[name]) * 1e3:.2f} | {statistics.median(faults[name]):.0f} |")
     print(f"| verify (traced) | {ms(statistics.median(traced_walls)):.3f} | |")
     print("\n| span | thread (0: main) | median start ms | median duration ms (summed when repeated) | runs |\n|---|---|---|---|---|")
     rows = [(statistics.median(s for s, _ in v), name, tid, statistics.median(d for _, d in v),
