@@ -710,26 +710,12 @@ class _Lexer:
             k = self.escape_end(k) if s[k] == 92 else k + 1
         return min(n, k + 1)
 
-    def shell_arith_end(self, k: int) -> int:
+    def shell_arith_end(self, k: int, open_: int = 40, close: int = 41, depth: int = 2) -> int:
         s, n = self.s, self.n
-        depth = 2
         while k < n:
-            if s[k] == 40:
+            if s[k] == open_:
                 depth += 1
-            elif s[k] == 41:
-                depth -= 1
-                if depth == 0:
-                    return k + 1
-            k += 1
-        return n
-
-    def shell_old_arith_end(self, k: int) -> int:
-        s, n = self.s, self.n
-        depth = 1
-        while k < n:
-            if s[k] == 91:
-                depth += 1
-            elif s[k] == 93:
+            elif s[k] == close:
                 depth -= 1
                 if depth == 0:
                     return k + 1
@@ -781,7 +767,7 @@ class _Lexer:
                 i = self.shell_arith_end(i + 2)
                 word_start = False
             elif c == 36 and i + 1 < n and s[i + 1] == 91:  # $[: older arithmetic
-                i = self.shell_old_arith_end(i + 2)
+                i = self.shell_arith_end(i + 2, 91, 93, 1)
                 word_start = False
             elif c in b" \t\r;&|()>":
                 word_start = True

@@ -855,7 +855,7 @@ class Lexer {
         i = shell_arith_end(i + 2);  // $((x << 2)), ((n<<=1)): no here-document, no comment
         word_start = false;
       } else if (c == '$' && i + 1 < n_ && s_[i + 1] == '[') {
-        i = shell_old_arith_end(i + 2);  // $[1<<2], bash's older arithmetic form: the same
+        i = shell_arith_end(i + 2, '[', ']', 1);  // $[1<<2], bash's older arithmetic form
         word_start = false;
       } else if (c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '&' || c == '|' ||
                  c == '(' || c == ')' || c == '>') {
@@ -904,24 +904,14 @@ class Lexer {
     return std::min(n_, k + 1);
   }
 
-  /// One past the `))` closing an arithmetic expression whose text starts at `k` (after
-  /// "((" or "$(("): parentheses counted; the end when unclosed.
-  std::size_t shell_arith_end(std::size_t k) const {
-    int depth = 2;
+  /// One past the closing bracket of an arithmetic expression whose text starts at `k`:
+  /// `depth` brackets `open`/`close` are open there (2 after "((" or "$((", 1 after bash's
+  /// older "$["), nested ones counted; the end when unclosed.
+  std::size_t shell_arith_end(std::size_t k, char open = '(', char close = ')',
+                              int depth = 2) const {
     for (; k < n_; ++k) {
-      if (s_[k] == '(') ++depth;
-      if (s_[k] == ')' && --depth == 0) return k + 1;
-    }
-    return n_;
-  }
-
-  /// One past the `]` closing an arithmetic expansion in bash's older form whose text starts
-  /// at `k` (after "$["): brackets counted (`$[a[1]<<2]`); the end when unclosed.
-  std::size_t shell_old_arith_end(std::size_t k) const {
-    int depth = 1;
-    for (; k < n_; ++k) {
-      if (s_[k] == '[') ++depth;
-      if (s_[k] == ']' && --depth == 0) return k + 1;
+      if (s_[k] == open) ++depth;
+      if (s_[k] == close && --depth == 0) return k + 1;
     }
     return n_;
   }
