@@ -52,6 +52,91 @@ void for_each_line(std::string_view text, F&& f) {
   }
 }
 
+/// The code point of the UTF-8 sequence at `s[at]`, and its length in bytes; length 0 when it is
+/// not valid UTF-8 as Python's strict decoder reads it (overlong forms, surrogates and code
+/// points past U+10FFFF refused).
+std::pair<char32_t, std::size_t> utf8_at(std::string_view s, std::size_t at) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[at + k]); };
+  const unsigned char b0 = byte(0);
+  if (b0 < 0x80) return {b0, 1};
+  const std::size_t n = b0 >= 0xC2 && b0 <= 0xDF ? 2 : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 0;
+  if (n == 0 || at + n > s.size()) return {0, 0};
+  char32_t cp = b0 & (0xFF >> (n + 1));
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return {0, 0};
+    cp = (cp << 6) | (byte(k) & 0x3F);
+  }
+  if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+    return {0, 0};
+  return {cp, n};
+}
+
+/// Python's str.isspace() (the Unicode White_Space property and \x1c-\x1f).
+bool python_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
+/// How one Python version's site.addpackage() decodes and splits a .pth file.
+enum class PthReading {
+  /// CPython up to 3.12 (Lib/site.py: `io.TextIOWrapper(io.open_code(fullname),
+  /// encoding="locale")`, UTF-8 taken as the locale's): a BOM stays in the first line (U+FEFF,
+  /// not whitespace); lines end at "\n", "\r\n" or "\r" (universal newlines).
+  kTextIo,
+  /// CPython 3.13 and later (`pth_content.decode("utf-8-sig")`, then `splitlines()`): a BOM
+  /// is dropped; lines end also at \v, \f, \x1c, \x1d, \x1e, U+0085, U+2028 and U+2029.
+  kSplitLines,
+};
+
+/// A line of a .pth file that site.addpackage() acts on.
+struct PthLine {
+  bool import = false;  ///< an "import " / "import\t" line, which site.py runs
+  std::string text;     ///< the import line as written, or the path line right-stripped
+  bool uncertain = false;  ///< read by only some Python versions (Discoverer::pth_file_lines())
+  bool operator==(const PthLine& o) const { return import == o.import && text == o.text; }
+};
+
+/// The lines of .pth `bytes` that site.addpackage() acts on, in order, read as `reading` does
+/// (CPython 3.12 and 3.13, Lib/site.py): a line starting "#" is skipped, and so is one of only
+/// whitespace (`line.strip() == ""`); one starting "import " or "import\t" is run; any other
+/// is right-stripped of Python's whitespace (`line.rstrip()`: nothing is stripped on the left)
+/// and joined to the site-packages folder. std::nullopt when `bytes` is not UTF-8 (Python then
+/// stops with UnicodeDecodeError).
+std::optional<std::vector<PthLine>> pth_lines(std::string_view bytes, PthReading reading) {
+  std::vector<PthLine> lines;
+  std::size_t at = 0;
+  if (reading == PthReading::kSplitLines && starts_with(bytes, "\xEF\xBB\xBF")) at = 3;
+  const auto end_line = [&](std::string_view line, std::size_t space_from) {
+    if (line.empty() || line.front() == '#' || space_from == 0) return;
+    if (starts_with(line, "import ") || starts_with(line, "import\t"))
+      lines.push_back(PthLine{true, std::string(line)});
+    else
+      lines.push_back(PthLine{false, std::string(line.substr(0, space_from))});
+  };
+  std::size_t start = at;
+  std::size_t space_from = 0;  // where the line's trailing whitespace starts, relative to start
+  while (at < bytes.size()) {
+    const auto [c, n] = utf8_at(bytes, at);
+    if (n == 0) return std::nullopt;
+    const bool text_io_break = c == '\n' || c == '\r';
+    const bool split_break = text_io_break || c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D ||
+                             c == 0x1E || c == 0x85 || c == 0x2028 || c == 0x2029;
+    if (reading == PthReading::kTextIo ? text_io_break : split_break) {
+      end_line(bytes.substr(start, at - start), space_from);
+      at += n;
+      if (c == '\r' && at < bytes.size() && bytes[at] == '\n') ++at;
+      start = at;
+      space_from = 0;
+      continue;
+    }
+    at += n;
+    if (!python_space(c)) space_from = at - start;
+  }
+  end_line(bytes.substr(start), space_from);
+  return lines;
+}
+
 /// Size caps on the metadata files discovery reads, in bytes; a larger file is not read and a
 /// note names it. Real files are far smaller: direct_url.json (PEP 610), .egg-link, a .git file,
 /// HEAD and refs hold a path or an id; a .pth, top_level.txt, a setuptools finder module and a
@@ -1295,9 +1380,172 @@ class Discoverer {
     return percent_decode(path_part);
   }
 
+  /// The Python version (major, minor) of site-packages folder `site` (relative to TARGET):
+  /// the last "pythonX.Y" component of its real path ("lib/python3.13t/site-packages" is 3.13);
+  /// std::nullopt when none names it (Debian's /usr/lib/python3/dist-packages, a --target folder).
+  std::optional<std::pair<int, int>> site_python_version(const std::string& site) const {
+    std::optional<std::pair<int, int>> version;
+    const std::string real = join(target_real_, site);
+    std::size_t at = 0;
+    while (at < real.size()) {
+      std::size_t slash = real.find('/', at);
+      if (slash == std::string::npos) slash = real.size();
+      const std::string c = real.substr(at, slash - at);
+      at = slash + 1;
+      if (!starts_with(c, "python")) continue;
+      const auto number = [&c](std::size_t& k) {
+        int n = -1;
+        for (int digits = 0; k < c.size() && digits < 4 && std::isdigit(static_cast<unsigned char>(c[k])) != 0;
+             ++k, ++digits)
+          n = (n < 0 ? 0 : n * 10) + (c[k] - '0');
+        return n;
+      };
+      std::size_t k = 6;
+      const int major = number(k);
+      if (major < 0 || k >= c.size() || c[k] != '.') continue;
+      ++k;
+      const int minor = number(k);
+      if (minor >= 0) version = std::make_pair(major, minor);
+    }
+    return version;
+  }
+
+  /// The lines of .pth file `path` (`text`, in `site`) that site.addpackage() acts on, read as
+  /// the Python of `site` reads them (pth_lines(): 3.13 changed the reading; the version from
+  /// site_python_version()). When the version is not known and the two readings differ (a BOM,
+  /// a line break other than \n and \r): the lines of both, those only one reading has marked
+  /// PthLine::uncertain, with a note and an entry in WalkStats::not_read. A file not UTF-8 has no
+  /// lines, a note and an entry in WalkStats::not_read.
+  std::vector<PthLine> pth_file_lines(const std::string& site, const std::string& path,
+                                      const std::string& text) {
+    const std::optional<std::pair<int, int>> version = site_python_version(site);
+    const auto reading = [&](PthReading r) {
+      std::optional<std::vector<PthLine>> lines = pth_lines(text, r);
+      if (!lines) {
+        out_.walk.not_read.push_back(fmt::format("{}: not UTF-8", path));
+        out_.notes.push_back(fmt::format(
+            "{}: not UTF-8 (Python in a UTF-8 locale then fails to start: UnicodeDecodeError in "
+            "site.py); its lines are not read",
+            path));
+      }
+      return lines.value_or(std::vector<PthLine>{});
+    };
+    if (version) return reading(*version >= std::make_pair(3, 13) ? PthReading::kSplitLines : PthReading::kTextIo);
+    std::vector<PthLine> lines = reading(PthReading::kTextIo);
+    const std::optional<std::vector<PthLine>> new_lines = pth_lines(text, PthReading::kSplitLines);
+    if (!new_lines || *new_lines == lines) return lines;
+    out_.walk.not_read.push_back(fmt::format(
+        "{}: Python 3.13 and earlier versions read its lines differently; which Python reads it is not known",
+        path));
+    out_.notes.push_back(fmt::format(
+        "{}: Python 3.13 reads its lines differently from earlier versions (a byte-order mark, or "
+        "a line break other than \\n and \\r), and the Python version of {} is not known: what a "
+        "line only one of them reads puts on the import path is taken as perhaps imported",
+        path, shown(site)));
+    for (PthLine& l : lines)
+      l.uncertain = std::find(new_lines->begin(), new_lines->end(), l) == new_lines->end();
+    for (PthLine l : *new_lines)
+      if (std::find(lines.begin(), lines.end(), l) == lines.end()) {
+        l.uncertain = true;
+        lines.push_back(std::move(l));
+      }
+    return lines;
+  }
+
+  /// Where path `rel` of TARGET leads with each symlink on the way followed, as the kernel
+  /// follows them: a link's text against the folder holding it (resolve(): an absolute one
+  /// inside TARGET when TARGET is a root file system), kMaxSymlinkHops links at most. A
+  /// component that does not exist ends the following.
+  struct Followed {
+    std::string rel;  ///< the real path, relative to TARGET, when `why` is empty
+    std::string why;  ///< why the path was not followed: a link leading outside TARGET, a loop
+    bool nothing = false;  ///< a link leads outside TARGET to nothing that exists
+  };
+  Followed follow_links(const std::string& rel) const {
+    Followed f;
+    std::vector<std::string> rest;  // components still to follow, the next one last
+    const auto push = [&rest](const std::string& path) {
+      std::vector<std::string> parts;
+      std::size_t at = 0;
+      while (at < path.size()) {
+        std::size_t slash = path.find('/', at);
+        if (slash == std::string::npos) slash = path.size();
+        if (slash > at) parts.push_back(path.substr(at, slash - at));
+        at = slash + 1;
+      }
+      rest.insert(rest.end(), parts.rbegin(), parts.rend());
+    };
+    push(rel);
+    std::string done;
+    for (int hops = 0; !rest.empty();) {
+      const std::string next = join(done, rest.back());
+      rest.pop_back();
+      if (type_at(inside(""), next) != Entry::Type::kSymlink) {
+        done = next;
+        continue;
+      }
+      if (++hops > kMaxSymlinkHops) {
+        f.why = fmt::format("over {} symlinks (a loop)", kMaxSymlinkHops);
+        return f;
+      }
+      std::string text;
+      try {
+        text = tree_.read_link(next);
+      } catch (const Error& e) {
+        f.why = e.what();
+        return f;
+      }
+      const Pointer p = text.empty() ? Pointer{} : resolve(text, done);
+      if (text.empty() || !p.inside) {
+        struct stat st {};
+        f.why = fmt::format("symlink {} -> {} leads outside TARGET", next, text);
+        f.nothing = text.empty() || ::stat(p.abs.c_str(), &st) != 0;
+        return f;
+      }
+      done.clear();
+      push(p.rel);
+    }
+    f.rel = done;
+    return f;
+  }
+
+  /// Where .pth path line `line` of `found_by` (in `site`) puts sys.path, as site.addpackage()
+  /// does: joined to `site` and kept only when it exists (`os.path.exists()`, which follows
+  /// symlinks). Inside TARGET each symlink on the way is followed (follow_links()) and the line
+  /// judged at its real path; a symlink leading outside TARGET to something that exists, a
+  /// loop or an unreadable link is not followed: a note and an entry in WalkStats::not_read.
+  /// std::nullopt when Python skips the line or it is not followed.
+  std::optional<Pointer> path_line(const std::string& site, const std::string& found_by,
+                                   const std::string& line) {
+    if (line.find('\0') != std::string::npos) return std::nullopt;  // os.path.exists(): False
+    Pointer p = resolve(line, site);
+    if (!p.inside) {
+      struct stat st {};
+      if (::stat(p.abs.c_str(), &st) != 0) return std::nullopt;
+      return p;
+    }
+    const Followed f = follow_links(p.rel);
+    if (!f.why.empty()) {
+      if (f.nothing) return std::nullopt;  // Python skips it too
+      out_.walk.not_read.push_back(fmt::format("{}: the path line '{}': {}", found_by, line, f.why));
+      out_.notes.push_back(fmt::format(
+          "{}: the path line '{}' is not followed: {}; what Python imports from it is not "
+          "reported (scan its target)",
+          found_by, line, f.why));
+      return std::nullopt;
+    }
+    if (type_at(inside(""), f.rel) == Entry::Type::kMissing) return std::nullopt;
+    p.rel = f.rel;
+    return p;
+  }
+
+  /// `p` written as a pointer that resolve() reads back as `p` (an absolute path).
+  std::string pointer_text(const Pointer& p) const { return p.inside ? join(target_real_, p.rel) : p.abs; }
+
   /// A .pth file: `__editable__.NAME-VER.pth` (setuptools' PEP 660 editable install: a path
   /// line, or an import of its finder module, whose MAPPING gives the package's folder), or any
-  /// other .pth, whose path lines (not `import` lines) are sys.path entries.
+  /// other .pth, whose path lines (not `import` lines) are sys.path entries. Lines are read as
+  /// site.addpackage() reads them (pth_file_lines(), path_line()).
   void pth(const std::string& site, const std::string& name, const std::set<std::string>& done) {
     const std::string path = join(site, name);
     const std::optional<std::string> text =
@@ -1310,66 +1558,65 @@ class Discoverer {
       dist = normalize_distribution_name(dist);
       if (!wanted(dist)) return;
     }
+    const std::vector<PthLine> lines = pth_file_lines(site, path, *text);
     if (done.count(dist) != 0) {  // its dist-info's direct_url.json said where; this says how
-      bool finder = false, path_line = false;
+      bool finder = false, path_line_seen = false;
       std::size_t finder_rank = 0, path_rank = 0;
-      for_each_line(*text, [&](std::string_view line) {
-        if (line.empty() || line.front() == '#') return true;
+      for (const PthLine& line : lines) {
         const std::size_t rank = ++pth_lines_;
-        const bool is_import = starts_with(line, "import ") || starts_with(line, "import\t");
-        if (is_import && !finder) finder_rank = rank;
-        if (!is_import && !path_line) path_rank = rank;
-        (is_import ? finder : path_line) = true;
-        return true;
-      });
-      const FoundInstall::Reach how = path_line ? FoundInstall::Reach::kPathLine
-                                      : finder  ? FoundInstall::Reach::kFinder
-                                                : FoundInstall::Reach::kUnknown;
+        if (line.uncertain) continue;  // the way in stays as known
+        if (!line.import && !path_line(site, path, line.text)) continue;  // not on sys.path
+        if (line.import && !finder) finder_rank = rank;
+        if (!line.import && !path_line_seen) path_rank = rank;
+        (line.import ? finder : path_line_seen) = true;
+      }
+      const FoundInstall::Reach how = path_line_seen ? FoundInstall::Reach::kPathLine
+                                      : finder       ? FoundInstall::Reach::kFinder
+                                                     : FoundInstall::Reach::kUnknown;
       for (FoundInstall& f : pending_)
         if (f.install.kind == InstallKind::kEditable && f.install.distribution == dist)
           if (auto it = f.reach.find(site); it != f.reach.end()) {
             it->second = std::max(it->second, how);
-            if (path_line) rank_line(f, site, FoundInstall::Reach::kPathLine, path_rank);
+            if (path_line_seen) rank_line(f, site, FoundInstall::Reach::kPathLine, path_rank);
             if (finder) rank_line(f, site, FoundInstall::Reach::kFinder, finder_rank);
           }
       return;
     }
-    for_each_line(*text, [&](std::string_view line) {
-      if (line.empty() || line.front() == '#') return true;
+    for (const PthLine& line : lines) {
       const std::size_t rank = ++pth_lines_;
-      if (starts_with(line, "import ") || starts_with(line, "import\t")) {
-        if (dist.empty()) return true;
+      if (line.import) {
+        if (dist.empty()) continue;
         // "import __editable___NAME_finder; __editable___NAME_finder.install()"
-        const std::string module = trim(line.substr(7, line.find(';') - 7));
-        if (module.find('/') != std::string::npos || module.empty()) return true;
+        const std::string module = trim(line.text.substr(7, line.text.find(';') - 7));
+        if (module.find('/') != std::string::npos || module.empty()) continue;
         const std::optional<std::string> finder =
             read_at(inside(""), join(site, module + ".py"), kListFileCap,
                     "the package folder its MAPPING names is not read", Unread::kInstallList);
-        if (!finder) return true;
+        if (!finder) continue;
         if (std::optional<std::pair<std::string, std::string>> package = first_mapping(*finder)) {
           std::vector<std::string> names;
           if (package_name(package->first)) names.push_back(package->first);
           editable(site, join(site, module + ".py"), dist, version,
                    std::filesystem::path(package->second).parent_path().string(),
-                   FoundInstall::Reach::kFinder, rank, names);
+                   line.uncertain ? FoundInstall::Reach::kUnknown : FoundInstall::Reach::kFinder, rank,
+                   names);
         }
-        return true;
+        continue;
       }
-      if (!zip_on_path(site, path, std::string(line)))
-        editable(site, path, dist, version, std::string(line), FoundInstall::Reach::kPathLine, rank);
-      return true;
-    });
+      const std::optional<Pointer> p = path_line(site, path, line.text);
+      if (p && !zip_on_path(path, *p))
+        editable(site, path, dist, version, pointer_text(*p),
+                 line.uncertain ? FoundInstall::Reach::kUnknown : FoundInstall::Reach::kPathLine, rank);
+    }
   }
 
-  /// A .pth path line `text` (in `found_by`, relative to `site`) naming a regular file: a zip
+  /// A .pth path line leading to `p` (in `found_by`, path_line()) naming a regular file: a zip
   /// archive on sys.path, which Python's zipimport reads (the egg "NAME-VER-pyX.Y.egg" that
   /// easy_install wrote and named in easy-install.pth, or any .zip). Its contents are not read:
   /// an egg named for a catalog distribution is an install whose fixes read unknown ("installed
   /// as a zip archive; not read"); any other archive but an egg of another distribution goes
-  /// to WalkStats::not_read, as it may hold a catalog project. False when `text` names no
-  /// regular file.
-  bool zip_on_path(const std::string& site, const std::string& found_by, const std::string& text) {
-    const Pointer p = resolve(text, site);
+  /// to WalkStats::not_read, as it may hold a catalog project. False when `p` is no regular file.
+  bool zip_on_path(const std::string& found_by, const Pointer& p) {
     if (p.inside) {
       if (p.rel.empty() || type_at(inside(""), p.rel) != Entry::Type::kFile) return false;
     } else {
@@ -1473,17 +1720,41 @@ class Discoverer {
                        "its package folders are walked instead", Unread::kInstallList);
     if (record) {
       g.source = ObjectSource::kRecord;
+      std::vector<std::string> outside;  // kernel files the RECORD lists outside TARGET
       for_each_line(*record, [&](std::string_view line) {
         const std::string path = record_path(line);
-        if (!is_kernel_file_name(base_name(path))) return true;
-        // Paths are relative to site-packages; "../../bin/x" stays inside TARGET or is dropped.
-        if (std::optional<std::string> p = normalize_relative_path(join(site, path)))
-          if (std::optional<std::string> real = object_path(*p)) {
-            if (*real != *p) set.links[*p] = *real;
-            set.paths.push_back(*p);
+        if (!is_kernel_file_name(base_name(path)) || path.find('\0') != std::string::npos) return true;
+        // Paths are relative to site-packages ("../../../lib/libx.so": pip's .data/data
+        // scheme, installed under the prefix) or absolute; resolve() places them in TARGET.
+        std::optional<std::string> p;
+        if (path.front() != '/') p = normalize_relative_path(join(site, path));
+        if (!p) {
+          const Pointer at = resolve(path, site);
+          if (!at.inside) {
+            outside.push_back(path == at.abs ? path : fmt::format("{} (at {})", path, at.abs));
+            return true;
           }
+          if (at.rel.empty()) return true;
+          p = at.rel;
+        }
+        if (std::optional<std::string> real = object_path(*p)) {
+          if (*real != *p) set.links[*p] = *real;
+          set.paths.push_back(*p);
+        }
         return true;
       });
+      if (!outside.empty()) {
+        std::string listed;
+        for (std::size_t k = 0; k < outside.size() && k < 3; ++k) listed += (k ? ", " : "") + outside[k];
+        if (outside.size() > 3) listed += fmt::format(" and {} more", outside.size() - 3);
+        out_.walk.not_read.push_back(fmt::format("{}/RECORD: {} kernel file{} outside TARGET: {}", dir,
+                                                 outside.size(), outside.size() == 1 ? "" : "s", listed));
+        out_.notes.push_back(fmt::format(
+            "{} {}: its RECORD lists {} shared object{} or kernel file{} outside TARGET, not read: "
+            "{}; {} kernels are not listed (scan the environment's prefix, or run `kernels` on {})",
+            dist, version, outside.size(), outside.size() == 1 ? "" : "s", outside.size() == 1 ? "" : "s",
+            listed, outside.size() == 1 ? "its" : "their", outside.size() == 1 ? "it" : "them"));
+      }
     } else {
       g.source = ObjectSource::kPackageFolders;
       std::vector<std::string> names;
