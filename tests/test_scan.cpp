@@ -2058,6 +2058,10 @@ TEST(ScanKernels, UvProjectIsOneInstallAndEachObjectIsListedOnce) {
   ASSERT_EQ(r.installs.size(), 1u);
   EXPECT_EQ(r.installs[0].install.root, ".");
   EXPECT_FALSE(r.installs[0].install.outside_target);
+  // The .pth path line names TARGET itself (through the link): on sys.path, it names the install.
+  EXPECT_EQ(r.installs[0].install.found_by,
+            (std::vector<std::string>{".git", ".venv/lib/python3.12/site-packages/flashinfer_python-0.6.0.dist-info/direct_url.json",
+                                      ".venv/lib/python3.12/site-packages/_flashinfer_python.pth"}));
   EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
   EXPECT_EQ(r.kernels.shared_objects, 2u);
   EXPECT_EQ(r.kernels.with_cuda_code, 2u);

@@ -1534,7 +1534,7 @@ class Discoverer {
           found_by, line, f.why));
       return std::nullopt;
     }
-    if (type_at(inside(""), f.rel) == Entry::Type::kMissing) return std::nullopt;
+    if (!f.rel.empty() && type_at(inside(""), f.rel) == Entry::Type::kMissing) return std::nullopt;
     p.rel = f.rel;
     return p;
   }
