@@ -1275,6 +1275,17 @@ TEST(Scan, PthPathLinesFollowSymlinksInsideTargetOnly) {
   EXPECT_EQ(d.installs[0].install.root, "src/fi");
   EXPECT_EQ(d.installs[0].fixes[0].verdict, FixVerdict::kMissing);
   EXPECT_EQ(d.exit_code(), 1);
+  // direct_url.json naming the same folder through the link: the same install, not a second copy.
+  std::filesystem::remove(site / egg);
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             "{\"url\": \"file://" + (site / "srclink/fi").string() + "\", \"dir_info\": {\"editable\": true}}");
+  ScanReport u = scan(venv.string(), catalog, override_gpu({12, 0}));
+  ASSERT_EQ(u.installs.size(), 1u);
+  EXPECT_EQ(u.installs[0].install.root, "src/fi");
+  EXPECT_EQ(u.installs[0].fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_EQ(u.exit_code(), 1);
+  std::filesystem::remove_all(site / "flashinfer_python-0.6.0.dist-info");
 
   // Leading outside TARGET (a zip, a folder): not followed; named, incomplete, exit 2.
   TempDir store;

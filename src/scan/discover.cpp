@@ -1025,7 +1025,11 @@ class Discoverer {
     std::vector<std::string> projects;
     if (auto it = dist_projects_.find(dist); it != dist_projects_.end())
       projects.assign(it->second.begin(), it->second.end());
-    const Pointer named = resolve(target_text, site);
+    Pointer named = resolve(target_text, site);
+    if (named.inside) {  // through a symlink inside TARGET: where it leads (one install per tree)
+      const Followed f = follow_links(named.rel);
+      if (f.why.empty()) named.rel = f.rel;
+    }
     const Pointer root = source_root(named, projects);
     std::string why;
     const bool already_open = outside_trees_.count(root.abs) != 0;
