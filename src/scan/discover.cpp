@@ -89,52 +89,96 @@ enum class PthReading {
   kSplitLines,
 };
 
-/// A line of a .pth file that site.addpackage() acts on.
+/// A line of a .pth file that site.addpackage() acts on: a view into the file's text.
 struct PthLine {
-  bool import = false;  ///< an "import " / "import\t" line, which site.py runs
-  std::string text;     ///< the import line as written, or the path line right-stripped
-  bool uncertain = false;  ///< read by only some Python versions (Discoverer::pth_file_lines())
+  bool import = false;     ///< an "import " / "import\t" line, which site.py runs
+  std::string_view text;   ///< the import line as written, or the path line right-stripped
+  bool uncertain = false;  ///< read so by only one of the readings (for_each_pth_line())
   bool operator==(const PthLine& o) const { return import == o.import && text == o.text; }
 };
 
-/// The lines of .pth `bytes` that site.addpackage() acts on, in order, read as `reading` does
-/// (CPython 3.12 and 3.13, Lib/site.py): a line starting "#" is skipped, and so is one of only
-/// whitespace (`line.strip() == ""`); one starting "import " or "import\t" is run; any other
-/// is right-stripped of Python's whitespace (`line.rstrip()`: nothing is stripped on the left)
-/// and joined to the site-packages folder. std::nullopt when `bytes` is not UTF-8 (Python then
-/// stops with UnicodeDecodeError).
-std::optional<std::vector<PthLine>> pth_lines(std::string_view bytes, PthReading reading) {
-  std::vector<PthLine> lines;
-  std::size_t at = 0;
-  if (reading == PthReading::kSplitLines && starts_with(bytes, "\xEF\xBB\xBF")) at = 3;
-  const auto end_line = [&](std::string_view line, std::size_t space_from) {
-    if (line.empty() || line.front() == '#' || space_from == 0) return;
-    if (starts_with(line, "import ") || starts_with(line, "import\t"))
-      lines.push_back(PthLine{true, std::string(line)});
-    else
-      lines.push_back(PthLine{false, std::string(line.substr(0, space_from))});
-  };
-  std::size_t start = at;
-  std::size_t space_from = 0;  // where the line's trailing whitespace starts, relative to start
-  while (at < bytes.size()) {
-    const auto [c, n] = utf8_at(bytes, at);
-    if (n == 0) return std::nullopt;
-    const bool text_io_break = c == '\n' || c == '\r';
-    const bool split_break = text_io_break || c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D ||
-                             c == 0x1E || c == 0x85 || c == 0x2028 || c == 0x2029;
-    if (reading == PthReading::kTextIo ? text_io_break : split_break) {
-      end_line(bytes.substr(start, at - start), space_from);
+/// Whether `bytes` is UTF-8 as Python's strict decoder reads it.
+bool valid_utf8(std::string_view bytes) {
+  for (std::size_t at = 0; at < bytes.size();) {
+    const std::size_t n = utf8_at(bytes, at).second;
+    if (n == 0) return false;
+    at += n;
+  }
+  return true;
+}
+
+/// What site.addpackage() does with one line (no line break in it): nothing for a line
+/// starting "#" or of only whitespace (`line.strip() == ""`); runs one starting "import " or
+/// "import\t"; else joins it, right-stripped of Python's whitespace (`line.rstrip()`: nothing
+/// is stripped on the left), to the site-packages folder. `line` is valid UTF-8.
+std::optional<PthLine> pth_line(std::string_view line) {
+  if (line.empty() || line.front() == '#') return std::nullopt;
+  std::size_t keep = 0;  // bytes up to the last code point that is not whitespace
+  for (std::size_t at = 0; at < line.size();) {
+    const auto [c, n] = utf8_at(line, at);
+    at += std::max<std::size_t>(n, 1);
+    if (!python_space(c)) keep = at;
+  }
+  if (keep == 0) return std::nullopt;
+  if (starts_with(line, "import ") || starts_with(line, "import\t")) return PthLine{true, line, false};
+  return PthLine{false, line.substr(0, keep), false};
+}
+
+/// Calls `f(const PthLine&)` for each line of .pth `bytes` that site.addpackage() acts on
+/// (pth_line()), in order, as `reading` splits the file (CPython 3.12 and 3.13, Lib/site.py).
+/// With no reading (the Python version is not known), each line both readings read alike
+/// once, and the lines they read differently (only \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029
+/// and a BOM can make them differ, within a line 3.12 reads) each with PthLine::uncertain.
+/// Streams: no copy of the file's lines. False, calling nothing, when `bytes` is not UTF-8
+/// (CPython in a UTF-8 locale then fails to start: UnicodeDecodeError in site.py).
+template <class F>
+bool for_each_pth_line(std::string_view bytes, std::optional<PthReading> reading, F&& f) {
+  if (!valid_utf8(bytes)) return false;
+  const bool bom = starts_with(bytes, "\xEF\xBB\xBF");
+  // The lines str.splitlines() makes of `segment`, a line without \n or \r.
+  const auto split = [](std::string_view segment, auto&& each) {
+    std::size_t start = 0;
+    for (std::size_t at = 0; at < segment.size();) {
+      const auto [c, n] = utf8_at(segment, at);
       at += n;
-      if (c == '\r' && at < bytes.size() && bytes[at] == '\n') ++at;
-      start = at;
-      space_from = 0;
+      if (c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D || c == 0x1E || c == 0x85 || c == 0x2028 ||
+          c == 0x2029) {
+        each(segment.substr(start, at - n - start));
+        start = at;
+      }
+    }
+    if (start < segment.size()) each(segment.substr(start));
+  };
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    std::size_t end = bytes.find_first_of("\r\n", at);
+    if (end == std::string_view::npos) end = bytes.size();
+    const std::string_view segment = bytes.substr(at, end - at);
+    const std::string_view split_segment = at == 0 && bom ? segment.substr(3) : segment;
+    at = end + (end + 1 < bytes.size() && bytes[end] == '\r' && bytes[end + 1] == '\n' ? 2 : 1);
+    if (reading == PthReading::kTextIo) {
+      if (const std::optional<PthLine> l = pth_line(segment)) f(*l);
       continue;
     }
-    at += n;
-    if (!python_space(c)) space_from = at - start;
+    if (reading == PthReading::kSplitLines) {
+      split(split_segment, [&](std::string_view sub) {
+        if (const std::optional<PthLine> l = pth_line(sub)) f(*l);
+      });
+      continue;
+    }
+    const std::optional<PthLine> old_line = pth_line(segment);
+    std::vector<PthLine> new_lines;
+    split(split_segment, [&](std::string_view sub) {
+      if (const std::optional<PthLine> l = pth_line(sub)) new_lines.push_back(*l);
+    });
+    if (old_line && new_lines.size() == 1 && new_lines[0] == *old_line) {
+      f(*old_line);
+    } else {
+      if (old_line) f(PthLine{old_line->import, old_line->text, true});
+      for (const PthLine& l : new_lines) f(PthLine{l.import, l.text, true});
+    }
   }
-  end_line(bytes.substr(start), space_from);
-  return lines;
+  return true;
 }
 
 /// Size caps on the metadata files discovery reads, in bytes; a larger file is not read and a
@@ -1414,46 +1458,38 @@ class Discoverer {
     return version;
   }
 
-  /// The lines of .pth file `path` (`text`, in `site`) that site.addpackage() acts on, read as
-  /// the Python of `site` reads them (pth_lines(): 3.13 changed the reading; the version from
-  /// site_python_version()). When the version is not known and the two readings differ (a BOM,
-  /// a line break other than \n and \r): the lines of both, those only one reading has marked
-  /// PthLine::uncertain, with a note and an entry in WalkStats::not_read. A file not UTF-8 has no
-  /// lines, a note and an entry in WalkStats::not_read.
-  std::vector<PthLine> pth_file_lines(const std::string& site, const std::string& path,
-                                      const std::string& text) {
+  /// Calls `f(const PthLine&)` for each line of .pth file `path` (`text`, in `site`) that
+  /// site.addpackage() acts on, read as the Python of `site` reads it (for_each_pth_line(): 3.13
+  /// changed the reading; the version from site_python_version(), both readings when it is not
+  /// known). A file not UTF-8: no line, a note and an entry in WalkStats::not_read.
+  template <class F>
+  void for_each_pth_file_line(const std::string& site, const std::string& path, const std::string& text, F&& f) {
     const std::optional<std::pair<int, int>> version = site_python_version(site);
-    const auto reading = [&](PthReading r) {
-      std::optional<std::vector<PthLine>> lines = pth_lines(text, r);
-      if (!lines) {
-        out_.walk.not_read.push_back(fmt::format("{}: not UTF-8", path));
-        out_.notes.push_back(fmt::format(
-            "{}: not UTF-8 (Python in a UTF-8 locale then fails to start: UnicodeDecodeError in "
-            "site.py); its lines are not read",
-            path));
-      }
-      return lines.value_or(std::vector<PthLine>{});
-    };
-    if (version) return reading(*version >= std::make_pair(3, 13) ? PthReading::kSplitLines : PthReading::kTextIo);
-    std::vector<PthLine> lines = reading(PthReading::kTextIo);
-    const std::optional<std::vector<PthLine>> new_lines = pth_lines(text, PthReading::kSplitLines);
-    if (!new_lines || *new_lines == lines) return lines;
-    out_.walk.not_read.push_back(fmt::format(
-        "{}: Python 3.13 and earlier versions read its lines differently; which Python reads it is not known",
+    std::optional<PthReading> reading;
+    if (version) reading = *version >= std::make_pair(3, 13) ? PthReading::kSplitLines : PthReading::kTextIo;
+    if (for_each_pth_line(text, reading, f)) return;
+    out_.walk.not_read.push_back(fmt::format("{}: not UTF-8", path));
+    out_.notes.push_back(fmt::format(
+        "{}: not UTF-8 (Python in a UTF-8 locale then fails to start: UnicodeDecodeError in "
+        "site.py); its lines are not read",
         path));
+  }
+
+  /// Records, once per .pth file `path` (in `site`), that a line Python 3.13 and earlier
+  /// versions read differently acts (puts something on sys.path, or runs), while the Python
+  /// version of `site` is not known: a note and an entry in WalkStats::not_read.
+  void uncertain_pth_line(const std::string& site, const std::string& path) {
+    const std::string entry = fmt::format(
+        "{}: Python 3.13 and earlier versions read its lines differently; which Python reads it is not known",
+        path);
+    if (std::find(out_.walk.not_read.begin(), out_.walk.not_read.end(), entry) != out_.walk.not_read.end())
+      return;
+    out_.walk.not_read.push_back(entry);
     out_.notes.push_back(fmt::format(
         "{}: Python 3.13 reads its lines differently from earlier versions (a byte-order mark, or "
         "a line break other than \\n and \\r), and the Python version of {} is not known: what a "
         "line only one of them reads puts on the import path is taken as perhaps imported",
         path, shown(site)));
-    for (PthLine& l : lines)
-      l.uncertain = std::find(new_lines->begin(), new_lines->end(), l) == new_lines->end();
-    for (PthLine l : *new_lines)
-      if (std::find(lines.begin(), lines.end(), l) == lines.end()) {
-        l.uncertain = true;
-        lines.push_back(std::move(l));
-      }
-    return lines;
   }
 
   /// Where path `rel` of TARGET leads with each symlink on the way followed, as the kernel
@@ -1562,18 +1598,17 @@ class Discoverer {
       dist = normalize_distribution_name(dist);
       if (!wanted(dist)) return;
     }
-    const std::vector<PthLine> lines = pth_file_lines(site, path, *text);
     if (done.count(dist) != 0) {  // its dist-info's direct_url.json said where; this says how
       bool finder = false, path_line_seen = false;
       std::size_t finder_rank = 0, path_rank = 0;
-      for (const PthLine& line : lines) {
+      for_each_pth_file_line(site, path, *text, [&](const PthLine& line) {
         const std::size_t rank = ++pth_lines_;
-        if (line.uncertain) continue;  // the way in stays as known
-        if (!line.import && !path_line(site, path, line.text)) continue;  // not on sys.path
+        if (!line.import && !path_line(site, path, std::string(line.text))) return;  // not on sys.path
+        if (line.uncertain) return uncertain_pth_line(site, path);  // the way in stays as known
         if (line.import && !finder) finder_rank = rank;
         if (!line.import && !path_line_seen) path_rank = rank;
         (line.import ? finder : path_line_seen) = true;
-      }
+      });
       const FoundInstall::Reach how = path_line_seen ? FoundInstall::Reach::kPathLine
                                       : finder       ? FoundInstall::Reach::kFinder
                                                      : FoundInstall::Reach::kUnknown;
@@ -1586,32 +1621,37 @@ class Discoverer {
           }
       return;
     }
-    for (const PthLine& line : lines) {
+    for_each_pth_file_line(site, path, *text, [&](const PthLine& line) {
       const std::size_t rank = ++pth_lines_;
+      // A line only one Python reading has: on the import path perhaps (which copy is imported:
+      // unknown).
+      const FoundInstall::Reach perhaps = FoundInstall::Reach::kUnknown;
       if (line.import) {
-        if (dist.empty()) continue;
+        if (line.uncertain) uncertain_pth_line(site, path);
+        if (dist.empty()) return;
         // "import __editable___NAME_finder; __editable___NAME_finder.install()"
         const std::string module = trim(line.text.substr(7, line.text.find(';') - 7));
-        if (module.find('/') != std::string::npos || module.empty()) continue;
+        if (module.find('/') != std::string::npos || module.empty()) return;
         const std::optional<std::string> finder =
             read_at(inside(""), join(site, module + ".py"), kListFileCap,
                     "the package folder its MAPPING names is not read", Unread::kInstallList);
-        if (!finder) continue;
+        if (!finder) return;
         if (std::optional<std::pair<std::string, std::string>> package = first_mapping(*finder)) {
           std::vector<std::string> names;
           if (package_name(package->first)) names.push_back(package->first);
           editable(site, join(site, module + ".py"), dist, version,
                    std::filesystem::path(package->second).parent_path().string(),
-                   line.uncertain ? FoundInstall::Reach::kUnknown : FoundInstall::Reach::kFinder, rank,
-                   names);
+                   line.uncertain ? perhaps : FoundInstall::Reach::kFinder, rank, names);
         }
-        continue;
+        return;
       }
-      const std::optional<Pointer> p = path_line(site, path, line.text);
-      if (p && !zip_on_path(path, *p))
+      const std::optional<Pointer> p = path_line(site, path, std::string(line.text));
+      if (!p) return;
+      if (line.uncertain) uncertain_pth_line(site, path);
+      if (!zip_on_path(path, *p))
         editable(site, path, dist, version, pointer_text(*p),
-                 line.uncertain ? FoundInstall::Reach::kUnknown : FoundInstall::Reach::kPathLine, rank);
-    }
+                 line.uncertain ? perhaps : FoundInstall::Reach::kPathLine, rank);
+    });
   }
 
   /// A .pth path line leading to `p` (in `found_by`, path_line()) naming a regular file: a zip
