@@ -1114,6 +1114,23 @@ TEST(Scan, PthLinesAreReadAsSitePyReadsThem) {
                                   "lines differently; which Python reads it is not known");
     EXPECT_EQ(r.exit_code(), 2);
   }
+  // A name starting with '.': CPython 3.13 skips it (and 3.12.2, 3.11.8: gh-113659); 3.12.1
+  // and 3.11.7 read it. Checked with 3.12.1 (src/new) and 3.13.0 (src/old).
+  for (const std::string& site_rel : {py311, py313}) {
+    std::filesystem::remove_all(a.path() / "venv");
+    write_file(a.path() / site_rel / ".a.pth", fresh + "\n");
+    write_file(a.path() / site_rel / "b.pth", (a.path() / "src/old").string() + "\n");
+    const ScanReport r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+    if (site_rel == py313) {
+      expect_old(r, "hidden .pth, 3.13");
+      continue;
+    }
+    ASSERT_EQ(r.installs.size(), 2u);
+    for (const InstallReport& i : r.installs) EXPECT_EQ(i.fixes[0].verdict, FixVerdict::kUnknown);
+    EXPECT_EQ(r.walk.not_read, std::vector<std::string>{py311 + "/.a.pth: a .pth named with a leading "
+                                                                "'.', which only some Python versions read"});
+    EXPECT_EQ(r.exit_code(), 2);
+  }
   // Not UTF-8: CPython 3.12 and 3.13 in a UTF-8 locale fail to start (UnicodeDecodeError in
   // site.py); not read, incomplete (src/old, read, decides).
   const ScanReport bad = scan_with(py311, fresh + "\n\xFF\n");

@@ -1475,21 +1475,31 @@ class Discoverer {
         path));
   }
 
-  /// Records, once per .pth file `path` (in `site`), that a line Python 3.13 and earlier
-  /// versions read differently acts (puts something on sys.path, or runs), while the Python
-  /// version of `site` is not known: a note and an entry in WalkStats::not_read.
-  void uncertain_pth_line(const std::string& site, const std::string& path) {
-    const std::string entry = fmt::format(
-        "{}: Python 3.13 and earlier versions read its lines differently; which Python reads it is not known",
-        path);
+  /// Records, once per .pth file `path` (in `site`), that a line some Python versions read and
+  /// others do not acts (puts something on sys.path, or runs), while the Python version of
+  /// `site` is not known: a note and an entry in WalkStats::not_read. `hidden`: the file's name
+  /// starts with "." (CPython skips it since gh-113659: 3.13, and the 3.8 to 3.12 patch releases
+  /// of early 2024, 3.12.2 and 3.11.8 among them); else its lines are read differently by 3.13.
+  void uncertain_pth_line(const std::string& site, const std::string& path, bool hidden) {
+    const std::string entry =
+        hidden ? fmt::format("{}: a .pth named with a leading '.', which only some Python versions read", path)
+               : fmt::format("{}: Python 3.13 and earlier versions read its lines differently; which "
+                             "Python reads it is not known",
+                             path);
     if (std::find(out_.walk.not_read.begin(), out_.walk.not_read.end(), entry) != out_.walk.not_read.end())
       return;
     out_.walk.not_read.push_back(entry);
-    out_.notes.push_back(fmt::format(
-        "{}: Python 3.13 reads its lines differently from earlier versions (a byte-order mark, or "
-        "a line break other than \\n and \\r), and the Python version of {} is not known: what a "
-        "line only one of them reads puts on the import path is taken as perhaps imported",
-        path, shown(site)));
+    out_.notes.push_back(
+        hidden ? fmt::format("{}: its name starts with '.': CPython 3.13 and the patch releases since early "
+                             "2024 (3.12.2, 3.11.8: gh-113659) skip it, earlier ones read it, and which release "
+                             "reads {} is not known: what it puts on the import path is taken as perhaps "
+                             "imported",
+                             path, shown(site))
+               : fmt::format("{}: Python 3.13 reads its lines differently from earlier versions (a "
+                             "byte-order mark, or a line break other than \\n and \\r), and the Python "
+                             "version of {} is not known: what a line only one of them reads puts on the "
+                             "import path is taken as perhaps imported",
+                             path, shown(site)));
   }
 
   /// Where path `rel` of TARGET leads with each symlink on the way followed, as the kernel
@@ -1598,13 +1608,21 @@ class Discoverer {
       dist = normalize_distribution_name(dist);
       if (!wanted(dist)) return;
     }
+    // A name starting with "." is skipped by site.addsitedir() since gh-113659 (3.13.0; patch
+    // releases of 3.8 to 3.12 from early 2024): for 3.12 and earlier, or an unknown version,
+    // whether it is read is not known.
+    const bool hidden = name.front() == '.';
+    if (hidden) {
+      const std::optional<std::pair<int, int>> v = site_python_version(site);
+      if (v && *v >= std::make_pair(3, 13)) return;
+    }
     if (done.count(dist) != 0) {  // its dist-info's direct_url.json said where; this says how
       bool finder = false, path_line_seen = false;
       std::size_t finder_rank = 0, path_rank = 0;
       for_each_pth_file_line(site, path, *text, [&](const PthLine& line) {
         const std::size_t rank = ++pth_lines_;
         if (!line.import && !path_line(site, path, std::string(line.text))) return;  // not on sys.path
-        if (line.uncertain) return uncertain_pth_line(site, path);  // the way in stays as known
+        if (line.uncertain || hidden) return uncertain_pth_line(site, path, hidden);  // the way in stays as known
         if (line.import && !finder) finder_rank = rank;
         if (!line.import && !path_line_seen) path_rank = rank;
         (line.import ? finder : path_line_seen) = true;
@@ -1621,13 +1639,14 @@ class Discoverer {
           }
       return;
     }
-    for_each_pth_file_line(site, path, *text, [&](const PthLine& line) {
+    for_each_pth_file_line(site, path, *text, [&](PthLine line) {
       const std::size_t rank = ++pth_lines_;
+      line.uncertain = line.uncertain || hidden;
       // A line only one Python reading has: on the import path perhaps (which copy is imported:
       // unknown).
       const FoundInstall::Reach perhaps = FoundInstall::Reach::kUnknown;
       if (line.import) {
-        if (line.uncertain) uncertain_pth_line(site, path);
+        if (line.uncertain) uncertain_pth_line(site, path, hidden);
         if (dist.empty()) return;
         // "import __editable___NAME_finder; __editable___NAME_finder.install()"
         const std::string module = trim(line.text.substr(7, line.text.find(';') - 7));
@@ -1647,7 +1666,7 @@ class Discoverer {
       }
       const std::optional<Pointer> p = path_line(site, path, std::string(line.text));
       if (!p) return;
-      if (line.uncertain) uncertain_pth_line(site, path);
+      if (line.uncertain) uncertain_pth_line(site, path, hidden);
       if (!zip_on_path(path, *p))
         editable(site, path, dist, version, pointer_text(*p),
                  line.uncertain ? perhaps : FoundInstall::Reach::kPathLine, rank);
