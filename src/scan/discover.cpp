@@ -1595,7 +1595,7 @@ class Discoverer {
   /// A .pth file: `__editable__.NAME-VER.pth` (setuptools' PEP 660 editable install: a path
   /// line, or an import of its finder module, whose MAPPING gives the package's folder), or any
   /// other .pth, whose path lines (not `import` lines) are sys.path entries. Lines are read as
-  /// site.addpackage() reads them (pth_file_lines(), path_line()).
+  /// site.addpackage() reads them (for_each_pth_file_line(), path_line()).
   void pth(const std::string& site, const std::string& name, const std::set<std::string>& done) {
     const std::string path = join(site, name);
     const std::optional<std::string> text =
