@@ -1203,6 +1203,41 @@ TEST(DriftTrivial, TwoPlacesNearTheExpectedLineStayUnknown) {
   EXPECT_NE(m[1].presence, Presence::kPresent);
 }
 
+// fla a9dac8b17b hunk 1, reduced: a comment replaced by a blank line and another blank added
+// above it; a later lint commit dropped one of the two blanks in a row. Blame calls the added
+// blank gone; a run of blank lines places nothing, so the hunk stays unknown although the
+// comment is gone and the block (blank, comment, blank) stands before the trailing context.
+TEST(DriftTrivial, BlankLinesAddedAreNeverPlacedByANeighbour) {
+  const std::string file =
+      "import triton\n\n\ndef kernel(x):\n    if IS_VARLEN:\n        T = eos - bos\n"
+      "    else:\n        bos, eos = i_n * T, i_n * T + T\n"
+      "        boh_large = i_n * tl.cdiv(T, S)\n\n    # offset calculations\n\n"
+      "    do += (bos * HQ + i_hq) * V\n    dk += (bos * HQ + i_hq) * K\n"
+      "    dv += (bos * HQ + i_hq) * K\n\n    b_g_cumsum_k = None\n\n"
+      "    b_dk = tl.zeros([BT, BK], dtype=tl.float32)\n\n"
+      "    last_chunk_start = tl.floor(i_t*BT / S).to(tl.int32) * S\n"
+      "    idx_j = (tl.floor(i_t * BT / S).to(tl.int32) + 1).to(tl.int32)\n";
+  const std::vector<HunkMatch> m =
+      run(file,
+          "@@ -8,8 +8,9 @@ def kernel(x):\n"
+          "         bos, eos = i_n * T, i_n * T + T\n"
+          "         boh_large = i_n * tl.cdiv(T, S)\n \n+\n"
+          "     # offset calculations\n-    # q += (bos * HQ + i_hq) * K\n+\n"
+          "     do += (bos * HQ + i_hq) * V\n     dk += (bos * HQ + i_hq) * K\n"
+          "     dv += (bos * HQ + i_hq) * K\n"
+          "@@ -17,6 +18,6 @@ def kernel(x):\n"
+          "     b_g_cumsum_k = None\n \n"
+          "-    b_dk = tl.zeros([BT, K], dtype=tl.float32)\n"
+          "+    b_dk = tl.zeros([BT, BK], dtype=tl.float32)\n \n"
+          "     last_chunk_start = tl.floor(i_t*BT / S).to(tl.int32) * S\n"
+          "     idx_j = (tl.floor(i_t * BT / S).to(tl.int32) + 1).to(tl.int32)\n");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[1].status, HunkStatus::kApplied);
+  EXPECT_NE(m[0].status, HunkStatus::kApplied);
+  EXPECT_EQ(m[0].presence, Presence::kUnknown);
+  EXPECT_EQ(m[0].presence_reason, "trivial-lines");
+}
+
 // Liger-Kernel 116e4d7238 hunks 5 and 6, reduced: the same change in two copies of a call
 // (`loss_type,` -> `"bnpo",`, `True,` -> `False,`), and at a later head a `"token",` line
 // inserted between the groups of each. Each hunk's `"bnpo",` group fits both calls equally;

@@ -490,6 +490,13 @@ class Drift {
     if (!images_.changes || n_ == 0 || added_ == 0 || a_count_ == 0 || a_count_ > n_ ||
         informative_block(images_.post, lead_, a_count_))
       return r;
+    // Blank lines added are layout, which later reformatting merges and splits (fla a9dac8b17b
+    // replaced a comment by a blank line and added another; a lint commit dropped one of the
+    // two blanks, and a block of blank lines still stands there): they place nothing.
+    bool code = false;
+    for (const HunkLine* l = images_.begin; l != images_.end && !code; ++l)
+      code = l->kind == LineKind::kAdded && !trim_space(l->text).empty();
+    if (!code) return r;
     // The old code must be gone: every informative line the hunk removes and does not add
     // back, white space folded (a re-indented old line is still the old code).
     std::unordered_set<std::string_view> kept;

@@ -61,7 +61,8 @@ DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
                        const HunkImages& images, const DriftQuery& query);
 
 /// Presence of a hunk whose changed lines are all blank or trivial (an `#endif` replacing a
-/// comment: find_drift() says "trivial-lines"), placed by a found neighbouring hunk:
+/// comment: find_drift() says "trivial-lines"; blank lines alone never), placed by a found
+/// neighbouring hunk:
 /// `query.expected` must come from that hunk's offset. Present only when all of these hold:
 /// the hunk removes an informative line (one it does not add back) and none of them stands
 /// anywhere in `file`, white space folded (the old code is gone); the changed block stands at
