@@ -1324,5 +1324,23 @@ TEST(DriftTrivial, OneCopyWithoutTheChangeIsNotTakenForIt) {
   }
 }
 
+// Three copies of the call: the first with the change, the second without it, and a third
+// added later that has the new lines of its own. The `"bnpo",` group fits the first and third
+// equally, as many places as there are hunks, so pairing in order would take the third copy
+// for the second hunk; the old code standing in the second copy is weighed first (the
+// second hunk reads absent), and pairing never sees it.
+TEST(DriftTrivial, CopiesPairedInOrderStillWeighTheOldCode) {
+  std::string file = later_two_calls("\"bnpo\"", "False", "loss_type", "True");
+  file +=
+      "\n    loss3, aux3 = liger_fused_linear_grpo(\n        input3,\n        weight3,\n"
+      "        selected_token_ids,\n        ref_bias3,\n        0.04,\n        0.2,\n"
+      "        0.2,\n        \"bnpo\",\n        max_completion_length,\n        \"token\",\n"
+      "        1.0,\n        False,\n        True,\n        1,\n    )\n";
+  const std::vector<HunkMatch> m = run(file, kTwoCalls);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_NE(m[2].status, HunkStatus::kApplied);
+  EXPECT_NE(m[2].presence, Presence::kPresent);
+}
+
 }  // namespace
 }  // namespace sm120check
