@@ -1342,5 +1342,41 @@ TEST(DriftTrivial, CopiesPairedInOrderStillWeighTheOldCode) {
   EXPECT_NE(m[2].presence, Presence::kPresent);
 }
 
+// The trivial group (`True,` -> `False,`) not made in one copy or in both: each group is looked
+// for on its own (the `"token",` line splits them) and the trivial one was never looked for,
+// so the `"bnpo",` group alone made the hunk present (both copies: paired in order). A
+// trivial group's added lines must stand where the present group puts them.
+TEST(DriftTrivial, ATrivialGroupNotMadeKeepsTheHunkFromPresent) {
+  for (const bool both : {true, false}) {
+    const std::string file =
+        later_two_calls("\"bnpo\"", "True", "\"bnpo\"", both ? "True" : "False");
+    const std::vector<HunkMatch> m = run(file, kTwoCalls);
+    ASSERT_EQ(m.size(), 3u);
+    EXPECT_NE(m[1].status, HunkStatus::kApplied) << both;
+    EXPECT_NE(m[1].presence, Presence::kPresent) << both;
+    if (both) {
+      EXPECT_NE(m[2].presence, Presence::kPresent);
+    }
+  }
+}
+
+// The same for one hunk on its own: its informative group stands, its trivial group does not.
+TEST(DriftTrivial, ATrivialGroupNotMadeInASplitHunkIsNotPresent) {
+  const std::string hunk =
+      "@@ -3,9 +3,9 @@ def test_f():\n     run(\n         0.04,\n         0.2,\n"
+      "-        loss_type,\n+        \"bnpo\",\n         max_len,\n         1.0,\n"
+      "-        True,\n+        False,\n         True,\n     )\n";
+  auto file = [](std::string_view flag) {
+    return "import torch\n\n\ndef test_f():\n    run(\n        0.04,\n        0.2,\n"
+           "        \"bnpo\",\n        max_len,\n        \"token\",\n        1.0,\n        " +
+           std::string(flag) + ",\n        True,\n    )\n";
+  };
+  const HunkMatch with = run(file("False"), hunk)[0];
+  EXPECT_EQ(with.presence, Presence::kPresent);
+  const HunkMatch without = run(file("True"), hunk)[0];
+  EXPECT_NE(without.status, HunkStatus::kApplied);
+  EXPECT_NE(without.presence, Presence::kPresent);
+}
+
 }  // namespace
 }  // namespace sm120check

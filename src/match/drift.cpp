@@ -869,6 +869,14 @@ class Drift {
     const HunkLine* const first = images_.begin;
     const HunkLine* const last = images_.end;
     std::vector<DriftResult> parts;
+    /// A change group: its lines, and its part (index in `parts`) when it has an informative
+    /// line.
+    struct Group {
+      const HunkLine* begin;
+      const HunkLine* end;
+      std::optional<std::size_t> part;
+    };
+    std::vector<Group> all;
     const HunkLine* group = first;
     while (group != last) {
       while (group != last && group->kind == LineKind::kContext) ++group;
@@ -902,6 +910,9 @@ class Drift {
         }
         parts.push_back(std::move(part));
       }
+      all.push_back(Group{group, group_end,
+                          informative ? std::optional<std::size_t>(parts.size() - 1)
+                                      : std::nullopt});
       group = group_end;
     }
     if (parts.empty()) {
@@ -954,6 +965,44 @@ class Drift {
         r.why = any_present ? "changed-lines-differ" : parts.front().why;
       }
       return r;
+    }
+    // A group of trivial lines only (`True,` -> `False,` beside a found `"bnpo",`) was not
+    // looked for: its added lines must stand where the nearest present group puts them (the
+    // hunk's lines between them, kDriftSlack lines either way), or the change is not all there.
+    for (std::size_t g = 0; g < all.size(); ++g) {
+      if (all[g].part) continue;
+      std::vector<const HunkLine*> added;
+      for (const HunkLine* l = all[g].begin; l != all[g].end; ++l)
+        if (l->kind == LineKind::kAdded) added.push_back(l);
+      if (added.empty()) continue;  // trivial lines removed: nothing to look for
+      auto post_lines = [](const HunkLine* from, const HunkLine* to) {
+        std::int64_t count = 0;
+        for (const HunkLine* l = from; l != to; ++l) count += l->kind != LineKind::kRemoved ? 1 : 0;
+        return count;
+      };
+      std::optional<std::int64_t> expected;
+      for (std::size_t b = g; b-- > 0 && !expected;)
+        if (all[b].part) {
+          const DriftResult& p = parts[*all[b].part];
+          expected = static_cast<std::int64_t>(p.pos + p.count) +
+                     post_lines(all[b].end, all[g].begin);
+        }
+      for (std::size_t b = g + 1; b < all.size() && !expected; ++b)
+        if (all[b].part)
+          expected = static_cast<std::int64_t>(parts[*all[b].part].pos) -
+                     post_lines(all[g].end, all[b].begin) -
+                     static_cast<std::int64_t>(added.size());
+      ImageText img;
+      img.build(added, mode_);
+      bool found = false;
+      for (std::int64_t p = *expected - static_cast<std::int64_t>(kDriftSlack);
+           p <= *expected + static_cast<std::int64_t>(kDriftSlack) && !found; ++p)
+        found = p >= 0 && static_cast<std::size_t>(p) + added.size() <= n_ &&
+                image_at(file_, mode_, img, 0, added.size(), static_cast<std::size_t>(p), false);
+      if (!found) {
+        r.why = "changed-lines-differ";
+        return r;
+      }
     }
     r.presence = Presence::kPresent;
     r.pos = parts.front().pos;
