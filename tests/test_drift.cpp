@@ -1070,5 +1070,313 @@ TEST(DriftWords, AGroupThatFitsTooManyPlacesIsNotZeroPlaces) {
   EXPECT_EQ(presence_words(m[0]), "part of the change fits several places equally");
 }
 
+// --- DriftTrivial: a hunk whose changed lines are all trivial, placed by a found neighbour ---
+
+/// Matches the hunks of the one file patch in `hunks` (for `path`) against `file`.
+std::vector<HunkMatch> run_path(std::string_view path, const std::string& file,
+                                std::string_view hunks) {
+  const std::string diff = "--- a/" + std::string(path) + "\n+++ b/" + std::string(path) + "\n" +
+                           std::string(hunks);
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const FileText text(file);
+  return match_hunks(text, patches.at(0).files.at(0).hunks, MatchOptions{});
+}
+
+// ninja 4b07ca35, reduced: an `#ifndef _WIN64` added at the top of a Windows branch (hunk 1)
+// and its `#endif` put in place of a comment at the end (hunk 2).
+constexpr std::string_view kWin64Guard =
+    "@@ -12,6 +12,7 @@ string StripAnsiEscapeCodes(const string& in) {\n"
+    " \n"
+    " int GetProcessorCount() {\n"
+    " #ifdef _WIN32\n"
+    "+#ifndef _WIN64\n"
+    "   // Need to use GetLogicalProcessorInformationEx to get real core count on\n"
+    "   // machines with >64 cores. See https://stackoverflow.com/a/31209344/21475\n"
+    "   DWORD len = 0;\n"
+    "@@ -25,7 +26,7 @@ int GetProcessorCount() {\n"
+    "       }\n"
+    "     }\n"
+    "   }\n"
+    "-  // fallback just in case\n"
+    "+#endif\n"
+    "   return GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);\n"
+    " #else\n"
+    " #ifdef CPU_COUNT\n";
+
+/// ninja's util.cc at a later head, reduced: a `DWORD cpuCount = 0;` added above the guard
+/// and the return rewritten below it (so neither hunk's context stands as it was); `end` is
+/// what follows the loop's closing braces.
+std::string later_processor_count(std::string_view end) {
+  std::string file =
+      "#include \"util.h\"\n\n#include <vector>\n\n"
+      "string StripAnsiEscapeCodes(const string& in) {\n  string stripped;\n"
+      "  stripped.reserve(in.size());\n  return stripped;\n}\n\n"
+      "#if defined(__linux__) || defined(__GLIBC__)\nint ParseCPUFromCGroup() {\n"
+      "  return -1;\n}\n#endif\n\n"
+      "int GetProcessorCount() {\n#ifdef _WIN32\n  DWORD cpuCount = 0;\n#ifndef _WIN64\n"
+      "  // Need to use GetLogicalProcessorInformationEx to get real core count on\n"
+      "  // machines with >64 cores. See https://stackoverflow.com/a/31209344/21475\n"
+      "  DWORD len = 0;\n"
+      "  if (!GetLogicalProcessorInformationEx(RelationProcessorCore, nullptr, &len)\n"
+      "        && GetLastError() == ERROR_INSUFFICIENT_BUFFER) {\n"
+      "    std::vector<char> buf(len);\n    int cores = 0;\n"
+      "    if (GetLogicalProcessorInformationEx(RelationProcessorCore, buf.data(), &len)) {\n"
+      "      for (DWORD i = 0; i < len; ) {\n"
+      "        i += CountCores(buf.data() + i, &cores);\n      }\n"
+      "      if (cores != 0) {\n        cpuCount = cores;\n      }\n    }\n  }\n";
+  file += end;
+  file +=
+      "  if (cpuCount == 0) {\n    cpuCount = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);\n"
+      "  }\n  return cpuCount;\n#else\n  int schedCount = -1;\n#ifdef CPU_COUNT\n"
+      "  cpu_set_t set;\n  if (sched_getaffinity(getpid(), sizeof(set), &set) == 0) {\n"
+      "    schedCount = CPU_COUNT(&set);\n  }\n#endif\n  return schedCount;\n#endif\n}\n";
+  return file;
+}
+
+// Was conflict (hunk 2 unknown: "blank or trivial lines only"), so the whole patch read
+// conflict where git blame says both lines stand. Hunk 1 is found by drift; it places hunk 2's
+// `#endif` at line 37, right after the loop's `}` run, and the comment it replaces is gone.
+TEST(DriftTrivial, ATrivialLinePlacedByAFoundNeighbourWhereTheOldLineIsGoneIsPresent) {
+  const std::vector<HunkMatch> m = run_path("src/util.cc", later_processor_count("#endif\n"),
+                                            kWin64Guard);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].status, HunkStatus::kApplied);
+  EXPECT_EQ(m[0].line, 20u);
+  EXPECT_EQ(m[1].status, HunkStatus::kApplied);
+  EXPECT_EQ(m[1].kind, MatchKind::kDrifted);
+  EXPECT_EQ(m[1].presence, Presence::kPresent);
+  EXPECT_EQ(m[1].line, 37u);
+}
+
+// The same tree without the fix's second half: the comment stands where the `#endif` would.
+TEST(DriftTrivial, TheOldLineStillStandingKeepsATrivialHunkFromPresent) {
+  const std::vector<HunkMatch> m = run_path(
+      "src/util.cc", later_processor_count("  // fallback just in case\n"), kWin64Guard);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].status, HunkStatus::kApplied);
+  EXPECT_NE(m[1].status, HunkStatus::kApplied);
+  EXPECT_NE(m[1].presence, Presence::kPresent);
+}
+
+// The comment re-indented (white space is no evidence that the old code left), or moved a few
+// lines down past an `#endif` that belongs to something else: not present either.
+TEST(DriftTrivial, TheOldLineReindentedOrMovedKeepsATrivialHunkFromPresent) {
+  for (const char* end : {"#endif\n    // fallback just in case\n",
+                          "#endif\n#ifdef FALLBACK\n  // fallback just in case\n#endif\n"}) {
+    const std::vector<HunkMatch> m =
+        run_path("src/util.cc", later_processor_count(end), kWin64Guard);
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_NE(m[1].status, HunkStatus::kApplied) << end;
+    EXPECT_NE(m[1].presence, Presence::kPresent) << end;
+  }
+}
+
+// The old line gone but no `#endif` right after the `}` run (the code rewritten some other
+// way): the trivial line found a few lines off, without its context next to it, is not the fix.
+TEST(DriftTrivial, ATrivialLineAwayFromItsContextIsNotPresent) {
+  const std::vector<HunkMatch> m = run_path(
+      "src/util.cc", later_processor_count("  cpuCount = std::max(cpuCount, 1);\n#endif\n"),
+      kWin64Guard);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_NE(m[1].status, HunkStatus::kApplied);
+  EXPECT_NE(m[1].presence, Presence::kPresent);
+}
+
+// Without a found neighbour nothing places the trivial line: the second hunk alone stays
+// unknown, as before.
+TEST(DriftTrivial, ATrivialHunkWithoutAFoundNeighbourStaysUnknown) {
+  const std::string_view second = kWin64Guard.substr(kWin64Guard.find("@@ -25"));
+  const std::vector<HunkMatch> m =
+      run_path("src/util.cc", later_processor_count("#endif\n"), second);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].presence, Presence::kUnknown);
+  EXPECT_EQ(m[0].presence_reason, "trivial-lines");
+}
+
+// Two places for the trivial line within the hunk's length of where the neighbour puts it:
+// position does not tell, unknown.
+TEST(DriftTrivial, TwoPlacesNearTheExpectedLineStayUnknown) {
+  const std::vector<HunkMatch> m = run_path(
+      "src/util.cc", later_processor_count("#endif\n  }\n#endif\n"), kWin64Guard);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_NE(m[1].status, HunkStatus::kApplied);
+  EXPECT_NE(m[1].presence, Presence::kPresent);
+}
+
+// fla a9dac8b17b hunk 1, reduced: a comment replaced by a blank line and another blank added
+// above it; a later lint commit dropped one of the two blanks in a row. Blame calls the added
+// blank gone; a run of blank lines places nothing, so the hunk stays unknown although the
+// comment is gone and the block (blank, comment, blank) stands before the trailing context.
+TEST(DriftTrivial, BlankLinesAddedAreNeverPlacedByANeighbour) {
+  const std::string file =
+      "import triton\n\n\ndef kernel(x):\n    if IS_VARLEN:\n        T = eos - bos\n"
+      "    else:\n        bos, eos = i_n * T, i_n * T + T\n"
+      "        boh_large = i_n * tl.cdiv(T, S)\n\n    # offset calculations\n\n"
+      "    do += (bos * HQ + i_hq) * V\n    dk += (bos * HQ + i_hq) * K\n"
+      "    dv += (bos * HQ + i_hq) * K\n\n    b_g_cumsum_k = None\n\n"
+      "    b_dk = tl.zeros([BT, BK], dtype=tl.float32)\n\n"
+      "    last_chunk_start = tl.floor(i_t*BT / S).to(tl.int32) * S\n"
+      "    idx_j = (tl.floor(i_t * BT / S).to(tl.int32) + 1).to(tl.int32)\n";
+  const std::vector<HunkMatch> m =
+      run(file,
+          "@@ -8,8 +8,9 @@ def kernel(x):\n"
+          "         bos, eos = i_n * T, i_n * T + T\n"
+          "         boh_large = i_n * tl.cdiv(T, S)\n \n+\n"
+          "     # offset calculations\n-    # q += (bos * HQ + i_hq) * K\n+\n"
+          "     do += (bos * HQ + i_hq) * V\n     dk += (bos * HQ + i_hq) * K\n"
+          "     dv += (bos * HQ + i_hq) * K\n"
+          "@@ -17,6 +18,6 @@ def kernel(x):\n"
+          "     b_g_cumsum_k = None\n \n"
+          "-    b_dk = tl.zeros([BT, K], dtype=tl.float32)\n"
+          "+    b_dk = tl.zeros([BT, BK], dtype=tl.float32)\n \n"
+          "     last_chunk_start = tl.floor(i_t*BT / S).to(tl.int32) * S\n"
+          "     idx_j = (tl.floor(i_t * BT / S).to(tl.int32) + 1).to(tl.int32)\n");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[1].status, HunkStatus::kApplied);
+  EXPECT_NE(m[0].status, HunkStatus::kApplied);
+  EXPECT_EQ(m[0].presence, Presence::kUnknown);
+  EXPECT_EQ(m[0].presence_reason, "trivial-lines");
+}
+
+// Liger-Kernel 116e4d7238 hunks 5 and 6, reduced: the same change in two copies of a call
+// (`loss_type,` -> `"bnpo",`, `True,` -> `False,`), and at a later head a `"token",` line
+// inserted between the groups of each. Each hunk's `"bnpo",` group fits both calls equally;
+// was unknown ("part of the change fits several places equally") for both, so the patch read
+// unknown where git blame says every line stands. Hunk order tells which is which.
+constexpr std::string_view kTwoCalls =
+    "@@ -10,7 +10,7 @@ def test_functional_correctness(\n"
+    " ):\n"
+    "     # Reset torch compiler cache for each parameter of the test case\n"
+    "     torch.compiler.reset()\n"
+    "-    max_completion_length = T if loss_type == \"dr_grpo\" else None\n"
+    "+    max_completion_length = T\n"
+    "     _input = torch.randn(B, T, H, device=device, dtype=dtype) * scalar\n"
+    "     input1 = _input.detach().clone().requires_grad_(True)\n"
+    "     input2 = _input.detach().clone().requires_grad_(True)\n"
+    "@@ -24,10 +24,10 @@ def test_functional_correctness(\n"
+    "         0.04,\n         0.2,\n         0.2,\n"
+    "-        loss_type,\n+        \"bnpo\",\n"
+    "         max_completion_length,\n         1.0,\n"
+    "-        True,\n+        False,\n"
+    "         True,\n         1,\n     )\n"
+    "@@ -41,10 +41,10 @@ def test_functional_correctness(\n"
+    "         0.04,\n         0.2,\n         0.2,\n"
+    "-        loss_type,\n+        \"bnpo\",\n"
+    "         max_completion_length,\n         1.0,\n"
+    "-        True,\n+        False,\n"
+    "         True,\n         1,\n     )\n";
+
+/// The test at a later head: each call's `loss` and `flag` arguments as given.
+std::string later_two_calls(std::string_view loss1, std::string_view flag1,
+                            std::string_view loss2, std::string_view flag2) {
+  auto call = [](std::string_view name, char k, std::string_view loss, std::string_view flag) {
+    std::string c = "    loss" + std::string(1, k) + ", aux" + std::string(1, k) + " = " +
+                    std::string(name) + "(\n";
+    c += "        input" + std::string(1, k) + ",\n        weight" + std::string(1, k) + ",\n";
+    c += "        selected_token_ids,\n        ref_bias" + std::string(1, k) + ",\n";
+    c += "        0.04,\n        0.2,\n        0.2,\n        " + std::string(loss) + ",\n";
+    c += "        max_completion_length,\n        \"token\",\n        1.0,\n        " +
+         std::string(flag) + ",\n        True,\n        1,\n    )\n";
+    return c;
+  };
+  std::string file = "import torch\n\n\n";
+  for (int i = 0; i < 30; ++i) file += "# filler " + std::to_string(i) + "\n";
+  file +=
+      "def test_functional_correctness(\n    B,\n    T,\n    bias,\n):\n"
+      "    # Reset torch compiler cache for each parameter of the test case\n"
+      "    torch.compiler.reset()\n    max_completion_length = T\n"
+      "    _input = torch.randn(B, T, H, device=device, dtype=dtype) * scalar\n"
+      "    input1 = _input.detach().clone().requires_grad_(True)\n"
+      "    input2 = _input.detach().clone().requires_grad_(True)\n\n"
+      "    weight1 = torch.randn(V, H, device=device, dtype=dtype)\n"
+      "    weight2 = weight1.detach().clone()\n\n";
+  file += call("liger_fused_linear_grpo", '1', loss1, flag1) + "\n";
+  file += call("LigerFusedLinearGRPOFunction.apply", '2', loss2, flag2);
+  file += "\n    assert not torch.isnan(loss1)\n    assert not torch.isnan(loss2)\n";
+  return file;
+}
+
+TEST(DriftTrivial, TwoHunksWithOneChangeInTwoCopiesAreTakenInHunkOrder) {
+  const std::vector<HunkMatch> m = run(
+      later_two_calls("\"bnpo\"", "False", "\"bnpo\"", "False"), kTwoCalls);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].status, HunkStatus::kApplied);
+  EXPECT_EQ(m[1].status, HunkStatus::kApplied);
+  EXPECT_EQ(m[1].presence, Presence::kPresent);
+  EXPECT_EQ(m[1].line, 57u);
+  EXPECT_EQ(m[2].status, HunkStatus::kApplied);
+  EXPECT_EQ(m[2].presence, Presence::kPresent);
+  EXPECT_EQ(m[2].line, 74u);
+}
+
+// Either copy without the change: its `"bnpo",` is gone, one place is left for two hunks, and
+// neither hunk reads present (the one whose change is absent least of all).
+TEST(DriftTrivial, OneCopyWithoutTheChangeIsNotTakenForIt) {
+  for (const bool first : {true, false}) {
+    const std::string file =
+        first ? later_two_calls("loss_type", "True", "\"bnpo\"", "False")
+              : later_two_calls("\"bnpo\"", "False", "loss_type", "True");
+    const std::vector<HunkMatch> m = run(file, kTwoCalls);
+    ASSERT_EQ(m.size(), 3u);
+    const HunkMatch& without = m[first ? 1 : 2];
+    EXPECT_NE(without.status, HunkStatus::kApplied) << first;
+    EXPECT_NE(without.presence, Presence::kPresent) << first;
+  }
+}
+
+// Three copies of the call: the first with the change, the second without it, and a third
+// added later that has the new lines of its own. The `"bnpo",` group fits the first and third
+// equally, as many places as there are hunks, so pairing in order would take the third copy
+// for the second hunk; the old code standing in the second copy is weighed first (the
+// second hunk reads absent), and pairing never sees it.
+TEST(DriftTrivial, CopiesPairedInOrderStillWeighTheOldCode) {
+  std::string file = later_two_calls("\"bnpo\"", "False", "loss_type", "True");
+  file +=
+      "\n    loss3, aux3 = liger_fused_linear_grpo(\n        input3,\n        weight3,\n"
+      "        selected_token_ids,\n        ref_bias3,\n        0.04,\n        0.2,\n"
+      "        0.2,\n        \"bnpo\",\n        max_completion_length,\n        \"token\",\n"
+      "        1.0,\n        False,\n        True,\n        1,\n    )\n";
+  const std::vector<HunkMatch> m = run(file, kTwoCalls);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_NE(m[2].status, HunkStatus::kApplied);
+  EXPECT_NE(m[2].presence, Presence::kPresent);
+}
+
+// The trivial group (`True,` -> `False,`) not made in one copy or in both: each group is looked
+// for on its own (the `"token",` line splits them) and the trivial one was never looked for,
+// so the `"bnpo",` group alone made the hunk present (both copies: paired in order). A
+// trivial group's added lines must stand where the present group puts them.
+TEST(DriftTrivial, ATrivialGroupNotMadeKeepsTheHunkFromPresent) {
+  for (const bool both : {true, false}) {
+    const std::string file =
+        later_two_calls("\"bnpo\"", "True", "\"bnpo\"", both ? "True" : "False");
+    const std::vector<HunkMatch> m = run(file, kTwoCalls);
+    ASSERT_EQ(m.size(), 3u);
+    EXPECT_NE(m[1].status, HunkStatus::kApplied) << both;
+    EXPECT_NE(m[1].presence, Presence::kPresent) << both;
+    if (both) {
+      EXPECT_NE(m[2].presence, Presence::kPresent);
+    }
+  }
+}
+
+// The same for one hunk on its own: its informative group stands, its trivial group does not.
+TEST(DriftTrivial, ATrivialGroupNotMadeInASplitHunkIsNotPresent) {
+  const std::string hunk =
+      "@@ -3,9 +3,9 @@ def test_f():\n     run(\n         0.04,\n         0.2,\n"
+      "-        loss_type,\n+        \"bnpo\",\n         max_len,\n         1.0,\n"
+      "-        True,\n+        False,\n         True,\n     )\n";
+  auto file = [](std::string_view flag) {
+    return "import torch\n\n\ndef test_f():\n    run(\n        0.04,\n        0.2,\n"
+           "        \"bnpo\",\n        max_len,\n        \"token\",\n        1.0,\n        " +
+           std::string(flag) + ",\n        True,\n    )\n";
+  };
+  const HunkMatch with = run(file("False"), hunk)[0];
+  EXPECT_EQ(with.presence, Presence::kPresent);
+  const HunkMatch without = run(file("True"), hunk)[0];
+  EXPECT_NE(without.status, HunkStatus::kApplied);
+  EXPECT_NE(without.presence, Presence::kPresent);
+}
+
 }  // namespace
 }  // namespace sm120check

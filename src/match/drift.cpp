@@ -482,6 +482,76 @@ class Drift {
     return best;
   }
 
+  /// See find_trivial().
+  DriftResult trivial() {
+    DriftResult r;
+    r.context_lines = lead_ + trail_;
+    r.why = "trivial-lines";
+    if (!images_.changes || n_ == 0 || added_ == 0 || a_count_ == 0 || a_count_ > n_ ||
+        informative_block(images_.post, lead_, a_count_))
+      return r;
+    // Blank lines added are layout, which later reformatting merges and splits (fla a9dac8b17b
+    // replaced a comment by a blank line and added another; a lint commit dropped one of the
+    // two blanks, and a block of blank lines still stands there): they place nothing.
+    bool code = false;
+    for (const HunkLine* l = images_.begin; l != images_.end && !code; ++l)
+      code = l->kind == LineKind::kAdded && !trim_space(l->text).empty();
+    if (!code) return r;
+    // The old code must be gone: every informative line the hunk removes and does not add
+    // back, white space folded (a re-indented old line is still the old code).
+    std::unordered_set<std::string_view> kept;
+    for (std::size_t j = 0; j < post_.size(); ++j) kept.insert(post_.text(j));
+    FileSide folded(file_, cache_, TextMode::kFoldWs);
+    ImageText pre_folded;
+    pre_folded.build(images_.pre, TextMode::kFoldWs);
+    std::size_t old_lines = 0;
+    for (std::size_t j = lead_; j < lead_ + r_count_; ++j) {
+      if (images_.pre[j]->kind != LineKind::kRemoved || !informative_line(images_.pre[j]->text) ||
+          kept.count(pre_.text(j)) != 0)
+        continue;
+      ++old_lines;
+      const Range at = folded.occurrences(pre_folded.window(j, 1, true, cache_.pow));
+      if (at.first != at.second) return r;
+    }
+    if (old_lines == 0) return r;  // a trivial line replaced by another: nothing tells
+    // One placement of the changed block near where the neighbour puts it, in hunk order.
+    const auto reach = static_cast<std::int64_t>(images_.end - images_.begin);
+    std::optional<std::size_t> at;
+    for (std::int64_t p = query_.expected - reach; p <= query_.expected + reach; ++p) {
+      if (p < 0 || static_cast<std::size_t>(p) + a_count_ > n_) continue;
+      const auto pos = static_cast<std::size_t>(p);
+      if (pos < query_.order_lo || pos + a_count_ > query_.order_hi) continue;
+      if (!image_at(file_, mode_, post_, lead_, a_count_, pos, true)) continue;
+      if (claimed(pos, pos + a_count_)) continue;
+      if (at) return r;  // two placements: the neighbour's offset does not tell them apart
+      at = pos;
+    }
+    if (!at) return r;
+    // A side of the context in full, right next to it (a `}` run before an `#endif`).
+    auto non_blank = [&](std::size_t from, std::size_t to) {
+      for (std::size_t j = from; j < to; ++j)
+        if (!trim_space(images_.post[j]->text).empty()) return true;
+      return false;
+    };
+    const std::size_t end = *at + a_count_;
+    const bool leading = lead_ > 0 && *at >= lead_ && non_blank(0, lead_) &&
+                         image_at(file_, mode_, post_, 0, lead_, *at - lead_, true);
+    const bool trailing = trail_ > 0 && end + trail_ <= n_ &&
+                          non_blank(lead_ + a_count_, post_.size()) &&
+                          image_at(file_, mode_, post_, lead_ + a_count_, trail_, end, true);
+    if (!leading && !trailing) return r;
+    const Candidate c = scored(*at, end);
+    if (!c.score.section && definition_line(images_.section) &&
+        section_in_file(file_, images_.section))
+      return r;
+    r.presence = Presence::kPresent;
+    r.why.clear();
+    r.pos = *at;
+    r.count = a_count_;
+    r.context_agree = c.score.total;
+    return r;
+  }
+
   DriftResult run() {
     DriftResult r;
     r.context_lines = lead_ + trail_;
@@ -799,6 +869,14 @@ class Drift {
     const HunkLine* const first = images_.begin;
     const HunkLine* const last = images_.end;
     std::vector<DriftResult> parts;
+    /// A change group: its lines, and its part (index in `parts`) when it has an informative
+    /// line.
+    struct Group {
+      const HunkLine* begin;
+      const HunkLine* end;
+      std::optional<std::size_t> part;
+    };
+    std::vector<Group> all;
     const HunkLine* group = first;
     while (group != last) {
       while (group != last && group->kind == LineKind::kContext) ++group;
@@ -820,8 +898,21 @@ class Drift {
         DriftQuery q = query_;
         q.only_at.reset();
         Drift one(file_, cache_, mode_, sub, q);
-        parts.push_back(one.run());
+        DriftResult part = one.run();
+        // The matcher's choice among the places of the one group that fits several (see
+        // below): that group is taken at that place only.
+        if (query_.only_at && part.presence == Presence::kUnknown && part.why == "ambiguous" &&
+            std::find(part.places.begin(), part.places.end(), *query_.only_at) !=
+                part.places.end()) {
+          q.only_at = query_.only_at;
+          Drift at(file_, cache_, mode_, sub, q);
+          part = at.run();
+        }
+        parts.push_back(std::move(part));
       }
+      all.push_back(Group{group, group_end,
+                          informative ? std::optional<std::size_t>(parts.size() - 1)
+                                      : std::nullopt});
       group = group_end;
     }
     if (parts.empty()) {
@@ -841,6 +932,26 @@ class Drift {
       at = p.pos + p.count;
     }
     if (!all_present) {
+      // One group fits several places equally and every other group is present: the hunk is
+      // ambiguous among that group's places, and the matcher may tell them apart by hunk
+      // order (two copies of a call, each changed by its own hunk; Liger-Kernel 116e4d7238,
+      // where a later line split each hunk's groups), passing one back as `only_at`.
+      const DriftResult* open = nullptr;
+      bool others_present = true;
+      for (const DriftResult& p : parts) {
+        // (Places cut at kMaxPlaces are not all of them.)
+        if (p.presence == Presence::kUnknown && p.why == "ambiguous" && !p.places.empty() &&
+            p.places.size() < kMaxPlaces && open == nullptr) {
+          open = &p;
+        } else {
+          others_present = others_present && p.presence == Presence::kPresent;
+        }
+      }
+      if (open != nullptr && others_present) {
+        r.why = "ambiguous";
+        r.places = open->places;
+        return r;
+      }
       const bool any_present = std::any_of(parts.begin(), parts.end(), [](const DriftResult& p) {
         return p.presence == Presence::kPresent;
       });
@@ -854,6 +965,44 @@ class Drift {
         r.why = any_present ? "changed-lines-differ" : parts.front().why;
       }
       return r;
+    }
+    // A group of trivial lines only (`True,` -> `False,` beside a found `"bnpo",`) was not
+    // looked for: its added lines must stand where the nearest present group puts them (the
+    // hunk's lines between them, kDriftSlack lines either way), or the change is not all there.
+    for (std::size_t g = 0; g < all.size(); ++g) {
+      if (all[g].part) continue;
+      std::vector<const HunkLine*> added;
+      for (const HunkLine* l = all[g].begin; l != all[g].end; ++l)
+        if (l->kind == LineKind::kAdded) added.push_back(l);
+      if (added.empty()) continue;  // trivial lines removed: nothing to look for
+      auto post_lines = [](const HunkLine* from, const HunkLine* to) {
+        std::int64_t count = 0;
+        for (const HunkLine* l = from; l != to; ++l) count += l->kind != LineKind::kRemoved ? 1 : 0;
+        return count;
+      };
+      std::optional<std::int64_t> expected;
+      for (std::size_t b = g; b-- > 0 && !expected;)
+        if (all[b].part) {
+          const DriftResult& p = parts[*all[b].part];
+          expected = static_cast<std::int64_t>(p.pos + p.count) +
+                     post_lines(all[b].end, all[g].begin);
+        }
+      for (std::size_t b = g + 1; b < all.size() && !expected; ++b)
+        if (all[b].part)
+          expected = static_cast<std::int64_t>(parts[*all[b].part].pos) -
+                     post_lines(all[g].end, all[b].begin) -
+                     static_cast<std::int64_t>(added.size());
+      ImageText img;
+      img.build(added, mode_);
+      bool found = false;
+      for (std::int64_t p = *expected - static_cast<std::int64_t>(kDriftSlack);
+           p <= *expected + static_cast<std::int64_t>(kDriftSlack) && !found; ++p)
+        found = p >= 0 && static_cast<std::size_t>(p) + added.size() <= n_ &&
+                image_at(file_, mode_, img, 0, added.size(), static_cast<std::size_t>(p), false);
+      if (!found) {
+        r.why = "changed-lines-differ";
+        return r;
+      }
     }
     r.presence = Presence::kPresent;
     r.pos = parts.front().pos;
@@ -1311,6 +1460,12 @@ DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
                        const HunkImages& images, const DriftQuery& query) {
   Drift drift(file, cache, mode, images, query);
   return drift.run();
+}
+
+DriftResult find_trivial(const FileText& file, MatchCache& cache, TextMode mode,
+                         const HunkImages& images, const DriftQuery& query) {
+  Drift drift(file, cache, mode, images, query);
+  return drift.trivial();
 }
 
 std::optional<std::size_t> find_other_side(const FileText& file, MatchCache& cache, TextMode mode,

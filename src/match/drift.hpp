@@ -60,6 +60,22 @@ struct DriftResult {
 DriftResult find_drift(const FileText& file, MatchCache& cache, TextMode mode,
                        const HunkImages& images, const DriftQuery& query);
 
+/// Presence of a hunk whose changed lines are all blank or trivial (an `#endif` replacing a
+/// comment: find_drift() says "trivial-lines"; blank lines alone never), placed by a found
+/// neighbouring hunk:
+/// `query.expected` must come from that hunk's offset. Present only when all of these hold:
+/// the hunk removes an informative line (one it does not add back) and none of them stands
+/// anywhere in `file`, white space folded (the old code is gone); the changed block stands at
+/// exactly one placement within the hunk's length of `query.expected`, inside
+/// [order_lo, order_hi) and outside the spans other hunks hold; the leading or the trailing
+/// context, with a non-blank line, stands in full right next to that placement; and, where the
+/// hunk's section is a definition the file has, the placement is under it. Otherwise the
+/// answer is find_drift()'s ("trivial-lines", unknown): a trivial line is evidence only where
+/// the hunk's place is known and the code it replaces is gone. Cost: O(file lines) for the
+/// removed lines' look-up, O(hunk lines^2) for the placements.
+DriftResult find_trivial(const FileText& file, MatchCache& cache, TextMode mode,
+                         const HunkImages& images, const DriftQuery& query);
+
 /// Where the other side of an image match stands: for a hunk whose post-image matched
 /// (applied), the old code (its removed block, or where a pure addition's context meets); for
 /// one whose pre-image matched (applicable), its changed block. `own` is the 0-based line of the

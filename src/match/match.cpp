@@ -538,6 +538,20 @@ class Matcher {
         if (d.presence == Presence::kPresent) record(hunks[group[g]], group[g], d, out, spans);
       }
     }
+    // Hunks whose changed lines are all blank or trivial (an `#endif` replacing a comment),
+    // placed by a hunk found before or after them (find_trivial()); in hunk order, each with
+    // the ones decided before it.
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      if (!drift[k] || drift[k]->why != "trivial-lines") continue;
+      bool neighbour = false;
+      for (std::size_t j = 0; j < hunks.size() && !neighbour; ++j) neighbour = j != k && spans[j];
+      if (!neighbour) continue;
+      images_.build(hunks[k]);
+      const Neighbours now(spans, out, n_);
+      const DriftQuery q = query_for(hunks[k], k, now, std::nullopt);
+      const DriftResult d = find_trivial(file_, cache_, base_mode_, images_, q);
+      if (d.presence == Presence::kPresent) record(hunks[k], k, d, out, spans);
+    }
   }
 
   /// An image match outside_section() set aside, with the file lines it held.
@@ -680,6 +694,12 @@ class Matcher {
   /// placement of the changed block is considered.
   DriftResult drift_one(const Hunk& hunk, std::size_t k, const Neighbours& around,
                         std::optional<std::size_t> only_at) {
+    return find_drift(file_, cache_, base_mode_, images_, query_for(hunk, k, around, only_at));
+  }
+
+  /// The drift query for hunk k (images_ built for it): see drift_one().
+  DriftQuery query_for(const Hunk& hunk, std::size_t k, const Neighbours& around,
+                       std::optional<std::size_t> only_at) const {
     DriftQuery q;
     q.order_lo = around.lo[k];
     q.order_hi = around.hi[k];
@@ -687,7 +707,7 @@ class Matcher {
     q.claimed = &around.claimed;
     q.own = around.own[k];
     q.expected = block_base(hunk) + around.offset[k];
-    return find_drift(file_, cache_, base_mode_, images_, q);
+    return q;
   }
 
   /// 0-based line where the changed block of `hunk` (images_ built for it) is expected before
