@@ -308,16 +308,15 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
           << (listing.entry_count() == 1 ? "y" : "ies");
     if (compressed > 0) out << " (" << compressed << " compressed)";
     if (without_kernels > 0) out << ", " << without_kernels << " without kernels";
-    if (relocatable > 0) {
-      const std::size_t for_jit = relocatable - relfatbin;
-      if (relfatbin > 0) out << ", " << relfatbin << " relocatable (__nv_relfatbin)";
-      if (for_jit > 0)
-        out << ", " << for_jit << " for the JIT linker (embedded with LTO IR, not judged)";
-    }
+    if (relfatbin > 0) out << ", " << relfatbin << " relocatable (__nv_relfatbin)";
     if (by_segments) out << ", found by their headers in loaded segments (no section header table)";
-    if (embedded > 0)
-      out << ", " << embedded << " embedded in its data (images the library loads itself, "
-          << "cuModuleLoadData)";
+    const std::size_t for_jit = relocatable - relfatbin;  // embedded with LTO IR
+    if (embedded > for_jit)
+      out << ", " << embedded - for_jit << " embedded in its data (images the library loads "
+          << "itself, cuModuleLoadData)";
+    if (for_jit > 0)
+      out << ", " << for_jit << " embedded with LTO IR (input for the JIT linker, nvJitLink: not "
+          << "judged)";
     out << '\n';
     if (!listing.error.empty())
       out << "  " << paint("error", "31", color) << ": " << escape_for_terminal(listing.error)
