@@ -1160,7 +1160,7 @@ TEST(KernelListing, PtxEntryNamesAreReadRobustly) {
 
 // Hostile recheck hr19 compressed_budget_exact: subset.o's module with 400 filler kernels, both
 // cubins compressed and decompressing past 1 MiB (the per-cubin budget then): functions were
-// not compared, and the text said a plain exact, exit 0. The budget now reads them (64 MiB per
+// not compared, and the text said a plain exact, exit 0. The budget now reads them (256 MiB per
 // entry, 64 MiB + 32 x the stored compressed bytes per file): partial, exit 2.
 TEST(KernelFitRules, CubinsPastOneMibDecompressedAreCompared) {
   const KernelListing listing = list_fixture("subset_big_z.fatbin");

@@ -75,8 +75,11 @@ struct KernelEntry {
   /// directives), uncompressed ones always, compressed ones within the same budget. Unset
   /// otherwise. 0: no kernel (nvcc's link stub, below).
   std::optional<unsigned> functions;
-  /// The NAMEs of those ".text.NAME" sections (or `.entry NAME` directives), sorted (mangled as
-  /// in the cubin); empty when `functions` is unset or 0.
+  /// The kernels compared by module_fit, sorted (mangled as in the cubin): of a cubin, its
+  /// function symbols marked as entries (st_other 0x10), or every ".text.NAME" NAME when it has
+  /// no symbol table (a device-linked cubin has .text sections for device functions too:
+  /// libnccl's __cuda_sm70_* helpers, in its sm_70 to sm_90 cubins only); of a PTX, its
+  /// `.entry NAME`s. Empty when `functions` is unset or 0.
   std::vector<std::string> function_names;
   /// Why the entry cannot be loaded although its header parses, one phrase ("" when nothing is
   /// known to be wrong): a cubin payload that is empty, not an ELF image of machine EM_CUDA, an
@@ -143,12 +146,14 @@ inline constexpr std::size_t kMaxFatBinaryEntries = 1u << 20;  ///< per file
 /// Cubins larger than this are not opened to count their functions (`functions` stays unset).
 inline constexpr std::uint64_t kMaxCubinInspectBytes = 64ull << 20;
 /// A compressed cubin or PTX is decompressed to read its function names only up to this size
-/// (one at a time: the largest of CUDA 13's libcublasLt is 16.7 MB), and at most
+/// (one at a time, into one buffer: the largest of CUDA 13's libcublasLt is 16.7 MB, of its
+/// libnccl.so.2 134 MB; a single payload this large needs a file storing 6 MiB or more of
+/// compressed data, by the per-file budget below), and at most
 /// kMaxDecompressTotal plus kMaxDecompressRatio times the compressed bytes the file's entries
 /// store, per file: real libraries decompress to 3 to 13 times what they store (libcublasLt:
 /// 139 MB to 1.43 GB), so theirs are read whole, while a hostile file, whose few bytes zstd may
 /// turn into 64 MiB, costs no more than a real file of its size.
-inline constexpr std::uint64_t kMaxDecompressBytes = 64ull << 20;
+inline constexpr std::uint64_t kMaxDecompressBytes = 256ull << 20;
 inline constexpr std::uint64_t kMaxDecompressTotal = 64ull << 20;
 inline constexpr std::uint64_t kMaxDecompressRatio = 32;
 /// Zero bytes skipped between or after fat binaries of one region: linkers pad to 8 bytes (the

@@ -75,16 +75,36 @@ void read_functions(unsigned char* cubin, std::size_t size, KernelEntry& entry) 
   std::size_t names = 0;
   if (e.elf == nullptr || elf_kind(e.elf) != ELF_K_ELF || elf_getshdrstrndx(e.elf, &names) != 0)
     return;
-  std::vector<std::string> functions;
+  std::vector<std::string> functions, kernels;
+  bool symbols = false;
   for (Elf_Scn* scn = elf_nextscn(e.elf, nullptr); scn != nullptr; scn = elf_nextscn(e.elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) return;
     const char* name = elf_strptr(e.elf, names, shdr.sh_name);
     if (name != nullptr && std::strncmp(name, ".text.", 6) == 0) functions.emplace_back(name + 6);
+    if (shdr.sh_type != SHT_SYMTAB || shdr.sh_entsize == 0) continue;
+    // Kernels: function symbols marked as entries (st_other 0x10, STO_CUDA_ENTRY as ptxas
+    // writes it; readelf shows "[<other>: 10]"). A device-linked cubin also has .text.NAME
+    // sections for device functions (libnccl's __cuda_sm70_votesync_all in its sm_70..sm_90
+    // cubins only), which no launch names.
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    symbols = true;
+    const std::size_t count = shdr.sh_size / shdr.sh_entsize;
+    for (std::size_t k = 0; k < count; ++k) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(k), &sym) == nullptr) break;
+      if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || (sym.st_other & 0x10) == 0) continue;
+      const char* symbol = elf_strptr(e.elf, shdr.sh_link, sym.st_name);
+      if (symbol != nullptr) kernels.emplace_back(symbol);
+    }
   }
   std::sort(functions.begin(), functions.end());
+  std::sort(kernels.begin(), kernels.end());
+  kernels.erase(std::unique(kernels.begin(), kernels.end()), kernels.end());
   entry.functions = static_cast<unsigned>(functions.size());
-  entry.function_names = std::move(functions);
+  // Compared by module_fit: the kernels when the symbol table says which they are.
+  entry.function_names = symbols ? std::move(kernels) : std::move(functions);
 }
 
 /// The fat binaries of an ELF image without a section header table (`sstrip`, or e_shoff and
