@@ -1899,6 +1899,36 @@ TEST(ScanKernels, ObjectWithoutImageDecidesTheExitCode) {
   EXPECT_NE(g->objects[0].error, "");
 }
 
+// kf20's "exact (functions not compared)" (kernels: exit 2) counted in scan too: the object
+// whose image fits but whose modules' function sets could not all be compared makes the scan
+// exit 2 (a kernel missing from the cubin loaded would not be seen), not 0.
+TEST(ScanKernels, FunctionsNotComparedIsAnUnknown) {
+  ScanReport r;
+  r.kernels.capabilities = {{12, 0}};
+  KernelGroup g;
+  KernelListing listing = list_kernels(
+      (std::filesystem::path(SM120CHECK_SOURCE_DIR) / "tests/data/kernels/subset_z.o").string());
+  ASSERT_FALSE(listing.fatbins.empty());
+  g.objects = {listing};
+  g.fits = {{file_fit(listing, {12, 0})}};
+  r.kernels.groups = {g};
+  EXPECT_EQ(r.summary().kernel_not_compared, 0u);
+  EXPECT_EQ(r.exit_code(), 1);  // the fixture is partial on 12.0: some kernel missing
+  // The same module with the sm_90 cubin left unread: exact, but not compared.
+  KernelEntry* sm90 = nullptr;
+  for (KernelEntry& e : r.kernels.groups[0].objects[0].fatbins[0].entries)
+    if (e.sm == 90) sm90 = &e;
+  ASSERT_NE(sm90, nullptr);
+  sm90->functions.reset();
+  sm90->function_names.clear();
+  r.kernels.groups[0].fits = {{file_fit(r.kernels.groups[0].objects[0], {12, 0})}};
+  ASSERT_EQ(r.kernels.groups[0].fits[0][0].not_compared, 1u);
+  EXPECT_EQ(r.summary().kernel_not_compared, 1u);
+  EXPECT_EQ(r.summary().kernel_no_image, 0u);
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_EQ(scan_to_json(r)["summary"]["kernel_not_compared"], 1);
+}
+
 // Hostile review hs18 F4: a RECORD-listed .so that is a symlink (a deduplicated image) was
 // dropped without a word: "0 shared objects examined", exit 0 for an sm_90-only library.
 TEST(ScanKernels, RecordSymlinkIsFollowedInsideTargetOnly) {

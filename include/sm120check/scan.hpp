@@ -219,8 +219,10 @@ struct ScanSummary {
   std::size_t skipped = 0;  ///< fixes left out of the exit code (--only-relevant)
   /// Shared objects with CUDA code (each counted once per group), and of them those with no
   /// kernel image for some judged capability, those the GPU runs only through PTX JIT, and
-  /// those that could not be read whole.
+  /// those that could not be read whole; and those whose image fits but some module's function
+  /// sets could not be compared (FileFit::not_compared: a missing kernel would not be seen).
   std::size_t kernel_objects = 0, kernel_no_image = 0, kernel_ptx_jit = 0, kernel_errors = 0;
+  std::size_t kernel_not_compared = 0;
 };
 
 /// Result of a scan.

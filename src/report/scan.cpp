@@ -481,6 +481,8 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
       out << fmt::format("; {} with no kernel image for {}, {} needing PTX JIT", s.kernel_no_image,
                          report.gpu.devices.size() == 1 ? "this GPU" : "some GPU",
                          s.kernel_ptx_jit);
+    if (s.kernel_not_compared != 0)
+      out << fmt::format(", {} whose kernels could not all be compared", s.kernel_not_compared);
     if (s.kernel_errors != 0) out << fmt::format(", {} unreadable", s.kernel_errors);
     out << "\n";
   }
@@ -556,7 +558,8 @@ ordered_json scan_to_json(const ScanReport& report) {
                     {"kernel_objects", s.kernel_objects},
                     {"kernel_no_image", s.kernel_no_image},
                     {"kernel_ptx_jit", s.kernel_ptx_jit},
-                    {"kernel_errors", s.kernel_errors}};
+                    {"kernel_errors", s.kernel_errors},
+                    {"kernel_not_compared", s.kernel_not_compared}};
   doc["exit_code"] = report.exit_code();
   return doc;
 }

@@ -124,6 +124,10 @@ ScanSummary ScanReport::summary() const {
           i < g.fits.size() ? worst_fit(g.fits[i]) : std::nullopt;
       if (worst.value_or(KernelFit::kExact) >= KernelFit::kPartial) ++s.kernel_no_image;  // or partial
       if (worst == KernelFit::kPtxJit) ++s.kernel_ptx_jit;
+      if (worst.value_or(KernelFit::kPartial) < KernelFit::kPartial && i < g.fits.size() &&
+          std::any_of(g.fits[i].begin(), g.fits[i].end(),
+                      [](const FileFit& f) { return f.not_compared != 0; }))
+        ++s.kernel_not_compared;
     }
   return s;
 }
@@ -138,7 +142,7 @@ int ScanReport::exit_code() const {
     }
   const ScanSummary s = summary();
   missing = missing || s.kernel_no_image > 0;
-  unknown = unknown || s.kernel_errors > 0 || !walk.complete();
+  unknown = unknown || s.kernel_errors > 0 || s.kernel_not_compared > 0 || !walk.complete();
   return missing ? 1 : unknown ? 2 : 0;
 }
 
