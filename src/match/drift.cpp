@@ -447,14 +447,7 @@ class Drift {
       context_info_ += informative_line(images.post[j]->text) ? 1u : 0u;
     if (const std::optional<std::size_t> own = own_definition(images))
       own_definition_ = images.post[*own]->text;
-    // The function the change is in, for scoring placements: the hunk's own definition line
-    // when its leading context shows one (git's section is then the definition before it:
-    // Liger 2fcfe7e416 changes mixtral's signature under the section `def
-    // apply_liger_kernel_to_mistral(`, whose body holds the same added lines); none when the
-    // hunk's lines leave the section at column 0 without one (the section is stale there).
-    home_ = !own_definition_.empty() ? own_definition_
-            : leaves_section(images) ? std::string_view{}
-                                     : images.section;
+    leaves_section_ = leaves_section(images);
   }
 
   /// See find_other_side().
@@ -549,7 +542,8 @@ class Drift {
                           image_at(file_, mode_, post_, lead_ + a_count_, trail_, end, true);
     if (!leading && !trailing) return r;
     const Candidate c = scored(*at, end);
-    if (!c.score.section && definition_line(home_) && section_in_file(file_, home_))
+    if (!c.score.section && definition_line(images_.section) &&
+        section_in_file(file_, images_.section))
       return r;
     r.presence = Presence::kPresent;
     r.why.clear();
@@ -805,25 +799,24 @@ class Drift {
       return !full_context && section_ambiguous(file_, definition) ? "section-ambiguous"
                                                                    : nullptr;
     };
-    // The hunk's leading context shows the function it is in (the section is then only the
-    // definition above that one, at column 0 for Python, so leaves_section() holds): `c` must
-    // be in that function when the file has it (Liger 2fcfe7e416: mixtral's signature
-    // changed, the same added lines standing in mistral's, the section's).
+    // The hunk's leading context shows the function it is in (for a Python function the
+    // section is then the definition before it, at column 0): `c` must be in that function
+    // when the file has it (Liger 2fcfe7e416: mixtral's signature changed, the same added
+    // lines standing in mistral's, the section's), and is not in the section's function when
+    // that is another one (f8f1055abd on a tree without falcon_h1: the lines in internvl).
     const std::string_view own = trim_space(own_definition_);
-    if (!own.empty() && std::any_of(chain.begin(), chain.end(), [&](std::uint32_t h) {
-          return names_section(file_.line(h), own);
-        }))
-      return unless_ambiguous(own);
-    if (!own.empty() && !chain.empty() && section_in_file(file_, own)) return "other-section";
     const std::string_view section = trim_space(images_.section);
-    // Nor is it in the function the section names when that is another one: git found the
-    // section above the hunk's own definition, so it is the definition before (Liger
-    // f8f1055abd on a tree without falcon_h1: the same lines stand in internvl, the section).
-    if (!own.empty() && definition_line(section) &&
-        definition_name(section) != definition_name(own) &&
-        std::any_of(chain.begin(), chain.end(),
-                    [&](std::uint32_t h) { return names_section(file_.line(h), section); }))
-      return "other-section";
+    const bool in_own = !own.empty() && std::any_of(chain.begin(), chain.end(), [&](std::uint32_t h) {
+                          return names_section(file_.line(h), own);
+                        });
+    if (!own.empty() && !in_own && !chain.empty()) {
+      if (section_in_file(file_, own)) return "other-section";
+      if (definition_line(section) && !class_line(section) &&
+          definition_name(section) != definition_name(own) &&
+          std::any_of(chain.begin(), chain.end(),
+                      [&](std::uint32_t h) { return names_section(file_.line(h), section); }))
+        return "other-section";
+    }
     if (!definition_line(section) || !section_in_file(file_, section)) return nullptr;
     // The hunk's own lines leave the section at column 0 before its change (decorators of the
     // next test function, a call statement after the one the section is): the change is not
@@ -834,6 +827,9 @@ class Drift {
     if (leaves_section(images_)) return nullptr;
     if (chain.empty() || !definition_line(file_.line(chain.front())))
       return nearest_header_rule(c) ? "other-section" : nullptr;
+    // `c` is in the hunk's own function (the section is then only the line above the hunk's
+    // first).
+    if (in_own) return unless_ambiguous(own);
     const auto named = std::find_if(chain.begin(), chain.end(), [&](std::uint32_t h) {
       return names_section(file_.line(h), section);
     });
@@ -928,7 +924,7 @@ class Drift {
       while (to != last && to->kind == LineKind::kContext) ++to;
       HunkImages sub;
       sub.build(from, to);
-      sub.section = home_;
+      sub.section = images_.section;
       bool informative = false;
       for (const HunkLine* l = group; l != group_end; ++l)
         informative = informative || informative_line(l->text);
@@ -1413,11 +1409,19 @@ class Drift {
     const auto [lead, trail] = sides(begin, end);
     add(c.score, lead);
     add(c.score, trail);
-    // Git's section is the header above the hunk's first line; the hunk's own definition is
-    // the header above its changed block.
+    // Under the function the change is in: git's section is the header above the hunk's first
+    // line. A hunk whose leading context shows its own definition line is in that function
+    // (the header above its changed block), and under the section only where the hunk does
+    // not leave it: a Python function's section is then the definition before it (Liger
+    // 2fcfe7e416 changes mixtral's signature under the section `def
+    // apply_liger_kernel_to_mistral(`, whose body holds the same added lines), a C++ method's
+    // the class it is in (flashinfer 94810993a7: three classes' `run(` get one guard each).
+    const std::size_t top = begin >= lead_ ? begin - lead_ : 0;
     c.score.section = own_definition_.empty()
-                          ? under_section(file_, home_, begin >= lead_ ? begin - lead_ : 0, lead_)
-                          : nearest_header_is(file_, home_, begin);
+                          ? under_section(file_, images_.section, top, lead_)
+                          : nearest_header_is(file_, own_definition_, begin) &&
+                                (leaves_section_ || images_.section.empty() ||
+                                 under_section(file_, images_.section, top, lead_));
     return c;
   }
 
@@ -1485,9 +1489,7 @@ class Drift {
   bool context_informative_ = false;
   std::size_t context_info_ = 0;     ///< informative context lines that sides() compares
   std::string_view own_definition_;  ///< the definition line of the leading context, if any
-  /// The line naming the function the change is in, as Score::section reads it (see the
-  /// constructor); empty when the hunk tells none.
-  std::string_view home_;
+  bool leaves_section_ = false;  ///< leaves_section() of the hunk
 };
 
 /// `s` without white space and the punctuation around keywords.
