@@ -12,7 +12,8 @@ tests/test_code_text.cpp runs the same cases on the C++ side). ``--python-truth 
 compares the Python rules with Python's own tokenizer and parser on every ``.py`` file under
 the PATHs that parses: comments (tokenize's COMMENT tokens) and string statements (ast's
 ``Expr`` of a ``str`` or ``bytes`` constant, docstrings included) blanked, and the body of an
-``if False:`` / ``if 0:`` (``elif`` too), nothing else.
+``if False:`` / ``if 0:`` (``elif`` and ``while`` too, the test in parentheses or not),
+nothing else.
 
 ``--c-truth PATH...`` does the same for C, C++ and CUDA files against GCC
 (``gcc -fpreprocessed -dD -E -P``, which replaces each comment by a space and keeps directives):
@@ -268,16 +269,25 @@ class _Lexer:
 
     def py_false_test(self, k: int) -> bool:
         s, n = self.s, self.n
-        while k < n and s[k] in (32, 9):
-            k += 1
+        def skip_blanks(at: int) -> int:
+            while at < n and s[at] in (32, 9):
+                at += 1
+            return at
+        k = skip_blanks(k)
+        opened = 0
+        while k < n and s[k] == 40:  # (
+            opened += 1
+            k = skip_blanks(k + 1)
         e = k
         while e < n and _is_word(s[e]):
             e += 1
         if s[k:e] not in (b"False", b"0"):
             return False
-        while e < n and s[e] in (32, 9):
-            e += 1
-        return e < n and s[e] == 58 and (e + 1 >= n or s[e + 1] != 61)
+        e = skip_blanks(e)
+        while opened > 0 and e < n and s[e] == 41:  # )
+            opened -= 1
+            e = skip_blanks(e + 1)
+        return opened == 0 and e < n and s[e] == 58 and (e + 1 >= n or s[e + 1] != 61)
 
     def python(self) -> None:
         s, n = self.s, self.n
@@ -413,7 +423,7 @@ class _Lexer:
                     word = s[i:word_end]
                     if st["first"] and st["depth"] == 0:
                         st["header"] = word in self.COMPOUND and not self.soft_name(word, word_end)
-                        st["dead_header"] = (st["header"] and word in (b"if", b"elif")
+                        st["dead_header"] = (st["header"] and word in (b"if", b"elif", b"while")
                                              and self.py_false_test(word_end))
                     if st["header"] and st["depth"] == 0 and word == b"lambda":
                         st["lambdas"] += 1
@@ -700,13 +710,12 @@ class _Lexer:
             k = self.escape_end(k) if s[k] == 92 else k + 1
         return min(n, k + 1)
 
-    def shell_arith_end(self, k: int) -> int:
+    def shell_arith_end(self, k: int, open_: int = 40, close: int = 41, depth: int = 2) -> int:
         s, n = self.s, self.n
-        depth = 2
         while k < n:
-            if s[k] == 40:
+            if s[k] == open_:
                 depth += 1
-            elif s[k] == 41:
+            elif s[k] == close:
                 depth -= 1
                 if depth == 0:
                     return k + 1
@@ -756,6 +765,9 @@ class _Lexer:
                 i = e
             elif c == 40 and i + 1 < n and s[i + 1] == 40:  # (( or $((: arithmetic
                 i = self.shell_arith_end(i + 2)
+                word_start = False
+            elif c == 36 and i + 1 < n and s[i + 1] == 91:  # $[: older arithmetic
+                i = self.shell_arith_end(i + 2, 91, 93, 1)
                 word_start = False
             elif c in b" \t\r;&|()>":
                 word_start = True
@@ -867,7 +879,7 @@ def python_truth(data: bytes) -> bytes | None:
             col = len(line.decode("utf-8", errors="surrogateescape")[:t.start[1]].encode("utf-8", errors="surrogateescape"))
             blank(line_start + col, line_start + len(line.rstrip(b"\r")))
     import re
-    dead_header = re.compile(rb"(?:el)?if[ \t]+(?:False|0)[ \t]*:")
+    dead_header = re.compile(rb"(?:(?:el)?if|while)[ \t]*(?:\([ \t]*)*(?:False|0)[ \t]*(?:\)[ \t]*)*:")
     for node in ast.walk(tree):
         if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
                 and isinstance(node.value.value, (str, bytes))):
@@ -876,7 +888,7 @@ def python_truth(data: bytes) -> bytes | None:
         # Dead code: the body of `if False:` / `if 0:` (elif too: an If whose offset is its
         # keyword's), from its first statement (a decorator's "@" for a decorated one) to the
         # end of its last.
-        if (isinstance(node, ast.If) and isinstance(node.test, ast.Constant)
+        if (isinstance(node, (ast.If, ast.While)) and isinstance(node.test, ast.Constant)
                 and dead_header.match(data, offset(node.lineno, node.col_offset))):
             first, last = node.body[0], node.body[-1]
             start = offset(first.lineno, first.col_offset)

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -783,6 +784,47 @@ TEST(CliE2E, NoRepoLeavesOutTheRepositorySection) {
   json without = verify_json({"--no-repo", patch, f.tree}, 1);
   EXPECT_TRUE(without["repository"].is_null());
   EXPECT_EQ(without["patches"][0]["status"], "applicable");
+}
+
+// SM120CHECK_TRACE (include/sm120check/trace.hpp): the phase timeline of a run, for speed work.
+// The run's output and exit code are those of an untraced run; the file holds Chrome trace
+// events whose spans nest in main()'s.
+TEST(CliE2E, TraceWritesPhaseTimelineAndChangesNothing) {
+  Fixture fx(kModOld, kUtilOld);
+  std::string patch = fx.patch("p.patch", kModPatch);
+  const std::string trace = fx.dir / "trace.json";
+  RunResult plain = run_sm120check({"verify", "--no-gpu", patch, fx.tree});
+  RunResult traced =
+      run_sm120check({"verify", "--no-gpu", patch, fx.tree}, {}, {"SM120CHECK_TRACE=" + trace});
+  EXPECT_EQ(traced.exit_code, plain.exit_code);
+  EXPECT_EQ(traced.out, plain.out);
+  EXPECT_EQ(traced.err, "");
+  std::ifstream in(trace);
+  ASSERT_TRUE(in) << trace;
+  const json doc = json::parse(in);
+  EXPECT_EQ(doc["clock"], "CLOCK_MONOTONIC");
+  EXPECT_EQ(doc["dropped"], 0);
+  std::map<std::string, json> first;
+  for (const json& e : doc["traceEvents"]) {
+    EXPECT_EQ(e["ph"], "X");
+    EXPECT_GE(e["dur"].get<double>(), 0.0);
+    first.emplace(e["name"].get<std::string>(), e);
+  }
+  for (const char* name : {"main", "cli", "parse", "verify", "verify-file", "report"})
+    EXPECT_TRUE(first.count(name)) << name << " missing from " << doc.dump();
+  if (first.count("main") && first.count("verify")) {
+    const double main_begin = first["main"]["ts"];
+    const double main_end = main_begin + first["main"]["dur"].get<double>();
+    const double verify_begin = first["verify"]["ts"];
+    EXPECT_LE(main_begin, verify_begin);
+    EXPECT_LE(verify_begin + first["verify"]["dur"].get<double>(), main_end);
+  }
+  // Unset, nothing is written.
+  std::filesystem::remove(trace);
+  RunResult off =
+      run_sm120check({"verify", "--no-gpu", patch, fx.tree}, {}, {"SM120CHECK_TRACE="});
+  EXPECT_EQ(off.out, plain.out);
+  EXPECT_FALSE(std::filesystem::exists(trace));
 }
 
 }  // namespace

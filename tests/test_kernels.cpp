@@ -90,11 +90,22 @@ KernelListing list_fixture(const std::string& name) {
   return list_kernels((fixtures() / name).string());
 }
 
+KernelEntry entry_of(KernelEntryKind kind, int sm) {
+  KernelEntry e;
+  e.kind = kind;
+  e.sm = sm;
+  if (kind == KernelEntryKind::kCubin) {
+    e.functions = 1u;
+    e.function_names = {"k"};
+  }
+  return e;
+}
+
 // The listing of every fixture is exactly what its -gencode flags built: kinds, architectures
 // with their a/f suffix, order, compression, one fat binary per translation unit.
 TEST(KernelListing, EveryFixtureListsExactlyItsBuiltTargets) {
   const std::vector<ManifestLine> lines = manifest();
-  ASSERT_EQ(lines.size(), 23u);
+  ASSERT_EQ(lines.size(), 26u);
   for (const ManifestLine& m : lines) {
     const KernelListing listing = list_fixture(m.name);
     EXPECT_EQ(listing.error, "") << m.name;
@@ -187,7 +198,9 @@ TEST(KernelListing, HeaderFieldsOfAFixture) {
   EXPECT_EQ(ptx.uncompressed_size, 848u);
   EXPECT_EQ(ptx.offset, f.offset + 16);
   EXPECT_EQ(ptx.payload_offset, ptx.offset + 80);
-  EXPECT_FALSE(ptx.functions.has_value());
+  // Its kernels (.entry), read beside the module's cubin to compare with it.
+  EXPECT_EQ(ptx.functions, 1u);
+  EXPECT_EQ(ptx.function_names, std::vector<std::string>{"saxpy"});
   const KernelEntry& cubin = f.entries[1];
   EXPECT_EQ(cubin.kind, KernelEntryKind::kCubin);
   EXPECT_FALSE(cubin.ptx_version.has_value());
@@ -211,7 +224,7 @@ TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
         // (only their header is read).
         if (e.kind == KernelEntryKind::kLtoIr) continue;
         const std::optional<std::vector<unsigned char>> payload = decompress_entry(
-            e, {file.data() + e.payload_offset, static_cast<std::size_t>(e.size)}, 1u << 20);
+            e, {file.data() + e.payload_offset, static_cast<std::size_t>(e.size)}, kMaxDecompressBytes);
         ASSERT_TRUE(payload.has_value()) << m.name << " " << e.arch_name();
         if (e.compressed()) {
           ++decompressed;
@@ -236,9 +249,9 @@ TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
         }
       }
   }
-  EXPECT_EQ(cubins, 29u);  // hostonly.o 1, libarch.a 3, guard800_z.o 3, subset*.o 4
-  EXPECT_EQ(ptx, 12u);  // ptx120_cudart_static.fatbin 1
-  EXPECT_EQ(decompressed, 19u);  // subset_z.o 2
+  EXPECT_EQ(cubins, 33u);  // hostonly.o 1, libarch.a 3, guard800_z.o 3, subset*.o 8
+  EXPECT_EQ(ptx, 14u);  // ptx120_cudart_static.fatbin 1, subset_ptx*.o 2
+  EXPECT_EQ(decompressed, 22u);  // subset_z.o 2, subset_ptx_z.o 1, subset_big_z.fatbin 2
 }
 
 // Functions are counted in compressed cubins too: the smallest of a module first.
@@ -574,6 +587,9 @@ TEST(KernelFitRules, EveryFixtureOnFourCapabilities) {
       {"ptx120_cudart_static.fatbin", "PPNN"},  // empty | compute_120: JIT on 12.x only
       {"subset.o", "XXEN"},    // kernB in the sm_90 cubin only
       {"subset_z.o", "XXEN"},  // the same, cubins compressed
+      {"subset_ptx.o", "XXPN"},    // kernB in the compute_90 PTX only (JIT on 9.0)
+      {"subset_ptx_z.o", "XXPN"},  // the same, PTX compressed
+      {"subset_big_z.fatbin", "XXEN"},  // subset.o's cubins, each past 1 MiB decompressed
   };
   const ComputeCapability ccs[] = {{12, 0}, {12, 1}, {9, 0}, {8, 0}};
   const auto letter = [](KernelFit f) { return "ECPXN"[static_cast<int>(f)]; };
@@ -928,7 +944,7 @@ TEST(KernelFitRules, LoadedCubinLackingAFunctionOfAnotherCubinIsPartial) {
         test::run_sm120check({"kernels", "--cc", "12.0", (fixtures() / name).string()});
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.out.find("12.0: partial: the cubin a 12.0 GPU loads lacks 1 function that "
-                         "another cubin of the same module has (_Z5kernBPf)"),
+                         "another cubin or PTX of the same module has (_Z5kernBPf)"),
               std::string::npos)
         << r.out;
     const test::RunResult j = test::run_sm120check(
@@ -985,7 +1001,9 @@ TEST(KernelListing, CubinsAndFatBinariesEmbeddedAsDataAreListed) {
   // The cubin of the fat binary is not listed again as a cubin of its own.
   const std::vector<unsigned char> file = bytes_of(fixtures() / "embedded.o");
   std::vector<FatBinary> found;
-  EXPECT_EQ(find_embedded_cuda(file, found), 2u);
+  std::size_t entries_left = kMaxFatBinaryEntries;
+  EXPECT_EQ(find_embedded_cuda(std::span(file).subspan(1), 1, entries_left, found), 2u);
+  EXPECT_EQ(entries_left, kMaxFatBinaryEntries - 2);
   EXPECT_EQ(file_fit(listing, {12, 0}).fit, KernelFit::kNone);
   EXPECT_EQ(file_fit(listing, {9, 0}).fit, KernelFit::kExact);
   const std::string path = (fixtures() / "embedded.o").string();
@@ -1007,6 +1025,189 @@ TEST(KernelListing, CubinsAndFatBinariesEmbeddedAsDataAreListed) {
                                     "section, no fat binary or cubin image in its data"),
             std::string::npos)
       << b.out;
+}
+
+// Hostile recheck hr19 embedded_beside_nvfatbin: a library with a registered sm_120 module
+// (.nv_fatbin) and an sm_90-only fat binary in .rodata that it loads itself. The embedded search
+// ran only without a fat-binary section, so the embedded image was not listed and the file read
+// exact with one module. Now the data sections are searched beside .nv_fatbin: the embedded
+// module is listed and judged (no image for 12.0); the file follows the rule for several modules
+// (the worst of those with an image decides, those without are counted: exit 0 with the count).
+TEST(KernelListing, EmbeddedImageBesideARegisteredModuleIsListedAndJudged) {
+  const KernelListing listing = list_fixture("embedded_beside.so");
+  ASSERT_EQ(listing.error, "");
+  ASSERT_EQ(listing.fatbins.size(), 2u) << manifest_words(listing);
+  EXPECT_EQ(listing.fatbins[0].section, ".nv_fatbin");
+  EXPECT_EQ(manifest_words(listing), "cubin:sm_120 | cubin:sm_90");
+  EXPECT_EQ(listing.fatbins[1].section, "embedded");
+  EXPECT_TRUE(listing.fatbins[1].loaded());
+  const FileFit on120 = file_fit(listing, {12, 0});
+  EXPECT_EQ(on120.fit, KernelFit::kExact);
+  EXPECT_EQ(on120.judged.size(), 2u);
+  EXPECT_EQ(on120.modules[static_cast<std::size_t>(KernelFit::kNone)], 1u);
+  EXPECT_EQ(file_fit(listing, {9, 0}).fit, KernelFit::kExact);  // the embedded sm_90 one
+  const std::string path = (fixtures() / "embedded_beside.so").string();
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", path});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(", 1 embedded in its data"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("12.0: exact: sm_120 SASS in 1 module; 1 of 2 modules have no image for "
+                       "12.0"),
+            std::string::npos)
+      << r.out;
+  // What .nv_fatbin holds is never found again as embedded data, even when a data section
+  // claims the same bytes (a section header pointing .rodata over .nv_fatbin and past it).
+  for (const char* name : {"libtwo.so", "sm120_ptx120.o", "libstub.so", "libarch.a"}) {
+    const KernelListing l = list_fixture(name);
+    for (const FatBinary& f : l.fatbins) EXPECT_NE(f.section, "embedded") << name;
+  }
+  std::vector<unsigned char> file = bytes_of(fixtures() / "embedded_beside.so");
+  const auto u64 = [&](std::size_t at) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, file.data() + at, 8);
+    return v;
+  };
+  const auto u16 = [&](std::size_t at) { return static_cast<std::size_t>(file[at] | (file[at + 1] << 8)); };
+  const std::size_t shoff = static_cast<std::size_t>(u64(0x28)), shnum = u16(0x3c);
+  const std::size_t names = static_cast<std::size_t>(u64(shoff + u16(0x3e) * 64 + 0x18));
+  std::size_t fatbin = 0, rodata = 0;
+  for (std::size_t k = 1; k < shnum; ++k) {
+    std::uint32_t name = 0;
+    std::memcpy(&name, file.data() + shoff + k * 64, 4);
+    const char* text = reinterpret_cast<const char*>(file.data() + names + name);
+    if (std::strcmp(text, ".nv_fatbin") == 0) fatbin = shoff + k * 64;
+    if (std::strcmp(text, ".rodata") == 0) rodata = shoff + k * 64;
+  }
+  ASSERT_NE(fatbin, 0u);
+  ASSERT_NE(rodata, 0u);
+  const std::uint64_t from = std::min(u64(rodata + 0x18), u64(fatbin + 0x18));
+  const std::uint64_t to = u64(fatbin + 0x18) + u64(fatbin + 0x20) + 64;
+  std::memcpy(file.data() + rodata + 0x18, &from, 8);
+  const std::uint64_t size = to - from;
+  std::memcpy(file.data() + rodata + 0x20, &size, 8);
+  const KernelListing overlapping = list_kernels_in_memory(file, "overlap.so");
+  EXPECT_EQ(manifest_words(overlapping), "cubin:sm_120 | cubin:sm_90");
+}
+
+// An embedded fat binary with LTO IR is input for nvJitLink (CUDA 13's libcusparse keeps 34 in
+// .rodata): listed, never judged, also when the file has nothing else.
+TEST(KernelFitRules, EmbeddedFatBinaryWithLtoIrIsNotJudged) {
+  KernelListing listing;
+  FatBinary registered;
+  registered.section = ".nv_fatbin";
+  registered.entries = {entry_of(KernelEntryKind::kCubin, 120)};
+  FatBinary jit;
+  jit.section = "embedded";
+  jit.entries = {entry_of(KernelEntryKind::kLtoIr, 100), entry_of(KernelEntryKind::kPtx, 100)};
+  EXPECT_FALSE(jit.loaded());
+  listing.fatbins = {registered, jit};
+  FileFit fit = file_fit(listing, {12, 0});
+  EXPECT_EQ(fit.fit, KernelFit::kExact);
+  EXPECT_EQ(fit.skipped_relocatable, 1u);
+  listing.fatbins = {jit};
+  fit = file_fit(listing, {12, 0});
+  EXPECT_TRUE(fit.judged.empty());
+  EXPECT_EQ(fit.skipped_relocatable, 1u);
+}
+
+// Hostile recheck hr19 ptx_not_compared: the sm_120 cubin lacks kernB, which the compute_90
+// PTX defines; a 12.0 GPU loads the cubin, and kernB fails. PTX .entry names were not read, so
+// the module was exact, exit 0.
+TEST(KernelFitRules, LoadedCubinLackingAKernelOfThePtxIsPartial) {
+  for (const char* name : {"subset_ptx.o", "subset_ptx_z.o"}) {
+    const KernelListing listing = list_fixture(name);
+    ASSERT_EQ(listing.error, "") << name;
+    ASSERT_EQ(listing.fatbins.size(), 1u);
+    const KernelEntry& ptx = listing.fatbins[0].entries.at(1);
+    ASSERT_EQ(ptx.kind, KernelEntryKind::kPtx);
+    EXPECT_EQ(ptx.function_names, (std::vector<std::string>{"_Z5kernAPf", "_Z5kernBPf"})) << name;
+    const FileFit on120 = file_fit(listing, {12, 0});
+    EXPECT_EQ(on120.fit, KernelFit::kPartial) << name;
+    ASSERT_EQ(on120.judged.size(), 1u);
+    EXPECT_EQ(on120.judged[0].second.missing_functions, std::vector<std::string>{"_Z5kernBPf"});
+    EXPECT_TRUE(on120.judged[0].second.functions_compared);
+    const test::RunResult r =
+        test::run_sm120check({"kernels", "--cc", "12.0", (fixtures() / name).string()});
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("lacks 1 function that another cubin or PTX of the same module has "
+                         "(_Z5kernBPf)"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
+TEST(KernelListing, PtxEntryNamesAreReadRobustly) {
+  EXPECT_EQ(ptx_entry_names(".version 9.0\n.target sm_90\n.visible .entry _Z2k1Pf(\n"
+                            "  .param .u64 p)\n{\n ret;\n}\n.entry plain\n{\n}\n"
+                            ".weak .entry\tweak_one ( .param .u32 a )\n{}\n"),
+            (std::vector<std::string>{"_Z2k1Pf", "plain", "weak_one"}));
+  // Declarations, comments, strings and look-alikes define none.
+  EXPECT_EQ(ptx_entry_names(".extern .entry declared(.param .u32 a);\n"
+                            "// .visible .entry in_line_comment(\n"
+                            "/* .entry in_block\n .entry more */\n"
+                            ".file 1 \"a .entry in_string.cu\"\n"
+                            ".globl x.entry; .entry 9bad\n.entry .entry\n"
+                            ".visible .entry $dollar%ok(\n"),
+            std::vector<std::string>{"$dollar%ok"});
+  EXPECT_TRUE(ptx_entry_names("").empty());
+  EXPECT_TRUE(ptx_entry_names(".entry").empty());
+  EXPECT_TRUE(ptx_entry_names("/* never closed .entry k(").empty());
+  EXPECT_EQ(ptx_entry_names(".entry a\n.entry a\n"), std::vector<std::string>{"a"});
+  // Linear: a large text of comment openers and `.entry` tokens is read at once.
+  std::string big;
+  for (int i = 0; i < 200000; ++i) big += "/ .entry /\"\n";
+  EXPECT_TRUE(ptx_entry_names(big).empty());
+}
+
+// Hostile recheck hr19 compressed_budget_exact: subset.o's module with 400 filler kernels, both
+// cubins compressed and decompressing past 1 MiB (the per-cubin budget then): functions were
+// not compared, and the text said a plain exact, exit 0. The budget now reads them (256 MiB per
+// entry, 64 MiB + 32 x the stored compressed bytes per file): partial, exit 2.
+TEST(KernelFitRules, CubinsPastOneMibDecompressedAreCompared) {
+  const KernelListing listing = list_fixture("subset_big_z.fatbin");
+  ASSERT_EQ(listing.error, "");
+  for (const KernelEntry& e : listing.fatbins.at(0).entries) {
+    EXPECT_GT(e.uncompressed_size, 900000u);
+    EXPECT_TRUE(e.functions.has_value()) << e.arch_name();
+  }
+  EXPECT_EQ(listing.fatbins[0].entries[1].uncompressed_size > (1u << 20), true);
+  const FileFit on120 = file_fit(listing, {12, 0});
+  EXPECT_EQ(on120.fit, KernelFit::kPartial);
+  EXPECT_EQ(on120.not_compared, 0u);
+  EXPECT_EQ(on120.judged.at(0).second.missing_functions, std::vector<std::string>{"_Z5kernBPf"});
+}
+
+// Where the functions still cannot be compared (an image left unread), an exact or compatible
+// module is not a plain exact: the text says so and the exit code is 2. A module of one image
+// has nothing to compare.
+TEST(KernelFitRules, FunctionsNotComparedIsACaveatAndExitTwo) {
+  KernelListing listing = list_fixture("subset_z.o");
+  ASSERT_EQ(listing.fatbins.at(0).entries.size(), 2u);
+  KernelEntry& sm90 = listing.fatbins[0].entries[1];
+  ASSERT_EQ(sm90.sm, 90);
+  sm90.functions.reset();  // as if left unread
+  sm90.function_names.clear();
+  KernelsReport report;
+  report.capabilities = {{12, 0}};
+  report.files = {listing};
+  report.fits = {{file_fit(listing, {12, 0})}};
+  const FileFit& fit = report.fits[0][0];
+  EXPECT_EQ(fit.fit, KernelFit::kExact);
+  EXPECT_EQ(fit.not_compared, 1u);
+  EXPECT_FALSE(fit.judged.at(0).second.functions_compared);
+  EXPECT_EQ(kernels_exit_code(report), 2);
+  std::ostringstream text;
+  render_kernels_text(text, report, false, false);
+  EXPECT_NE(text.str().find("12.0: exact (functions not compared): sm_120 SASS in its module; the "
+                            "functions of 1 of 1 modules could not be compared"),
+            std::string::npos)
+      << text.str();
+  EXPECT_EQ(kernels_document(report, 2)["files"][0]["fits"][0]["modules_not_compared"], 1);
+  // One image only: nothing to compare, whether or not its functions are known.
+  KernelListing one = list_fixture("sm120a.o");
+  one.fatbins.at(0).entries.at(0).functions.reset();
+  const FileFit single = file_fit(one, {12, 0});
+  EXPECT_EQ(single.not_compared, 0u);
+  EXPECT_TRUE(single.judged.at(0).second.functions_compared);
 }
 
 // `sm120check kernels` end to end: text, JSON, exit codes.

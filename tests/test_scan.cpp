@@ -1054,6 +1054,90 @@ TEST(Scan, TwoEditableSourcesOfOnePackageAreJudgedByPthOrder) {
   EXPECT_EQ(rb.exit_code(), 1);
 }
 
+// Hostile recheck hr19 pth_leading_space: site.py only right-strips a .pth path line, so
+// "  /abs/src/new" names a folder below site-packages that does not exist and Python imports the
+// copy of the next .pth; scan trimmed both sides and judged the wrong copy. Every case below was
+// checked with CPython 3.11, 3.12 and 3.13 (site.addsitedir, then import).
+TEST(Scan, PthLinesAreReadAsSitePyReadsThem) {
+  const std::string id = "flashinfer-2574-is-sm12x-supported";
+  TempDir a;
+  flashinfer_source(a.path() / "src/new", true);
+  flashinfer_source(a.path() / "src/old", false);
+  const std::string fresh = (a.path() / "src/new").string();
+  // a.pth (sorted first) holds `a_pth`; b.pth names src/old. Returns the report.
+  const auto scan_with = [&](const std::string& site_rel, const std::string& a_pth) {
+    std::filesystem::remove_all(a.path() / "venv");
+    const std::filesystem::path site = a.path() / site_rel;
+    write_file(site / "a.pth", a_pth);
+    write_file(site / "b.pth", (a.path() / "src/old").string() + "\n");
+    return scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  };
+  // Python imports src/old: src/new is not on sys.path (no install of it), src/old decides.
+  const auto expect_old = [&](const ScanReport& r, const std::string& what) {
+    ASSERT_EQ(r.installs.size(), 1u) << what;
+    EXPECT_EQ(r.installs[0].install.root, "src/old") << what;
+    EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kMissing) << what;
+    EXPECT_EQ(r.exit_code(), 1) << what;
+  };
+  // Python imports src/new (present); src/old is not what runs (unknown).
+  const auto expect_new = [&](const ScanReport& r, const std::string& what) {
+    ASSERT_EQ(r.installs.size(), 2u) << what;
+    ASSERT_NE(install_at(r, "src/new"), nullptr) << what;
+    EXPECT_EQ(install_at(r, "src/new")->fixes[0].verdict, FixVerdict::kPresent) << what;
+    EXPECT_EQ(install_at(r, "src/old")->fixes[0].verdict, FixVerdict::kUnknown) << what;
+    EXPECT_EQ(r.exit_code(), 2) << what;
+  };
+  const std::string py311 = "venv/lib/python3.11/site-packages";
+  const std::string py313 = "venv/lib/python3.13/site-packages";
+  expect_old(scan_with(py311, "  " + fresh + "\n"), "leading spaces");
+  expect_old(scan_with(py311, "\t" + fresh + "\n"), "leading tab");
+  expect_old(scan_with(py311, "  #" + fresh + "\n"), "'#' after blanks: a path line, not a comment");
+  expect_old(scan_with(py311, fresh + std::string("\0x\n", 3)), "a NUL: os.path.exists() is False");
+  expect_new(scan_with(py311, fresh + " \t\r\n"), "trailing blanks and CRLF");
+  expect_new(scan_with(py311, fresh + "\xC2\xA0\n"), "trailing U+00A0 (str.rstrip() strips it)");
+  expect_new(scan_with(py311, "# x\r" + fresh + "\r"), "lines ended by \\r alone");
+  expect_new(scan_with(py311, "\n  \n\t\n" + fresh + "\n"), "blank lines");
+  // Python 3.13 decodes "utf-8-sig" (a BOM dropped) and splits with str.splitlines() (\v ends a
+  // line); 3.12 and earlier keep the BOM in the first line and split only at \n and \r.
+  expect_old(scan_with(py311, "\xEF\xBB\xBF" + fresh + "\n"), "BOM, 3.11");
+  expect_new(scan_with(py313, "\xEF\xBB\xBF" + fresh + "\n"), "BOM, 3.13");
+  expect_old(scan_with(py311, fresh + "\vjunk\n"), "\\v, 3.11");
+  expect_new(scan_with(py313, fresh + "\vjunk\n"), "\\v, 3.13");
+  for (const std::string& text : {"\xEF\xBB\xBF" + fresh + "\n", fresh + "\vjunk\n"}) {
+    // No pythonX.Y in the path: which reading applies is not known: which copy Python imports
+    // is unknown, and the walk is incomplete.
+    const ScanReport r = scan_with("venv/site-packages", text);
+    ASSERT_EQ(r.installs.size(), 2u);
+    for (const InstallReport& i : r.installs) EXPECT_EQ(i.fixes[0].verdict, FixVerdict::kUnknown);
+    ASSERT_EQ(r.walk.not_read.size(), 1u);
+    EXPECT_EQ(r.walk.not_read[0], "venv/site-packages/a.pth: Python 3.13 and earlier versions read its "
+                                  "lines differently; which Python reads it is not known");
+    EXPECT_EQ(r.exit_code(), 2);
+  }
+  // A name starting with '.': CPython 3.13 skips it (and 3.12.2, 3.11.8: gh-113659); 3.12.1
+  // and 3.11.7 read it. Checked with 3.12.1 (src/new) and 3.13.0 (src/old).
+  for (const std::string& site_rel : {py311, py313}) {
+    std::filesystem::remove_all(a.path() / "venv");
+    write_file(a.path() / site_rel / ".a.pth", fresh + "\n");
+    write_file(a.path() / site_rel / "b.pth", (a.path() / "src/old").string() + "\n");
+    const ScanReport r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+    if (site_rel == py313) {
+      expect_old(r, "hidden .pth, 3.13");
+      continue;
+    }
+    ASSERT_EQ(r.installs.size(), 2u);
+    for (const InstallReport& i : r.installs) EXPECT_EQ(i.fixes[0].verdict, FixVerdict::kUnknown);
+    EXPECT_EQ(r.walk.not_read, std::vector<std::string>{py311 + "/.a.pth: a .pth named with a leading "
+                                                                "'.', which only some Python versions read"});
+    EXPECT_EQ(r.exit_code(), 2);
+  }
+  // Not UTF-8: CPython 3.12 and 3.13 in a UTF-8 locale fail to start (UnicodeDecodeError in
+  // site.py); not read, incomplete (src/old, read, decides).
+  const ScanReport bad = scan_with(py311, fresh + "\n\xFF\n");
+  EXPECT_EQ(bad.walk.not_read, std::vector<std::string>{py311 + "/a.pth: not UTF-8"});
+  expect_old(bad, "not UTF-8");
+}
+
 TEST(Scan, EditableNamingACopyBelowAnotherCheckoutIsJudgedWhereItPoints) {
   // ws/ is a checkout holding the fixed code at its own layout; the editable install names
   // ws/sub/fi, another copy, unfixed, which is what Python imports. The checkout above was
@@ -1174,6 +1258,85 @@ TEST(Scan, ZipArchiveOnSysPathIsReportedNotRead) {
                                      ": a zip archive on sys.path (a path line of " + kSite +
                                      "/extra.pth)"});
   EXPECT_EQ(z.exit_code(), 2);
+}
+
+// Hostile recheck hr19 pth_zip_symlink: a .pth path line naming an egg through a symlink was
+// dropped silently (exit 0), though zipimport follows the link. Checked with CPython 3.11: the
+// egg through the link, and the folder through the link, are imported; a dangling link and a
+// loop are skipped (os.path.exists() is False).
+TEST(Scan, PthPathLinesFollowSymlinksInsideTargetOnly) {
+  TempDir dir;
+  const std::filesystem::path venv = dir.path() / "venv";
+  const std::filesystem::path site = venv / kSite;
+  const std::string egg = "flashinfer_python-0.6.0-py3.12.egg";
+  const Catalog catalog = only({"flashinfer-2574-is-sm12x-supported"});
+  write_file(venv / egg, std::string("PK\x03\x04", 4) + "zip");
+  std::filesystem::create_directories(site);
+  std::filesystem::create_symlink("../../../../" + egg, site / egg);
+  write_file(site / "easy-install.pth", "./" + egg + "\n");
+  // Inside TARGET: judged as its target (the egg at TARGET's top).
+  ScanReport r = scan(venv.string(), catalog, override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].install.root, egg);
+  EXPECT_EQ(r.installs[0].install.unreadable, "installed as a zip archive (an egg on sys.path); not read");
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_TRUE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 2);
+
+  // A folder through a link: judged at its real path.
+  flashinfer_source(venv / "src/fi", false);
+  std::filesystem::create_symlink("../../../../src", site / "srclink");
+  write_file(site / "easy-install.pth", "srclink/fi\n");
+  ScanReport d = scan(venv.string(), catalog, override_gpu({12, 0}));
+  ASSERT_EQ(d.installs.size(), 1u);
+  EXPECT_EQ(d.installs[0].install.root, "src/fi");
+  EXPECT_EQ(d.installs[0].fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_EQ(d.exit_code(), 1);
+  // direct_url.json naming the same folder through the link: the same install, not a second copy.
+  std::filesystem::remove(site / egg);
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             "{\"url\": \"file://" + (site / "srclink/fi").string() + "\", \"dir_info\": {\"editable\": true}}");
+  ScanReport u = scan(venv.string(), catalog, override_gpu({12, 0}));
+  ASSERT_EQ(u.installs.size(), 1u);
+  EXPECT_EQ(u.installs[0].install.root, "src/fi");
+  EXPECT_EQ(u.installs[0].fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_EQ(u.exit_code(), 1);
+  std::filesystem::remove_all(site / "flashinfer_python-0.6.0.dist-info");
+
+  // Leading outside TARGET (a zip, a folder): not followed; named, incomplete, exit 2.
+  TempDir store;
+  write_file(store.path() / "fi.zip", std::string("PK\x03\x04", 4) + "zip");
+  flashinfer_source(store.path() / "fi", true);
+  std::filesystem::create_symlink(store.path() / "fi.zip", site / "fi.zip");
+  std::filesystem::create_symlink(store.path(), site / "store");
+  write_file(site / "easy-install.pth", "./fi.zip\nstore/fi\n");
+  ScanReport o = scan(venv.string(), catalog, override_gpu({12, 0}));
+  EXPECT_TRUE(o.installs.empty());
+  EXPECT_EQ(o.walk.not_read,
+            (std::vector<std::string>{
+                fmt::format("{}/easy-install.pth: the path line './fi.zip': symlink {}/fi.zip -> {} "
+                            "leads outside TARGET",
+                            kSite, kSite, (store.path() / "fi.zip").string()),
+                fmt::format("{}/easy-install.pth: the path line 'store/fi': symlink {}/store -> {} "
+                            "leads outside TARGET",
+                            kSite, kSite, store.path().string())}));
+  EXPECT_EQ(o.exit_code(), 2);
+
+  // A dangling link: Python skips the line, and so does scan. A loop: not read.
+  std::filesystem::create_symlink("nowhere", site / "dangling");
+  std::filesystem::create_symlink("loop2", site / "loop1");
+  std::filesystem::create_symlink("loop1", site / "loop2");
+  write_file(site / "easy-install.pth", "dangling\n");
+  ScanReport n = scan(venv.string(), catalog, override_gpu({12, 0}));
+  EXPECT_TRUE(n.installs.empty());
+  EXPECT_TRUE(n.walk.complete());
+  EXPECT_EQ(n.exit_code(), 0);
+  write_file(site / "easy-install.pth", "loop1\n");
+  ScanReport l = scan(venv.string(), catalog, override_gpu({12, 0}));
+  EXPECT_EQ(l.walk.not_read, std::vector<std::string>{fmt::format(
+                                 "{}/easy-install.pth: the path line 'loop1': over 40 symlinks (a loop)", kSite)});
+  EXPECT_EQ(l.exit_code(), 2);
 }
 
 TEST(Scan, RootFileSystemReadsAbsolutePointersInsideIt) {
@@ -1794,6 +1957,37 @@ TEST(ScanKernels, RecordSymlinkIsFollowedInsideTargetOnly) {
   EXPECT_EQ(l.exit_code(), 2);
 }
 
+// Hostile recheck hr19 record_dotdot_outside: a RECORD path leaving TARGET (pip's .data/data
+// scheme writes "../../../lib/libx.so": importlib.metadata locates it under the prefix) or an
+// absolute one was dropped silently: exit 0 with an sm_90-only library beside the venv.
+TEST(ScanKernels, RecordPathsOutsideTargetAreNamedAndAbsoluteOnesAreRead) {
+  TempDir dir;
+  const std::filesystem::path venv = dir.path() / "venv";
+  const std::filesystem::path site = venv / "lib/python3.11/site-packages";
+  write_file(site / "foo-1.0.dist-info/METADATA", "Name: foo\nVersion: 1.0\n");
+  write_file(site / "foo/__init__.py", "");
+  copy_fixture("sm90.o", venv / "lib/libfoo.so");
+  write_file(venv / "bin/foo-cli", "#!/bin/sh\n");
+  const Catalog catalog = only({"xformers-1445-too-new-gpu-message"});  // not installed here
+  for (const std::string& listed : {std::string("../../../lib/libfoo.so"), (venv / "lib/libfoo.so").string()}) {
+    write_file(site / "foo-1.0.dist-info/RECORD",
+               "foo/__init__.py,,\n" + listed + ",,\n../../../bin/foo-cli,,\n");
+    // TARGET the venv: inside, read (sm_90 only: exit 1).
+    ScanReport v = scan(venv.string(), catalog, override_gpu({12, 0}));
+    ASSERT_NE(group_of(v, "foo"), nullptr) << listed;
+    EXPECT_EQ(fits_of(*group_of(v, "foo")), std::vector<std::string>{"libfoo.so=none"}) << listed;
+    EXPECT_TRUE(v.walk.complete()) << listed;
+    EXPECT_EQ(v.exit_code(), 1) << listed;
+    // TARGET its site-packages: outside, named; the script (no kernel file) is not.
+    ScanReport s = scan(site.string(), catalog, override_gpu({12, 0}));
+    const std::string shown =
+        listed.front() == '/' ? listed : listed + " (at " + (venv / "lib/libfoo.so").string() + ")";
+    EXPECT_EQ(s.walk.not_read, std::vector<std::string>{"foo-1.0.dist-info/RECORD: 1 kernel file "
+                                                        "outside TARGET: " + shown}) << listed;
+    EXPECT_EQ(s.exit_code(), 2) << listed;
+  }
+}
+
 TEST(ScanKernels, CheckoutBuildOutputsAndEditableOutsideTarget) {
   TempDir dir;
   flashinfer_checkout(dir.path() / "src/flashinfer", std::string(40, 'a'));
@@ -1892,6 +2086,10 @@ TEST(ScanKernels, UvProjectIsOneInstallAndEachObjectIsListedOnce) {
   ASSERT_EQ(r.installs.size(), 1u);
   EXPECT_EQ(r.installs[0].install.root, ".");
   EXPECT_FALSE(r.installs[0].install.outside_target);
+  // The .pth path line names TARGET itself (through the link): on sys.path, it names the install.
+  EXPECT_EQ(r.installs[0].install.found_by,
+            (std::vector<std::string>{".git", ".venv/lib/python3.12/site-packages/flashinfer_python-0.6.0.dist-info/direct_url.json",
+                                      ".venv/lib/python3.12/site-packages/_flashinfer_python.pth"}));
   EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
   EXPECT_EQ(r.kernels.shared_objects, 2u);
   EXPECT_EQ(r.kernels.with_cuda_code, 2u);

@@ -69,12 +69,17 @@ struct KernelEntry {
   std::uint64_t uncompressed_size = 0;  ///< payload bytes once decompressed (= size if not)
   /// Functions of a cubin (its ".text.NAME" sections): known for every uncompressed cubin up to
   /// kMaxCubinInspectBytes, and for compressed ones decompressed within kMaxDecompressBytes each
-  /// and kMaxDecompressTotal per file (smallest first: every cubin of a module is read while the
-  /// budget lasts, to compare their function sets: module_fit). Unset otherwise. 0: no kernel
-  /// (nvcc's link stub, below).
+  /// and the file's decompression budget (kMaxDecompressTotal, kMaxDecompressRatio; smallest
+  /// first: every cubin of a module is read while the budget lasts, to compare their function
+  /// sets: module_fit). For a PTX entry in a module that also has a cubin: its kernels (`.entry`
+  /// directives), uncompressed ones always, compressed ones within the same budget. Unset
+  /// otherwise. 0: no kernel (nvcc's link stub, below).
   std::optional<unsigned> functions;
-  /// The NAMEs of those ".text.NAME" sections, sorted (mangled as in the cubin); empty when
-  /// `functions` is unset or 0.
+  /// The kernels compared by module_fit, sorted (mangled as in the cubin): of a cubin, its
+  /// function symbols marked as entries (st_other 0x10), or every ".text.NAME" NAME when it has
+  /// no symbol table (a device-linked cubin has .text sections for device functions too:
+  /// libnccl's __cuda_sm70_* helpers, in its sm_70 to sm_90 cubins only); of a PTX, its
+  /// `.entry NAME`s. Empty when `functions` is unset or 0.
   std::vector<std::string> function_names;
   /// Why the entry cannot be loaded although its header parses, one phrase ("" when nothing is
   /// known to be wrong): a cubin payload that is empty, not an ELF image of machine EM_CUDA, an
@@ -94,17 +99,21 @@ struct FatBinary {
   /// (an ELF of machine EM_CUDA, nvcc -cubin) and "ptx" for a PTX text file (nvcc -ptx): one
   /// entry, the whole file, not in any fat binary; "segment" for one found by its header in a
   /// loaded segment of an ELF file without a section header table (list_kernels_in_memory());
-  /// "embedded" for a fat binary or cubin found in the data of an ELF file without a fat-binary
-  /// section (a bin2c array the library loads with cuModuleLoadData or cuModuleLoadFatBinary; a
-  /// cubin is one entry of its own).
+  /// "embedded" for a fat binary or cubin found in the data sections of an ELF file (allocated,
+  /// PROGBITS, not executable: .rodata, .data.rel.ro ..., beside its .nv_fatbin or without one:
+  /// a bin2c array the library loads with cuModuleLoadData or cuModuleLoadFatBinary; a cubin is
+  /// one entry of its own), or in the bytes of one without sections (then not judged).
   std::string section;
   std::string member;       ///< the static archive member (ELF object) holding it; "" if none
   std::uint64_t offset = 0;  ///< of its header, in bytes from the file start
   std::vector<KernelEntry> entries;  ///< in file order
 
   /// True when the runtime loads it: from .nv_fatbin or a bare fat binary. __nv_relfatbin holds
-  /// relocatable device code kept for a later device link (nvcc -rdc), not loaded as it is.
-  bool loaded() const noexcept { return section != "__nv_relfatbin"; }
+  /// relocatable device code kept for a later device link (nvcc -rdc), not loaded as it is; an
+  /// embedded fat binary with an LTO IR entry is input for the JIT linker (nvJitLink, which
+  /// alone reads LTO IR), not a module loaded as it is: CUDA 13's libcusparse.so.12 keeps 34 in
+  /// .rodata (lto_50 ... lto_100 with PTX and cubins up to sm_100) for its JIT LTO routines.
+  bool loaded() const noexcept;
   /// False when it has no entry at all (an empty container: nvlink's device link leaves one when
   /// nothing is linked), or when it has a cubin, every cubin of it is known to hold no function
   /// (a cubin left unread may hold some), and each PTX or LTO IR entry it has is for the SM of
@@ -118,7 +127,9 @@ struct FatBinary {
 /// The CUDA code one file carries.
 struct KernelListing {
   std::string path;                ///< as given
-  std::vector<FatBinary> fatbins;  ///< in file order, .nv_fatbin before __nv_relfatbin
+  /// Per ELF file (archive member): .nv_fatbin, then __nv_relfatbin, then the embedded images of
+  /// its data sections, each in file order.
+  std::vector<FatBinary> fatbins;
   bool elf = false;                ///< the file is ELF, or an archive with ELF members
   bool archive = false;            ///< the file is a static archive (ar: lib*.a)
   /// Why the file could not be read whole, one line, e.g. ".nv_fatbin: fat binary 3 at 0x1f40:
@@ -134,11 +145,17 @@ struct KernelListing {
 inline constexpr std::size_t kMaxFatBinaryEntries = 1u << 20;  ///< per file
 /// Cubins larger than this are not opened to count their functions (`functions` stays unset).
 inline constexpr std::uint64_t kMaxCubinInspectBytes = 64ull << 20;
-/// A compressed cubin is decompressed to count its functions only up to this size, and at most
-/// kMaxDecompressTotal bytes per file (a file of 1 MiB could otherwise claim 12,000 modules of
-/// 1 MiB each, zstd turning a few bytes into a MiB).
-inline constexpr std::uint64_t kMaxDecompressBytes = 1ull << 20;
+/// A compressed cubin or PTX is decompressed to read its function names only up to this size
+/// (one at a time, into one buffer: the largest of CUDA 13's libcublasLt is 16.7 MB, of its
+/// libnccl.so.2 134 MB; a single payload this large needs a file storing 6 MiB or more of
+/// compressed data, by the per-file budget below), and at most
+/// kMaxDecompressTotal plus kMaxDecompressRatio times the compressed bytes the file's entries
+/// store, per file: real libraries decompress to 3 to 13 times what they store (libcublasLt:
+/// 139 MB to 1.43 GB), so theirs are read whole, while a hostile file, whose few bytes zstd may
+/// turn into 64 MiB, costs no more than a real file of its size.
+inline constexpr std::uint64_t kMaxDecompressBytes = 256ull << 20;
 inline constexpr std::uint64_t kMaxDecompressTotal = 64ull << 20;
+inline constexpr std::uint64_t kMaxDecompressRatio = 32;
 /// Zero bytes skipped between or after fat binaries of one region: linkers pad to 8 bytes (the
 /// 14 libraries of CUDA 13 and cuDNN 9 in /usr/local/cuda/lib64 have none between theirs); a
 /// longer run is reported as an error, never scanned (a sparse section of 4 GiB reads as zeros).
@@ -176,11 +193,14 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 /// loaded segment at each 4-byte aligned offset for a fat binary header (magic, version 1,
 /// header size 16); what is found is listed with an `error` (registered modules cannot be told
 /// from fat binaries kept as data, so it is not judged), nothing found is no CUDA code; one
-/// without program headers either is an error. In an ELF file with section headers but without
-/// .nv_fatbin or __nv_relfatbin, fat binaries and cubins embedded in its bytes (bin2c arrays
-/// loaded with cuModuleLoadData) are listed, section "embedded" (find_embedded_cuda in
-/// src/kernels/internal.hpp); code the library stores compressed or encrypted itself is not
-/// seen. `path` only names it in the result.
+/// without program headers either is an error. In an ELF file with section headers (and in each
+/// ELF member of an archive), fat binaries and cubins embedded in its data sections (allocated,
+/// PROGBITS, not executable: .rodata, .data, .data.rel.ro ...; not .nv_fatbin or
+/// __nv_relfatbin, read as above, nor .text), bin2c arrays loaded with cuModuleLoadData, are
+/// listed after its fat-binary sections, section "embedded" (find_embedded_cuda in
+/// src/kernels/internal.hpp), and judged like the registered modules (file_fit); code the
+/// library stores compressed or encrypted itself is not seen. `path` only names it in the
+/// result.
 /// Never throws for bad content: a malformed ELF or fat binary is reported in `error`.
 KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::string path);
 
@@ -254,12 +274,18 @@ KernelFit entry_fit(const KernelEntry& entry, ComputeCapability cc, int driver_c
 /// (`entry` still the loaded cubin) and `missing_functions` names them. Compared only when the
 /// function names of every cubin of the module are known (`functions_compared`); a cubin left
 /// unread (compressed past the budget, too large) leaves the fit as the entries give it.
-/// PTX entries are not compared (their .entry names are not read).
+/// PTX entries count as other images: every kernel (`.entry NAME`) a PTX of the module defines
+/// must be in the loaded cubin too, even a PTX the GPU does not use (it says which kernels the
+/// module exports: the sm_120 cubin lacking a kernel that the compute_90 PTX has is kPartial).
 struct ModuleFit {
   KernelFit fit = KernelFit::kNone;
   int entry = -1;
   std::vector<std::string> missing_functions;  ///< sorted; empty unless kPartial
-  bool functions_compared = false;  ///< a cubin fits and every cubin's functions were compared
+  /// A cubin fits, and the names of the loaded cubin and of every other cubin and PTX of the
+  /// module were known and compared (true also when the module has no other image: nothing to
+  /// compare). False with kExact or kCompatible: a function missing from the cubin loaded would
+  /// not be seen (FileFit::not_compared).
+  bool functions_compared = false;
 };
 ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_cuda_version = 0);
 
@@ -278,7 +304,14 @@ struct FileFit {
   KernelFit fit = KernelFit::kNone;
   std::array<std::size_t, 5> modules{};  ///< judged modules per KernelFit value
   std::size_t skipped_without_kernels = 0;  ///< loaded modules left out: no function in them
-  std::size_t skipped_relocatable = 0;      ///< __nv_relfatbin modules left out
+  /// Modules left out that are not loaded as they are (FatBinary::loaded()): __nv_relfatbin
+  /// ones beside a loaded module, and embedded fat binaries for the JIT linker, always.
+  std::size_t skipped_relocatable = 0;
+  /// Judged modules that are kExact or kCompatible whose function sets could not be compared
+  /// (ModuleFit::functions_compared false: a cubin or PTX of theirs left unread). Their fit
+  /// stands, but a kernel missing from the cubin loaded would not be seen: kernels_exit_code()
+  /// gives 2 for them.
+  std::size_t not_compared = 0;
   /// The modules judged (indexes into KernelListing::fatbins) with their fit.
   std::vector<std::pair<std::size_t, ModuleFit>> judged;
   /// True when the file was not judged because it could not be read whole (its listing has an
@@ -309,8 +342,9 @@ struct KernelsReport {
 /// Exit codes of `sm120check kernels`, from each file's FileFit::fit per capability: 0 all exact
 /// or compatible, or nothing to judge (no GPU known, no CUDA code); 1 some file's code runs on
 /// the GPU only as PTX the driver must JIT; 2 some file has no kernel image for the GPU in any
-/// module, or some module's loaded cubin lacks functions its other cubins have (kPartial:
-/// those kernels cannot launch); 3 a file could not be read or is malformed (an `error` in its
+/// module, or some module's loaded cubin lacks functions its other cubins or PTX have
+/// (kPartial: those kernels cannot launch), or some module's functions could not be compared
+/// (FileFit::not_compared: whether all its kernels launch is not known); 3 a file could not be read or is malformed (an `error` in its
 /// listing, e.g. a cubin entry whose payload is no cubin for its SM: KernelEntry::problem). Modules
 /// without an image do not count while another module of the file has one (FileFit::fit): 0
 /// does not prove every kernel launches; FileFit::modules[kNone] says how many cannot.

@@ -6,6 +6,7 @@
 #include <future>
 #include <set>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -16,6 +17,7 @@
 #include "sm120check/git.hpp"
 #include "sm120check/git_report.hpp"
 #include "sm120check/patch.hpp"
+#include "sm120check/trace.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
 
@@ -38,6 +40,21 @@ void report_errors(const VerifyReport& report) {
 }
 
 namespace {
+
+/// KnownBlobIds worked out on another thread: id() waits for them (the first call; a load
+/// after that), and knows none when there are none (no git work tree, an index not read).
+class DeferredBlobIds final : public KnownBlobIds {
+ public:
+  explicit DeferredBlobIds(std::shared_future<std::shared_ptr<const KnownBlobIds>> ids)
+      : ids_(std::move(ids)) {}
+  std::string id(const std::string& path, const struct stat& st) const override {
+    const std::shared_ptr<const KnownBlobIds>& ids = ids_.get();
+    return ids ? ids->id(path, st) : std::string();
+  }
+
+ private:
+  std::shared_future<std::shared_ptr<const KnownBlobIds>> ids_;
+};
 
 /// A one-line warning on stderr per regular expression PCRE2 gave up on for some line of the
 /// marker search (its hits are incomplete; the verdicts do not depend on them).
@@ -250,10 +267,14 @@ int run_verify(const VerifyCommandOptions& options) {
     gpu = override_gpu(parse_compute_capability(*options.cc));
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
+  std::optional<trace::Span> span(std::in_place, "read-patches");
   std::vector<PatchInput> inputs = read_patch_inputs(options.patches, BadInput::kReport);
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
+  span.emplace("open-tree");
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
+  span.emplace("parse");
   std::vector<Patch> patches = parse_inputs(inputs, BadInput::kReport);
+  span.emplace("options-strip");
   VerifyOptions verify_options;
   verify_options.strip = options.strip;
   verify_options.match.fuzz = options.fuzz;
@@ -276,52 +297,73 @@ int run_verify(const VerifyCommandOptions& options) {
     strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
   if (!options.strip) verify_options.detected_strips = strips;  // not detected again
   // The patches' evidence markers depend on the patches and their strip levels alone: they are
-  // extracted on another core from here, while the git index is read and the files are
-  // verified (which waits for them where it needs them: 0.5 ms on the H200 host, started 0.3 ms
-  // before verify() would). The future's last reference, in verify_options, waits for the
-  // thread before `patches` go.
+  // extracted on another core from here, while the files are verified (which wait for them
+  // where they need them: 0.3 ms on the H200 host). The future's last reference, in
+  // verify_options, waits for the thread before `patches` go.
   verify_options.evidence_markers =
       std::async(std::launch::async, [&patches, strips, given = verify_options.markers] {
+        const trace::Span markers_span("evidence-markers");
         std::vector<std::vector<Marker>> out;
         out.reserve(patches.size());
         for (std::size_t i = 0; i < patches.size(); ++i)
           out.push_back(evidence_markers(patches[i], strips[i], given));
         return out;
       }).share();
-  // Files unchanged since git hashed them need no hashing for their blob ids (git's index).
-  if (!options.no_repo)
-    tree->set_known_blob_ids(work_tree_blob_ids(options.target, patches, strips));
+  span.reset();
   // What depends on the patches alone (and their strip levels, found here as verify() finds
-  // them) is worked out on another core while the patches are verified: the repository section
-  // (but for relocated files, known only after verification: read again then, with their
-  // paths; 0.2 ms on the H200 host), then the patches' architecture targets (0.5 ms). One
-  // thread for both: starting a thread cost the main thread about 40 us there.
+  // them) is worked out on one more core while the patches are verified: first the blob ids
+  // TARGET's git index vouches for (files unchanged since git hashed them need no hashing:
+  // 0.15-0.25 ms on the H200 host; a file read waits for them where it needs them,
+  // DeferredBlobIds), then the repository section (but for relocated files, known only after
+  // verification: read again then, with their paths; 0.2 ms), then the patches' architecture
+  // targets (0.5 ms). Starting a thread cost the main thread about 40 us there.
+  std::promise<std::shared_ptr<const KnownBlobIds>> blob_ids;
+  if (!options.no_repo)
+    tree->set_known_blob_ids(std::make_shared<DeferredBlobIds>(blob_ids.get_future().share()));
   struct Aside {
     std::optional<RepositoryFacts> facts;
     std::vector<ArchTargets> arch;
   };
-  std::future<Aside> aside = std::async(std::launch::async, [&] {
-    Aside out;
-    if (!options.no_repo) out.facts = work_tree_facts(options.target, patches, strips, {});
-    out.arch.reserve(patches.size());
-    for (std::size_t i = 0; i < patches.size(); ++i)
-      out.arch.push_back(infer_arch_targets(patches[i], strips[i]));
-    return out;
-  });
+  std::future<Aside> aside =
+      std::async(std::launch::async, [&, ids = std::move(blob_ids)]() mutable {
+        Aside out;
+        if (!options.no_repo) {
+          {
+            const trace::Span ids_span("blob-ids");
+            try {
+              ids.set_value(work_tree_blob_ids(options.target, patches, strips));
+            } catch (...) {  // (documented never to throw)
+              ids.set_value(nullptr);  // files are then hashed
+            }
+          }
+          const trace::Span facts_span("facts");
+          out.facts = work_tree_facts(options.target, patches, strips, {});
+        }
+        const trace::Span arch_span("arch");
+        out.arch.reserve(patches.size());
+        for (std::size_t i = 0; i < patches.size(); ++i)
+          out.arch.push_back(infer_arch_targets(patches[i], strips[i]));
+        return out;
+      });
+  span.emplace("verify");
   VerifyReport report = verify(patches, *tree, verify_options);
+  span.emplace("wait: probe, aside");
   if (probe.valid()) gpu = probe.get();
   Aside aside_done = aside.get();
+  span.emplace("assess");
   assess_arch(report, patches, std::move(aside_done.arch), strips, std::move(gpu),
               options.only_relevant);
   report_errors(report);
   if (!options.output.quiet) report_unevaluated(report, options.target);
   std::optional<RepositoryFacts> facts = std::move(aside_done.facts);
+  span.emplace("facts-again");
   if (!options.no_repo) {
     const std::vector<std::string> relocated = relocated_paths(report);
     if (!relocated.empty() || strips_of(report) != strips)
       facts = work_tree_facts(options.target, patches, strips_of(report), relocated);
   }
 
+  span.emplace("report");
   write_verify_report(sink, report, patches, facts, options, started);
   return report.exit_code();
 }

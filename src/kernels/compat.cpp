@@ -96,14 +96,18 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
         (loaded == nullptr || e.sm > loaded->sm))
       loaded = &e;
   if (loaded != nullptr && loaded->functions == 0u && fatbin.has_kernels()) return {};
-  if (loaded == nullptr || !loaded->functions) return best;
-  // Every function of another cubin must be in the loaded one (kernels defined under
-  // `#if __CUDA_ARCH__ < 1000` are in the sm_90 cubin only; a 12.0 GPU cannot launch them).
+  if (loaded == nullptr) return best;
+  // Every function of another cubin, and every kernel (.entry) of a PTX entry, must be in the
+  // loaded cubin (kernels defined under `#if __CUDA_ARCH__ < 1000` are in the sm_90 cubin or
+  // the compute_90 PTX only; a 12.0 GPU loads the sm_120 cubin and cannot launch them).
   std::vector<std::string> missing;
-  bool compared = true;
+  bool compared = loaded->functions.has_value();
+  bool others = false;
   for (const KernelEntry& e : fatbin.entries) {
-    if (e.kind != KernelEntryKind::kCubin || &e == loaded) continue;
-    if (!e.functions) {
+    if ((e.kind != KernelEntryKind::kCubin && e.kind != KernelEntryKind::kPtx) || &e == loaded)
+      continue;
+    others = true;
+    if (!e.functions || !loaded->functions) {
       compared = false;  // unread (compressed past the budget, too large) or malformed
       continue;
     }
@@ -113,7 +117,7 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
   }
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-  best.functions_compared = compared;
+  best.functions_compared = compared || !others;  // one image: nothing to compare
   if (!missing.empty()) {
     best.fit = KernelFit::kPartial;
     best.entry = static_cast<int>(loaded - fatbin.entries.data());
@@ -136,7 +140,8 @@ FileFit file_fit(const KernelListing& listing, ComputeCapability cc, int driver_
   KernelFit worst = KernelFit::kNone;  // among the modules that have an image
   for (std::size_t i = 0; i < listing.fatbins.size(); ++i) {
     const FatBinary& f = listing.fatbins[i];
-    if (any_loaded && !f.loaded()) {
+    // Embedded input for the JIT linker is never judged (no fallback as for an -rdc object).
+    if ((any_loaded || f.section == "embedded") && !f.loaded()) {
       ++result.skipped_relocatable;
       continue;
     }
@@ -146,6 +151,9 @@ FileFit file_fit(const KernelListing& listing, ComputeCapability cc, int driver_
     }
     const ModuleFit fit = module_fit(f, cc, driver_cuda_version);
     ++result.modules[static_cast<std::size_t>(fit.fit)];
+    if ((fit.fit == KernelFit::kExact || fit.fit == KernelFit::kCompatible) &&
+        !fit.functions_compared)
+      ++result.not_compared;
     if (fit.fit != KernelFit::kNone)
       worst = worst == KernelFit::kNone ? fit.fit : std::max(worst, fit.fit);
     result.judged.emplace_back(i, fit);
@@ -161,7 +169,8 @@ int kernels_exit_code(const KernelsReport& report) {
     if (i >= report.fits.size()) continue;
     for (const FileFit& fit : report.fits[i]) {
       if (fit.judged.empty()) continue;
-      if (fit.fit == KernelFit::kNone || fit.fit == KernelFit::kPartial) code = std::max(code, 2);
+      if (fit.fit == KernelFit::kNone || fit.fit == KernelFit::kPartial || fit.not_compared > 0)
+        code = std::max(code, 2);
       if (fit.fit == KernelFit::kPtxJit) code = std::max(code, 1);
     }
   }

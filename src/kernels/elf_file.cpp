@@ -75,16 +75,36 @@ void read_functions(unsigned char* cubin, std::size_t size, KernelEntry& entry) 
   std::size_t names = 0;
   if (e.elf == nullptr || elf_kind(e.elf) != ELF_K_ELF || elf_getshdrstrndx(e.elf, &names) != 0)
     return;
-  std::vector<std::string> functions;
+  std::vector<std::string> functions, kernels;
+  bool symbols = false;
   for (Elf_Scn* scn = elf_nextscn(e.elf, nullptr); scn != nullptr; scn = elf_nextscn(e.elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) return;
     const char* name = elf_strptr(e.elf, names, shdr.sh_name);
     if (name != nullptr && std::strncmp(name, ".text.", 6) == 0) functions.emplace_back(name + 6);
+    if (shdr.sh_type != SHT_SYMTAB || shdr.sh_entsize == 0) continue;
+    // Kernels: function symbols marked as entries (st_other 0x10, STO_CUDA_ENTRY as ptxas
+    // writes it; readelf shows "[<other>: 10]"). A device-linked cubin also has .text.NAME
+    // sections for device functions (libnccl's __cuda_sm70_votesync_all in its sm_70..sm_90
+    // cubins only), which no launch names.
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    symbols = true;
+    const std::size_t count = shdr.sh_size / shdr.sh_entsize;
+    for (std::size_t k = 0; k < count; ++k) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(k), &sym) == nullptr) break;
+      if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || (sym.st_other & 0x10) == 0) continue;
+      const char* symbol = elf_strptr(e.elf, shdr.sh_link, sym.st_name);
+      if (symbol != nullptr) kernels.emplace_back(symbol);
+    }
   }
   std::sort(functions.begin(), functions.end());
+  std::sort(kernels.begin(), kernels.end());
+  kernels.erase(std::unique(kernels.begin(), kernels.end()), kernels.end());
   entry.functions = static_cast<unsigned>(functions.size());
-  entry.function_names = std::move(functions);
+  // Compared by module_fit: the kernels when the symbol table says which they are.
+  entry.function_names = symbols ? std::move(kernels) : std::move(functions);
 }
 
 /// The fat binaries of an ELF image without a section header table (`sstrip`, or e_shoff and
@@ -236,6 +256,10 @@ void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t ba
     std::uint64_t offset, size;
   };
   std::vector<Region> fatbin, relfatbin;
+  struct Span {
+    std::uint64_t from, to;
+  };
+  std::vector<Span> data;  // sections that can hold data the library loads itself
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr) {
@@ -245,7 +269,15 @@ void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t ba
     const char* name = elf_strptr(elf, names, shdr.sh_name);
     if (name == nullptr || shdr.sh_type == SHT_NOBITS) continue;
     const bool is_fatbin = name == kFatbinSection;
-    if (!is_fatbin && name != kRelFatbinSection) continue;
+    if (!is_fatbin && name != kRelFatbinSection) {
+      // .rodata, .data, .data.rel.ro, .lrodata ...: allocated (in memory at run time), bytes in
+      // the file, not code. Cut to the file's end (its bytes past it are not there to search).
+      if (shdr.sh_type == SHT_PROGBITS && (shdr.sh_flags & SHF_ALLOC) != 0 &&
+          (shdr.sh_flags & SHF_EXECINSTR) == 0 && shdr.sh_offset < size && shdr.sh_size > 0)
+        data.push_back({shdr.sh_offset, shdr.sh_offset + std::min<std::uint64_t>(
+                                                               shdr.sh_size, size - shdr.sh_offset)});
+      continue;
+    }
     if (shdr.sh_offset > size || shdr.sh_size > size - shdr.sh_offset) {
       listing.error = fmt::format("{}: section of {} bytes at {:#x} runs past the end of the "
                                   "file ({} bytes)",
@@ -268,9 +300,41 @@ void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t ba
     for (std::size_t k = first; k < listing.fatbins.size(); ++k) listing.fatbins[k].member = member;
     if (!error.empty()) {
       listing.error = std::string(r.section) + ": " + error;
-      break;
+      return;
     }
   }
+  // Images embedded in the data sections, beside or instead of the fat-binary sections (a
+  // library may register some modules and load others itself: TensorRT-LLM does both). Each
+  // byte is searched once: the sections merged, the fat-binary sections' bytes taken out (what
+  // they hold is listed above, never twice).
+  std::sort(data.begin(), data.end(), [](const Span& a, const Span& b) { return a.from < b.from; });
+  std::vector<Span> merged;
+  for (const Span& d : data)
+    if (!merged.empty() && d.from <= merged.back().to)
+      merged.back().to = std::max(merged.back().to, d.to);
+    else
+      merged.push_back(d);
+  std::sort(fatbin.begin(), fatbin.end(),
+            [](const Region& a, const Region& b) { return a.offset < b.offset; });
+  std::size_t entries_left = kMaxFatBinaryEntries;
+  for (const FatBinary& f : listing.fatbins) entries_left -= std::min(entries_left, f.entries.size());
+  const std::size_t first = listing.fatbins.size();
+  std::size_t skip = 0;  // fat-binary sections ending before the span searched
+  for (const Span& d : merged) {
+    std::uint64_t from = d.from;
+    while (skip < fatbin.size() && fatbin[skip].offset + fatbin[skip].size <= from) ++skip;
+    for (std::size_t k = skip; from < d.to; ++k) {
+      // The next fat-binary section overlapping [from, d.to), if any, cuts the span there.
+      const bool cut = k < fatbin.size() && fatbin[k].offset < d.to;
+      const std::uint64_t to = cut ? std::max(from, fatbin[k].offset) : d.to;
+      if (to > from)
+        find_embedded_cuda({image + from, static_cast<std::size_t>(to - from)}, base + from,
+                           entries_left, listing.fatbins);
+      if (!cut) break;
+      from = std::max(from, fatbin[k].offset + fatbin[k].size);
+    }
+  }
+  for (std::size_t k = first; k < listing.fatbins.size(); ++k) listing.fatbins[k].member = member;
 }
 
 /// list_elf() of an ELF file held whole at `image`.
@@ -354,39 +418,81 @@ void list_archive(unsigned char* image, std::size_t size, KernelListing& listing
                                 next, size - next);
 }
 
+/// The bytes decompressed at most for one file (KernelListing): kMaxDecompressTotal plus
+/// kMaxDecompressRatio times the compressed bytes its entries store. Real files decompress to
+/// 3 to 13 times what they store (CUDA 13 and cuDNN 9 in /usr/local/cuda/lib64), so all of
+/// theirs is read; a hostile file costs at most what a real file of its size costs.
+std::uint64_t decompress_budget(const KernelListing& listing) {
+  std::uint64_t stored = 0;
+  for (const FatBinary& f : listing.fatbins)
+    for (const KernelEntry& e : f.entries)
+      if (e.compressed()) stored += e.size;  // each inside the file: no overflow
+  return kMaxDecompressTotal + kMaxDecompressRatio * stored;
+}
+
 /// Checks the payload of every cubin entry it reads (cubin_payload_problem(): an ELF of machine
 /// EM_CUDA for the header's SM; a compressed one that does not decompress) and reads the
 /// functions of the sound ones: every uncompressed cubin up to kMaxCubinInspectBytes, then the
-/// compressed ones (each up to kMaxDecompressBytes, all of a file up to kMaxDecompressTotal) in
+/// compressed ones (each up to kMaxDecompressBytes, all of a file up to decompress_budget()) in
 /// two rounds: first, in each module where no cubin shows a function yet, in increasing size
 /// until one holds a function (the cubins of one module need not hold the same functions: code
 /// under `#if __CUDA_ARCH__ >= 800` leaves the sm_75 cubin empty, and it is the smallest); then,
 /// with what is left of the budget, the others, so that module_fit can compare function sets.
-/// The cubins left unread keep `functions` unset. Entries with a problem make listing.error
-/// (when it is empty): the first, and how many more.
+/// The kernels (.entry names, ptx_entry_names()) of PTX entries are read in modules that also
+/// have a cubin (module_fit compares them with the cubin loaded): uncompressed ones always,
+/// compressed ones in round 2 within the same budget. The entries left unread keep `functions`
+/// unset. Entries with a problem make listing.error (when it is empty): the first, and how many
+/// more.
 void count_cubin_functions(unsigned char* image, KernelListing& listing) {
-  std::uint64_t budget = kMaxDecompressTotal;
+  std::uint64_t budget = decompress_budget(listing);
   std::vector<std::vector<KernelEntry*>> compressed(listing.fatbins.size());
+  const auto read_ptx = [](KernelEntry& entry, std::span<const unsigned char> text) {
+    std::vector<std::string> names = ptx_entry_names(
+        {reinterpret_cast<const char*>(text.data()), text.size()});
+    entry.functions = static_cast<unsigned>(names.size());
+    entry.function_names = std::move(names);
+  };
+  std::vector<unsigned char> buffer;
   const auto decompress = [&](KernelEntry& entry) {
-    std::optional<std::vector<unsigned char>> cubin = decompress_entry(
-        entry, {image + entry.payload_offset, entry.size}, kMaxDecompressBytes);
-    if (!cubin) {
+    std::size_t length = 0;
+    const bool ok = decompress_entry_into(entry, {image + entry.payload_offset, entry.size},
+                                          kMaxDecompressBytes, buffer, length);
+    const std::span<unsigned char> payload(buffer.data(), ok ? length : 0);
+    if (entry.kind == KernelEntryKind::kPtx) {
+      // A PTX payload that does not decompress is the driver's failure at JIT time; here its
+      // kernels stay unknown (the module is not compared).
+      if (ok) read_ptx(entry, payload);
+      return;
+    }
+    if (!ok) {
       entry.problem = fmt::format("{}-compressed cubin payload does not decompress to the {} "
                                   "bytes its header gives",
                                   to_string(entry.compression), entry.uncompressed_size);
       return;
     }
-    entry.problem = cubin_payload_problem(entry, *cubin);
-    if (entry.problem.empty()) read_functions(cubin->data(), cubin->size(), entry);
+    entry.problem = cubin_payload_problem(entry, payload);
+    if (entry.problem.empty()) read_functions(payload.data(), payload.size(), entry);
   };
-  // Round 1: uncompressed cubins, then per module the smallest compressed ones until one has a
-  // function.
+  // Round 1: uncompressed cubins (and PTX beside a cubin), then per module the smallest
+  // compressed cubins until one has a function.
   for (std::size_t k = 0; k < listing.fatbins.size(); ++k) {
+    FatBinary& module = listing.fatbins[k];
+    const bool has_cubin = std::any_of(module.entries.begin(), module.entries.end(),
+                                       [](const KernelEntry& e) { return e.kind == KernelEntryKind::kCubin; });
     bool found = false;
-    for (KernelEntry& entry : listing.fatbins[k].entries) {
+    std::vector<KernelEntry*> cubins;
+    for (KernelEntry& entry : module.entries) {
+      if (entry.kind == KernelEntryKind::kPtx && has_cubin && module.entries.size() > 1) {
+        if (entry.compressed())
+          compressed[k].push_back(&entry);
+        else
+          read_ptx(entry, {image + entry.payload_offset, entry.size});
+        continue;
+      }
       if (entry.kind != KernelEntryKind::kCubin) continue;
       if (entry.compressed()) {
         compressed[k].push_back(&entry);
+        cubins.push_back(&entry);
         continue;
       }
       const std::span<const unsigned char> payload(image + entry.payload_offset, entry.size);
@@ -395,12 +501,13 @@ void count_cubin_functions(unsigned char* image, KernelListing& listing) {
       read_functions(image + entry.payload_offset, entry.size, entry);
       found = found || entry.functions.value_or(0) > 0;
     }
-    std::stable_sort(compressed[k].begin(), compressed[k].end(),
-                     [](const KernelEntry* a, const KernelEntry* b) {
-                       return a->uncompressed_size < b->uncompressed_size;
-                     });
+    const auto smaller = [](const KernelEntry* a, const KernelEntry* b) {
+      return a->uncompressed_size < b->uncompressed_size;
+    };
+    std::stable_sort(compressed[k].begin(), compressed[k].end(), smaller);
+    std::stable_sort(cubins.begin(), cubins.end(), smaller);
     if (found) continue;
-    for (KernelEntry* entry : compressed[k]) {
+    for (KernelEntry* entry : cubins) {
       // Sorted: every later cubin is as large, past the same caps.
       if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
         break;
@@ -409,15 +516,18 @@ void count_cubin_functions(unsigned char* image, KernelListing& listing) {
       if (entry->functions.value_or(0) > 0) break;
     }
   }
-  // Round 2: the compressed cubins round 1 left unread, while the budget lasts.
-  for (std::vector<KernelEntry*>& module : compressed)
-    for (KernelEntry* entry : module) {
+  // Round 2: the compressed cubins and PTX round 1 left unread, while the budget lasts (only
+  // where there is something to compare: a module of one image needs no names).
+  for (std::size_t k = 0; k < compressed.size(); ++k) {
+    if (listing.fatbins[k].entries.size() < 2) continue;
+    for (KernelEntry* entry : compressed[k]) {
       if (entry->functions || !entry->problem.empty()) continue;
       if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
         break;
       budget -= entry->uncompressed_size;
       decompress(*entry);
     }
+  }
   std::size_t problems = 0;
   std::string first;
   for (std::size_t k = 0; k < listing.fatbins.size(); ++k)
@@ -552,12 +662,14 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
                     !section_table_usable(e.elf);
     }
     if (!cubin) list_elf_file(image, size, listing);
-    // No fat-binary section: kernels may still be carried as data the library loads itself.
-    if (!cubin && listing.fatbins.empty() && listing.error.empty()) {
-      const std::size_t found = find_embedded_cuda(view, listing.fatbins);
-      // Without a section header table nothing tells where data ends (list_segments()): what is
-      // found is listed, not judged.
-      if (found > 0 && sectionless)
+    // Without a usable section header table and no fat binary header in its segments, kernels
+    // may still be carried as data; nothing tells where data ends (list_segments()), so the
+    // whole file but its own header is searched, and what is found is listed, not judged. (A
+    // file with sections had its data sections searched by list_elf().)
+    if (!cubin && sectionless && listing.fatbins.empty() && listing.error.empty()) {
+      std::size_t entries_left = kMaxFatBinaryEntries;
+      const std::size_t found = find_embedded_cuda(view.subspan(1), 1, entries_left, listing.fatbins);
+      if (found > 0)
         listing.error = fmt::format(
             "no usable section header table and no fat binary header in its loaded segments: {} "
             "image{} found in its bytes (listed), not judged: data cannot be told from code "

@@ -192,22 +192,23 @@ std::size_t embedded_cubin_size(std::span<const unsigned char> image, std::size_
 
 }  // namespace
 
-std::size_t find_embedded_cuda(std::span<const unsigned char> image, std::vector<FatBinary>& out) {
+std::size_t find_embedded_cuda(std::span<const unsigned char> region, std::uint64_t base,
+                               std::size_t& entries_left, std::vector<FatBinary>& out) {
   static constexpr unsigned char kFatMagic[] = {0x50, 0xed, 0x55, 0xba};
   static constexpr unsigned char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
-  std::size_t found = 0, entries_left = kMaxFatBinaryEntries;
+  std::size_t found = 0;
   // Pass 1: fat binaries (magic, version 1, a header of 16 bytes or more, entries that parse).
   std::vector<std::pair<std::size_t, std::size_t>> covered;  // [begin, end) of each found
   const auto next = [&](std::size_t from, const unsigned char* magic) -> std::size_t {
-    if (from >= image.size()) return image.size();
-    const void* p = memmem(image.data() + from, image.size() - from, magic, 4);
-    return p == nullptr ? image.size()
-                        : static_cast<std::size_t>(static_cast<const unsigned char*>(p) - image.data());
+    if (from >= region.size()) return region.size();
+    const void* p = memmem(region.data() + from, region.size() - from, magic, 4);
+    return p == nullptr ? region.size()
+                        : static_cast<std::size_t>(static_cast<const unsigned char*>(p) - region.data());
   };
-  for (std::size_t at = next(1, kFatMagic); at < image.size() && entries_left > 0;
+  for (std::size_t at = next(0, kFatMagic); at < region.size() && entries_left > 0;
        at = next(at + 1, kFatMagic)) {
-    const std::size_t left = image.size() - at;
-    const unsigned char* h = image.data() + at;
+    const std::size_t left = region.size() - at;
+    const unsigned char* h = region.data() + at;
     if (left < kFatHeaderSize || load_le<std::uint16_t>(h + 4) != 1) continue;
     const std::uint16_t header_size = load_le<std::uint16_t>(h + 6);
     const std::uint64_t size = load_le<std::uint64_t>(h + 8);
@@ -215,10 +216,10 @@ std::size_t find_embedded_cuda(std::span<const unsigned char> image, std::vector
       continue;
     FatBinary fatbin;
     fatbin.section = std::string(kEmbeddedSection);
-    fatbin.offset = at;
+    fatbin.offset = base + at;
     std::size_t budget = entries_left;
-    if (!parse_entries(image.subspan(at + header_size, static_cast<std::size_t>(size)),
-                       at + header_size, budget, fatbin)
+    if (!parse_entries(region.subspan(at + header_size, static_cast<std::size_t>(size)),
+                       base + at + header_size, budget, fatbin)
              .empty() ||
         fatbin.entries.empty())
       continue;
@@ -230,22 +231,22 @@ std::size_t find_embedded_cuda(std::span<const unsigned char> image, std::vector
   }
   // Pass 2: cubins (ELF headers of machine EM_CUDA) outside those fat binaries.
   std::size_t c = 0;
-  for (std::size_t at = next(1, kElfMagic); at < image.size() && entries_left > 0;
+  for (std::size_t at = next(0, kElfMagic); at < region.size() && entries_left > 0;
        at = next(at + 1, kElfMagic)) {
     while (c < covered.size() && covered[c].second <= at) ++c;
     if (c < covered.size() && covered[c].first <= at) {
       at = covered[c].second - 1;
       continue;
     }
-    const std::size_t size = embedded_cubin_size(image, at);
+    const std::size_t size = embedded_cubin_size(region, at);
     if (size == 0) continue;
     KernelEntry entry;
     entry.kind = KernelEntryKind::kCubin;
     entry.raw_kind = 2;
-    entry.sm = cubin_sm(image[at + 8], load_le<std::uint32_t>(image.data() + at + 48));
+    entry.sm = cubin_sm(region[at + 8], load_le<std::uint32_t>(region.data() + at + 48));
     // The `-arch sm_XYa` ptxas recorded in .note.nv.tkinfo, found as text in the cubin.
     const std::string arch = fmt::format("-arch sm_{}", entry.sm);
-    const auto* cubin = reinterpret_cast<const char*>(image.data() + at);
+    const auto* cubin = reinterpret_cast<const char*>(region.data() + at);
     const void* p = memmem(cubin, size, arch.data(), arch.size());
     if (p != nullptr) {
       const std::size_t after = static_cast<std::size_t>(static_cast<const char*>(p) - cubin) + arch.size();
@@ -254,11 +255,11 @@ std::size_t find_embedded_cuda(std::span<const unsigned char> image, std::vector
                       : suffix == 'f' ? ArchVariant::kFamily
                                       : ArchVariant::kPlain;
     }
-    entry.offset = entry.payload_offset = at;
+    entry.offset = entry.payload_offset = base + at;
     entry.size = entry.uncompressed_size = size;
     FatBinary whole;
     whole.section = std::string(kEmbeddedSection);
-    whole.offset = at;
+    whole.offset = base + at;
     whole.entries.push_back(std::move(entry));
     out.push_back(std::move(whole));
     --entries_left;
@@ -317,6 +318,13 @@ std::string KernelEntry::arch_name() const {
     case KernelEntryKind::kUnknown: break;
   }
   return fmt::format("kind_{}_{}{}", raw_kind, sm, suffix);
+}
+
+bool FatBinary::loaded() const noexcept {
+  if (section == "__nv_relfatbin") return false;
+  return section != kEmbeddedSection ||
+         std::none_of(entries.begin(), entries.end(),
+                      [](const KernelEntry& e) { return e.kind == KernelEntryKind::kLtoIr; });
 }
 
 bool FatBinary::has_kernels() const {

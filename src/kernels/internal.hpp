@@ -27,17 +27,34 @@ int cubin_sm(unsigned abi_version, std::uint32_t e_flags);
 /// EM_CUDA (190) whose e_flags name the header's SM. Reads the ELF header only.
 std::string cubin_payload_problem(const KernelEntry& entry, std::span<const unsigned char> payload);
 
+/// decompress_entry() into `buffer` (grown when too small, never shrunk, so that one allocation
+/// serves a whole file), the payload's length in `length`; false where decompress_entry() gives
+/// std::nullopt.
+bool decompress_entry_into(const KernelEntry& entry, std::span<const unsigned char> stored,
+                           std::uint64_t limit, std::vector<unsigned char>& buffer,
+                           std::size_t& length);
+
 /// FatBinary::section of code found embedded in a file's data (find_embedded_cuda).
 inline constexpr std::string_view kEmbeddedSection = "embedded";
 
-/// Fat binaries and cubins embedded as data in `image` (bin2c / xxd -i arrays that a library
+/// Fat binaries and cubins embedded as data in `region` (bin2c / xxd -i arrays that a library
 /// loads itself with cuModuleLoadData / cuModuleLoadFatBinary: TensorRT-LLM's cubin/*.cubin.cpp),
-/// appended to `out` in file order, section kEmbeddedSection; returns how many. A fat binary:
-/// its magic 0xBA55ED50 (FATBIN_MAGIC, CUDA's include/fatbinary_section.h), version 1, a header
-/// of 16 bytes or more and entries that parse inside the image. A cubin (outside those): an ELF
-/// header of class ELF64, little-endian, machine EM_CUDA (190), e_flags naming an SM, its section
-/// header table inside the image (where it ends); one entry of its own. Offset 0 (the file's own
-/// header) is not looked at. Two linear passes (memmem), at most kMaxFatBinaryEntries entries.
-std::size_t find_embedded_cuda(std::span<const unsigned char> image, std::vector<FatBinary>& out);
+/// `region` lying at file offset `base`: appended to `out` in file order, section
+/// kEmbeddedSection, offsets from the file start; returns how many. A fat binary: its magic
+/// 0xBA55ED50 (FATBIN_MAGIC, CUDA's include/fatbinary_section.h), version 1, a header of 16
+/// bytes or more and entries that parse inside the region. A cubin (outside those): an ELF
+/// header of class ELF64, little-endian, machine EM_CUDA (190), e_flags naming an SM, its
+/// section header table inside the region (where it ends); one entry of its own. Every offset
+/// of the region is looked at (a caller searching a whole file skips its own ELF header).
+/// Two linear passes (memmem); at most `entries_left` entries are added, and it is decreased by
+/// as many.
+std::size_t find_embedded_cuda(std::span<const unsigned char> region, std::uint64_t base,
+                               std::size_t& entries_left, std::vector<FatBinary>& out);
+
+/// The kernels a PTX text defines: the NAME of each `.entry NAME` directive (with or without
+/// `.visible` / `.weak` before it; an `.extern .entry` declaration defines none), sorted and
+/// without repeats. `//` and `/* */` comments and "strings" are skipped. One pass, linear in
+/// the text's size.
+std::vector<std::string> ptx_entry_names(std::string_view text);
 
 }  // namespace sm120check

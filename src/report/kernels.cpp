@@ -55,6 +55,7 @@ json fit_to_json(const FileFit& fit, const KernelListing& listing) {
   out["modules"] = std::move(modules);
   out["skipped_without_kernels"] = fit.skipped_without_kernels;
   out["skipped_relocatable"] = fit.skipped_relocatable;
+  out["modules_not_compared"] = fit.not_compared;
   json judged = json::array();
   for (const auto& [index, module] : fit.judged) {
     json m = json::object();
@@ -149,8 +150,8 @@ std::string fit_text(const FileFit& fit, bool color) {
           if (++functions <= 3) names += (names.empty() ? "" : ", ") + escape_for_terminal(name);
         }
       if (functions > 3) names += ", ...";
-      why = fmt::format("the cubin a {} GPU loads lacks {} function{} that another cubin of "
-                        "the same module has ({}), in {} of {} module{}: launching {} fails "
+      why = fmt::format("the cubin a {} GPU loads lacks {} function{} that another cubin or "
+                        "PTX of the same module has ({}), in {} of {} module{}: launching {} fails "
                         "(no kernel image for {})",
                         fit.cc.to_string(), functions, functions == 1 ? "" : "s", names,
                         count(KernelFit::kPartial), total, total == 1 ? "" : "s",
@@ -178,7 +179,17 @@ std::string fit_text(const FileFit& fit, bool color) {
     why += fmt::format("; {} of {} modules have no image for {} (built for other architectures "
                        "only: their kernels cannot launch here)",
                        count(KernelFit::kNone), total, fit.cc.to_string());
-  return paint(std::string(to_string(fit.fit)), fit_color(fit.fit), color) + ": " + why;
+  std::string word = paint(std::string(to_string(fit.fit)), fit_color(fit.fit), color);
+  if (fit.not_compared > 0) {
+    // The cubin fits, but whether it holds every kernel of its module is not known.
+    word += " " + paint("(functions not compared)", "31", color);
+    why += fmt::format("; the functions of {} of {} modules could not be compared (a cubin or "
+                       "PTX of theirs left unread: larger than {} MiB decompressed, or past the "
+                       "file's decompression budget): a kernel missing from the cubin {} loads "
+                       "would not be seen",
+                       fit.not_compared, total, kMaxDecompressBytes >> 20, fit.cc.to_string());
+  }
+  return word + ": " + why;
 }
 
 std::string entry_text(const KernelEntry& e) {
@@ -277,13 +288,14 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
     }
     if (!listing.error.empty()) ++errors;
     ++with_code;
-    std::size_t compressed = 0, without_kernels = 0, relocatable = 0, embedded = 0;
+    std::size_t compressed = 0, without_kernels = 0, relocatable = 0, relfatbin = 0, embedded = 0;
     bool by_segments = false;
     for (const FatBinary& f : listing.fatbins) {
       by_segments = by_segments || f.section == "segment";
       if (f.section == "embedded") ++embedded;
       if (!f.has_kernels()) ++without_kernels;
       if (!f.loaded()) ++relocatable;
+      if (f.section == "__nv_relfatbin") ++relfatbin;
       for (const KernelEntry& e : f.entries)
         if (e.compressed()) ++compressed;
     }
@@ -296,11 +308,15 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
           << (listing.entry_count() == 1 ? "y" : "ies");
     if (compressed > 0) out << " (" << compressed << " compressed)";
     if (without_kernels > 0) out << ", " << without_kernels << " without kernels";
-    if (relocatable > 0) out << ", " << relocatable << " relocatable (__nv_relfatbin)";
+    if (relfatbin > 0) out << ", " << relfatbin << " relocatable (__nv_relfatbin)";
     if (by_segments) out << ", found by their headers in loaded segments (no section header table)";
-    if (embedded > 0)
-      out << ", " << embedded << " embedded in its data (no fat-binary section: images the "
-          << "library loads itself, cuModuleLoadData)";
+    const std::size_t for_jit = relocatable - relfatbin;  // embedded with LTO IR
+    if (embedded > for_jit)
+      out << ", " << embedded - for_jit << " embedded in its data (images the library loads "
+          << "itself, cuModuleLoadData)";
+    if (for_jit > 0)
+      out << ", " << for_jit << " embedded with LTO IR (input for the JIT linker, nvJitLink: not "
+          << "judged)";
     out << '\n';
     if (!listing.error.empty())
       out << "  " << paint("error", "31", color) << ": " << escape_for_terminal(listing.error)
@@ -315,7 +331,10 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
         const FatBinary& f = listing.fatbins[k];
         out << "  fat binary " << k + 1 << " ("
             << (f.member.empty() ? "" : "member " + escape_for_terminal(f.member) + ", ")
-            << (f.section.empty() ? "file" : f.section) << " at " << hex(f.offset) << ")" << (f.loaded() ? "" : ", relocatable: for the device linker")
+            << (f.section.empty() ? "file" : f.section) << " at " << hex(f.offset) << ")"
+            << (f.loaded()                        ? ""
+                : f.section == "__nv_relfatbin" ? ", relocatable: for the device linker"
+                                                : ", LTO IR: for the JIT linker, not judged")
             << (f.has_kernels() ? "" : ", no kernels") << '\n';
         for (const KernelEntry& e : f.entries) out << "    " << entry_text(e) << '\n';
       }

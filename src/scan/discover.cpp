@@ -52,6 +52,135 @@ void for_each_line(std::string_view text, F&& f) {
   }
 }
 
+/// The code point of the UTF-8 sequence at `s[at]`, and its length in bytes; length 0 when it is
+/// not valid UTF-8 as Python's strict decoder reads it (overlong forms, surrogates and code
+/// points past U+10FFFF refused).
+std::pair<char32_t, std::size_t> utf8_at(std::string_view s, std::size_t at) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[at + k]); };
+  const unsigned char b0 = byte(0);
+  if (b0 < 0x80) return {b0, 1};
+  const std::size_t n = b0 >= 0xC2 && b0 <= 0xDF ? 2 : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 0;
+  if (n == 0 || at + n > s.size()) return {0, 0};
+  char32_t cp = b0 & (0xFF >> (n + 1));
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return {0, 0};
+    cp = (cp << 6) | (byte(k) & 0x3F);
+  }
+  if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+    return {0, 0};
+  return {cp, n};
+}
+
+/// Python's str.isspace() (the Unicode White_Space property and \x1c-\x1f).
+bool python_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
+/// How one Python version's site.addpackage() decodes and splits a .pth file.
+enum class PthReading {
+  /// CPython up to 3.12 (Lib/site.py: `io.TextIOWrapper(io.open_code(fullname),
+  /// encoding="locale")`, UTF-8 taken as the locale's): a BOM stays in the first line (U+FEFF,
+  /// not whitespace); lines end at "\n", "\r\n" or "\r" (universal newlines).
+  kTextIo,
+  /// CPython 3.13 and later (`pth_content.decode("utf-8-sig")`, then `splitlines()`): a BOM
+  /// is dropped; lines end also at \v, \f, \x1c, \x1d, \x1e, U+0085, U+2028 and U+2029.
+  kSplitLines,
+};
+
+/// A line of a .pth file that site.addpackage() acts on: a view into the file's text.
+struct PthLine {
+  bool import = false;     ///< an "import " / "import\t" line, which site.py runs
+  std::string_view text;   ///< the import line as written, or the path line right-stripped
+  bool uncertain = false;  ///< read so by only one of the readings (for_each_pth_line())
+  bool operator==(const PthLine& o) const { return import == o.import && text == o.text; }
+};
+
+/// Whether `bytes` is UTF-8 as Python's strict decoder reads it.
+bool valid_utf8(std::string_view bytes) {
+  for (std::size_t at = 0; at < bytes.size();) {
+    const std::size_t n = utf8_at(bytes, at).second;
+    if (n == 0) return false;
+    at += n;
+  }
+  return true;
+}
+
+/// What site.addpackage() does with one line (no line break in it): nothing for a line
+/// starting "#" or of only whitespace (`line.strip() == ""`); runs one starting "import " or
+/// "import\t"; else joins it, right-stripped of Python's whitespace (`line.rstrip()`: nothing
+/// is stripped on the left), to the site-packages folder. `line` is valid UTF-8.
+std::optional<PthLine> pth_line(std::string_view line) {
+  if (line.empty() || line.front() == '#') return std::nullopt;
+  std::size_t keep = 0;  // bytes up to the last code point that is not whitespace
+  for (std::size_t at = 0; at < line.size();) {
+    const auto [c, n] = utf8_at(line, at);
+    at += std::max<std::size_t>(n, 1);
+    if (!python_space(c)) keep = at;
+  }
+  if (keep == 0) return std::nullopt;
+  if (starts_with(line, "import ") || starts_with(line, "import\t")) return PthLine{true, line, false};
+  return PthLine{false, line.substr(0, keep), false};
+}
+
+/// Calls `f(const PthLine&)` for each line of .pth `bytes` that site.addpackage() acts on
+/// (pth_line()), in order, as `reading` splits the file (CPython 3.12 and 3.13, Lib/site.py).
+/// With no reading (the Python version is not known), each line both readings read alike
+/// once, and the lines they read differently (only \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029
+/// and a BOM can make them differ, within a line 3.12 reads) each with PthLine::uncertain.
+/// Streams: no copy of the file's lines. False, calling nothing, when `bytes` is not UTF-8
+/// (CPython in a UTF-8 locale then fails to start: UnicodeDecodeError in site.py).
+template <class F>
+bool for_each_pth_line(std::string_view bytes, std::optional<PthReading> reading, F&& f) {
+  if (!valid_utf8(bytes)) return false;
+  const bool bom = starts_with(bytes, "\xEF\xBB\xBF");
+  // The lines str.splitlines() makes of `segment`, a line without \n or \r.
+  const auto split = [](std::string_view segment, auto&& each) {
+    std::size_t start = 0;
+    for (std::size_t at = 0; at < segment.size();) {
+      const auto [c, n] = utf8_at(segment, at);
+      at += n;
+      if (c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D || c == 0x1E || c == 0x85 || c == 0x2028 ||
+          c == 0x2029) {
+        each(segment.substr(start, at - n - start));
+        start = at;
+      }
+    }
+    if (start < segment.size()) each(segment.substr(start));
+  };
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    std::size_t end = bytes.find_first_of("\r\n", at);
+    if (end == std::string_view::npos) end = bytes.size();
+    const std::string_view segment = bytes.substr(at, end - at);
+    const std::string_view split_segment = at == 0 && bom ? segment.substr(3) : segment;
+    at = end + (end + 1 < bytes.size() && bytes[end] == '\r' && bytes[end + 1] == '\n' ? 2 : 1);
+    if (reading == PthReading::kTextIo) {
+      if (const std::optional<PthLine> l = pth_line(segment)) f(*l);
+      continue;
+    }
+    if (reading == PthReading::kSplitLines) {
+      split(split_segment, [&](std::string_view sub) {
+        if (const std::optional<PthLine> l = pth_line(sub)) f(*l);
+      });
+      continue;
+    }
+    const std::optional<PthLine> old_line = pth_line(segment);
+    std::vector<PthLine> new_lines;
+    split(split_segment, [&](std::string_view sub) {
+      if (const std::optional<PthLine> l = pth_line(sub)) new_lines.push_back(*l);
+    });
+    if (old_line && new_lines.size() == 1 && new_lines[0] == *old_line) {
+      f(*old_line);
+    } else {
+      if (old_line) f(PthLine{old_line->import, old_line->text, true});
+      for (const PthLine& l : new_lines) f(PthLine{l.import, l.text, true});
+    }
+  }
+  return true;
+}
+
 /// Size caps on the metadata files discovery reads, in bytes; a larger file is not read and a
 /// note names it. Real files are far smaller: direct_url.json (PEP 610), .egg-link, a .git file,
 /// HEAD and refs hold a path or an id; a .pth, top_level.txt, a setuptools finder module and a
@@ -940,7 +1069,11 @@ class Discoverer {
     std::vector<std::string> projects;
     if (auto it = dist_projects_.find(dist); it != dist_projects_.end())
       projects.assign(it->second.begin(), it->second.end());
-    const Pointer named = resolve(target_text, site);
+    Pointer named = resolve(target_text, site);
+    if (named.inside) {  // through a symlink inside TARGET: where it leads (one install per tree)
+      const Followed f = follow_links(named.rel);
+      if (f.why.empty()) named.rel = f.rel;
+    }
     const Pointer root = source_root(named, projects);
     std::string why;
     const bool already_open = outside_trees_.count(root.abs) != 0;
@@ -1295,9 +1428,174 @@ class Discoverer {
     return percent_decode(path_part);
   }
 
+  /// The Python version (major, minor) of site-packages folder `site` (relative to TARGET):
+  /// the last "pythonX.Y" component of its real path ("lib/python3.13t/site-packages" is 3.13);
+  /// std::nullopt when none names it (Debian's /usr/lib/python3/dist-packages, a --target folder).
+  std::optional<std::pair<int, int>> site_python_version(const std::string& site) const {
+    std::optional<std::pair<int, int>> version;
+    const std::string real = join(target_real_, site);
+    std::size_t at = 0;
+    while (at < real.size()) {
+      std::size_t slash = real.find('/', at);
+      if (slash == std::string::npos) slash = real.size();
+      const std::string c = real.substr(at, slash - at);
+      at = slash + 1;
+      if (!starts_with(c, "python")) continue;
+      const auto number = [&c](std::size_t& k) {
+        int n = -1;
+        for (int digits = 0; k < c.size() && digits < 4 && std::isdigit(static_cast<unsigned char>(c[k])) != 0;
+             ++k, ++digits)
+          n = (n < 0 ? 0 : n * 10) + (c[k] - '0');
+        return n;
+      };
+      std::size_t k = 6;
+      const int major = number(k);
+      if (major < 0 || k >= c.size() || c[k] != '.') continue;
+      ++k;
+      const int minor = number(k);
+      if (minor >= 0) version = std::make_pair(major, minor);
+    }
+    return version;
+  }
+
+  /// Calls `f(const PthLine&)` for each line of .pth file `path` (`text`, in `site`) that
+  /// site.addpackage() acts on, read as the Python of `site` reads it (for_each_pth_line(): 3.13
+  /// changed the reading; the version from site_python_version(), both readings when it is not
+  /// known). A file not UTF-8: no line, a note and an entry in WalkStats::not_read.
+  template <class F>
+  void for_each_pth_file_line(const std::string& site, const std::string& path, const std::string& text, F&& f) {
+    const std::optional<std::pair<int, int>> version = site_python_version(site);
+    std::optional<PthReading> reading;
+    if (version) reading = *version >= std::make_pair(3, 13) ? PthReading::kSplitLines : PthReading::kTextIo;
+    if (for_each_pth_line(text, reading, f)) return;
+    out_.walk.not_read.push_back(fmt::format("{}: not UTF-8", path));
+    out_.notes.push_back(fmt::format(
+        "{}: not UTF-8 (Python in a UTF-8 locale then fails to start: UnicodeDecodeError in "
+        "site.py); its lines are not read",
+        path));
+  }
+
+  /// Records, once per .pth file `path` (in `site`), that a line some Python versions read and
+  /// others do not acts (puts something on sys.path, or runs), while the Python version of
+  /// `site` is not known: a note and an entry in WalkStats::not_read. `hidden`: the file's name
+  /// starts with "." (CPython skips it since gh-113659: 3.13, and the 3.8 to 3.12 patch releases
+  /// of early 2024, 3.12.2 and 3.11.8 among them); else its lines are read differently by 3.13.
+  void uncertain_pth_line(const std::string& site, const std::string& path, bool hidden) {
+    const std::string entry =
+        hidden ? fmt::format("{}: a .pth named with a leading '.', which only some Python versions read", path)
+               : fmt::format("{}: Python 3.13 and earlier versions read its lines differently; which "
+                             "Python reads it is not known",
+                             path);
+    if (std::find(out_.walk.not_read.begin(), out_.walk.not_read.end(), entry) != out_.walk.not_read.end())
+      return;
+    out_.walk.not_read.push_back(entry);
+    out_.notes.push_back(
+        hidden ? fmt::format("{}: its name starts with '.': CPython 3.13 and the patch releases since early "
+                             "2024 (3.12.2, 3.11.8: gh-113659) skip it, earlier ones read it, and which release "
+                             "reads {} is not known: what it puts on the import path is taken as perhaps "
+                             "imported",
+                             path, shown(site))
+               : fmt::format("{}: Python 3.13 reads its lines differently from earlier versions (a "
+                             "byte-order mark, or a line break other than \\n and \\r), and the Python "
+                             "version of {} is not known: what a line only one of them reads puts on the "
+                             "import path is taken as perhaps imported",
+                             path, shown(site)));
+  }
+
+  /// Where path `rel` of TARGET leads with each symlink on the way followed, as the kernel
+  /// follows them: a link's text against the folder holding it (resolve(): an absolute one
+  /// inside TARGET when TARGET is a root file system), kMaxSymlinkHops links at most. A
+  /// component that does not exist ends the following.
+  struct Followed {
+    std::string rel;  ///< the real path, relative to TARGET, when `why` is empty
+    std::string why;  ///< why the path was not followed: a link leading outside TARGET, a loop
+    bool nothing = false;  ///< a link leads outside TARGET to nothing that exists
+  };
+  Followed follow_links(const std::string& rel) const {
+    Followed f;
+    std::vector<std::string> rest;  // components still to follow, the next one last
+    const auto push = [&rest](const std::string& path) {
+      std::vector<std::string> parts;
+      std::size_t at = 0;
+      while (at < path.size()) {
+        std::size_t slash = path.find('/', at);
+        if (slash == std::string::npos) slash = path.size();
+        if (slash > at) parts.push_back(path.substr(at, slash - at));
+        at = slash + 1;
+      }
+      rest.insert(rest.end(), parts.rbegin(), parts.rend());
+    };
+    push(rel);
+    std::string done;
+    for (int hops = 0; !rest.empty();) {
+      const std::string next = join(done, rest.back());
+      rest.pop_back();
+      if (type_at(inside(""), next) != Entry::Type::kSymlink) {
+        done = next;
+        continue;
+      }
+      if (++hops > kMaxSymlinkHops) {
+        f.why = fmt::format("over {} symlinks (a loop)", kMaxSymlinkHops);
+        return f;
+      }
+      std::string text;
+      try {
+        text = tree_.read_link(next);
+      } catch (const Error& e) {
+        f.why = e.what();
+        return f;
+      }
+      const Pointer p = text.empty() ? Pointer{} : resolve(text, done);
+      if (text.empty() || !p.inside) {
+        struct stat st {};
+        f.why = fmt::format("symlink {} -> {} leads outside TARGET", next, text);
+        f.nothing = text.empty() || ::stat(p.abs.c_str(), &st) != 0;
+        return f;
+      }
+      done.clear();
+      push(p.rel);
+    }
+    f.rel = done;
+    return f;
+  }
+
+  /// Where .pth path line `line` of `found_by` (in `site`) puts sys.path, as site.addpackage()
+  /// does: joined to `site` and kept only when it exists (`os.path.exists()`, which follows
+  /// symlinks). Inside TARGET each symlink on the way is followed (follow_links()) and the line
+  /// judged at its real path; a symlink leading outside TARGET to something that exists, a
+  /// loop or an unreadable link is not followed: a note and an entry in WalkStats::not_read.
+  /// std::nullopt when Python skips the line or it is not followed.
+  std::optional<Pointer> path_line(const std::string& site, const std::string& found_by,
+                                   const std::string& line) {
+    if (line.find('\0') != std::string::npos) return std::nullopt;  // os.path.exists(): False
+    Pointer p = resolve(line, site);
+    if (!p.inside) {
+      struct stat st {};
+      if (::stat(p.abs.c_str(), &st) != 0) return std::nullopt;
+      return p;
+    }
+    const Followed f = follow_links(p.rel);
+    if (!f.why.empty()) {
+      if (f.nothing) return std::nullopt;  // Python skips it too
+      out_.walk.not_read.push_back(fmt::format("{}: the path line '{}': {}", found_by, line, f.why));
+      out_.notes.push_back(fmt::format(
+          "{}: the path line '{}' is not followed: {}; what Python imports from it is not "
+          "reported (scan its target)",
+          found_by, line, f.why));
+      return std::nullopt;
+    }
+    if (!f.rel.empty() && type_at(inside(""), f.rel) == Entry::Type::kMissing) return std::nullopt;
+    p.rel = f.rel;
+    return p;
+  }
+
+  /// `p` written as a pointer that resolve() reads back as `p` (an absolute path).
+  std::string pointer_text(const Pointer& p) const { return p.inside ? join(target_real_, p.rel) : p.abs; }
+
   /// A .pth file: `__editable__.NAME-VER.pth` (setuptools' PEP 660 editable install: a path
   /// line, or an import of its finder module, whose MAPPING gives the package's folder), or any
-  /// other .pth, whose path lines (not `import` lines) are sys.path entries.
+  /// other .pth, whose path lines (not `import` lines) are sys.path entries. Lines are read as
+  /// site.addpackage() reads them (for_each_pth_file_line(), path_line()).
   void pth(const std::string& site, const std::string& name, const std::set<std::string>& done) {
     const std::string path = join(site, name);
     const std::optional<std::string> text =
@@ -1310,66 +1608,78 @@ class Discoverer {
       dist = normalize_distribution_name(dist);
       if (!wanted(dist)) return;
     }
+    // A name starting with "." is skipped by site.addsitedir() since gh-113659 (3.13.0; patch
+    // releases of 3.8 to 3.12 from early 2024): for 3.12 and earlier, or an unknown version,
+    // whether it is read is not known.
+    const bool hidden = name.front() == '.';
+    if (hidden) {
+      const std::optional<std::pair<int, int>> v = site_python_version(site);
+      if (v && *v >= std::make_pair(3, 13)) return;
+    }
     if (done.count(dist) != 0) {  // its dist-info's direct_url.json said where; this says how
-      bool finder = false, path_line = false;
+      bool finder = false, path_line_seen = false;
       std::size_t finder_rank = 0, path_rank = 0;
-      for_each_line(*text, [&](std::string_view line) {
-        if (line.empty() || line.front() == '#') return true;
+      for_each_pth_file_line(site, path, *text, [&](const PthLine& line) {
         const std::size_t rank = ++pth_lines_;
-        const bool is_import = starts_with(line, "import ") || starts_with(line, "import\t");
-        if (is_import && !finder) finder_rank = rank;
-        if (!is_import && !path_line) path_rank = rank;
-        (is_import ? finder : path_line) = true;
-        return true;
+        if (!line.import && !path_line(site, path, std::string(line.text))) return;  // not on sys.path
+        if (line.uncertain || hidden) return uncertain_pth_line(site, path, hidden);  // the way in stays as known
+        if (line.import && !finder) finder_rank = rank;
+        if (!line.import && !path_line_seen) path_rank = rank;
+        (line.import ? finder : path_line_seen) = true;
       });
-      const FoundInstall::Reach how = path_line ? FoundInstall::Reach::kPathLine
-                                      : finder  ? FoundInstall::Reach::kFinder
-                                                : FoundInstall::Reach::kUnknown;
+      const FoundInstall::Reach how = path_line_seen ? FoundInstall::Reach::kPathLine
+                                      : finder       ? FoundInstall::Reach::kFinder
+                                                     : FoundInstall::Reach::kUnknown;
       for (FoundInstall& f : pending_)
         if (f.install.kind == InstallKind::kEditable && f.install.distribution == dist)
           if (auto it = f.reach.find(site); it != f.reach.end()) {
             it->second = std::max(it->second, how);
-            if (path_line) rank_line(f, site, FoundInstall::Reach::kPathLine, path_rank);
+            if (path_line_seen) rank_line(f, site, FoundInstall::Reach::kPathLine, path_rank);
             if (finder) rank_line(f, site, FoundInstall::Reach::kFinder, finder_rank);
           }
       return;
     }
-    for_each_line(*text, [&](std::string_view line) {
-      if (line.empty() || line.front() == '#') return true;
+    for_each_pth_file_line(site, path, *text, [&](PthLine line) {
       const std::size_t rank = ++pth_lines_;
-      if (starts_with(line, "import ") || starts_with(line, "import\t")) {
-        if (dist.empty()) return true;
+      line.uncertain = line.uncertain || hidden;
+      // A line only one Python reading has: on the import path perhaps (which copy is imported:
+      // unknown).
+      const FoundInstall::Reach perhaps = FoundInstall::Reach::kUnknown;
+      if (line.import) {
+        if (line.uncertain) uncertain_pth_line(site, path, hidden);
+        if (dist.empty()) return;
         // "import __editable___NAME_finder; __editable___NAME_finder.install()"
-        const std::string module = trim(line.substr(7, line.find(';') - 7));
-        if (module.find('/') != std::string::npos || module.empty()) return true;
+        const std::string module = trim(line.text.substr(7, line.text.find(';') - 7));
+        if (module.find('/') != std::string::npos || module.empty()) return;
         const std::optional<std::string> finder =
             read_at(inside(""), join(site, module + ".py"), kListFileCap,
                     "the package folder its MAPPING names is not read", Unread::kInstallList);
-        if (!finder) return true;
+        if (!finder) return;
         if (std::optional<std::pair<std::string, std::string>> package = first_mapping(*finder)) {
           std::vector<std::string> names;
           if (package_name(package->first)) names.push_back(package->first);
           editable(site, join(site, module + ".py"), dist, version,
                    std::filesystem::path(package->second).parent_path().string(),
-                   FoundInstall::Reach::kFinder, rank, names);
+                   line.uncertain ? perhaps : FoundInstall::Reach::kFinder, rank, names);
         }
-        return true;
+        return;
       }
-      if (!zip_on_path(site, path, std::string(line)))
-        editable(site, path, dist, version, std::string(line), FoundInstall::Reach::kPathLine, rank);
-      return true;
+      const std::optional<Pointer> p = path_line(site, path, std::string(line.text));
+      if (!p) return;
+      if (line.uncertain) uncertain_pth_line(site, path, hidden);
+      if (!zip_on_path(path, *p))
+        editable(site, path, dist, version, pointer_text(*p),
+                 line.uncertain ? perhaps : FoundInstall::Reach::kPathLine, rank);
     });
   }
 
-  /// A .pth path line `text` (in `found_by`, relative to `site`) naming a regular file: a zip
+  /// A .pth path line leading to `p` (in `found_by`, path_line()) naming a regular file: a zip
   /// archive on sys.path, which Python's zipimport reads (the egg "NAME-VER-pyX.Y.egg" that
   /// easy_install wrote and named in easy-install.pth, or any .zip). Its contents are not read:
   /// an egg named for a catalog distribution is an install whose fixes read unknown ("installed
   /// as a zip archive; not read"); any other archive but an egg of another distribution goes
-  /// to WalkStats::not_read, as it may hold a catalog project. False when `text` names no
-  /// regular file.
-  bool zip_on_path(const std::string& site, const std::string& found_by, const std::string& text) {
-    const Pointer p = resolve(text, site);
+  /// to WalkStats::not_read, as it may hold a catalog project. False when `p` is no regular file.
+  bool zip_on_path(const std::string& found_by, const Pointer& p) {
     if (p.inside) {
       if (p.rel.empty() || type_at(inside(""), p.rel) != Entry::Type::kFile) return false;
     } else {
@@ -1473,17 +1783,41 @@ class Discoverer {
                        "its package folders are walked instead", Unread::kInstallList);
     if (record) {
       g.source = ObjectSource::kRecord;
+      std::vector<std::string> outside;  // kernel files the RECORD lists outside TARGET
       for_each_line(*record, [&](std::string_view line) {
         const std::string path = record_path(line);
-        if (!is_kernel_file_name(base_name(path))) return true;
-        // Paths are relative to site-packages; "../../bin/x" stays inside TARGET or is dropped.
-        if (std::optional<std::string> p = normalize_relative_path(join(site, path)))
-          if (std::optional<std::string> real = object_path(*p)) {
-            if (*real != *p) set.links[*p] = *real;
-            set.paths.push_back(*p);
+        if (!is_kernel_file_name(base_name(path)) || path.find('\0') != std::string::npos) return true;
+        // Paths are relative to site-packages ("../../../lib/libx.so": pip's .data/data
+        // scheme, installed under the prefix) or absolute; resolve() places them in TARGET.
+        std::optional<std::string> p;
+        if (path.front() != '/') p = normalize_relative_path(join(site, path));
+        if (!p) {
+          const Pointer at = resolve(path, site);
+          if (!at.inside) {
+            outside.push_back(path == at.abs ? path : fmt::format("{} (at {})", path, at.abs));
+            return true;
           }
+          if (at.rel.empty()) return true;
+          p = at.rel;
+        }
+        if (std::optional<std::string> real = object_path(*p)) {
+          if (*real != *p) set.links[*p] = *real;
+          set.paths.push_back(*p);
+        }
         return true;
       });
+      if (!outside.empty()) {
+        std::string listed;
+        for (std::size_t k = 0; k < outside.size() && k < 3; ++k) listed += (k ? ", " : "") + outside[k];
+        if (outside.size() > 3) listed += fmt::format(" and {} more", outside.size() - 3);
+        out_.walk.not_read.push_back(fmt::format("{}/RECORD: {} kernel file{} outside TARGET: {}", dir,
+                                                 outside.size(), outside.size() == 1 ? "" : "s", listed));
+        out_.notes.push_back(fmt::format(
+            "{} {}: its RECORD lists {} shared object{} or kernel file{} outside TARGET, not read: "
+            "{}; {} kernels are not listed (scan the environment's prefix, or run `kernels` on {})",
+            dist, version, outside.size(), outside.size() == 1 ? "" : "s", outside.size() == 1 ? "" : "s",
+            listed, outside.size() == 1 ? "its" : "their", outside.size() == 1 ? "it" : "them"));
+      }
     } else {
       g.source = ObjectSource::kPackageFolders;
       std::vector<std::string> names;

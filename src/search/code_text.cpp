@@ -339,16 +339,22 @@ class Lexer {
     return col;
   }
 
-  /// Whether an `if` or `elif` whose keyword ends at `k` tests a constant false: blanks,
-  /// `False` or `0`, blanks, then its `:` (not a walrus).
+  /// Whether an `if`, `elif` or `while` whose keyword ends at `k` tests a constant false:
+  /// `False` or `0`, in as many parentheses as it likes (`if (False):`), blanks anywhere
+  /// between, then its `:` (not a walrus).
   bool py_false_test(std::size_t k) const {
-    while (k < n_ && (s_[k] == ' ' || s_[k] == '\t')) ++k;
+    const auto skip_blanks = [&](std::size_t at) {
+      while (at < n_ && (s_[at] == ' ' || s_[at] == '\t')) ++at;
+      return at;
+    };
+    std::size_t open = 0;
+    for (k = skip_blanks(k); k < n_ && s_[k] == '('; k = skip_blanks(k + 1)) ++open;
     std::size_t e = k;
     while (e < n_ && is_word(s_[e])) ++e;
     const std::string_view word = s_.substr(k, e - k);
     if (word != "False" && word != "0") return false;
-    while (e < n_ && (s_[e] == ' ' || s_[e] == '\t')) ++e;
-    return e < n_ && s_[e] == ':' && (e + 1 >= n_ || s_[e + 1] != '=');
+    for (e = skip_blanks(e); open > 0 && e < n_ && s_[e] == ')'; e = skip_blanks(e + 1)) --open;
+    return open == 0 && e < n_ && s_[e] == ':' && (e + 1 >= n_ || s_[e + 1] != '=');
   }
 
   /// `#` comments, and string literals that are a whole statement: a closed, non-f string (or
@@ -357,7 +363,7 @@ class Lexer {
   /// comment, the end of the file). A statement starts a logical line, follows a `;`, or
   /// follows the header's `:` of a compound statement (the first `:` outside brackets that
   /// is not a lambda's or a walrus). And dead code: the body of `if False:` / `if 0:` (also
-  /// `elif`), from its first token to the end of its last: the rest of the header's logical
+  /// `elif`, `while`, and the test in parentheses), from its first token to the end of its last: the rest of the header's logical
   /// line, or the logical lines indented deeper than the header that follow it.
   void python() {
     int depth = 0;         // open brackets
@@ -513,7 +519,8 @@ class Lexer {
           const std::string_view word = s_.substr(i, word_end - i);
           if (first && depth == 0) {
             header = compound_keyword(word) && !soft_name(word, word_end);
-            dead_header = header && (word == "if" || word == "elif") && py_false_test(word_end);
+            dead_header = header && (word == "if" || word == "elif" || word == "while") &&
+                          py_false_test(word_end);
           }
           if (header && depth == 0 && word == "lambda") ++lambdas;
           first = false;
@@ -847,6 +854,9 @@ class Lexer {
       } else if (c == '(' && i + 1 < n_ && s_[i + 1] == '(') {
         i = shell_arith_end(i + 2);  // $((x << 2)), ((n<<=1)): no here-document, no comment
         word_start = false;
+      } else if (c == '$' && i + 1 < n_ && s_[i + 1] == '[') {
+        i = shell_arith_end(i + 2, '[', ']', 1);  // $[1<<2], bash's older arithmetic form
+        word_start = false;
       } else if (c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '&' || c == '|' ||
                  c == '(' || c == ')' || c == '>') {
         word_start = true;
@@ -894,13 +904,14 @@ class Lexer {
     return std::min(n_, k + 1);
   }
 
-  /// One past the `))` closing an arithmetic expression whose text starts at `k` (after
-  /// "((" or "$(("): parentheses counted; the end when unclosed.
-  std::size_t shell_arith_end(std::size_t k) const {
-    int depth = 2;
+  /// One past the closing bracket of an arithmetic expression whose text starts at `k`:
+  /// `depth` brackets `open`/`close` are open there (2 after "((" or "$((", 1 after bash's
+  /// older "$["), nested ones counted; the end when unclosed.
+  std::size_t shell_arith_end(std::size_t k, char open = '(', char close = ')',
+                              int depth = 2) const {
     for (; k < n_; ++k) {
-      if (s_[k] == '(') ++depth;
-      if (s_[k] == ')' && --depth == 0) return k + 1;
+      if (s_[k] == open) ++depth;
+      if (s_[k] == close && --depth == 0) return k + 1;
     }
     return n_;
   }

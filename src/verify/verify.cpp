@@ -23,6 +23,7 @@
 #include "sm120check/error.hpp"
 #include "sm120check/file_names.hpp"
 #include "sm120check/markers.hpp"
+#include "sm120check/trace.hpp"
 
 namespace sm120check {
 
@@ -522,10 +523,13 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   std::future<void> prepared;
   if (threads > 1 && options.evidence && !options.evidence_markers.valid())
     prepared = std::async(std::launch::async, [&evidence, &options] {
+      const trace::Span span("evidence-prepare");
       for (const std::unique_ptr<PatchEvidence>& e : evidence) e->prepare_early(options);
     });
+  std::optional<trace::Span> span(std::in_place, "in-place-names");
   const InPlaceNames in_place = in_place_names(patches, strips, tree);
   ctx.in_place = &in_place;
+  span.emplace("relocation");
   // Every file to relocate, found before any is verified, so that the tree is walked once
   // for all of them and the patches' markers (reading every file is what a large tree costs,
   // not the matching). Without patch markers to search, a walk by name comes first (it opens
@@ -589,6 +593,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   // patch is verified alone against the tree here, so they are shared out among threads
   // (each with its own handle on the tree and its own caches, the relocation search shared
   // read-only); their caches join the run's for the series passes, which follow in order.
+  span.emplace("plan-jobs");
   const SingleUse single_use(patches, strips);
   for (std::size_t i = 0; i < patches.size(); ++i)
     report.patches.push_back(start_report(patches[i], options, strips[i]));
@@ -632,13 +637,18 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     if (workers.size() == handles.size() && open_handle() == workers.size()) break;  // no more
     workers.push_back(std::make_unique<Worker>(*handles[workers.size()], ctx));
   }
+  span.emplace("files");
   std::atomic<std::size_t> next{0};
   auto work = [&](Context& c) {
+    const trace::Span worker_span("worker");
     for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();)
       for (const auto& [i, k] : jobs[j]) {
         const FilePatch& fp = patches[i].files[k];
+        std::optional<trace::Span> file_span(std::in_place, "verify-file");
         FileReport& f = report.patches[i].files[k] = verify_file(fp, c, strips[i]);
+        file_span.emplace("file-evidence");
         evidence[i]->add(k, f, c);
+        file_span.reset();
         if (release) single_use.done(fp, strips[i], c.cache);
       }
   };
@@ -667,6 +677,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
       if (e) std::rethrow_exception(e);
     for (const std::unique_ptr<Worker>& w : workers) cache.absorb(w->cache);
   }
+  span.emplace("series, finish");
   if (prepared.valid()) prepared.get();
   for (PatchReport& r : report.patches)
     if (!r.files.empty()) finish_report(r);  // (a patch without files is an error already)
@@ -674,6 +685,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   for (std::size_t i = 0; i < patches.size(); ++i) evidence[i]->finish(report.patches[i], ctx);
   std::vector<PatchReport*> ptrs;
   for (PatchReport& r : report.patches) ptrs.push_back(&r);
+  span.emplace("attach-search");
   attach_search(tree, ptrs, sets, options,
                 searched && patch_marker_count > 0 ? &shared.result : nullptr);
   return report;

@@ -348,8 +348,8 @@ void kernels_one(std::string_view input) {
   require(bare || listing.entry_count() <= input.size() / 64, "at most one entry per 64 bytes");
   for (const FatBinary& f : listing.fatbins) {
     if (bare) break;
-    // A cubin embedded as data (an EM_CUDA ELF in the bytes of a file without a fat-binary
-    // section) is one entry of its own, starting where it is found: no fat binary header.
+    // A cubin embedded as data (an EM_CUDA ELF in a data section, or in the bytes of a file
+    // without sections) is one entry of its own, starting where it is found: no fat binary header.
     if (f.section == "embedded" && f.entries.size() == 1 && f.entries[0].offset == f.offset) {
       const KernelEntry& e = f.entries[0];
       require(e.payload_offset == f.offset && f.offset < input.size() &&
@@ -365,11 +365,25 @@ void kernels_one(std::string_view input) {
               "an entry's payload lies inside the input");
     }
   }
+  // What a fat-binary section holds is never listed again as embedded data: the embedded
+  // search skips those sections' bytes.
+  std::vector<std::uint64_t> registered;
+  for (const FatBinary& f : listing.fatbins)
+    if (f.section == ".nv_fatbin" || f.section == "__nv_relfatbin")
+      for (const KernelEntry& e : f.entries) registered.push_back(e.offset);
+  std::sort(registered.begin(), registered.end());
+  for (const FatBinary& f : listing.fatbins)
+    if (f.section == "embedded")
+      for (const KernelEntry& e : f.entries)
+        require(!std::binary_search(registered.begin(), registered.end(), e.offset),
+                "an entry of a fat-binary section is not listed again as embedded");
   report.capabilities = {{9, 0}, {12, 0}, {12, 1}};
   report.gpu_source = "override";
   std::vector<FileFit> fits;
   for (const ComputeCapability& cc : report.capabilities) {
     fits.push_back(file_fit(listing, cc));
+    require(fits.back().not_compared <= fits.back().judged.size(),
+            "modules not compared are judged modules");
     for (const auto& [index, module] : fits.back().judged)
       require(index < listing.fatbins.size() &&
                   (module.entry < 0 ||

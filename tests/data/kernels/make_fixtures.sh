@@ -22,7 +22,7 @@ grep -v '^#' manifest.tsv | while IFS='	' read -r name flags expected; do
   case "$name" in
     hostonly.o) src=hostonly.cu flags=${flags%% (*} ;;
     guard800_z.o) src=guard800.cu flags=${flags%% (*} ;;
-    subset.o|subset_z.o) src=subset.cu flags=${flags%% (*} ;;
+    subset.o|subset_z.o|subset_ptx.o|subset_ptx_z.o) src=subset.cu flags=${flags%% (*} ;;
   esac
   # shellcheck disable=SC2086  # the flags are words
   "$nvcc" -c "$src" -o "$name" $flags
@@ -51,6 +51,12 @@ objcopy -O binary --only-section=.nv_fatbin "$tmp/libptx.so" ptx120_cudart_stati
 # libarch.a: a static archive of three of the objects above (one fat binary per member).
 rm -f libarch.a
 ar rcs libarch.a sm90.o sm120a.o hostonly.o
+
+# subset_big_z.fatbin: the .nv_fatbin section of subset_big.cu (subset.cu with 400 filler
+# kernels) built compressed for sm_90 and sm_120: each cubin decompresses past 1 MiB.
+"$nvcc" -c -Xfatbin -compress-all -gencode arch=compute_90,code=sm_90 \
+  -gencode arch=compute_120,code=sm_120 subset_big.cu -o "$tmp/subset_big_z.o"
+objcopy -O binary --only-section=.nv_fatbin "$tmp/subset_big_z.o" subset_big_z.fatbin
 
 # saxpy.fatbin: a bare fat binary (nvcc -fatbin), no ELF around it.
 "$nvcc" -fatbin saxpy.cu -o saxpy.fatbin \
@@ -87,3 +93,8 @@ ls "$seeds" | wc -l
 (cd "$tmp" && xxd -i -n kCubinSm90 k90.cubin | sed 's/^unsigned char/const unsigned char/' > cubin.h &&
   xxd -i -n kFatbinSm90 k90.fatbin | sed 's/^unsigned char/const unsigned char/' > fatbin.h)
 c++ -O1 -c -fPIC -I"$tmp" embedded.cpp -o embedded.o
+# embedded_beside.so: a registered sm_120 kernel (.nv_fatbin) and the same sm_90 fat binary as
+# a const array in .rodata (fatbin.h above).
+"$nvcc" -shared -Xcompiler -fPIC -cudart none -I"$tmp" -gencode arch=compute_120,code=sm_120 \
+  embedded_beside.cu -o embedded_beside.so
+strip --strip-debug embedded_beside.so
