@@ -447,6 +447,7 @@ class Drift {
       context_info_ += informative_line(images.post[j]->text) ? 1u : 0u;
     if (const std::optional<std::size_t> own = own_definition(images))
       own_definition_ = images.post[*own]->text;
+    leaves_section_ = leaves_section(images);
   }
 
   /// See find_other_side().
@@ -619,8 +620,18 @@ class Drift {
       // Old code right at the block's edges is the block's own shadow (a block that starts or
       // ends with the line its context ends or starts with), not old code.
       // Nor is a place that holds the block itself (another copy of the fix).
-      std::vector<Candidate> elsewhere = old_code;
-      for (const Candidate& f : found) elsewhere = apart_from(elsewhere, f.pos, f.end);
+      // A removed block reaching farther past a found block than the hunk's context does is
+      // no shadow: the old code stands there in full (lmdeploy 967df47f57 removes 533 lines and
+      // adds back their first 4; with one context line drifted, those 4 were found as the
+      // change while all 533 stood).
+      std::vector<Candidate> elsewhere;
+      for (const Candidate& o : old_code) {
+        const bool shadow = std::any_of(found.begin(), found.end(), [&](const Candidate& f) {
+          return !(o.end < f.pos || f.end < o.pos) &&
+                 !(o.pos + lead_ < f.pos || o.end > f.end + trail_);
+        });
+        if (!shadow) elsewhere.push_back(o);
+      }
       // For a pure addition the context meets within kDriftSlack lines after a found block
       // when lines were inserted after it (Liger 64f5e1d3: an import added after the fix's):
       // that join is the block's own place too, unless the lines between hold the hunk's
@@ -660,6 +671,16 @@ class Drift {
                            ? old_here->score.section
                            : old_here->score.info >= c.score.info)) {
         std::vector<Candidate> both{c, *old_here};
+        return ambiguous(r, both, "removed-lines-present");
+      }
+      // Farther from where the hunk belongs than the hunk is long, the block is only as good as
+      // the old code standing nearer with some of the hunk's context around it (as for an
+      // image matched far away, recheck_far_matches()): a sibling's better context does not
+      // outweigh the old code standing where the header's line puts the hunk (lightllm
+      // 72c5fa8ba8: the new call stands in _token_decode_attention_flashdecoding, 90 lines up,
+      // with 5 of 6 context lines; the old call where the fix belongs, with 4).
+      if (const std::optional<Candidate> nearer = old_nearer(elsewhere, c)) {
+        std::vector<Candidate> both{c, *nearer};
         return ambiguous(r, both, "removed-lines-present");
       }
       if (const char* why = section_veto(c)) {
@@ -768,7 +789,34 @@ class Drift {
   /// rule (Score::section), and a block holding a header line then is exempt (a hunk that
   /// adds a function is under whatever function precedes it, which later changes may insert).
   const char* section_veto(const Candidate& c) const {
+    const std::optional<std::size_t> at = block_line(c);
+    const std::size_t indent = at ? indentation(file_.line(*at)) : 0;
+    const std::vector<std::uint32_t> chain =
+        indent == 0 ? std::vector<std::uint32_t>{} : enclosing_definitions(file_, *at, indent);
+    // Several definitions of the one `c` is in: which is the hunk's only its context tells.
+    const bool full_context = context_info_ > 0 && c.score.info >= context_info_;
+    auto unless_ambiguous = [&](std::string_view definition) -> const char* {
+      return !full_context && section_ambiguous(file_, definition) ? "section-ambiguous"
+                                                                   : nullptr;
+    };
+    // The hunk's leading context shows the function it is in (for a Python function the
+    // section is then the definition before it, at column 0): `c` must be in that function
+    // when the file has it (Liger 2fcfe7e416: mixtral's signature changed, the same added
+    // lines standing in mistral's, the section's), and is not in the section's function when
+    // that is another one (f8f1055abd on a tree without falcon_h1: the lines in internvl).
+    const std::string_view own = trim_space(own_definition_);
     const std::string_view section = trim_space(images_.section);
+    const bool in_own = !own.empty() && std::any_of(chain.begin(), chain.end(), [&](std::uint32_t h) {
+                          return names_section(file_.line(h), own);
+                        });
+    if (!own.empty() && !in_own && !chain.empty()) {
+      if (section_in_file(file_, own)) return "other-section";
+      if (definition_line(section) && !class_line(section) &&
+          definition_name(section) != definition_name(own) &&
+          std::any_of(chain.begin(), chain.end(),
+                      [&](std::uint32_t h) { return names_section(file_.line(h), section); }))
+        return "other-section";
+    }
     if (!definition_line(section) || !section_in_file(file_, section)) return nullptr;
     // The hunk's own lines leave the section at column 0 before its change (decorators of the
     // next test function, a call statement after the one the section is): the change is not
@@ -777,25 +825,11 @@ class Drift {
     // test function inserted between since) and ninja 3253f66fd1 (configure.py, section
     // `parser.add_option('--host',`, the change under `parser.add_option('--debug',`).
     if (leaves_section(images_)) return nullptr;
-    const std::optional<std::size_t> at = block_line(c);
-    const std::size_t indent = at ? indentation(file_.line(*at)) : 0;
-    const std::vector<std::uint32_t> chain =
-        indent == 0 ? std::vector<std::uint32_t>{} : enclosing_definitions(file_, *at, indent);
     if (chain.empty() || !definition_line(file_.line(chain.front())))
       return nearest_header_rule(c) ? "other-section" : nullptr;
-    // Several definitions of the one `c` is in: which is the hunk's only its context tells.
-    const bool full_context = context_info_ > 0 && c.score.info >= context_info_;
-    auto unless_ambiguous = [&](std::string_view definition) -> const char* {
-      return !full_context && section_ambiguous(file_, definition) ? "section-ambiguous"
-                                                                   : nullptr;
-    };
-    // The hunk's leading context shows the function it is in (the section is then only the
-    // line above the hunk's first), and `c` is in that function.
-    const std::string_view own = trim_space(own_definition_);
-    if (!own.empty() && std::any_of(chain.begin(), chain.end(), [&](std::uint32_t h) {
-          return names_section(file_.line(h), own);
-        }))
-      return unless_ambiguous(own);
+    // `c` is in the hunk's own function (the section is then only the line above the hunk's
+    // first).
+    if (in_own) return unless_ambiguous(own);
     const auto named = std::find_if(chain.begin(), chain.end(), [&](std::uint32_t h) {
       return names_section(file_.line(h), section);
     });
@@ -1009,6 +1043,30 @@ class Drift {
     r.count = at - r.pos;
     r.context_agree = scored(r.pos, at).score.total;
     return r;
+  }
+
+  /// Distance in lines of `c`'s placement from where the query expects the changed block.
+  std::int64_t distance(const Candidate& c) const {
+    return std::abs(static_cast<std::int64_t>(c.pos) - query_.expected);
+  }
+
+  /// For a block `c` found farther from the expected line than the hunk is long: the old code
+  /// among `old_code` standing nearer that line with at least half of `c`'s context around it
+  /// (informative lines and all lines; under the hunk's section when `c` is), the nearest one.
+  /// std::nullopt when there is none.
+  std::optional<Candidate> old_nearer(const std::vector<Candidate>& old_code,
+                                      const Candidate& c) const {
+    const auto hunk_lines = static_cast<std::int64_t>(images_.end - images_.begin);
+    const std::int64_t far = distance(c);
+    if (far <= hunk_lines) return std::nullopt;
+    std::optional<Candidate> best;
+    for (const Candidate& o : old_code) {
+      if (o.score.info == 0 || 2 * o.score.info < c.score.info ||
+          2 * o.score.total < c.score.total || (c.score.section && !o.score.section))
+        continue;
+      if (distance(o) < far && (!best || distance(o) < distance(*best))) best = o;
+    }
+    return best;
   }
 
   /// The best placement of the old code that counts as evidence: some informative context
@@ -1351,8 +1409,19 @@ class Drift {
     const auto [lead, trail] = sides(begin, end);
     add(c.score, lead);
     add(c.score, trail);
-    c.score.section =
-        under_section(file_, images_.section, begin >= lead_ ? begin - lead_ : 0, lead_);
+    // Under the function the change is in: git's section is the header above the hunk's first
+    // line. A hunk whose leading context shows its own definition line is in that function
+    // (the header above its changed block), and under the section only where the hunk does
+    // not leave it: a Python function's section is then the definition before it (Liger
+    // 2fcfe7e416 changes mixtral's signature under the section `def
+    // apply_liger_kernel_to_mistral(`, whose body holds the same added lines), a C++ method's
+    // the class it is in (flashinfer 94810993a7: three classes' `run(` get one guard each).
+    const std::size_t top = begin >= lead_ ? begin - lead_ : 0;
+    c.score.section = own_definition_.empty()
+                          ? under_section(file_, images_.section, top, lead_)
+                          : nearest_header_is(file_, own_definition_, begin) &&
+                                (leaves_section_ || images_.section.empty() ||
+                                 under_section(file_, images_.section, top, lead_));
     return c;
   }
 
@@ -1420,6 +1489,7 @@ class Drift {
   bool context_informative_ = false;
   std::size_t context_info_ = 0;     ///< informative context lines that sides() compares
   std::string_view own_definition_;  ///< the definition line of the leading context, if any
+  bool leaves_section_ = false;  ///< leaves_section() of the hunk
 };
 
 /// `s` without white space and the punctuation around keywords.
