@@ -71,10 +71,13 @@ def ours(binary, path):
     error = None
     for f in doc["files"]:
         error = f["error"] or error
-        has_loaded = any(fb["section"] != "__nv_relfatbin" for fb in f["fat_binaries"])
+        # (embedded images are data, not a fat-binary section: they do not hide __nv_relfatbin
+        # from cuobjdump)
+        has_loaded = any(fb["section"] not in ("__nv_relfatbin", "embedded")
+                         for fb in f["fat_binaries"])
         for fb in f["fat_binaries"]:
-            # "embedded": fat binaries and cubins found in the data of a file without a
-            # fat-binary section (bin2c arrays); cuobjdump does not look there.
+            # "embedded": fat binaries and cubins found in a file's data sections (bin2c
+            # arrays, beside or instead of a fat-binary section); cuobjdump does not look there.
             skipped = (has_loaded and fb["section"] == "__nv_relfatbin") or fb["section"] == "embedded"
             for e in fb["entries"]:
                 # cuobjdump --list-elf drops the family suffix: cuobjdump 13.0.85 names
