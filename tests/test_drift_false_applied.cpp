@@ -10,16 +10,13 @@
 
 #include "sm120check/match.hpp"
 #include "sm120check/patch.hpp"
+#include "test_util.hpp"
 
 namespace sm120check {
 namespace {
 
 HunkMatch run_one(const std::string& file, std::string_view hunk, std::string_view name) {
-  const std::string diff =
-      "--- a/" + std::string(name) + "\n+++ b/" + std::string(name) + "\n" + std::string(hunk);
-  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
-  const FileText text(file);
-  return match_hunks(text, patches.at(0).files.at(0).hunks, {}).at(0);
+  return test::match_one_hunk(file, hunk, name);
 }
 
 // Liger-Kernel 2fcfe7e416: a hunk changing mixtral's signature, whose leading context holds

@@ -1,5 +1,7 @@
 #include "test_util.hpp"
 
+#include "sm120check/patch.hpp"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -353,6 +355,14 @@ bool git_init_commit(const std::filesystem::path& dir) {
       dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code == 0;
+}
+
+HunkMatch match_one_hunk(const std::string& file, std::string_view hunk, std::string_view name) {
+  const std::string diff =
+      "--- a/" + std::string(name) + "\n+++ b/" + std::string(name) + "\n" + std::string(hunk);
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const FileText text(file);
+  return match_hunks(text, patches.at(0).files.at(0).hunks, {}).at(0);
 }
 
 }  // namespace sm120check::test

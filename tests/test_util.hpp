@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sm120check/match.hpp"
+
 namespace sm120check::test {
 
 /// A fresh temporary directory, removed (recursively) when destroyed.
@@ -78,5 +80,9 @@ RunResult run_shell(const std::string& command, const std::filesystem::path& cwd
 /// Creates a git repository at `dir` with HOME isolated, user name/email set, and commits
 /// everything in it with message "init". Returns false (with a test failure) on error.
 bool git_init_commit(const std::filesystem::path& dir);
+
+/// The match of the first hunk of `hunk` (a unified-diff hunk text, "@@ ..." on) against
+/// `file`, as the file patch of `name` ("--- a/NAME" / "+++ b/NAME"); default match options.
+HunkMatch match_one_hunk(const std::string& file, std::string_view hunk, std::string_view name);
 
 }  // namespace sm120check::test
