@@ -33,6 +33,35 @@ struct RepositoryFacts {
   std::string dirty_unknown;
 };
 
+/// A git work tree's repository and index opened once for several reads from its git
+/// directory (index_blob_ids(), read_work_tree_facts()): the configuration files are read, the
+/// index is mapped (a snapshot: git replaces its index by rename, so the mapping keeps the
+/// bytes it had when opened) and, for an index searched rather than walked, where its entries
+/// end is found once (at 100k entries the cache tree found from the end costs as much as the
+/// search). Opening it first, while the patches are still being read, takes that work off the
+/// verification's path. What a reader would decline for (a reftable, core.worktree, a split
+/// index, ...) is kept for each reader to decline. Its readers take it const; one thread at a
+/// time.
+class WorkTreeIndex {
+ public:
+  struct State;
+  explicit WorkTreeIndex(std::unique_ptr<State> state);
+  ~WorkTreeIndex();
+  WorkTreeIndex(const WorkTreeIndex&) = delete;
+  WorkTreeIndex& operator=(const WorkTreeIndex&) = delete;
+  const State& state() const { return *state_; }
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+/// Opens the repository of the work tree at `root` (as find_git_work_tree() gives it) for
+/// index_blob_ids() and read_work_tree_facts(); nullptr where neither reads it (no git
+/// directory, a reftable, a bare repository, core.worktree, core.ignorecase, another object
+/// format or ref storage, a configuration not understood). A missing index is no error (the
+/// readers then decline). Never throws.
+std::shared_ptr<const WorkTreeIndex> open_work_tree_index(const std::string& root);
+
 /// The facts of the work tree at `root` (a directory holding `.git`, as find_git_work_tree()
 /// gives it) for `paths` (relative to root), read from the git directory without libgit2: HEAD
 /// and its branch (loose refs, packed-refs, `.git` files of worktrees and submodules), and the
@@ -42,6 +71,9 @@ struct RepositoryFacts {
 /// or sparse index, an untracked touched path, attributes on a file to hash, a staged change,
 /// HEAD's commit deltified in a pack): the caller then asks GitRepository::facts().
 std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
+                                                    const std::vector<std::string>& paths);
+/// read_work_tree_facts() from an opened repository (open_work_tree_index()).
+std::optional<RepositoryFacts> read_work_tree_facts(const WorkTreeIndex& repository,
                                                     const std::vector<std::string>& paths);
 
 /// The blob ids the git index of the work tree at `root` (as find_git_work_tree() gives it)
@@ -54,6 +86,10 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
 /// or when the index is not read here (split or sparse, another object format, ...). Reads
 /// the index for these paths only; never throws.
 std::shared_ptr<const KnownBlobIds> index_blob_ids(const std::string& root,
+                                                   const std::string& prefix,
+                                                   const std::vector<std::string>& paths);
+/// index_blob_ids() from an opened repository (open_work_tree_index()).
+std::shared_ptr<const KnownBlobIds> index_blob_ids(const WorkTreeIndex& repository,
                                                    const std::string& prefix,
                                                    const std::vector<std::string>& paths);
 

@@ -66,14 +66,20 @@ std::optional<std::string> prefix_in(const std::string& root, const std::string&
 
 }  // namespace
 
-std::shared_ptr<const KnownBlobIds> work_tree_blob_ids(const std::string& target,
+TargetWorkTree open_target_work_tree(const std::string& target) {
+  TargetWorkTree out;
+  out.root = find_git_work_tree(target);
+  if (!out.root) return out;
+  out.prefix = prefix_in(*out.root, target);
+  if (out.prefix) out.index = open_work_tree_index(*out.root);
+  return out;
+}
+
+std::shared_ptr<const KnownBlobIds> work_tree_blob_ids(const TargetWorkTree& work_tree,
                                                        const std::vector<Patch>& patches,
                                                        const std::vector<unsigned>& strips) {
-  const std::optional<std::string> root = find_git_work_tree(target);
-  if (!root) return nullptr;
-  const std::optional<std::string> prefix = prefix_in(*root, target);
-  if (!prefix) return nullptr;
-  return index_blob_ids(*root, *prefix, touched_paths(patches, strips, ""));
+  if (!work_tree.index) return nullptr;
+  return index_blob_ids(*work_tree.index, *work_tree.prefix, touched_paths(patches, strips, ""));
 }
 
 std::vector<unsigned> strips_of(const VerifyReport& report) {
@@ -91,16 +97,17 @@ std::vector<std::string> relocated_paths(const VerifyReport& report) {
 }
 
 std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
+                                               const TargetWorkTree& work_tree,
                                                const std::vector<Patch>& patches,
                                                const std::vector<unsigned>& strips,
                                                const std::vector<std::string>& relocated) {
-  const std::optional<std::string> root = find_git_work_tree(target);
+  const std::optional<std::string>& root = work_tree.root;
   if (!root) return std::nullopt;  // stat only: plain trees skip libgit2
   // Read from the git directory where it can be told so (no libgit2: its loading and start-up
   // alone cost about 8 ms, and its status reads the whole index into memory); libgit2 otherwise.
-  if (const std::optional<std::string> prefix = prefix_in(*root, target)) {
-    if (std::optional<RepositoryFacts> facts =
-            read_work_tree_facts(*root, paths_read(patches, strips, relocated, *prefix)))
+  if (work_tree.index) {
+    if (std::optional<RepositoryFacts> facts = read_work_tree_facts(
+            *work_tree.index, paths_read(patches, strips, relocated, *work_tree.prefix)))
       return facts;
   }
   try {

@@ -267,13 +267,79 @@ int run_verify(const VerifyCommandOptions& options) {
     gpu = override_gpu(parse_compute_capability(*options.cc));
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
+  // What depends on the patches alone (and their strip levels) is worked out on one more core
+  // while the patches are verified. Before the patches are read there, TARGET's repository is
+  // opened (its configuration read, its index mapped and, at 100k entries, the index's end
+  // found: 0.1-0.3 ms on the H200 host, no longer on the verification's path); then the blob
+  // ids the index vouches for (files unchanged since git hashed them need no hashing; a file
+  // read waits for them where it needs them, DeferredBlobIds), then the repository section
+  // (but for relocated files, known only after verification: read again then, with their
+  // paths), then the patches' architecture targets (0.5 ms). `inputs` says when `patches` and
+  // `strips` are final (false: the run stopped before, and the thread ends at once).
+  std::vector<Patch> patches;
+  std::vector<unsigned> strips;
+  std::promise<bool> inputs;
+  std::promise<std::shared_ptr<const KnownBlobIds>> blob_ids;
+  std::shared_future<std::shared_ptr<const KnownBlobIds>> vouched = blob_ids.get_future().share();
+  struct Aside {
+    TargetWorkTree work_tree;
+    std::optional<RepositoryFacts> facts;
+    std::vector<ArchTargets> arch;
+  };
+  std::future<Aside> aside = std::async(
+      std::launch::async,
+      [&, ready = inputs.get_future(), ids = std::move(blob_ids)]() mutable {
+        Aside out;
+        if (!options.no_repo) {
+          const trace::Span open_span("open-repository");
+          try {
+            out.work_tree = open_target_work_tree(options.target);
+          } catch (...) {  // (documented never to throw; out of memory): no repository section
+            out.work_tree = {};
+          }
+        }
+        if (!ready.get()) {
+          ids.set_value(nullptr);
+          return out;
+        }
+        if (!options.no_repo) {
+          {
+            const trace::Span ids_span("blob-ids");
+            try {
+              ids.set_value(work_tree_blob_ids(out.work_tree, patches, strips));
+            } catch (...) {  // (documented never to throw)
+              ids.set_value(nullptr);  // files are then hashed
+            }
+          }
+          const trace::Span facts_span("facts");
+          out.facts = work_tree_facts(options.target, out.work_tree, patches, strips, {});
+        }
+        const trace::Span arch_span("arch");
+        out.arch.reserve(patches.size());
+        for (std::size_t i = 0; i < patches.size(); ++i)
+          out.arch.push_back(infer_arch_targets(patches[i], strips[i]));
+        return out;
+      });
+  // Declared after `aside`, so gone before it: on the way out before the inputs are final (a
+  // bad patch, a wrong TARGET), it tells the thread, whose end `aside`'s destructor waits for.
+  struct InputsFinal {
+    std::promise<bool>& promise;
+    bool told = false;
+    void tell(bool value) {
+      if (!told) promise.set_value(value);
+      told = true;
+    }
+    ~InputsFinal() { tell(false); }
+  } inputs_final{inputs};
+
   std::optional<trace::Span> span(std::in_place, "read-patches");
-  std::vector<PatchInput> inputs = read_patch_inputs(options.patches, BadInput::kReport);
+  std::vector<PatchInput> inputs_read = read_patch_inputs(options.patches, BadInput::kReport);
   // Opened before parsing so that a wrong TARGET is reported first, whatever the patches hold.
   span.emplace("open-tree");
   std::unique_ptr<Tree> tree = open_disk_tree(options.target);
+  if (!options.no_repo) tree->set_known_blob_ids(std::make_shared<DeferredBlobIds>(vouched));
   span.emplace("parse");
-  std::vector<Patch> patches = parse_inputs(inputs, BadInput::kReport);
+  patches = parse_inputs(inputs_read, BadInput::kReport);
   span.emplace("options-strip");
   VerifyOptions verify_options;
   verify_options.strip = options.strip;
@@ -291,11 +357,11 @@ int run_verify(const VerifyCommandOptions& options) {
   for (const std::string& t : options.marker_regexes)
     verify_options.markers.push_back({t, true, Marker::Origin::kOption, {}});
   verify_options.path_map = parse_path_maps(options.maps);
-  std::vector<unsigned> strips;
   strips.reserve(patches.size());
   for (const Patch& p : patches)
     strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
   if (!options.strip) verify_options.detected_strips = strips;  // not detected again
+  inputs_final.tell(true);
   // The patches' evidence markers depend on the patches and their strip levels alone: they are
   // extracted on another core from here, while the files are verified (which wait for them
   // where they need them: 0.3 ms on the H200 host). The future's last reference, in
@@ -310,41 +376,6 @@ int run_verify(const VerifyCommandOptions& options) {
         return out;
       }).share();
   span.reset();
-  // What depends on the patches alone (and their strip levels, found here as verify() finds
-  // them) is worked out on one more core while the patches are verified: first the blob ids
-  // TARGET's git index vouches for (files unchanged since git hashed them need no hashing:
-  // 0.15-0.25 ms on the H200 host; a file read waits for them where it needs them,
-  // DeferredBlobIds), then the repository section (but for relocated files, known only after
-  // verification: read again then, with their paths; 0.2 ms), then the patches' architecture
-  // targets (0.5 ms). Starting a thread cost the main thread about 40 us there.
-  std::promise<std::shared_ptr<const KnownBlobIds>> blob_ids;
-  if (!options.no_repo)
-    tree->set_known_blob_ids(std::make_shared<DeferredBlobIds>(blob_ids.get_future().share()));
-  struct Aside {
-    std::optional<RepositoryFacts> facts;
-    std::vector<ArchTargets> arch;
-  };
-  std::future<Aside> aside =
-      std::async(std::launch::async, [&, ids = std::move(blob_ids)]() mutable {
-        Aside out;
-        if (!options.no_repo) {
-          {
-            const trace::Span ids_span("blob-ids");
-            try {
-              ids.set_value(work_tree_blob_ids(options.target, patches, strips));
-            } catch (...) {  // (documented never to throw)
-              ids.set_value(nullptr);  // files are then hashed
-            }
-          }
-          const trace::Span facts_span("facts");
-          out.facts = work_tree_facts(options.target, patches, strips, {});
-        }
-        const trace::Span arch_span("arch");
-        out.arch.reserve(patches.size());
-        for (std::size_t i = 0; i < patches.size(); ++i)
-          out.arch.push_back(infer_arch_targets(patches[i], strips[i]));
-        return out;
-      });
   span.emplace("verify");
   VerifyReport report = verify(patches, *tree, verify_options);
   span.emplace("wait: probe, aside");
@@ -360,7 +391,8 @@ int run_verify(const VerifyCommandOptions& options) {
   if (!options.no_repo) {
     const std::vector<std::string> relocated = relocated_paths(report);
     if (!relocated.empty() || strips_of(report) != strips)
-      facts = work_tree_facts(options.target, patches, strips_of(report), relocated);
+      facts = work_tree_facts(options.target, aside_done.work_tree, patches, strips_of(report),
+                              relocated);
   }
 
   span.emplace("report");

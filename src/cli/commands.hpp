@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -264,11 +265,25 @@ int run_log(const LogCommandOptions& options);
 int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches,
                          ReportSink& sink);
 
+/// TARGET's git work tree, looked up once per run: its root (find_git_work_tree(), stat(2)
+/// only), TARGET's place below it, and its repository opened for the readers without libgit2.
+struct TargetWorkTree {
+  std::optional<std::string> root;  ///< std::nullopt: TARGET is in no git work tree
+  /// TARGET's place below root ("" for the root, else "dir/"); std::nullopt: cannot be told.
+  std::optional<std::string> prefix;
+  /// open_work_tree_index() of root; nullptr where the readers without libgit2 decline.
+  std::shared_ptr<const WorkTreeIndex> index;
+};
+
+/// Looks TARGET's git work tree up (TargetWorkTree). Never throws.
+TargetWorkTree open_target_work_tree(const std::string& target);
+
 /// Repository facts for a work-tree run over the paths `patches` touch at `strips` and the
 /// `relocated` paths read instead (relocated_paths()), or std::nullopt when TARGET is not in a
-/// git work tree (checked with stat(2) before libgit2 is loaded) or the repository cannot be
-/// opened.
+/// git work tree (`work_tree`: open_target_work_tree() of TARGET; no libgit2 for a plain tree)
+/// or the repository cannot be opened.
 std::optional<RepositoryFacts> work_tree_facts(const std::string& target,
+                                               const TargetWorkTree& work_tree,
                                                const std::vector<Patch>& patches,
                                                const std::vector<unsigned>& strips,
                                                const std::vector<std::string>& relocated);
@@ -279,10 +294,11 @@ std::vector<unsigned> strips_of(const VerifyReport& report);
 /// The target paths of `report`'s relocated files (read instead of the paths the patches name).
 std::vector<std::string> relocated_paths(const VerifyReport& report);
 
-/// The blob ids TARGET's git index vouches for, for the paths `patches` touch at `strips`
-/// (index_blob_ids()): handed to the tree so that verify hashes only files changed since git
-/// last did. nullptr when TARGET is in no git work tree or the index cannot vouch.
-std::shared_ptr<const KnownBlobIds> work_tree_blob_ids(const std::string& target,
+/// The blob ids TARGET's git index (`work_tree`: open_target_work_tree() of TARGET) vouches
+/// for, for the paths `patches` touch at `strips` (index_blob_ids()): handed to the tree so
+/// that verify hashes only files changed since git last did. nullptr when TARGET is in no git
+/// work tree or the index cannot vouch.
+std::shared_ptr<const KnownBlobIds> work_tree_blob_ids(const TargetWorkTree& work_tree,
                                                        const std::vector<Patch>& patches,
                                                        const std::vector<unsigned>& strips);
 

@@ -744,11 +744,27 @@ std::optional<IndexScan> search_index(const unsigned char* d, const EntrySearch&
   return out;
 }
 
+/// Where the entries of an index of versions 2-3 end, found once for every search of it: its
+/// TREE extension from the end (tree_from_the_end()), when the entries before it read as git
+/// writes them up to it (EntrySearch::ends_where_said()). std::nullopt when the index is not
+/// searched (too small, version 4, no such extension): then it is walked.
+std::optional<TreeAtTheEnd> searchable_end(const unsigned char* d, std::size_t size) {
+  if (size < 12 + 20 || std::memcmp(d, "DIRC", 4) != 0) return std::nullopt;
+  const std::uint32_t version = be32(d + 4);
+  const std::size_t end = size - 20;
+  if (version < 2 || version > 3 || end <= kSearchFrom) return std::nullopt;
+  std::optional<TreeAtTheEnd> tree = tree_from_the_end(d, 12, end, be32(d + 8));
+  if (tree && !EntrySearch(d, tree->at, version).ends_where_said()) return std::nullopt;
+  return tree;
+}
+
 /// Reads the index once; `wanted` must be sorted. With `may_stop`, the entries after the last
-/// wanted path are not read when the TREE extension can be found from the end.
+/// wanted path are not read when the TREE extension can be found from the end (`known_end`:
+/// searchable_end() of this index, when it was found already).
 IndexScan read_index_mapped(const unsigned char* d, std::size_t size,
                             const std::vector<std::string>& wanted, bool may_stop, IndexRead how,
-                            IndexScan out);
+                            IndexScan out,
+                            const std::optional<std::optional<TreeAtTheEnd>>& known_end = {});
 
 IndexScan read_index(const std::string& path, const std::vector<std::string>& wanted,
                      bool may_stop, IndexRead how) {
@@ -769,7 +785,8 @@ IndexScan read_index(const std::string& path, const std::vector<std::string>& wa
 
 IndexScan read_index_mapped(const unsigned char* d, std::size_t size,
                             const std::vector<std::string>& wanted, bool may_stop, IndexRead how,
-                            IndexScan out) {
+                            IndexScan out,
+                            const std::optional<std::optional<TreeAtTheEnd>>& known_end) {
   if (size < 12 + 20 || std::memcmp(d, "DIRC", 4) != 0) throw CannotTell{};
   const std::uint32_t version = be32(d + 4);
   if (version < 2 || version > 4) throw CannotTell{};
@@ -777,12 +794,11 @@ IndexScan read_index_mapped(const unsigned char* d, std::size_t size,
   const std::size_t end = size - 20;  // the trailing checksum
   if (how == IndexRead::search && may_stop && version != 4 && !wanted.empty() &&
       end > kSearchFrom) {
-    if (std::optional<TreeAtTheEnd> tree = tree_from_the_end(d, 12, end, count)) {
-      const EntrySearch search(d, tree->at, version);
-      if (search.ends_where_said())
-        if (std::optional<IndexScan> found = search_index(d, search, wanted, *tree, out))
-          return std::move(*found);
-    }
+    const std::optional<TreeAtTheEnd> tree = known_end ? *known_end : searchable_end(d, size);
+    if (tree)
+      if (std::optional<IndexScan> found =
+              search_index(d, EntrySearch(d, tree->at, version), wanted, *tree, out))
+        return std::move(*found);
   }
   WantedPaths paths(wanted, out);
   std::size_t at = 12;
@@ -1068,12 +1084,74 @@ class IndexBlobIds final : public KnownBlobIds {
 
 }  // namespace
 
+struct WorkTreeIndex::State {
+  std::string root;
+  Repository repo;
+  /// The index, mapped when opened (`found` false: there is none); mutable for guarded().
+  mutable Mapped index;
+  bool found = false;
+  /// searchable_end() of the index, found when opened; std::nullopt when it is walked.
+  std::optional<TreeAtTheEnd> end;
+};
+
+WorkTreeIndex::WorkTreeIndex(std::unique_ptr<State> state) : state_(std::move(state)) {}
+WorkTreeIndex::~WorkTreeIndex() = default;
+
+std::shared_ptr<const WorkTreeIndex> open_work_tree_index(const std::string& root) {
+  try {
+    std::optional<Repository> repo = plain_repository(root);
+    if (!repo) return nullptr;
+    auto state = std::make_unique<WorkTreeIndex::State>();
+    state->root = root;
+    state->repo = std::move(*repo);
+    state->found = state->index.open(state->repo.git_dir + "/index");
+    if (state->found && state->index.size > 0) {
+      Mapped& m = state->index;
+      state->end = m.file->guarded(
+          [](const unsigned char* d, std::size_t size) { return searchable_end(d, size); });
+      if (m.file->shrank()) throw CannotTell{};
+    }
+    return std::make_shared<const WorkTreeIndex>(std::move(state));
+  } catch (const CannotTell&) {
+    return nullptr;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+namespace {
+
+/// read_index() of the index `s` mapped when opened, its end as found then.
+IndexScan read_opened_index(const WorkTreeIndex::State& s, const std::vector<std::string>& wanted,
+                            bool may_stop) {
+  Mapped& m = s.index;  // mutable: guarded() records a fault
+  if (!s.found || m.size == 0) throw CannotTell{};  // no index yet: every file is untracked
+  IndexScan out;
+  out.index_mtime = m.st.st_mtim;
+  IndexScan scan = m.file->guarded([&](const unsigned char* d, std::size_t size) {
+    return read_index_mapped(d, size, wanted, may_stop, IndexRead::search, std::move(out),
+                             std::optional<std::optional<TreeAtTheEnd>>(s.end));
+  });
+  if (m.file->shrank()) throw CannotTell{};
+  return scan;
+}
+
+}  // namespace
+
 std::shared_ptr<const KnownBlobIds> index_blob_ids(const std::string& root,
                                                    const std::string& prefix,
                                                    const std::vector<std::string>& paths) {
+  const std::shared_ptr<const WorkTreeIndex> opened = open_work_tree_index(root);
+  return opened ? index_blob_ids(*opened, prefix, paths) : nullptr;
+}
+
+std::shared_ptr<const KnownBlobIds> index_blob_ids(const WorkTreeIndex& opened,
+                                                   const std::string& prefix,
+                                                   const std::vector<std::string>& paths) {
   try {
-    const std::optional<Repository> repo = plain_repository(root);
-    if (!repo) return nullptr;
+    const WorkTreeIndex::State& s = opened.state();
+    const std::string& root = s.root;
+    const Repository* repo = &s.repo;
     const Config& config = repo->config;
     // A split or sparse index holds entries elsewhere or as folders: not read here.
     if (config.flag("core.splitindex").value_or(false) ||
@@ -1084,7 +1162,7 @@ std::shared_ptr<const KnownBlobIds> index_blob_ids(const std::string& root,
     for (const std::string& p : paths) wanted.push_back(prefix + p);
     std::sort(wanted.begin(), wanted.end());
     wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-    const IndexScan scan = read_index(repo->git_dir + "/index", wanted, true, IndexRead::search);
+    const IndexScan scan = read_opened_index(s, wanted, true);
     auto ids = std::make_shared<IndexBlobIds>();
     ExistsOnce attribute_files;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
@@ -1110,9 +1188,16 @@ std::shared_ptr<const KnownBlobIds> index_blob_ids(const std::string& root,
 
 std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
                                                     const std::vector<std::string>& paths) {
+  const std::shared_ptr<const WorkTreeIndex> opened = open_work_tree_index(root);
+  return opened ? read_work_tree_facts(*opened, paths) : std::nullopt;
+}
+
+std::optional<RepositoryFacts> read_work_tree_facts(const WorkTreeIndex& opened,
+                                                    const std::vector<std::string>& paths) {
   try {
-    const std::optional<Repository> repo = plain_repository(root);
-    if (!repo) return std::nullopt;
+    const WorkTreeIndex::State& s = opened.state();
+    const std::string& root = s.root;
+    const Repository* repo = &s.repo;
     const std::string& git_dir = repo->git_dir;
     const std::string& common_dir = repo->common_dir;
     const Config& config = repo->config;
@@ -1144,7 +1229,7 @@ std::optional<RepositoryFacts> read_work_tree_facts(const std::string& root,
                     !config.flag("index.sparse").value_or(false) &&
                     !config.flag("core.sparsecheckout").value_or(false);
     if (may_stop && has_shared_index(git_dir)) may_stop = false;
-    const IndexScan scan = read_index(git_dir + "/index", wanted, may_stop, IndexRead::search);
+    const IndexScan scan = read_opened_index(s, wanted, may_stop);
     // The index against HEAD: the same tree as HEAD's when its cache tree is whole and names
     // HEAD's tree (what `git commit` and `git reset` leave); otherwise libgit2 compares them.
     if (!scan.root_tree || *scan.root_tree != commit_tree_id(common_dir, f.head))
