@@ -16,7 +16,7 @@ cd "$(dirname "$0")"
 mode=${1:-demo}
 build=${BUILD_DIR:-build}
 
-packages="g++ cmake ninja-build pkg-config git patch libgit2-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libpcre2-dev libvectorscan-dev nettle-dev libelf-dev libzstd-dev liblz4-dev libxml2-dev python3 python3-jsonschema"
+packages="g++ cmake ninja-build pkg-config git patch libgit2-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libpcre2-dev nettle-dev libelf-dev libzstd-dev liblz4-dev libxml2-dev python3 python3-jsonschema"
 # (libxml2-dev and python3-jsonschema: the tests validate the JUnit and SARIF reports.)
 # The sanitizer pass: clang with its sanitizer and libFuzzer runtimes.
 sanitize_packages="clang libclang-rt-dev"

@@ -1,5 +1,5 @@
 // The in-memory literal engine of MarkerSearcher (src/search/literal_set.hpp) against the obvious
-// line-by-line search. MarkerSearcher against search_tree()'s Vectorscan engine: test_search.cpp.
+// line-by-line search. MarkerSearcher against search_tree(): test_search.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>

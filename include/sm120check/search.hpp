@@ -1,7 +1,7 @@
 // Tree search for markers: a parallel, read-only walk of a directory that reports the lines
 // holding fixed strings or PCRE2 regular expressions, the way `grep -rn` does. All markers run
-// over a file in one pass (Vectorscan for fixed strings and as a prefilter for regular
-// expressions, PCRE2 for the exact semantics of each expression, line by line).
+// over a file in one pass (a literal set for the fixed strings; PCRE2 for each regular
+// expression, line by line, after a search of the whole block where that cannot differ).
 #pragma once
 
 #include <cstddef>
@@ -138,9 +138,8 @@ SearchResult search_tree(const std::string& root, const std::vector<Marker>& mar
 /// Markers compiled once, to search file contents already in memory without a tree walk (a
 /// caller that holds the files, such as verification's file cache): the same lines, line
 /// numbers, line text and error lines as search_tree() reports for that file. Built for a few
-/// files: up to 256 fixed strings go to an engine built in microseconds (sampled 4-to-8-byte
-/// anchors and memcmp; a Vectorscan compile takes 30-90 us a literal), regular expressions to
-/// a Vectorscan prefilter (compiled only when there are some) and PCRE2, as in search_tree().
+/// files: fixed strings go to an engine built in microseconds (sampled 4-to-8-byte anchors and
+/// memcmp), regular expressions to PCRE2, the same engine as search_tree()'s.
 /// search() and add() may be called from several threads at once.
 class MarkerSearcher {
  public:

@@ -1,22 +1,25 @@
 // Tree search for markers (see search.hpp): a pool of threads takes directories from a shared
 // queue, lists them with readdir(3) (d_type, no stat for most entries) and reads each regular
 // file with read(2) in blocks of whole lines (kBlock bytes, more only for a longer line), so a
-// thread holds one block, never a whole file. All markers run over a block in one pass: one
-// Vectorscan database holds every fixed string (as an escaped literal) and, in prefilter mode,
-// every regular expression it accepts; PCRE2 (JIT-compiled where supported) then runs line by
-// line only the expressions the prefilter let through and those Vectorscan refuses
-// (backreferences, lookaround, anchors whose meaning differs per line). MarkerSearcher runs the
-// same engine over contents already in memory, except that its fixed strings go to a LiteralSet
-// (literal_set.hpp: built in microseconds, where a Vectorscan compile costs milliseconds) and
-// its database, compiled only when it has regular expressions, holds just their prefilters.
-// Symlinks are never followed.
+// thread holds one block, never a whole file. All fixed strings run over a block in one pass
+// (a LiteralSet, literal_set.hpp); each regular expression runs through PCRE2 (JIT-compiled
+// where supported), line by line as grep reads it, and where its meaning cannot differ between
+// a line alone and the block (block_safe()), only on the lines from which a search of the
+// whole block finds a match on. MarkerSearcher runs the same engine over contents already in
+// memory. Symlinks are never followed.
+//
+// Vectorscan (Debian 12's libvectorscan 5.4.9) did this before, and missed matches: two escaped
+// literals "num_stages" and "CUDA_CAPABILITY" over "x" * n + "CUDA_CAPABILITYyyyy" were not
+// reported for 547 of 1,100 values of n on an AVX-512 host (a different count each run),
+// regular expressions in prefilter mode likewise (VectorCamp/vectorscan#317 reports such a
+// regression on x86). A search that says "not found" where the text is must never happen here:
+// it is no longer used.
 #include "sm120check/search.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <hs/hs.h>
 #include <pcre2.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,6 +37,7 @@
 #include <mutex>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 
 #include "../git/libgit2.hpp"
 #include "literal_set.hpp"
@@ -75,8 +79,6 @@ struct Frees {
   void operator()(pcre2_match_data* md) const { pcre2_match_data_free(md); }
   void operator()(pcre2_code* code) const { pcre2_code_free(code); }
   void operator()(pcre2_match_context* mc) const { pcre2_match_context_free(mc); }
-  void operator()(hs_database_t* db) const { hs_free_database(db); }
-  void operator()(hs_scratch_t* s) const { hs_free_scratch(s); }
   void operator()(git_repository* r) const { git::libgit2().git_repository_free(r); }
 };
 
@@ -102,14 +104,6 @@ std::string pcre2_message(int rc) {
   return reinterpret_cast<const char*>(buf.data());
 }
 
-/// A pattern Vectorscan reads as exactly the bytes of `text`.
-std::string escape_literal(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() * 4);
-  for (char c : text) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-  return out;
-}
-
 /// A line of a block holding marker `marker` (or one its regular expression failed on).
 struct Found {
   std::size_t begin = 0, end = 0;  ///< the line's bytes in the block, without "\n".
@@ -117,87 +111,54 @@ struct Found {
   std::uint32_t marker = 0;
 };
 
-/// Which engine finds the fixed strings: Vectorscan (search_tree(): its compile, 30-90 us a
-/// literal, is paid once for a whole tree) or a LiteralSet (MarkerSearcher: a few microseconds
-/// to build for the few files already in memory, and a faster scan of them: 0.25 ns a byte
-/// against Vectorscan's 0.5 for the 53 markers of a 7-file patch). Regular expressions keep
-/// their Vectorscan prefilter either way: it alone rules out lines that PCRE2 would give up on
-/// (match limit), so hits and error lines stay those of search_tree(); PCRE2 on every line
-/// instead would cost about 130 us per expression over those 7 files (250 KB), against a
-/// prefilter compile of 80 to 1000 us.
-enum class LiteralEngine { kVectorscan, kLiteralSet };
-
-/// Fixed strings that MarkerSearcher gives a LiteralSet at most; with more, Vectorscan takes
-/// them all (its scan cost does not grow with the literals sharing an anchor).
-constexpr std::size_t kMaxLiteralSet = 256;
-
 /// Every marker compiled together (see the file comment).
 class Engine {
  public:
-  /// What a thread needs to scan: Vectorscan scratch, PCRE2 match data, reused vectors.
+  /// What a thread needs to scan: PCRE2 match data and reused vectors.
   struct Scratch {
-    std::unique_ptr<hs_scratch_t, Frees> hs;
     std::vector<std::unique_ptr<pcre2_match_data, Frees>> md;         ///< per marker (regexes only)
     std::vector<std::pair<std::size_t, std::uint32_t>> pairs;         ///< (line begin, marker)
     std::vector<std::tuple<std::size_t, std::uint32_t, int>> failed;  ///< (line begin, marker, rc)
     detail::LiteralSet::Scratch literals;  ///< for the LiteralSet, when there is one
-    std::vector<char> maybe;               ///< per marker: the prefilter matched in this block
-    std::size_t line_b = 1, line_e = 0;    ///< the line last located by the match callback
-    std::string_view block;
-    const Engine* engine = nullptr;
   };
 
-  Engine(const std::vector<Marker>& markers, LiteralEngine literals) {
+  explicit Engine(const std::vector<Marker>& markers) {
     match_context_.reset(pcre2_match_context_create(nullptr));
     if (!match_context_) throw Error("cannot allocate a PCRE2 match context");
     pcre2_set_match_limit(match_context_.get(), kRegexMatchLimit);
     pcre2_set_depth_limit(match_context_.get(), kRegexDepthLimit);
     pcre2_set_heap_limit(match_context_.get(), kRegexHeapLimitKib);
+    std::vector<detail::Literal> set;
     for (const Marker& m : markers) {
-      length_.push_back(m.text.size());
+      const auto id = static_cast<std::uint32_t>(kind_.size());
+      block_safe_.push_back(false);
       if (m.regex) {
         pcre_.push_back(compile_pcre2(m.text));
         kind_.push_back(Kind::kRegex);
+        block_safe_.back() = block_safe(m.text);
         continue;
       }
       pcre_.emplace_back();
-      if (m.text.empty())
+      if (m.text.empty()) {
         kind_.push_back(Kind::kEveryLine);
-      else if (m.text.find('\n') != std::string::npos)
+      } else if (m.text.find('\n') != std::string::npos) {
         kind_.push_back(Kind::kNever);  // a line never holds a line end
-      else
+      } else {
         kind_.push_back(Kind::kLiteral);
-    }
-    bool literals_in_database = true;
-    if (literals == LiteralEngine::kLiteralSet) {
-      std::vector<detail::Literal> set;
-      for (std::size_t i = 0; i < kind_.size(); ++i)
-        if (kind_[i] == Kind::kLiteral)
-          set.push_back({markers[i].text, static_cast<std::uint32_t>(i)});
-      if (set.size() <= kMaxLiteralSet) {
-        if (!set.empty()) literals_ = std::make_unique<detail::LiteralSet>(set);
-        literals_in_database = false;
+        set.push_back({m.text, id});
       }
     }
-    compile_database(markers, literals_in_database);
+    if (!set.empty()) literals_ = std::make_unique<detail::LiteralSet>(set);
   }
 
   std::size_t size() const { return kind_.size(); }
 
   std::unique_ptr<Scratch> make_scratch() const {
     auto s = std::make_unique<Scratch>();
-    if (db_) {
-      hs_scratch_t* hs = nullptr;
-      if (hs_alloc_scratch(db_.get(), &hs) != HS_SUCCESS)
-        throw Error("cannot allocate Vectorscan scratch space");
-      s->hs.reset(hs);
-    }
     s->md.resize(kind_.size());
     for (std::size_t i = 0; i < kind_.size(); ++i)
       if (kind_[i] == Kind::kRegex)
         s->md[i].reset(pcre2_match_data_create_from_pattern(pcre_[i].get(), nullptr));
-    s->maybe.assign(kind_.size(), 0);
-    s->engine = this;
     return s;
   }
 
@@ -208,35 +169,14 @@ class Engine {
   void scan(std::string_view block, Scratch& s, OnFound&& found, OnFailed&& failed) const {
     s.pairs.clear();
     s.failed.clear();
-    std::fill(s.maybe.begin(), s.maybe.end(), 0);
     if (block.empty()) return;
-    if (db_) {
-      s.block = block;
-      s.line_b = 1;  // empty cache: begin > end
-      s.line_e = 0;
-      // Blocks are at most max_file_size (32 MiB by default), far below hs_scan's 4 GiB.
-      hs_error_t rc = hs_scan(db_.get(), block.data(), static_cast<unsigned int>(block.size()), 0,
-                              s.hs.get(), &Engine::on_match, &s);
-      if (rc != HS_SUCCESS) throw Error(fmt::format("Vectorscan scan failed (error {})", rc));
-    }
     if (literals_) literals_->scan(block, s.literals, s.pairs);
     for (std::size_t i = 0; i < kind_.size(); ++i) {
       const auto id = static_cast<std::uint32_t>(i);
       if (kind_[i] == Kind::kEveryLine) {
-        for_each_line(block, [&](std::size_t b, std::size_t) { s.pairs.emplace_back(b, id); });
-      } else if (kind_[i] == Kind::kRegex && (!prefiltered_[i] || s.maybe[i] != 0)) {
-        // Line by line, like grep: an expression never matches across a line end (`\s`,
-        // `[^x]`), and a line PCRE2 gives up on (match limit) costs only that line.
-        for_each_line(block, [&](std::size_t b, std::size_t e) {
-          std::string_view text = block.substr(b, e - b);
-          if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-          int rc = pcre2_match(pcre_[i].get(), reinterpret_cast<PCRE2_SPTR>(text.data()),
-                               text.size(), 0, 0, s.md[i].get(), match_context_.get());
-          if (rc >= 0)
-            s.pairs.emplace_back(b, id);
-          else if (rc != PCRE2_ERROR_NOMATCH)
-            s.failed.emplace_back(b, id, rc);
-        });
+        for_each_line(block, 0, [&](std::size_t b, std::size_t) { s.pairs.emplace_back(b, id); });
+      } else if (kind_[i] == Kind::kRegex) {
+        scan_regex(block, id, s);
       }
     }
     std::sort(s.pairs.begin(), s.pairs.end());
@@ -286,106 +226,104 @@ class Engine {
     failed(at, pcre2_message(std::get<2>(f)));
   }
 
-  /// Calls `each(begin, end)` for every line of `block` ("\n" excluded; no empty last line).
+  /// Calls `each(begin, end)` for every line of `block` from offset `from` (a line's start;
+  /// "\n" excluded; no empty last line); stops early when `each` returns false.
   template <typename Each>
-  static void for_each_line(std::string_view block, Each&& each) {
-    std::size_t b = 0;
+  static void for_each_line(std::string_view block, std::size_t from, Each&& each) {
+    std::size_t b = from;
     while (b < block.size()) {
       const void* nl = std::memchr(block.data() + b, '\n', block.size() - b);
       std::size_t e = nl == nullptr
                           ? block.size()
                           : static_cast<std::size_t>(static_cast<const char*>(nl) - block.data());
-      each(b, e);
+      if constexpr (std::is_same_v<decltype(each(b, e)), bool>) {
+        if (!each(b, e)) return;
+      } else {
+        each(b, e);
+      }
       b = e + 1;
     }
   }
 
-  static int on_match(unsigned int id, unsigned long long /*from*/, unsigned long long to,
-                      unsigned int /*flags*/, void* context) {
-    auto& s = *static_cast<Scratch*>(context);
-    const Engine& e = *s.engine;
-    if (e.kind_[id] == Kind::kRegex) {
-      s.maybe[id] = 1;  // single-match prefilter: PCRE2 decides line by line
-      return 0;
+  /// Matches regular expression `id` against the line [b, e) of `block` alone ("\r" before
+  /// its end cut), as grep does: records a hit or a failure; true when it matched.
+  bool match_line(std::string_view block, std::size_t b, std::size_t e, std::uint32_t id,
+                  Scratch& s) const {
+    std::string_view text = block.substr(b, e - b);
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    const int rc = pcre2_match(pcre_[id].get(), reinterpret_cast<PCRE2_SPTR>(text.data()),
+                               text.size(), 0, 0, s.md[id].get(), match_context_.get());
+    if (rc >= 0) {
+      s.pairs.emplace_back(b, id);
+      return true;
     }
-    const auto start = static_cast<std::size_t>(to) - e.length_[id];
-    if (start < s.line_b || start >= s.line_e) {
-      const char* base = s.block.data();
-      const void* prev = start == 0 ? nullptr : ::memrchr(base, '\n', start);
-      s.line_b =
-          prev == nullptr ? 0 : static_cast<std::size_t>(static_cast<const char*>(prev) - base) + 1;
-      const void* next = std::memchr(base + start, '\n', s.block.size() - start);
-      s.line_e = next == nullptr ? s.block.size()
-                                 : static_cast<std::size_t>(static_cast<const char*>(next) - base);
-    }
-    if (s.pairs.empty() ||
-        s.pairs.back() != std::make_pair(s.line_b, static_cast<std::uint32_t>(id)))
-      s.pairs.emplace_back(s.line_b, static_cast<std::uint32_t>(id));
-    return 0;
+    if (rc != PCRE2_ERROR_NOMATCH) s.failed.emplace_back(b, id, rc);
+    return false;
   }
 
-  /// Builds the Vectorscan database of the literals (with `with_literals`) and the regular
-  /// expressions it accepts as prefilters; an expression it refuses is left to PCRE2 alone.
-  void compile_database(const std::vector<Marker>& markers, bool with_literals) {
-    prefiltered_.assign(kind_.size(), false);
-    std::vector<std::string> exprs;
-    std::vector<unsigned int> flags, ids;
-    for (std::size_t i = 0; i < kind_.size(); ++i) {
-      if (kind_[i] == Kind::kLiteral && with_literals) {
-        exprs.push_back(escape_literal(markers[i].text));
-        flags.push_back(0);
-        ids.push_back(static_cast<unsigned int>(i));
-      } else if (kind_[i] == Kind::kRegex && prefilterable(markers[i].text)) {
-        exprs.push_back(markers[i].text);
-        flags.push_back(HS_FLAG_PREFILTER | HS_FLAG_SINGLEMATCH | HS_FLAG_MULTILINE |
-                        HS_FLAG_ALLOWEMPTY);
-        ids.push_back(static_cast<unsigned int>(i));
-        prefiltered_[i] = true;
-      }
+  /// The lines of `block` regular expression `id` matches, line by line: an expression never
+  /// matches across a line end (`\s`, `[^x]`), and a line PCRE2 gives up on (match limit)
+  /// costs only that line. For a block_safe() expression, a line's own match is also a match
+  /// of the whole block starting at the same byte, so a search of the block from a line's
+  /// start finds the first line that can match (or none): lines before it are skipped. A
+  /// search of the block that fails (a limit) leaves the rest of the block to the lines alone.
+  void scan_regex(std::string_view block, std::uint32_t id, Scratch& s) const {
+    if (!block_safe_[id]) {
+      for_each_line(block, 0,
+                    [&](std::size_t b, std::size_t e) { match_line(block, b, e, id, s); });
+      return;
     }
-    while (!exprs.empty()) {
-      std::vector<const char*> ptrs;
-      for (const std::string& x : exprs) ptrs.push_back(x.c_str());
-      hs_database_t* db = nullptr;
-      hs_compile_error_t* err = nullptr;
-      if (hs_compile_multi(ptrs.data(), flags.data(), ids.data(),
-                           static_cast<unsigned int>(ptrs.size()), HS_MODE_BLOCK, nullptr, &db,
-                           &err) == HS_SUCCESS) {
-        db_.reset(db);
+    const auto* subject = reinterpret_cast<PCRE2_SPTR>(block.data());
+    std::size_t from = 0;  // a line's start: no line before it is left to match
+    while (from < block.size()) {
+      const int rc = pcre2_match(pcre_[id].get(), subject, block.size(), from, 0, s.md[id].get(),
+                                 match_context_.get());
+      if (rc == PCRE2_ERROR_NOMATCH) return;
+      if (rc < 0) {  // the whole block was too much: each line alone from here
+        for_each_line(block, from,
+                      [&](std::size_t b, std::size_t e) { match_line(block, b, e, id, s); });
         return;
       }
-      std::string message = err->message != nullptr ? err->message : "unknown error";
-      int at = err->expression;
-      hs_free_compile_error(err);
-      if (at < 0 || static_cast<std::size_t>(at) >= exprs.size() ||
-          kind_[ids[static_cast<std::size_t>(at)]] != Kind::kRegex)
-        throw Error("cannot compile the markers for Vectorscan: " + message);
-      prefiltered_[ids[static_cast<std::size_t>(at)]] = false;  // PCRE2 runs it on every line
-      auto k = static_cast<std::ptrdiff_t>(at);
-      exprs.erase(exprs.begin() + k);
-      flags.erase(flags.begin() + k);
-      ids.erase(ids.begin() + k);
+      const std::size_t start = pcre2_get_ovector_pointer(s.md[id].get())[0];
+      // The line holding the match's start; a match starting at a "\n" (one that can match
+      // empty text, say) starts before the next line.
+      std::size_t b = start;
+      while (b > from && block[b - 1] != '\n') --b;
+      const void* nl = std::memchr(block.data() + start, '\n', block.size() - start);
+      const std::size_t e =
+          nl == nullptr ? block.size()
+                        : static_cast<std::size_t>(static_cast<const char*>(nl) - block.data());
+      match_line(block, b, e, id, s);
+      from = e + 1;
     }
   }
 
-  /// Whether Vectorscan's multi-line reading of `re` over a block finds every line PCRE2 finds
-  /// in that line alone (with its "\r" cut): not so for `$` before "\r\n" and for the anchors
-  /// of a whole subject (\A, \Z, \z, \G), which PCRE2 applies to each line.
-  static bool prefilterable(std::string_view re) {
+  /// Whether every match regular expression `re` finds in a line alone (with its "\r" cut) is
+  /// also a match found in the whole block starting at the same byte (multi-line mode), so
+  /// that a failed search of the block rules every line out: not so for `$` before "\r\n",
+  /// for the anchors of a whole subject (\A, \Z, \z, \G), for lookaround, which can see past a
+  /// line's ends, for \K, for backtracking verbs and callouts ("(*", "(?C"), and for atomic
+  /// groups and possessive quantifiers, which can take a line end the line alone lacks and
+  /// then not give it back (`a\s*+\B` matches "a " alone, not in "a \nx"). Conservative: these
+  /// spelled anywhere in the pattern, even escaped, leave it to the lines alone.
+  static bool block_safe(std::string_view re) {
     if (re.find('$') != std::string_view::npos) return false;
-    for (std::string_view a : {"\\A", "\\Z", "\\z", "\\G"})
+    for (std::string_view a : {"\\A", "\\Z", "\\z", "\\G", "\\K", "(?=", "(?!", "(?<", "(*",
+                               "(?C", "(?*", "(?^", "(?|", "*+", "++", "?+", "}+"})
       if (re.find(a) != std::string_view::npos) return false;
+    // Option settings (?i), (?s), (?m)... inside: (?s) would let "." cross a line end, which
+    // is fine, but (?-m) changes "^": left to the lines too.
+    for (std::size_t k = re.find("(?"); k != std::string_view::npos; k = re.find("(?", k + 2))
+      if (k + 2 < re.size() && re[k + 2] != ':') return false;
     return true;
   }
 
   std::vector<Kind> kind_;
-  std::vector<std::size_t> length_;
-  std::vector<bool> prefiltered_;
+  std::vector<bool> block_safe_;
   std::vector<std::unique_ptr<pcre2_code, Frees>> pcre_;
   /// The limits of every pcre2_match() (read only while scanning: shared by the threads).
   std::unique_ptr<pcre2_match_context, Frees> match_context_;
-  std::unique_ptr<hs_database_t, Frees> db_;
-  std::unique_ptr<detail::LiteralSet> literals_;  ///< the fixed strings, unless in db_
+  std::unique_ptr<detail::LiteralSet> literals_;  ///< the fixed strings, when there are some
 };
 
 /// How a file's scan ended.
@@ -527,7 +465,7 @@ class Walker {
          const LineSink* sink)
       : root_(std::move(root)),
         options_(options),
-        engine_(markers, LiteralEngine::kVectorscan),
+        engine_(markers),
         sink_(sink) {
     if (options_.gitignore) open_repository();
   }
@@ -833,7 +771,7 @@ SearchResult search_tree(const std::string& root, const std::vector<Marker>& mar
 
 struct MarkerSearcher::Compiled {
   explicit Compiled(const std::vector<Marker>& markers)
-      : engine(markers, LiteralEngine::kLiteralSet) {}
+      : engine(markers) {}
   Engine engine;
   std::mutex mutex;
   std::vector<std::unique_ptr<Engine::Scratch>> idle;  ///< scratch not in use by a thread
@@ -942,7 +880,7 @@ std::vector<MarkerHits> search_content(const std::vector<Marker>& markers, std::
 std::vector<SearchHit> search_text(std::string_view content, const Marker& marker,
                                    const std::string& path) {
   // The whole content as one block: no binary rule here (tests and small inputs).
-  Engine engine({marker}, LiteralEngine::kLiteralSet);
+  Engine engine({marker});
   std::unique_ptr<Engine::Scratch> scratch = engine.make_scratch();
   std::vector<SearchHit> hits;
   const std::size_t line = 1;

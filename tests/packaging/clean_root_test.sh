@@ -5,7 +5,7 @@
 # ROOTS_DIR, default /var/tmp/sm120check-roots) a `debootstrap --variant=minbase` root, copies
 # the binary and a few inputs in, and under chroot with an empty environment checks: ldd lists
 # glibc only; --version; verify (text; JSON with the patch on standard input); log and
-# verify --rev (libgit2); grep -E (PCRE2, Vectorscan); kernels (libelf); gpu without a driver
+# verify --rev (libgit2); grep -E (PCRE2); kernels (libelf); gpu without a driver
 # (exit 1); gpu through the suite's fake NVML when FAKE_NVML names it (dlopen with the root's
 # glibc). Not part of ctest: it needs the network (Debian and Ubuntu mirrors), debootstrap and
 # 3-4 minutes and 200 MB per root. Ubuntu roots are made without checking the archive's
