@@ -759,12 +759,11 @@ std::optional<TreeAtTheEnd> searchable_end(const unsigned char* d, std::size_t s
 }
 
 /// Reads the index once; `wanted` must be sorted. With `may_stop`, the entries after the last
-/// wanted path are not read when the TREE extension can be found from the end (`known_end`:
-/// searchable_end() of this index, when it was found already).
+/// wanted path are not read when the TREE extension can be found from the end: `searchable`,
+/// searchable_end() of this index (std::nullopt: the entries are walked).
 IndexScan read_index_mapped(const unsigned char* d, std::size_t size,
                             const std::vector<std::string>& wanted, bool may_stop, IndexRead how,
-                            IndexScan out,
-                            const std::optional<std::optional<TreeAtTheEnd>>& known_end = {});
+                            IndexScan out, const std::optional<TreeAtTheEnd>& searchable);
 
 IndexScan read_index(const std::string& path, const std::vector<std::string>& wanted,
                      bool may_stop, IndexRead how) {
@@ -777,7 +776,9 @@ IndexScan read_index(const std::string& path, const std::vector<std::string>& wa
   // hostile user) reads zeros past its new end instead of killing the process with SIGBUS,
   // and the repository section says it cannot tell.
   IndexScan scan = m.file->guarded([&](const unsigned char* d, std::size_t size) {
-    return read_index_mapped(d, size, wanted, may_stop, how, std::move(out));
+    const bool search = how == IndexRead::search && may_stop && !wanted.empty();
+    return read_index_mapped(d, size, wanted, may_stop, how, std::move(out),
+                             search ? searchable_end(d, size) : std::nullopt);
   });
   if (m.file->shrank()) throw CannotTell{};
   return scan;
@@ -785,21 +786,16 @@ IndexScan read_index(const std::string& path, const std::vector<std::string>& wa
 
 IndexScan read_index_mapped(const unsigned char* d, std::size_t size,
                             const std::vector<std::string>& wanted, bool may_stop, IndexRead how,
-                            IndexScan out,
-                            const std::optional<std::optional<TreeAtTheEnd>>& known_end) {
+                            IndexScan out, const std::optional<TreeAtTheEnd>& searchable) {
   if (size < 12 + 20 || std::memcmp(d, "DIRC", 4) != 0) throw CannotTell{};
   const std::uint32_t version = be32(d + 4);
   if (version < 2 || version > 4) throw CannotTell{};
   const std::uint32_t count = be32(d + 8);
   const std::size_t end = size - 20;  // the trailing checksum
-  if (how == IndexRead::search && may_stop && version != 4 && !wanted.empty() &&
-      end > kSearchFrom) {
-    const std::optional<TreeAtTheEnd> tree = known_end ? *known_end : searchable_end(d, size);
-    if (tree)
-      if (std::optional<IndexScan> found =
-              search_index(d, EntrySearch(d, tree->at, version), wanted, *tree, out))
-        return std::move(*found);
-  }
+  if (how == IndexRead::search && may_stop && !wanted.empty() && searchable)
+    if (std::optional<IndexScan> found =
+            search_index(d, EntrySearch(d, searchable->at, version), wanted, *searchable, out))
+      return std::move(*found);
   WantedPaths paths(wanted, out);
   std::size_t at = 12;
   std::string name;  // the current entry's path (v4 builds it from the previous one)
@@ -1129,8 +1125,7 @@ IndexScan read_opened_index(const WorkTreeIndex::State& s, const std::vector<std
   IndexScan out;
   out.index_mtime = m.st.st_mtim;
   IndexScan scan = m.file->guarded([&](const unsigned char* d, std::size_t size) {
-    return read_index_mapped(d, size, wanted, may_stop, IndexRead::search, std::move(out),
-                             std::optional<std::optional<TreeAtTheEnd>>(s.end));
+    return read_index_mapped(d, size, wanted, may_stop, IndexRead::search, std::move(out), s.end);
   });
   if (m.file->shrank()) throw CannotTell{};
   return scan;
@@ -1151,12 +1146,12 @@ std::shared_ptr<const KnownBlobIds> index_blob_ids(const WorkTreeIndex& opened,
   try {
     const WorkTreeIndex::State& s = opened.state();
     const std::string& root = s.root;
-    const Repository* repo = &s.repo;
-    const Config& config = repo->config;
+    const Repository& repo = s.repo;
+    const Config& config = repo.config;
     // A split or sparse index holds entries elsewhere or as folders: not read here.
     if (config.flag("core.splitindex").value_or(false) ||
         config.flag("index.sparse").value_or(false) ||
-        config.flag("core.sparsecheckout").value_or(false) || has_shared_index(repo->git_dir))
+        config.flag("core.sparsecheckout").value_or(false) || has_shared_index(repo.git_dir))
       return nullptr;
     std::vector<std::string> wanted;
     for (const std::string& p : paths) wanted.push_back(prefix + p);
@@ -1173,7 +1168,7 @@ std::shared_ptr<const KnownBlobIds> index_blob_ids(const WorkTreeIndex& opened,
       // their way into the blob (git hashes the filtered content).
       if ((ie.mode & 0170000) != 0100000 || ie.skip_worktree || ie.assume_valid ||
           ie.intent_to_add || ie.size == 0 || racily_clean(ie, scan.index_mtime) ||
-          attributes_may_apply(root, repo->common_dir, config, wanted[i], attribute_files))
+          attributes_may_apply(root, repo.common_dir, config, wanted[i], attribute_files))
         continue;
       ids->entries.emplace(wanted[i].substr(prefix.size()), ie);
     }
@@ -1197,10 +1192,10 @@ std::optional<RepositoryFacts> read_work_tree_facts(const WorkTreeIndex& opened,
   try {
     const WorkTreeIndex::State& s = opened.state();
     const std::string& root = s.root;
-    const Repository* repo = &s.repo;
-    const std::string& git_dir = repo->git_dir;
-    const std::string& common_dir = repo->common_dir;
-    const Config& config = repo->config;
+    const Repository& repo = s.repo;
+    const std::string& git_dir = repo.git_dir;
+    const std::string& common_dir = repo.common_dir;
+    const Config& config = repo.config;
 
     RepositoryFacts f;
     f.root = root;

@@ -37,7 +37,6 @@
 #include <mutex>
 #include <thread>
 #include <tuple>
-#include <type_traits>
 
 #include "../git/libgit2.hpp"
 #include "literal_set.hpp"
@@ -227,7 +226,7 @@ class Engine {
   }
 
   /// Calls `each(begin, end)` for every line of `block` from offset `from` (a line's start;
-  /// "\n" excluded; no empty last line); stops early when `each` returns false.
+  /// "\n" excluded; no empty last line).
   template <typename Each>
   static void for_each_line(std::string_view block, std::size_t from, Each&& each) {
     std::size_t b = from;
@@ -236,11 +235,7 @@ class Engine {
       std::size_t e = nl == nullptr
                           ? block.size()
                           : static_cast<std::size_t>(static_cast<const char*>(nl) - block.data());
-      if constexpr (std::is_same_v<decltype(each(b, e)), bool>) {
-        if (!each(b, e)) return;
-      } else {
-        each(b, e);
-      }
+      each(b, e);
       b = e + 1;
     }
   }
