@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <optional>
 #include <csignal>
 #include <chrono>
@@ -25,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../src/kernels/internal.hpp"
@@ -105,7 +107,7 @@ KernelEntry entry_of(KernelEntryKind kind, int sm) {
 // with their a/f suffix, order, compression, one fat binary per translation unit.
 TEST(KernelListing, EveryFixtureListsExactlyItsBuiltTargets) {
   const std::vector<ManifestLine> lines = manifest();
-  ASSERT_EQ(lines.size(), 26u);
+  ASSERT_EQ(lines.size(), 29u);
   for (const ManifestLine& m : lines) {
     const KernelListing listing = list_fixture(m.name);
     EXPECT_EQ(listing.error, "") << m.name;
@@ -175,6 +177,121 @@ TEST(KernelListing, BareCubinAndPtxFilesAreReadAsWhatTheyAre) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("summary: 3 files examined, 3 with CUDA code"), std::string::npos) << r.out;
+}
+
+// Hostile review hr22 F7 (ptx_leading_comment): a PTX text was recognised only when it started
+// with `//` or `.version`; a `/* licence */` block, blank lines or indentation before it (ptxas
+// accepts them) read "no CUDA code", exit 0, for compute_90a PTX a 12.0 GPU cannot run.
+TEST(KernelListing, PtxAfterLeadingCommentsAndBlankLinesIsRead) {
+  const std::string ptx = test::read_file(fixtures() / "saxpy_sm120.ptx");
+  ASSERT_FALSE(ptx.empty());
+  test::TempDir dir;
+  for (const std::string& before :
+       {std::string("/*\n * Copyright (c) 2025 Example Corp.\n */\n"), std::string("\n"),
+        std::string("  \t\r\n// c\n/* a */ /* b\n */\n\n"), std::string(" ")}) {
+    const std::string text = before + ptx;
+    const KernelListing listing =
+        list_kernels_in_memory({reinterpret_cast<const unsigned char*>(text.data()), text.size()},
+                               "k.ptx");
+    EXPECT_EQ(listing.error, "");
+    ASSERT_EQ(listing.fatbins.size(), 1u) << before;
+    EXPECT_EQ(listing.fatbins[0].entries.at(0).arch_name(), "compute_120") << before;
+    // From a file too: its first bytes must not keep it from being read.
+    test::write_file(dir.path() / "k.ptx", text);
+    EXPECT_EQ(list_kernels(dir / "k.ptx").fatbins.size(), 1u) << before;
+  }
+  const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "k.ptx"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;  // compute_120 PTX: JIT on 12.0, not "no CUDA code" (0)
+  EXPECT_NE(r.out.find("12.0: ptx-jit"), std::string::npos) << r.out;
+  // Comments before something else, or never closed, are still no PTX; the search is bounded.
+  for (const std::string& text :
+       {std::string("/* licence */\nint main() {}\n"), std::string("/* never closed .version 9.0"),
+        std::string(70000, ' ') + ".version 9.0\n.target sm_90\n"}) {
+    const KernelListing listing = list_kernels_in_memory(
+        {reinterpret_cast<const unsigned char*>(text.data()), text.size()}, "x.c");
+    EXPECT_TRUE(listing.fatbins.empty());
+    EXPECT_EQ(listing.error, "");
+  }
+}
+
+/// A GNU thin archive (`ar rcST`) naming `members` (path, size): its long-name table and one
+/// header per member, the members' bytes left out, as binutils writes them.
+std::string thin_archive(const std::vector<std::pair<std::string, std::size_t>>& members) {
+  std::string names;
+  std::vector<std::size_t> offsets;
+  for (const auto& [path, size] : members) {
+    offsets.push_back(names.size());
+    names += path + "/\n";
+  }
+  const auto header = [](const std::string& name, std::size_t size) {
+    return fmt::format("{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n", name, 0, 0, 0, 644, size);
+  };
+  std::string out = "!<thin>\n" + header("//", names.size()) + names;
+  if (out.size() % 2 != 0) out += '\n';
+  for (std::size_t i = 0; i < members.size(); ++i)
+    out += header(fmt::format("/{}", offsets[i]), members[i].second);
+  return out;
+}
+
+// Hostile review hr22 F4 (thin_archive): a GNU thin archive (`ar rcT`, magic "!<thin>\n") read
+// "no CUDA code", exit 0, though its members hold sm_90a and sm_121a code only. Its members
+// are read from their files, relative to the archive's folder; one not read is an error.
+TEST(KernelListing, ThinArchiveMembersAreReadFromTheirFiles) {
+  test::TempDir dir;
+  fs::create_directories(dir.path() / "objs");
+  fs::create_directories(dir.path() / "lib");
+  fs::copy_file(fixtures() / "sm90a.o", dir.path() / "objs/a.o");
+  fs::copy_file(fixtures() / "sm100a_sm121a.o", dir.path() / "objs/b.o");
+  const std::size_t a = fs::file_size(dir.path() / "objs/a.o");
+  const std::size_t b = fs::file_size(dir.path() / "objs/b.o");
+  test::write_file(dir.path() / "lib/libthin.a",
+                   thin_archive({{"../objs/a.o", a}, {"../objs/b.o", b}, {"../objs/a.o", a}}));
+  const KernelListing listing = list_kernels(dir / "lib/libthin.a");
+  EXPECT_EQ(listing.error, "");
+  EXPECT_TRUE(listing.archive);
+  EXPECT_TRUE(listing.elf);
+  ASSERT_EQ(listing.fatbins.size(), 2u);  // a.o named twice, read once
+  EXPECT_EQ(listing.fatbins[0].member, "../objs/a.o");
+  EXPECT_EQ(listing.fatbins[1].member, "../objs/b.o");
+  EXPECT_EQ(listing.fatbins[0].entries.at(0).functions, 1u);
+  EXPECT_EQ(file_fit(listing, {12, 0}).fit, KernelFit::kNone);
+  EXPECT_EQ(file_fit(listing, {9, 0}).fit, KernelFit::kExact);
+  // Through a descriptor named relative to another folder, as a directory walk opens it.
+  {
+    const int fd = ::open((dir / "lib/libthin.a").c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(list_kernels_at(fd, "libthin.a").fatbins.size(), 2u);
+    ::close(fd);
+  }
+  test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "lib/libthin.a"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "lib"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("libthin.a"), std::string::npos) << r.out;
+  // In memory the members cannot be read: an error, not "no CUDA code".
+  const std::string bytes = test::read_file(dir.path() / "lib/libthin.a");
+  EXPECT_NE(list_kernels_in_memory({reinterpret_cast<const unsigned char*>(bytes.data()),
+                                    bytes.size()},
+                                   "libthin.a")
+                .error.find("3 members are files of their own, not read"),
+            std::string::npos);
+  // A member whose file is gone, or named by an absolute path: not read, an error (exit 3).
+  test::write_file(dir.path() / "lib/libgone.a", thin_archive({{"../objs/a.o", a}, {"gone.o", 9}}));
+  EXPECT_EQ(list_kernels(dir / "lib/libgone.a").error.rfind("thin archive member gone.o: cannot "
+                                                            "open ",
+                                                            0),
+            0u);
+  r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "lib/libgone.a"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  test::write_file(dir.path() / "lib/libabs.a", thin_archive({{dir / "objs/a.o", a}}));
+  EXPECT_NE(list_kernels(dir / "lib/libabs.a").error.find("an absolute path"), std::string::npos);
+  // Damaged headers are errors too; an empty thin archive is no CUDA code.
+  test::write_file(dir.path() / "lib/libcut.a", thin_archive({{"../objs/a.o", a}}).substr(0, 90));
+  EXPECT_NE(list_kernels(dir / "lib/libcut.a").error, "");
+  test::write_file(dir.path() / "lib/libempty.a", "!<thin>\n");
+  const KernelListing empty = list_kernels(dir / "lib/libempty.a");
+  EXPECT_EQ(empty.error, "");
+  EXPECT_TRUE(empty.fatbins.empty());
 }
 
 TEST(KernelListing, HeaderFieldsOfAFixture) {
@@ -249,9 +366,12 @@ TEST(KernelListing, ArchitecturesAgreeWithThePayloads) {
         }
       }
   }
-  EXPECT_EQ(cubins, 33u);  // hostonly.o 1, libarch.a 3, guard800_z.o 3, subset*.o 8
-  EXPECT_EQ(ptx, 14u);  // ptx120_cudart_static.fatbin 1, subset_ptx*.o 2
-  EXPECT_EQ(decompressed, 22u);  // subset_z.o 2, subset_ptx_z.o 1, subset_big_z.fatbin 2
+  // hostonly.o 1, libarch.a 3, guard800_z.o 3, subset*.o 9, oldonly_jit.o 1
+  EXPECT_EQ(cubins, 35u);
+  // ptx120_cudart_static.fatbin 1, subset_ptx*.o 2, subset_jit*.o 3, oldonly_jit.o 1
+  EXPECT_EQ(ptx, 18u);
+  // subset_z.o 2, subset_ptx_z.o 1, subset_big_z.fatbin 2, subset_jit*.o 3, oldonly_jit.o 1
+  EXPECT_EQ(decompressed, 26u);
 }
 
 // Functions are counted in compressed cubins too: the smallest of a module first.
@@ -590,6 +710,9 @@ TEST(KernelFitRules, EveryFixtureOnFourCapabilities) {
       {"subset_ptx.o", "XXPN"},    // kernB in the compute_90 PTX only (JIT on 9.0)
       {"subset_ptx_z.o", "XXPN"},  // the same, PTX compressed
       {"subset_big_z.fatbin", "XXEN"},  // subset.o's cubins, each past 1 MiB decompressed
+      {"subset_jit.o", "XXEN"},   // kernB in the sm_90 cubin only, not in the compute_120 PTX
+      {"subset_jit2.o", "XXPN"},  // kernB in the compute_90 PTX only
+      {"oldonly_jit.o", "NNEN"},  // the compute_120 PTX has no kernel, the sm_90 cubin one
   };
   const ComputeCapability ccs[] = {{12, 0}, {12, 1}, {9, 0}, {8, 0}};
   const auto letter = [](KernelFit f) { return "ECPXN"[static_cast<int>(f)]; };
@@ -943,7 +1066,7 @@ TEST(KernelFitRules, LoadedCubinLackingAFunctionOfAnotherCubinIsPartial) {
     const test::RunResult r =
         test::run_sm120check({"kernels", "--cc", "12.0", (fixtures() / name).string()});
     EXPECT_EQ(r.exit_code, 2) << r.out;
-    EXPECT_NE(r.out.find("12.0: partial: the cubin a 12.0 GPU loads lacks 1 function that "
+    EXPECT_NE(r.out.find("12.0: partial: the cubin or PTX a 12.0 GPU loads lacks 1 function that "
                          "another cubin or PTX of the same module has (_Z5kernBPf)"),
               std::string::npos)
         << r.out;
@@ -1135,6 +1258,71 @@ TEST(KernelFitRules, LoadedCubinLackingAKernelOfThePtxIsPartial) {
   }
 }
 
+// Hostile review hr22 F3 (ptxjit_partial): a module whose image for the GPU is PTX was never
+// checked for missing kernels. subset_jit.o (code=sm_90 + code=compute_120): kernB is in the
+// sm_90 cubin only; a 12.0 GPU can only JIT the compute_120 PTX, which has no `.entry` for it,
+// and launching kernB fails. It read `ptx-jit`, exit 1; the same with code=sm_120 is partial.
+TEST(KernelFitRules, JitCompiledPtxLackingAKernelIsPartial) {
+  for (const char* name : {"subset_jit.o", "subset_jit2.o"}) {
+    const KernelListing listing = list_fixture(name);
+    ASSERT_EQ(listing.error, "") << name;
+    ASSERT_EQ(listing.fatbins.size(), 1u);
+    const KernelEntry& ptx120 = listing.fatbins[0].entries.at(1);
+    ASSERT_EQ(ptx120.arch_name(), "compute_120") << name;
+    EXPECT_EQ(ptx120.function_names, std::vector<std::string>{"_Z5kernAPf"}) << name;
+    for (const ComputeCapability cc : {ComputeCapability{12, 0}, ComputeCapability{12, 1}}) {
+      const FileFit fit = file_fit(listing, cc);
+      EXPECT_EQ(fit.fit, KernelFit::kPartial) << name;
+      ASSERT_EQ(fit.judged.size(), 1u);
+      EXPECT_EQ(fit.judged[0].second.entry, 1) << name;  // the PTX JIT-compiled
+      EXPECT_EQ(fit.judged[0].second.missing_functions, std::vector<std::string>{"_Z5kernBPf"});
+      EXPECT_TRUE(fit.judged[0].second.functions_compared) << name;
+    }
+    const test::RunResult r = test::run_sm120check(
+        {"kernels", "--cc", "12.0", "--format", "json", (fixtures() / name).string()});
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    const nlohmann::json& module = doc["files"][0]["fits"][0]["module_fits"][0];
+    EXPECT_EQ(module["fit"], "partial") << r.out;
+    EXPECT_EQ(module["arch"], "compute_120") << r.out;
+    EXPECT_EQ(module["missing_functions"], nlohmann::json::array({"_Z5kernBPf"})) << r.out;
+  }
+  // On 9.0 subset_jit2.o's compute_90 PTX is JIT-compiled: it has both kernels.
+  EXPECT_EQ(file_fit(list_fixture("subset_jit2.o"), {9, 0}).fit, KernelFit::kPtxJit);
+  const test::RunResult text = test::run_sm120check(
+      {"kernels", "--cc", "12.0", (fixtures() / "subset_jit.o").string()});
+  EXPECT_NE(text.out.find("12.0: partial: the cubin or PTX a 12.0 GPU loads lacks 1 function"),
+            std::string::npos)
+      << text.out;
+}
+
+// hr22 F3 variant B: oldonly_jit.o's compute_120 PTX defines no kernel while its sm_90 cubin
+// has one: a 12.x GPU has nothing to launch (`none`, exit 2, as the same with an empty sm_120
+// cubin reads), not `ptx-jit`.
+TEST(KernelFitRules, JitCompiledPtxWithoutAnyKernelIsNone) {
+  const KernelListing listing = list_fixture("oldonly_jit.o");
+  ASSERT_EQ(listing.error, "");
+  ASSERT_EQ(listing.fatbins.size(), 1u);
+  EXPECT_EQ(listing.fatbins[0].entries.at(1).functions, 0u);
+  const FileFit fit = file_fit(listing, {12, 0});
+  EXPECT_EQ(fit.fit, KernelFit::kNone);
+  ASSERT_EQ(fit.judged.size(), 1u);
+  EXPECT_EQ(fit.judged[0].second.entry, -1);
+  EXPECT_EQ(file_fit(listing, {9, 0}).fit, KernelFit::kExact);
+  const test::RunResult r = test::run_sm120check(
+      {"kernels", "--cc", "12.0", (fixtures() / "oldonly_jit.o").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("12.0: none"), std::string::npos) << r.out;
+  // A PTX without kernels in a module whose other images have none either (host code only)
+  // stays what it was: nothing is missing from it.
+  FatBinary hostonly;
+  hostonly.section = ".nv_fatbin";
+  hostonly.entries = listing.fatbins[0].entries;
+  hostonly.entries[0].functions = 0u;
+  hostonly.entries[0].function_names.clear();
+  EXPECT_EQ(module_fit(hostonly, {12, 0}).fit, KernelFit::kPtxJit);
+}
+
 TEST(KernelListing, PtxEntryNamesAreReadRobustly) {
   EXPECT_EQ(ptx_entry_names(".version 9.0\n.target sm_90\n.visible .entry _Z2k1Pf(\n"
                             "  .param .u64 p)\n{\n ret;\n}\n.entry plain\n{\n}\n"
@@ -1261,6 +1449,27 @@ TEST(KernelHostile, FifoIsRefusedWithoutBlocking) {
   EXPECT_EQ(r.exit_code, 3);
 }
 
+// Review: a cubin built for the family target sm_120f read "exact: sm_120 SASS" on 12.0 and
+// "SASS of an earlier 12.x (binary compatible)" on 12.1; it is a family-specific build, and the
+// text now names it and says what its suffix means (CUDA Programming Guide, "Feature
+// Availability").
+TEST(KernelsCommand, AFamilySpecificCubinIsNamedAsSuch) {
+  const test::RunResult r = test::run_sm120check(
+      {"kernels", "--cc", "12.0", "--cc", "12.1", (fixtures() / "sm120f.o").string(),
+       (fixtures() / "libtwo.so").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // libtwo.so needs PTX JIT (kernels: exit 1)
+  const std::string note = " (sm_120f is a family-specific build: it runs on 12.y for y >= 0, "
+                           "the 12.x family)\n";
+  EXPECT_NE(r.out.find("  12.0: exact: sm_120f SASS in its module" + note), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  12.1: compatible: sm_120f SASS in 1 of 1 module" + note),
+            std::string::npos)
+      << r.out;
+  // A plain sm_120 cubin keeps the plain words.
+  EXPECT_NE(r.out.find("(modules: 1 exact, 1 ptx-jit)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sm_120 is"), std::string::npos) << r.out;
+}
+
 TEST(KernelsCommand, ModulesForOtherArchitecturesOnlyAreCountedNotFailed) {
   // One module with sm_120a SASS, one with sm_90 only: the second cannot launch on 12.0. The
   // text says so; the exit code follows the modules that have an image (README, exit codes).
@@ -1276,7 +1485,8 @@ TEST(KernelsCommand, ModulesForOtherArchitecturesOnlyAreCountedNotFailed) {
   test::write_file(dir / "two.fatbin", section(fixtures() / "sm120a.o") + section(fixtures() / "sm90.o"));
   const test::RunResult r = test::run_sm120check({"kernels", "--cc", "12.0", dir / "two.fatbin"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  12.0: exact: sm_120 SASS in 1 module; 1 of 2 modules have no image for "
+  EXPECT_NE(r.out.find("  12.0: exact: sm_120a SASS in 1 module (sm_120a is architecture-specific: "
+                       "it runs on 12.0 only); 1 of 2 modules have no image for "
                        "12.0 (built for other architectures only: their kernels cannot launch "
                        "here)\n"),
             std::string::npos)
@@ -1411,6 +1621,387 @@ TEST(KernelListing, CutElfIdentificationSaysWhy) {
   const KernelListing l = list_kernels_in_memory(bytes, "g.so");
   EXPECT_EQ(l.error, "not a valid ELF file: its ELF identification is cut short or names an "
                      "unknown class or byte order");
+}
+
+}  // namespace
+}  // namespace sm120check
+
+namespace sm120check {
+namespace {
+
+/// Sets detail::set_kernel_threads() for a scope.
+struct KernelThreadsFor {
+  explicit KernelThreadsFor(unsigned threads) { detail::set_kernel_threads(threads); }
+  ~KernelThreadsFor() { detail::set_kernel_threads(0); }
+};
+
+// for_each_concurrently(): every item once, and never more than kernel_threads() threads
+// working, a call inside another's work included (files listed at once, each decompressing its
+// entries at once), threads that ran out of items of their own helping; the first exception
+// comes back after every item ran.
+TEST(KernelThreads, EveryItemOnceAndNeverMoreThreadsThanTheBound) {
+  const KernelThreadsFor four(4);
+  constexpr std::size_t kOuter = 40, kInner = 50;
+  std::vector<std::atomic<int>> runs(kOuter * kInner);
+  std::atomic<int> working{0}, most{0};
+  thread_local int depth = 0;
+  const auto enter = [&] {
+    if (depth++ > 0) return;
+    const int now = ++working;
+    for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+  };
+  const auto leave = [&] {
+    if (--depth == 0) --working;
+  };
+  for_each_concurrently(kOuter, [&](std::size_t outer) {
+    enter();
+    // The last outer items have many inner ones: the threads done with theirs help there.
+    const std::size_t inner_count = outer + 1 == kOuter ? 20 * kInner : kInner;
+    std::vector<std::atomic<int>> extra(inner_count);
+    for_each_concurrently(inner_count, [&](std::size_t inner) {
+      enter();
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      if (inner < kInner) ++runs[outer * kInner + inner];
+      ++extra[inner];
+      leave();
+    });
+    for (std::size_t k = 0; k < inner_count; ++k) ASSERT_EQ(extra[k].load(), 1) << outer << " " << k;
+    leave();
+  });
+  for (std::size_t k = 0; k < runs.size(); ++k) ASSERT_EQ(runs[k].load(), 1) << k;
+  EXPECT_LE(most.load(), 4);
+  EXPECT_GE(most.load(), 1);
+
+  std::atomic<int> ran{0};
+  EXPECT_THROW(for_each_concurrently(100,
+                                     [&](std::size_t item) {
+                                       ++ran;
+                                       if (item == 7) throw Error("item 7");
+                                     }),
+               Error);
+  EXPECT_EQ(ran.load(), 100);
+  for_each_concurrently(0, [](std::size_t) { ADD_FAILURE() << "no item to run"; });
+}
+
+/// kernels_document() of `listings` judged for 12.0 and 9.0, without the tool's version.
+nlohmann::ordered_json document_of(std::vector<KernelListing> listings) {
+  KernelsReport report;
+  report.capabilities = {{9, 0}, {12, 0}};
+  report.gpu_source = "override";
+  for (KernelListing& l : listings) {
+    std::vector<FileFit> fits;
+    for (const ComputeCapability& cc : report.capabilities) fits.push_back(file_fit(l, cc));
+    report.fits.push_back(std::move(fits));
+    report.files.push_back(std::move(l));
+  }
+  nlohmann::ordered_json doc = kernels_document(report, kernels_exit_code(report));
+  doc.erase("tool");
+  return doc;
+}
+
+// A file's compressed entries decompressed on several threads (when the budget covers them all)
+// give the listing that one thread gives: every fixture, and a bare fat binary of many modules
+// with compressed cubins and PTX (the fixtures' .fatbin files one after the other).
+TEST(KernelThreads, EntriesDecompressedAtOnceGiveTheSerialListing) {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(fixtures()))
+    if (e.is_regular_file()) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  test::TempDir dir;
+  std::string many;
+  for (int copy = 0; copy < 4; ++copy)
+    for (const std::string& name : {"subset_big_z.fatbin", "saxpy.fatbin", "ptx120_cudart_static.fatbin"})
+      many += test::read_file(fixtures() / name);
+  test::write_file(dir.path() / "many.fatbin", many);
+  std::vector<std::string> paths;
+  for (const std::string& name : names) paths.push_back((fixtures() / name).string());
+  paths.push_back(dir / "many.fatbin");
+  const auto list_all = [&] {
+    std::vector<KernelListing> out;
+    for (const std::string& path : paths) out.push_back(list_kernels(path));
+    return out;
+  };
+  std::vector<KernelListing> serial, parallel;
+  {
+    const KernelThreadsFor one(1);
+    serial = list_all();
+  }
+  {
+    const KernelThreadsFor eight(8);
+    parallel = list_all();
+  }
+  const KernelListing& big = serial.back();
+  ASSERT_EQ(big.error, "");
+  std::size_t compressed = 0;
+  for (const FatBinary& f : big.fatbins)
+    for (const KernelEntry& e : f.entries) {
+      if (e.kind != KernelEntryKind::kCubin || !e.compressed()) continue;
+      ++compressed;
+      EXPECT_TRUE(e.functions.has_value()) << e.arch_name() << " at " << e.offset;
+    }
+  EXPECT_GE(compressed, 8u);
+  const nlohmann::ordered_json one = document_of(std::move(serial));
+  const nlohmann::ordered_json eight = document_of(std::move(parallel));
+  ASSERT_EQ(one["files"].size(), eight["files"].size());
+  for (std::size_t k = 0; k < one["files"].size(); ++k)
+    EXPECT_EQ(one["files"][k].dump(1), eight["files"][k].dump(1)) << paths[k];
+}
+
+// A mapped file's data sections are given back to the system once searched (release_pages():
+// madvise MADV_DONTNEED); the images found there are read again from the file afterwards.
+// embedded.o's .rodata (0x60 to 0x1ec0) holds two cubins, the second across the page given
+// back: listed from the file as from a copy in memory (whose pages are never given back).
+TEST(KernelListing, DataSectionPagesGivenBackAreReadAgainFromTheFile) {
+  const fs::path path = fixtures() / "embedded.o";
+  const KernelListing mapped = list_kernels(path.string());
+  const KernelListing copy = list_kernels_in_memory(bytes_of(path), path.string());
+  ASSERT_EQ(mapped.error, "");
+  ASSERT_GE(mapped.fatbins.size(), 2u);
+  EXPECT_TRUE(mapped.fatbins[1].entries.at(0).functions.has_value());
+  EXPECT_EQ(document_of({mapped}).dump(1), document_of({copy}).dump(1));
+}
+
+// `kernels DIR` lists its files on several threads, 64 open at a time: the report is the one
+// that listing each file alone gives, in path order, whatever the folder (three copies of the
+// fixtures, 130 files or so, in folders at three depths, beside files without CUDA code).
+TEST(KernelsCommand, DirectoryListedAtOnceEqualsEachFileListedAlone) {
+  test::TempDir dir;
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(fixtures()))
+    if (e.is_regular_file()) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const std::string& folder : {"", "a", "b/c"}) {
+    fs::create_directories(dir.path() / folder);
+    for (const std::string& name : names) fs::copy_file(fixtures() / name, dir.path() / folder / name);
+    test::write_file(dir.path() / folder / "notes.txt", "no CUDA code here\n");
+  }
+  const test::RunResult all =
+      test::run_sm120check({"kernels", "--cc", "12.0", "--cc", "9.0", "--format", "json", dir.path().string()});
+  ASSERT_TRUE(all.exit_code == 2 || all.exit_code == 3) << all.err;
+  const nlohmann::json doc = nlohmann::json::parse(all.out);
+  EXPECT_EQ(doc["files_examined"], 3 * (names.size() + 1));
+  std::vector<std::string> paths;
+  for (const auto& f : doc["files"]) paths.push_back(f["path"]);
+  EXPECT_TRUE(std::is_sorted(paths.begin(), paths.end()));
+  std::map<std::string, nlohmann::json> alone;  // by file name: the first copy's listing
+  std::size_t compared = 0;
+  for (const auto& f : doc["files"]) {
+    const fs::path path = f["path"].get<std::string>();
+    const std::string name = path.filename().string();
+    auto it = alone.find(name);
+    if (it == alone.end()) {
+      const test::RunResult one = test::run_sm120check(
+          {"kernels", "--cc", "12.0", "--cc", "9.0", "--format", "json", path.string()});
+      it = alone.emplace(name, nlohmann::json::parse(one.out)["files"].at(0)).first;
+    }
+    nlohmann::json expected = it->second;
+    expected["path"] = path.string();
+    EXPECT_EQ(f.dump(1), expected.dump(1)) << path;
+    ++compared;
+  }
+  EXPECT_GT(compared, 64u);
+  EXPECT_EQ(compared % 3, 0u);
+}
+
+// BufferPool: bytes mapped at once never pass the limit; a buffer given back serves the next
+// request it is large enough for (no fresh mapping); a request over the limit goes alone, once
+// nothing is held, and is unmapped after; every request is met (8 threads, 2000 requests of up
+// to 1.5 times the limit).
+TEST(KernelThreads, BufferPoolMapsAtMostItsLimitReusesAndMeetsEveryRequest) {
+  BufferPool pool(100 << 12);
+  const std::uint64_t unit = 1 << 12;
+  unsigned char* first = nullptr;
+  std::atomic<bool> got{false};
+  std::atomic<unsigned char*> second{nullptr};
+  std::thread waiter;
+  {
+    const BufferPool::Lease a = pool.take(60 * unit);
+    first = a.bytes().data();
+    std::memset(a.bytes().data(), 1, a.bytes().size());  // usable memory
+    waiter = std::thread([&] {
+      const BufferPool::Lease b = pool.take(50 * unit);  // 110 > 100: waits for the 60
+      got = true;
+      second = b.bytes().data();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(got.load());
+  }
+  waiter.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_EQ(second.load(), first);  // the 60 reused for the 50
+  EXPECT_EQ(pool.held(), 0u);
+  EXPECT_EQ(pool.mapped(), 60 * unit);
+  {
+    const BufferPool::Lease big = pool.take(150 * unit);  // over the limit, nothing held: met
+    EXPECT_EQ(big.bytes().size(), 150 * unit);
+    EXPECT_EQ(pool.mapped(), 150 * unit);  // the 60 unmapped to make room
+  }
+  EXPECT_EQ(pool.mapped(), 0u);  // over the limit: not kept
+
+  std::atomic<std::uint64_t> in_use{0}, most{0};
+  std::atomic<int> over_alone_broken{0}, mapped_broken{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (unsigned k = 0; k < 250; ++k) {
+        const std::uint64_t bytes = (1 + (t * 37 + k * 11) % 150) * unit;
+        const BufferPool::Lease lease = pool.take(bytes);
+        const std::uint64_t size = lease.bytes().size();
+        if (size < bytes) ++over_alone_broken;
+        lease.bytes()[0] = 1;
+        lease.bytes()[size - 1] = 1;
+        const std::uint64_t now = in_use += size;
+        if (bytes > 100 * unit && now != size) ++over_alone_broken;
+        if (bytes <= 100 * unit) {
+          if (pool.mapped() > 100 * unit) ++mapped_broken;
+          for (std::uint64_t seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+          }
+        }
+        std::this_thread::yield();
+        in_use -= size;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_LE(most.load(), 100 * unit);
+  EXPECT_EQ(over_alone_broken.load(), 0);
+  EXPECT_EQ(mapped_broken.load(), 0);
+  EXPECT_EQ(pool.held(), 0u);
+  EXPECT_LE(pool.mapped(), 100 * unit);
+}
+
+// find_embedded_cuda() with `searched`: each pass reports [0, size) in order, in steps of
+// kSearchedStep or more, and reads nothing it has reported (the pages are made unreadable as
+// they are reported, readable again when a pass ends: a read of one would crash the test). The
+// images are found as without it: embedded.o's two, copied so that they straddle the first two
+// step boundaries, in a region of 40 MiB.
+TEST(KernelListing, EmbeddedSearchReportsWhatItWillNotReadAgain) {
+  const std::vector<unsigned char> file = bytes_of(fixtures() / "embedded.o");
+  const std::size_t size = 40u << 20;
+  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* region = static_cast<unsigned char*>(map);
+  // The file without its own ELF header, twice: at 16 MiB - 3000 and at 32 MiB - 5000.
+  const std::size_t body = file.size() - 1;
+  std::memcpy(region + (16u << 20) - 3000, file.data() + 1, body);
+  std::memcpy(region + (32u << 20) - 5000, file.data() + 1, body);
+  std::vector<FatBinary> plain, reported;
+  std::size_t left_plain = kMaxFatBinaryEntries, left_reported = kMaxFatBinaryEntries;
+  const std::size_t found_plain =
+      find_embedded_cuda({region, size}, 0, left_plain, plain);
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  const auto searched = [&](std::size_t from, std::size_t to) {
+    ranges.emplace_back(from, to);
+    if (to == size) {  // a pass ended: readable again for the next
+      ASSERT_EQ(::mprotect(region, size, PROT_READ | PROT_WRITE), 0);
+      return;
+    }
+    const std::size_t a = (from + static_cast<std::size_t>(page) - 1) & ~(static_cast<std::size_t>(page) - 1);
+    const std::size_t b = to & ~(static_cast<std::size_t>(page) - 1);
+    if (b > a) ASSERT_EQ(::mprotect(region + a, b - a, PROT_NONE), 0);
+  };
+  const std::size_t found_reported =
+      find_embedded_cuda({region, size}, 0, left_reported, reported, searched);
+  ASSERT_EQ(::mprotect(region, size, PROT_READ | PROT_WRITE), 0);
+  EXPECT_EQ(found_plain, 4u);
+  EXPECT_EQ(found_reported, found_plain);
+  EXPECT_EQ(left_reported, left_plain);
+  ASSERT_EQ(reported.size(), plain.size());
+  for (std::size_t k = 0; k < plain.size(); ++k) {
+    EXPECT_EQ(reported[k].offset, plain[k].offset);
+    EXPECT_EQ(reported[k].entries.size(), plain[k].entries.size());
+  }
+  // Two passes, each from 0 to the end without gaps, every step but a pass's last of 16 MiB or
+  // more.
+  std::size_t passes = 0, at = 0;
+  for (const auto& [from, to] : ranges) {
+    EXPECT_EQ(from, at);
+    EXPECT_GT(to, from);
+    if (to != size) EXPECT_GE(to - from, kSearchedStep);
+    at = to == size ? 0 : to;
+    passes += to == size ? 1 : 0;
+  }
+  EXPECT_EQ(passes, 2u);
+  EXPECT_GE(ranges.size(), 4u);  // 40 MiB: at least one step before each pass's end
+  ::munmap(map, size);
+}
+
+// parse_fat_binaries() with `parsed`: ranges from 0 on, without gaps, each of 16 MiB or more,
+// never read again (made unreadable as they are given: a read would crash the test); the fat
+// binaries are those parsed without it (saxpy.fatbin 6000 times, 36 MiB).
+TEST(KernelListing, FatBinaryParseReportsWhatItWillNotReadAgain) {
+  const std::vector<unsigned char> one = bytes_of(fixtures() / "saxpy.fatbin");
+  const std::size_t copies = 6000, size = copies * one.size();
+  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* region = static_cast<unsigned char*>(map);
+  for (std::size_t k = 0; k < copies; ++k) std::memcpy(region + k * one.size(), one.data(), one.size());
+  std::vector<FatBinary> plain, reported;
+  ASSERT_EQ(parse_fat_binaries({region, size}, 0, "s", plain), "");
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const auto parsed = [&](std::size_t from, std::size_t to) {
+    ranges.emplace_back(from, to);
+    const std::size_t a = (from + page - 1) & ~(page - 1), b = to & ~(page - 1);
+    if (b > a) ASSERT_EQ(::mprotect(region + a, b - a, PROT_NONE), 0);
+  };
+  EXPECT_EQ(parse_fat_binaries({region, size}, 0, "s", reported, parsed), "");
+  ASSERT_EQ(::mprotect(region, size, PROT_READ | PROT_WRITE), 0);
+  ASSERT_EQ(reported.size(), copies);
+  ASSERT_EQ(plain.size(), copies);
+  for (std::size_t k = 0; k < copies; ++k) {
+    EXPECT_EQ(reported[k].offset, plain[k].offset);
+    EXPECT_EQ(reported[k].entries.size(), plain[k].entries.size());
+  }
+  ASSERT_EQ(ranges.size(), 2u);  // 36 MiB: at 16 MiB and past 32 MiB
+  std::size_t at = 0;
+  for (const auto& [from, to] : ranges) {
+    EXPECT_EQ(from, at);
+    EXPECT_GE(to - from, kSearchedStep);
+    EXPECT_EQ(to % one.size(), 0u);  // at a fat binary's start
+    at = to;
+  }
+  ::munmap(map, size);
+}
+
+/// Sets detail::set_kept_buffer_bytes() for a scope.
+struct KeptBufferBytesFor {
+  explicit KeptBufferBytesFor(std::uint64_t bytes) { detail::set_kept_buffer_bytes(bytes); }
+  ~KeptBufferBytesFor() { detail::set_kept_buffer_bytes(0); }
+};
+
+// A mapped file's compressed payloads are read with pread into the thread's kept buffers, or,
+// over kept_buffer_bytes(), into buffers of large_buffers(), the shared pool: every
+// fixture lists as a copy in memory does (payloads read in place), on one thread and on eight,
+// with payloads of 1 KiB or more on the large path; the budget is all given back after.
+TEST(KernelListing, PayloadsReadFromTheFileOrInOwnBuffersGiveTheSameListing) {
+  std::vector<std::string> paths;
+  for (const fs::directory_entry& e : fs::directory_iterator(fixtures()))
+    if (e.is_regular_file()) paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  std::vector<KernelListing> in_memory;
+  for (const std::string& path : paths) in_memory.push_back(list_kernels_in_memory(bytes_of(path), path));
+  const nlohmann::ordered_json expected = document_of(in_memory);
+  std::size_t large = 0;
+  for (const KernelListing& l : in_memory)
+    for (const FatBinary& f : l.fatbins)
+      for (const KernelEntry& e : f.entries)
+        if (e.compressed() && e.uncompressed_size > 1024) ++large;
+  EXPECT_GE(large, 8u);
+  for (const unsigned threads : {1u, 8u})
+    for (const std::uint64_t kept : {std::uint64_t{0}, std::uint64_t{1024}}) {
+      SCOPED_TRACE(fmt::format("{} threads, kept buffers of {} bytes", threads, kept));
+      const KernelThreadsFor t(threads);
+      const KeptBufferBytesFor k(kept);
+      std::vector<KernelListing> mapped;
+      for (const std::string& path : paths) mapped.push_back(list_kernels(path));
+      const nlohmann::ordered_json got = document_of(mapped);
+      ASSERT_EQ(got["files"].size(), expected["files"].size());
+      for (std::size_t n = 0; n < got["files"].size(); ++n)
+        EXPECT_EQ(got["files"][n].dump(1), expected["files"][n].dump(1)) << paths[n];
+      EXPECT_EQ(large_buffers().held(), 0u);
+    }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -71,7 +72,7 @@ struct KernelEntry {
   /// kMaxCubinInspectBytes, and for compressed ones decompressed within kMaxDecompressBytes each
   /// and the file's decompression budget (kMaxDecompressTotal, kMaxDecompressRatio; smallest
   /// first: every cubin of a module is read while the budget lasts, to compare their function
-  /// sets: module_fit). For a PTX entry in a module that also has a cubin: its kernels (`.entry`
+  /// sets: module_fit). For a PTX entry in a module of two or more entries: its kernels (`.entry`
   /// directives), uncompressed ones always, compressed ones within the same budget. Unset
   /// otherwise. 0: no kernel (nvcc's link stub, below).
   std::optional<unsigned> functions;
@@ -105,7 +106,9 @@ struct FatBinary {
   /// one entry of its own), or in the bytes of one without sections (then not judged).
   std::string section;
   std::string member;       ///< the static archive member (ELF object) holding it; "" if none
-  std::uint64_t offset = 0;  ///< of its header, in bytes from the file start
+  /// of its header, in bytes from the file start (of a thin archive's member: from the start
+  /// of the member's own file; so are its entries' offsets)
+  std::uint64_t offset = 0;
   std::vector<KernelEntry> entries;  ///< in file order
 
   /// True when the runtime loads it: from .nv_fatbin or a bare fat binary. __nv_relfatbin holds
@@ -131,7 +134,7 @@ struct KernelListing {
   /// its data sections, each in file order.
   std::vector<FatBinary> fatbins;
   bool elf = false;                ///< the file is ELF, or an archive with ELF members
-  bool archive = false;            ///< the file is a static archive (ar: lib*.a)
+  bool archive = false;            ///< the file is a static archive (ar: lib*.a; also thin)
   /// Why the file could not be read whole, one line, e.g. ".nv_fatbin: fat binary 3 at 0x1f40:
   /// entry header at 0x2010 runs past the end of the fat binary"; empty when it was. Fat
   /// binaries before the fault are kept in `fatbins`. Also set (to the first, with how many
@@ -187,8 +190,12 @@ std::string parse_fat_binaries(std::span<const unsigned char> region, std::uint6
 /// Lists the CUDA code in an image held in memory: an ELF file (through libelf's elf_memory), a
 /// bare fat binary (starting with its magic 0xBA55ED50), a bare cubin (an ELF whose e_machine is
 /// EM_CUDA, 190: its SM from e_flags, bits 8-15 from ELF ABI version 8 on, bits 0-7 before; an
-/// `a`/`f` suffix from the `-arch` ptxas option its .note.nv.tkinfo records, else plain) or a
-/// PTX text (`//` comments, then `.version M.m` and `.target sm_XY[a|f]`). An ELF file without
+/// `a`/`f` suffix from the `-arch` ptxas option its .note.nv.tkinfo records, else plain), a
+/// PTX text (white space and `//` or `/* */` comments in its first 64 KiB, then `.version M.m`
+/// and `.target sm_XY[a|f]`), or a static archive (`!<arch>`). A GNU thin archive
+/// (`!<thin>`, `ar rcT`: members are files of their own, named by paths relative to the
+/// archive's folder) is read by list_kernels_at() only; here its members are not read, an
+/// error when it has any. An ELF file without
 /// a section header table (stripped of it) is searched through its program headers: every
 /// loaded segment at each 4-byte aligned offset for a fat binary header (magic, version 1,
 /// header size 16); what is found is listed with an `error` (registered modules cannot be told
@@ -206,7 +213,10 @@ KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::
 
 /// Lists the CUDA code in file `path` (mapped read-only, never read whole). A file that is
 /// none of list_kernels_in_memory()'s forms gives an empty listing (elf false, no error). Throws Error
-/// when the file cannot be opened or mapped.
+/// when the file cannot be opened or mapped. A GNU thin archive's members are read from their
+/// own files (paths relative to the folder of the archive's file: the target of its
+/// /proc/self/fd link), each like a member of a normal archive; a member not read (an absolute
+/// path, a file that cannot be opened) is an `error` (exit 3), never "no CUDA code".
 KernelListing list_kernels(const std::string& path);
 
 /// list_kernels() of the regular file open at descriptor `fd` (not closed here; read from
@@ -218,7 +228,31 @@ KernelListing list_kernels(const std::string& path);
 /// passes every other SIGBUS to the handler installed before it.
 KernelListing list_kernels_at(int fd, std::string path);
 
+/// Threads that list files and decompress fat-binary entries at once, process-wide:
+/// min(hardware concurrency, 8), at least 1. Memory beyond the listings themselves: each thread
+/// keeps two buffers (a payload decompressed, its compressed bytes read with pread) of at most
+/// 8 MiB each; a larger payload takes a buffer from a pool shared by all threads, which keeps at
+/// most 160 MiB mapped (one payload over it goes alone). So at most 8 x 16 + 160 MiB at 8
+/// threads (CUDA 13 and cuDNN 9's /usr/local/cuda/lib64: 412 MB peak resident in all, against
+/// 1.5 GB before). Files listed at once are mapped at once, but their pages are given back as
+/// they are read (fat-binary sections as their headers are parsed, data sections every 16 MiB
+/// as they are searched; the compressed payloads are read with pread, not through the mapping).
+unsigned kernel_threads();
+
+/// Runs `work(item)` once for every item in [0, count): on the calling thread and on up to
+/// kernel_threads() - 1 threads started for it, fewer when threads started by other calls still
+/// run (a call inside `work`, a file's entries while files are listed at once, gets only the
+/// threads left), so that never more than kernel_threads() work in all. A thread whose call has
+/// no item left to take helps the calls that have (not one it is inside of). `work` must be
+/// safe to run concurrently for distinct items. Returns when every item has run; the first
+/// exception `work` threw is rethrown then (the other items still run).
+void for_each_concurrently(std::size_t count, const std::function<void(std::size_t item)>& work);
+
 namespace detail {
+/// Test-only, not a product option: kernel_threads() gives `threads` instead of its own count
+/// (0 restores that). Set it while nothing runs for_each_concurrently().
+void set_kernel_threads(unsigned threads);
+
 /// Test-only, not a product option: when set, list_kernels_at() calls `hook(path)` after it has
 /// mapped the file and before it reads it (a test truncates the file there). nullptr turns it off.
 using KernelsMappedHook = void (*)(const std::string& path);
@@ -226,8 +260,9 @@ void set_kernels_mapped_hook(KernelsMappedHook hook);
 }  // namespace detail
 
 /// True when the first bytes of a file (at least 4; fewer gives false) may hold CUDA code: the
-/// ELF magic, the fat binary magic, "!<ar" (a static archive of objects), or "//" or ".ver"
-/// (the start of a PTX text). For skipping other files quickly in a directory walk.
+/// ELF magic, the fat binary magic, "!<ar" or "!<th" (a static archive of objects, or a thin
+/// one), or "//", "/*", ".ver" or white space (a PTX text may start with comments and blank
+/// lines). For skipping other files quickly in a directory walk.
 bool may_carry_cuda_code(std::span<const unsigned char> head);
 
 /// What the GPU can run from one entry, one module or one file, best first.
@@ -235,8 +270,9 @@ enum class KernelFit {
   kExact,       ///< a cubin for exactly the GPU's SM (sm_120, sm_120a or sm_120f on 12.0)
   kCompatible,  ///< a cubin for a lower minor of the same major (sm_120 or sm_120f on 12.1)
   kPtxJit,      ///< only PTX, which the driver JIT-compiles (slow first start, cached after)
-  /// the cubin the driver loads (exact or compatible) lacks functions another cubin of the same
-  /// module has (kernels defined under `#if __CUDA_ARCH__ < 1000`): launching those fails
+  /// the image the driver loads (an exact or compatible cubin, else the PTX it JIT-compiles)
+  /// lacks functions another cubin or PTX of the same module has (kernels defined under
+  /// `#if __CUDA_ARCH__ < 1000`): launching those fails
   kPartial,
   kNone,        ///< nothing: "no kernel image is available for execution on the device"
 };
@@ -277,14 +313,19 @@ KernelFit entry_fit(const KernelEntry& entry, ComputeCapability cc, int driver_c
 /// PTX entries count as other images: every kernel (`.entry NAME`) a PTX of the module defines
 /// must be in the loaded cubin too, even a PTX the GPU does not use (it says which kernels the
 /// module exports: the sm_120 cubin lacking a kernel that the compute_90 PTX has is kPartial).
+/// When no cubin fits, the driver JIT-compiles the PTX of the highest architecture that fits
+/// (the first of them on a tie), and the same comparison holds for it: the compute_120 PTX
+/// lacking a kernel that the sm_90 cubin or the compute_90 PTX has is kPartial (`entry` the
+/// PTX); a PTX without any kernel while other images of the module have some is kNone.
 struct ModuleFit {
   KernelFit fit = KernelFit::kNone;
   int entry = -1;
   std::vector<std::string> missing_functions;  ///< sorted; empty unless kPartial
-  /// A cubin fits, and the names of the loaded cubin and of every other cubin and PTX of the
-  /// module were known and compared (true also when the module has no other image: nothing to
-  /// compare). False with kExact or kCompatible: a function missing from the cubin loaded would
-  /// not be seen (FileFit::not_compared).
+  /// A cubin or PTX fits, and the names of the image loaded and of every other cubin and PTX of
+  /// the module were known and compared (true also when the module has no other image: nothing
+  /// to compare). False with kExact or kCompatible: a function missing from the cubin loaded
+  /// would not be seen (FileFit::not_compared); false with kPtxJit is not counted there (the
+  /// exit code is 1 already).
   bool functions_compared = false;
 };
 ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_cuda_version = 0);
@@ -343,7 +384,8 @@ struct KernelsReport {
 /// or compatible, or nothing to judge (no GPU known, no CUDA code); 1 some file's code runs on
 /// the GPU only as PTX the driver must JIT; 2 some file has no kernel image for the GPU in any
 /// module, or some module's loaded cubin lacks functions its other cubins or PTX have
-/// (kPartial: those kernels cannot launch), or some module's functions could not be compared
+/// (kPartial: those kernels cannot launch; also the PTX JIT-compiled when no cubin fits), or
+/// some module's functions could not be compared
 /// (FileFit::not_compared: whether all its kernels launch is not known); 3 a file could not be read or is malformed (an `error` in its
 /// listing, e.g. a cubin entry whose payload is no cubin for its SM: KernelEntry::problem). Modules
 /// without an image do not count while another module of the file has one (FileFit::fit): 0

@@ -88,18 +88,23 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
       best.entry = static_cast<int>(i);
     }
   }
-  if (best.fit != KernelFit::kExact && best.fit != KernelFit::kCompatible) return best;
-  // The cubin the driver loads (module_fit in kernels.hpp): the highest SM that fits.
+  if (best.fit == KernelFit::kNone) return best;
+  // The image the driver loads (module_fit in kernels.hpp): the highest SM of the best kind
+  // that fits, a cubin when one does, else the PTX it JIT-compiles.
+  const KernelEntryKind kind =
+      best.fit == KernelFit::kPtxJit ? KernelEntryKind::kPtx : KernelEntryKind::kCubin;
   const KernelEntry* loaded = nullptr;
   for (const KernelEntry& e : fatbin.entries)
-    if (e.kind == KernelEntryKind::kCubin && entry_fit(e, cc) <= KernelFit::kCompatible &&
+    if (e.kind == kind && entry_fit(e, cc, driver_cuda_version) <= best.fit &&
         (loaded == nullptr || e.sm > loaded->sm))
       loaded = &e;
-  if (loaded != nullptr && loaded->functions == 0u && fatbin.has_kernels()) return {};
   if (loaded == nullptr) return best;
+  if (kind == KernelEntryKind::kCubin && loaded->functions == 0u && fatbin.has_kernels())
+    return {};
   // Every function of another cubin, and every kernel (.entry) of a PTX entry, must be in the
-  // loaded cubin (kernels defined under `#if __CUDA_ARCH__ < 1000` are in the sm_90 cubin or
-  // the compute_90 PTX only; a 12.0 GPU loads the sm_120 cubin and cannot launch them).
+  // image loaded (kernels defined under `#if __CUDA_ARCH__ < 1000` are in the sm_90 cubin or
+  // the compute_90 PTX only; a 12.0 GPU loads the sm_120 cubin, or JIT-compiles the
+  // compute_120 PTX, and cannot launch them).
   std::vector<std::string> missing;
   bool compared = loaded->functions.has_value();
   bool others = false;
@@ -118,6 +123,9 @@ ModuleFit module_fit(const FatBinary& fatbin, ComputeCapability cc, int driver_c
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   best.functions_compared = compared || !others;  // one image: nothing to compare
+  // A PTX without any kernel while other images of the module have some: nothing to launch,
+  // as with an empty cubin loaded (above).
+  if (kind == KernelEntryKind::kPtx && loaded->functions == 0u && !missing.empty()) return {};
   if (!missing.empty()) {
     best.fit = KernelFit::kPartial;
     best.entry = static_cast<int>(loaded - fatbin.entries.data());

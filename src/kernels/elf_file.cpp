@@ -23,6 +23,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -65,6 +66,23 @@ struct ElfHandle {
   ElfHandle(const ElfHandle&) = delete;
   ElfHandle& operator=(const ElfHandle&) = delete;
 };
+
+/// Gives back the whole pages of [bytes, bytes + size) of a private file mapping that nothing
+/// has written (madvise MADV_DONTNEED): a later read maps the file's page again, with the same
+/// bytes (from the page cache). Used once a data section has been searched: libcublasLt.so.13's
+/// 280 MB of them no longer count in the resident set while its entries are decompressed, and
+/// while other files are listed at once (its peak: 446 MB -> 263 MB). Never for memory that is
+/// not a file mapping (its pages would read as zeros). (Giving back each compressed payload
+/// once decompressed took it to 174 MB, but cost 0.2 s of system time: not done.)
+void release_pages(unsigned char* bytes, std::size_t size) {
+  static const std::uintptr_t page = [] {
+    const long p = ::sysconf(_SC_PAGESIZE);
+    return p > 0 ? static_cast<std::uintptr_t>(p) : std::uintptr_t{4096};
+  }();
+  const auto from = (reinterpret_cast<std::uintptr_t>(bytes) + page - 1) & ~(page - 1);
+  const auto to = (reinterpret_cast<std::uintptr_t>(bytes) + size) & ~(page - 1);
+  if (to > from) (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
 
 /// Functions of a cubin: its ".text.NAME" sections (ptxas puts each function's SASS in one):
 /// sets entry.functions and entry.function_names. Leaves them unset when the payload is not an
@@ -221,7 +239,7 @@ bool section_table_usable(Elf* elf) {
 /// member's offset, else 0); its fat binaries are appended to `listing` with file offsets, and
 /// `member` names them (FatBinary::member).
 void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t base,
-              const std::string& member, KernelListing& listing) {
+              const std::string& member, bool file_mapped, KernelListing& listing) {
   // libelf pretends there is no section when the section header table lies past the end (a
   // file cut short): say so rather than list nothing. (e_shnum 0 with e_shoff set: more than
   // 0xff00 sections, counted in the first header, which libelf then reads.)
@@ -295,13 +313,21 @@ void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t ba
   fatbin.insert(fatbin.end(), relfatbin.begin(), relfatbin.end());
   for (const Region& r : fatbin) {
     const std::size_t first = listing.fatbins.size();
-    std::string error = parse_fat_binaries({image + r.offset, r.size}, base + r.offset, r.section,
-                                           listing.fatbins);
+    // Its pages are given back as the parse goes (the kernel maps those around each entry
+    // header read, most of the section: 139 MB for libcublasLt.so.13), and all of them after.
+    unsigned char* const start = image + r.offset;
+    const auto give_back = [start](std::size_t a, std::size_t b) { release_pages(start + a, b - a); };
+    std::string error = parse_fat_binaries(
+        {start, static_cast<std::size_t>(r.size)}, base + r.offset, r.section, listing.fatbins,
+        file_mapped ? std::function<void(std::size_t, std::size_t)>(give_back) : nullptr);
     for (std::size_t k = first; k < listing.fatbins.size(); ++k) listing.fatbins[k].member = member;
     if (!error.empty()) {
       listing.error = std::string(r.section) + ": " + error;
       return;
     }
+    // count_cubin_functions() reads the compressed payloads with pread(2), not through the
+    // mapping.
+    if (file_mapped) release_pages(start, static_cast<std::size_t>(r.size));
   }
   // Images embedded in the data sections, beside or instead of the fat-binary sections (a
   // library may register some modules and load others itself: TensorRT-LLM does both). Each
@@ -327,9 +353,16 @@ void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t ba
       // The next fat-binary section overlapping [from, d.to), if any, cuts the span there.
       const bool cut = k < fatbin.size() && fatbin[k].offset < d.to;
       const std::uint64_t to = cut ? std::max(from, fatbin[k].offset) : d.to;
-      if (to > from)
-        find_embedded_cuda({image + from, static_cast<std::size_t>(to - from)}, base + from,
-                           entries_left, listing.fatbins);
+      if (to > from) {
+        // Given back as the search goes (16 MiB at a time), not only once searched:
+        // libcufft.so.12's .ldata alone is 278 MB.
+        unsigned char* const start = image + from;
+        const auto give_back = [start](std::size_t a, std::size_t b) { release_pages(start + a, b - a); };
+        find_embedded_cuda({start, static_cast<std::size_t>(to - from)}, base + from,
+                           entries_left, listing.fatbins,
+                           file_mapped ? std::function<void(std::size_t, std::size_t)>(give_back)
+                                       : nullptr);
+      }
       if (!cut) break;
       from = std::max(from, fatbin[k].offset + fatbin[k].size);
     }
@@ -338,7 +371,7 @@ void list_elf(Elf* elf, unsigned char* image, std::size_t size, std::uint64_t ba
 }
 
 /// list_elf() of an ELF file held whole at `image`.
-void list_elf_file(unsigned char* image, std::size_t size, KernelListing& listing) {
+void list_elf_file(unsigned char* image, std::size_t size, bool file_mapped, KernelListing& listing) {
   init_libelf();
   (void)elf_errno();  // clears a code left by an earlier file: the message must be this one's
   ElfHandle e(elf_memory(reinterpret_cast<char*>(image), size));
@@ -347,7 +380,7 @@ void list_elf_file(unsigned char* image, std::size_t size, KernelListing& listin
     return;
   }
   listing.elf = true;
-  list_elf(e.elf, image, size, 0, "", listing);
+  list_elf(e.elf, image, size, 0, "", file_mapped, listing);
 }
 
 /// The ELF members of a static archive (ar, read by libelf: elf_begin on the archive's handle,
@@ -356,7 +389,7 @@ void list_elf_file(unsigned char* image, std::size_t size, KernelListing& listin
 /// ends the walk without an error at a member header it cannot read (a size of "-1", a broken
 /// "`\n" magic, a header cut short): bytes left after the last member read are an error that
 /// names that header's offset (GNU ar: "malformed archive"), not a shorter listing.
-void list_archive(unsigned char* image, std::size_t size, KernelListing& listing) {
+void list_archive(unsigned char* image, std::size_t size, bool file_mapped, KernelListing& listing) {
   init_libelf();
   ElfHandle ar(elf_memory(reinterpret_cast<char*>(image), size));
   if (ar.elf == nullptr || elf_kind(ar.elf) != ELF_K_AR) {
@@ -404,7 +437,8 @@ void list_archive(unsigned char* image, std::size_t size, KernelListing& listing
       return;
     }
     listing.elf = true;
-    list_elf(m.elf, image + base, static_cast<std::size_t>(member_size), base, name, listing);
+    list_elf(m.elf, image + base, static_cast<std::size_t>(member_size), base, name, file_mapped,
+             listing);
     if (!listing.error.empty()) {
       listing.error = fmt::format("member {}: {}", name, listing.error);
       return;
@@ -430,6 +464,29 @@ std::uint64_t decompress_budget(const KernelListing& listing) {
   return kMaxDecompressTotal + kMaxDecompressRatio * stored;
 }
 
+/// The buffers a thread decompresses payloads with (decompress_entry_to()), kept from payload to
+/// payload and file to file while a payload and its compressed bytes fit in kKeptBufferBytes
+/// each; a larger one takes a buffer from large_buffers() while it is read.
+struct KeptBuffers {
+  std::vector<unsigned char> payload;  ///< the payload decompressed
+  std::vector<unsigned char> stored;   ///< its compressed bytes, read from the file
+};
+thread_local KeptBuffers t_kept;
+
+/// Reads `out.size()` bytes of the file open at `fd` from `offset` (pread(2), again after a
+/// short read or EINTR); false when the file ends first or a read fails.
+bool read_at(int fd, std::uint64_t offset, std::span<unsigned char> out) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::pread(fd, out.data() + done, out.size() - done,
+                              static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 /// Checks the payload of every cubin entry it reads (cubin_payload_problem(): an ELF of machine
 /// EM_CUDA for the header's SM; a compressed one that does not decompress) and reads the
 /// functions of the sound ones: every uncompressed cubin up to kMaxCubinInspectBytes, then the
@@ -438,26 +495,62 @@ std::uint64_t decompress_budget(const KernelListing& listing) {
 /// until one holds a function (the cubins of one module need not hold the same functions: code
 /// under `#if __CUDA_ARCH__ >= 800` leaves the sm_75 cubin empty, and it is the smallest); then,
 /// with what is left of the budget, the others, so that module_fit can compare function sets.
-/// The kernels (.entry names, ptx_entry_names()) of PTX entries are read in modules that also
-/// have a cubin (module_fit compares them with the cubin loaded): uncompressed ones always,
-/// compressed ones in round 2 within the same budget. The entries left unread keep `functions`
+/// The kernels (.entry names, ptx_entry_names()) of PTX entries are read in modules of two or
+/// more entries (module_fit compares them with the cubin loaded, or the PTX JIT-compiled with
+/// the other images): uncompressed ones always, compressed ones in round 2 within the same
+/// budget. The entries left unread keep `functions`
 /// unset. Entries with a problem make listing.error (when it is empty): the first, and how many
 /// more.
-void count_cubin_functions(unsigned char* image, KernelListing& listing) {
+/// When the budget covers twice what every compressed entry the rounds may read decompresses to
+/// (a real file's: libcublasLt.so.13 decompresses 1.43 GB of a budget of 4.5 GB), the rounds
+/// read every one of them, each once (twice at most, a cubin libelf refuses), whatever their
+/// order: then they are read on kernel_threads() threads at once (for_each_concurrently(), each
+/// thread into its own buffers), with the same result.
+/// `image` is the whole file (entries' offsets are from its start); `fd` the descriptor it is
+/// mapped from, or -1 (a copy in memory). A mapped file's compressed payloads are read with
+/// pread(2) into the thread's buffers, not through the mapping: the mapping's pages would count
+/// in the resident set until the file is done (140 MB for libcublasLt.so.13, for each of the
+/// files listed at once); where pread comes short (the file shrank) the mapping is read, whose
+/// guard then says so. Memory: per thread, KeptBuffers up to 2 x kKeptBufferBytes; beyond,
+/// the larger payloads' buffers within large_buffers()' limit for the whole process.
+void count_cubin_functions(unsigned char* image, int fd, KernelListing& listing) {
+  init_libelf();  // before any thread reads a cubin (a bare fat binary did not need it yet)
   std::uint64_t budget = decompress_budget(listing);
   std::vector<std::vector<KernelEntry*>> compressed(listing.fatbins.size());
+  std::vector<std::vector<KernelEntry*>> compressed_cubins(listing.fatbins.size());
+  std::vector<bool> found(listing.fatbins.size(), false);
   const auto read_ptx = [](KernelEntry& entry, std::span<const unsigned char> text) {
     std::vector<std::string> names = ptx_entry_names(
         {reinterpret_cast<const char*>(text.data()), text.size()});
     entry.functions = static_cast<unsigned>(names.size());
     entry.function_names = std::move(names);
   };
-  std::vector<unsigned char> buffer;
   const auto decompress = [&](KernelEntry& entry) {
+    // Compressed entries only, each within kMaxDecompressBytes (the rounds below see to it).
+    const std::size_t want = static_cast<std::size_t>(entry.uncompressed_size);
+    std::span<const unsigned char> stored(image + entry.payload_offset, entry.size);
+    // Read from the file when mapped; stored bytes larger than any payload (not a real entry's)
+    // are read through the mapping as they are.
+    const bool staged = fd >= 0 && entry.size <= kMaxDecompressBytes;
+    const std::uint64_t kept = kept_buffer_bytes();
+    const bool large = want > kept || (staged && entry.size > kept);
+    // A large payload and its compressed bytes: one buffer of the shared pool, split in two.
+    std::optional<BufferPool::Lease> lease;
+    if (large) lease.emplace(large_buffers().take(want + (staged ? entry.size : 0)));
+    std::span<unsigned char> out, copy;
+    if (large) {
+      out = lease->bytes().first(want);
+      copy = lease->bytes().subspan(want, staged ? entry.size : 0);
+    } else {
+      if (t_kept.payload.size() < want) t_kept.payload.resize(want);
+      out = t_kept.payload;
+      if (staged && t_kept.stored.size() < entry.size) t_kept.stored.resize(entry.size);
+      if (staged) copy = std::span<unsigned char>(t_kept.stored).first(entry.size);
+    }
+    if (staged && read_at(fd, entry.payload_offset, copy)) stored = copy;
     std::size_t length = 0;
-    const bool ok = decompress_entry_into(entry, {image + entry.payload_offset, entry.size},
-                                          kMaxDecompressBytes, buffer, length);
-    const std::span<unsigned char> payload(buffer.data(), ok ? length : 0);
+    const bool ok = decompress_entry_to(entry, stored, kMaxDecompressBytes, out, length);
+    const std::span<unsigned char> payload(out.data(), ok ? length : 0);
     if (entry.kind == KernelEntryKind::kPtx) {
       // A PTX payload that does not decompress is the driver's failure at JIT time; here its
       // kernels stay unknown (the module is not compared).
@@ -473,16 +566,12 @@ void count_cubin_functions(unsigned char* image, KernelListing& listing) {
     entry.problem = cubin_payload_problem(entry, payload);
     if (entry.problem.empty()) read_functions(payload.data(), payload.size(), entry);
   };
-  // Round 1: uncompressed cubins (and PTX beside a cubin), then per module the smallest
-  // compressed cubins until one has a function.
+  // The uncompressed cubins (and PTX beside another image); the compressed entries per module,
+  // smallest first.
   for (std::size_t k = 0; k < listing.fatbins.size(); ++k) {
     FatBinary& module = listing.fatbins[k];
-    const bool has_cubin = std::any_of(module.entries.begin(), module.entries.end(),
-                                       [](const KernelEntry& e) { return e.kind == KernelEntryKind::kCubin; });
-    bool found = false;
-    std::vector<KernelEntry*> cubins;
     for (KernelEntry& entry : module.entries) {
-      if (entry.kind == KernelEntryKind::kPtx && has_cubin && module.entries.size() > 1) {
+      if (entry.kind == KernelEntryKind::kPtx && module.entries.size() > 1) {
         if (entry.compressed())
           compressed[k].push_back(&entry);
         else
@@ -492,40 +581,65 @@ void count_cubin_functions(unsigned char* image, KernelListing& listing) {
       if (entry.kind != KernelEntryKind::kCubin) continue;
       if (entry.compressed()) {
         compressed[k].push_back(&entry);
-        cubins.push_back(&entry);
+        compressed_cubins[k].push_back(&entry);
         continue;
       }
       const std::span<const unsigned char> payload(image + entry.payload_offset, entry.size);
       entry.problem = cubin_payload_problem(entry, payload);
       if (!entry.problem.empty() || entry.size > kMaxCubinInspectBytes) continue;
       read_functions(image + entry.payload_offset, entry.size, entry);
-      found = found || entry.functions.value_or(0) > 0;
+      found[k] = found[k] || entry.functions.value_or(0) > 0;
     }
     const auto smaller = [](const KernelEntry* a, const KernelEntry* b) {
       return a->uncompressed_size < b->uncompressed_size;
     };
     std::stable_sort(compressed[k].begin(), compressed[k].end(), smaller);
-    std::stable_sort(cubins.begin(), cubins.end(), smaller);
-    if (found) continue;
-    for (KernelEntry* entry : cubins) {
-      // Sorted: every later cubin is as large, past the same caps.
-      if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
-        break;
-      budget -= entry->uncompressed_size;
-      decompress(*entry);
-      if (entry->functions.value_or(0) > 0) break;
-    }
+    std::stable_sort(compressed_cubins[k].begin(), compressed_cubins[k].end(), smaller);
   }
-  // Round 2: the compressed cubins and PTX round 1 left unread, while the budget lasts (only
-  // where there is something to compare: a module of one image needs no names).
-  for (std::size_t k = 0; k < compressed.size(); ++k) {
-    if (listing.fatbins[k].entries.size() < 2) continue;
-    for (KernelEntry* entry : compressed[k]) {
-      if (entry->functions || !entry->problem.empty()) continue;
-      if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
-        break;
-      budget -= entry->uncompressed_size;
-      decompress(*entry);
+  // What the rounds may read: every compressed entry within kMaxDecompressBytes (round 1 reads
+  // a module's only entry; round 2 the rest of every module of two or more).
+  std::vector<KernelEntry*> all;
+  std::uint64_t all_bytes = 0;
+  for (const std::vector<KernelEntry*>& module : compressed)
+    for (KernelEntry* entry : module)
+      if (entry->uncompressed_size <= kMaxDecompressBytes) {
+        all.push_back(entry);
+        all_bytes += entry->uncompressed_size;  // at most 2^20 entries of 2^28 bytes each
+      }
+  if (all.size() > 1 && 2 * all_bytes <= budget) {
+    // Largest first: the threads finish together.
+    std::stable_sort(all.begin(), all.end(), [](const KernelEntry* a, const KernelEntry* b) {
+      return a->uncompressed_size > b->uncompressed_size;
+    });
+    detail::ShrinkGuard* guard = detail::current_shrink_guard();  // the mapping's, read by all
+    for_each_concurrently(all.size(), [&](std::size_t item) {
+      const detail::ShrinkGuardScope scope(guard);
+      decompress(*all[item]);
+    });
+  } else {
+    // Round 1: per module the smallest compressed cubins until one has a function.
+    for (std::size_t k = 0; k < listing.fatbins.size(); ++k) {
+      if (found[k]) continue;
+      for (KernelEntry* entry : compressed_cubins[k]) {
+        // Sorted: every later cubin is as large, past the same caps.
+        if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
+          break;
+        budget -= entry->uncompressed_size;
+        decompress(*entry);
+        if (entry->functions.value_or(0) > 0) break;
+      }
+    }
+    // Round 2: the compressed cubins and PTX round 1 left unread, while the budget lasts (only
+    // where there is something to compare: a module of one image needs no names).
+    for (std::size_t k = 0; k < compressed.size(); ++k) {
+      if (listing.fatbins[k].entries.size() < 2) continue;
+      for (KernelEntry* entry : compressed[k]) {
+        if (entry->functions || !entry->problem.empty()) continue;
+        if (entry->uncompressed_size > kMaxDecompressBytes || entry->uncompressed_size > budget)
+          break;
+        budget -= entry->uncompressed_size;
+        decompress(*entry);
+      }
     }
   }
   std::size_t problems = 0;
@@ -599,23 +713,52 @@ bool list_bare_cubin(Elf* elf, std::size_t size, KernelListing& listing) {
   return true;
 }
 
-/// A PTX text (nvcc -ptx): `//` comment and blank lines, then `.version M.m` and, before any
-/// other directive but comments, `.target sm_XY[a|f]` (maybe followed by ", debug" and the
-/// like). One PTX entry for the whole file; false when the text is not PTX.
+/// Where the first byte of `head` from `at` on lies that is neither white space nor inside a
+/// `//` or `/* */` comment (what ptxas skips before a directive); head.size() when none does
+/// (an unclosed comment included).
+std::size_t skip_ptx_space(std::string_view head, std::size_t at) {
+  while (at < head.size()) {
+    const char c = head[at];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      ++at;
+    } else if (head.substr(at, 2) == "//") {
+      const std::size_t eol = head.find('\n', at);
+      at = eol == std::string_view::npos ? head.size() : eol + 1;
+    } else if (head.substr(at, 2) == "/*") {
+      const std::size_t end = head.find("*/", at + 2);
+      at = end == std::string_view::npos ? head.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  return at;
+}
+
+/// A real PTX header is within its first lines; 64 KiB of comments is more than nvcc writes
+/// (or a licence block above it).
+constexpr std::size_t kMaxPtxHeadBytes = 64u << 10;
+
+/// True when `text` starts as a PTX text: white space and comments (a licence block, blank
+/// lines), then `.version`, within its first kMaxPtxHeadBytes.
+bool looks_like_ptx(std::string_view text) {
+  const std::string_view head = text.substr(0, kMaxPtxHeadBytes);
+  return head.substr(skip_ptx_space(head, 0)).starts_with(".version");
+}
+
+/// A PTX text (nvcc -ptx): white space and comments (`//`, `/* */`), then `.version M.m` and,
+/// before any other directive but comments, `.target sm_XY[a|f]` (maybe followed by ", debug"
+/// and the like). One PTX entry for the whole file; false when the text is not PTX.
 bool list_ptx(std::string_view text, KernelListing& listing) {
   std::optional<std::array<int, 2>> version;
   std::size_t at = 0;
-  // A real header is within its first lines; 64 KiB of comments is more than nvcc writes.
-  const std::string_view head = text.substr(0, 64u << 10);
-  while (at < head.size()) {
+  const std::string_view head = text.substr(0, kMaxPtxHeadBytes);
+  while ((at = skip_ptx_space(head, at)) < head.size()) {
     std::size_t eol = head.find('\n', at);
     if (eol == std::string_view::npos) eol = head.size();
     std::string_view line = head.substr(at, eol - at);
     at = eol + 1;
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
       line.remove_suffix(1);
-    if (line.empty() || line.substr(0, 2) == "//") continue;
     int major = 0, minor = 0;
     char suffix = 0;
     if (!version) {
@@ -645,12 +788,188 @@ bool list_ptx(std::string_view text, KernelListing& listing) {
   return false;
 }
 
-KernelListing list_image(unsigned char* image, std::size_t size, std::string path) {
+/// A file descriptor closed on scope exit.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+/// The start of a GNU thin archive (`ar rcT`): member headers as in "!<arch>\n", but the
+/// members' bytes are not in it; each member is a file of its own named by its path.
+constexpr std::string_view kThinArchiveMagic = "!<thin>\n";
+
+/// The member paths of the thin archive `image`, in order, into `paths`; "" or why its headers
+/// cannot be read. The layout is GNU ar's (binutils bfd/archive.c): after the magic, 60-byte
+/// headers (name[16] date[12] uid[6] gid[6] mode[8] size[10] "`\n"); only the symbol table
+/// ("/", "/SYM64/") and the long-name table ("//") have their `size` bytes after the header
+/// (padded to even), the members have none. A member's name is "/N" (offset N into the
+/// long-name table, ended by "/\n"; GNU ar writes every thin member so) or "NAME/".
+std::string thin_archive_members(std::span<const unsigned char> image,
+                                 std::vector<std::string>& paths) {
+  const auto text = [&](std::size_t at, std::size_t n) {
+    return std::string_view(reinterpret_cast<const char*>(image.data()) + at, n);
+  };
+  const auto trim = [](std::string_view v) {
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    return v;
+  };
+  std::string_view long_names;
+  std::size_t at = kThinArchiveMagic.size();
+  while (at < image.size()) {
+    if (image.size() - at == 1 && image[at] == '\n') break;  // padding after the last header
+    if (image.size() - at < 60 || text(at + 58, 2) != "`\n")
+      return fmt::format("thin archive: damaged member header at {:#x}", at);
+    const std::string_view name = trim(text(at, 16));
+    const std::string_view size_field = trim(text(at + 48, 10));
+    std::uint64_t size = 0;
+    if (size_field.empty() || size_field.size() > 10 ||
+        size_field.find_first_not_of("0123456789") != std::string_view::npos)
+      return fmt::format("thin archive: member header at {:#x} has no decimal size", at);
+    for (const char c : size_field) size = size * 10 + static_cast<unsigned>(c - '0');
+    const std::size_t data = at + 60;
+    if (name == "/" || name == "/SYM64/" || name == "//") {
+      if (size > image.size() - data)
+        return fmt::format("thin archive: the table at {:#x} ({} bytes) runs past the end", at,
+                           size);
+      if (name == "//") long_names = text(data, static_cast<std::size_t>(size));
+      at = data + static_cast<std::size_t>(size);
+      at += at & 1;
+      continue;
+    }
+    if (paths.size() == kMaxArchiveMembers)
+      return fmt::format("more than {} archive members", kMaxArchiveMembers);
+    std::string_view path;
+    if (name.size() > 1 && name.front() == '/' &&
+        name.find_first_not_of("0123456789", 1) == std::string_view::npos) {
+      std::size_t offset = 0;
+      for (const char c : name.substr(1)) offset = offset * 10 + static_cast<unsigned>(c - '0');
+      const std::size_t end = offset < long_names.size() ? long_names.find("/\n", offset)
+                                                         : std::string_view::npos;
+      if (name.size() > 11 || end == std::string_view::npos)
+        return fmt::format("thin archive: member header at {:#x} names {} outside the long-name "
+                           "table",
+                           at, name);
+      path = long_names.substr(offset, end - offset);
+    } else {
+      path = name.substr(0, name.find('/'));
+    }
+    paths.emplace_back(path);
+    at = data;
+  }
+  return {};
+}
+
+/// The folder a thin archive's member paths are relative to: that of the file open at `fd`
+/// (its /proc/self/fd link: callers may name the file relative to a folder of their own), else
+/// that of `path`.
+std::string thin_archive_folder(int fd, const std::string& path) {
+  char target[4096];
+  const std::string link = fmt::format("/proc/self/fd/{}", fd);
+  const ssize_t n = fd >= 0 ? ::readlink(link.c_str(), target, sizeof target) : -1;
+  std::string file = n > 0 && static_cast<std::size_t>(n) < sizeof target && target[0] == '/'
+                         ? std::string(target, static_cast<std::size_t>(n))
+                         : path;
+  const std::size_t slash = file.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : file.substr(0, slash);
+}
+
+/// Lists the members of the GNU thin archive `image` (thin_archive_members()): each member
+/// path, relative to `folder`, is opened and read as an archive member (list_elf(); members
+/// that are not ELF are skipped), its fat binaries' offsets from the member file's start. A
+/// file named twice (same device and inode) is read once. An absolute member path is not read
+/// (which root it means is not known: a scanned root file system is not this one), nor one
+/// whose file cannot be opened: both are an error (the listing would lack its code). With
+/// `folder` unset (an image in memory) no member is read: an error when it has any.
+void list_thin_archive(const unsigned char* image, std::size_t size,
+                       const std::optional<std::string>& folder, KernelListing& listing) {
+  listing.archive = true;
+  std::vector<std::string> paths;
+  listing.error = thin_archive_members({image, size}, paths);
+  if (!listing.error.empty() || paths.empty()) return;
+  if (!folder) {
+    listing.error = fmt::format("a thin archive (ar T): its {} member{} are files of their own, "
+                                "not read from an image in memory",
+                                paths.size(), paths.size() == 1 ? "" : "s");
+    return;
+  }
+  std::vector<std::pair<dev_t, ino_t>> seen;
+  for (const std::string& name : paths) {
+    const auto fail = [&](const std::string& why) {
+      listing.error = fmt::format("thin archive member {}: {}", name, why);
+    };
+    if (name.empty() || name.front() == '/') {
+      fail("an absolute path (or none): not read, the code it holds is not listed");
+      return;
+    }
+    const std::string path = *folder + "/" + name;
+    Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)};
+    struct stat st;
+    if (file.fd < 0 || ::fstat(file.fd, &st) != 0) {
+      fail(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+      return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      fail(path + " is not a regular file");
+      return;
+    }
+    const std::pair<dev_t, ino_t> id{st.st_dev, st.st_ino};
+    if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
+    seen.push_back(id);
+    unsigned char head[4];
+    if (st.st_size < 4 || ::pread(file.fd, head, 4, 0) != 4 ||
+        std::memcmp(head, "\x7f" "ELF", 4) != 0)
+      continue;  // not an object, as list_archive() skips such members
+    KernelListing member;
+    try {
+      detail::MappedFile mapped(file.fd, static_cast<std::size_t>(st.st_size), path);
+      mapped.guarded([&](unsigned char* data, std::size_t bytes) {
+        init_libelf();
+        (void)elf_errno();
+        ElfHandle e(elf_memory(reinterpret_cast<char*>(data), bytes));
+        if (e.elf == nullptr || elf_kind(e.elf) != ELF_K_ELF) {
+          member.error = "not a valid ELF file: " + libelf_error();
+          return;
+        }
+        member.elf = true;
+        list_elf(e.elf, data, bytes, 0, name, true, member);
+        if (member.error.empty()) count_cubin_functions(data, file.fd, member);
+      });
+      if (mapped.shrank()) member.error = "changed while it was read (the file shrank)";
+    } catch (const Error& err) {
+      member.error = err.message();
+    }
+    listing.elf = listing.elf || member.elf;
+    for (FatBinary& f : member.fatbins) listing.fatbins.push_back(std::move(f));
+    if (!member.error.empty()) {
+      fail(member.error);
+      return;
+    }
+    if (listing.entry_count() > kMaxFatBinaryEntries) {
+      listing.error = fmt::format("thin archive: more than {} fat-binary entries in its members",
+                                  kMaxFatBinaryEntries);
+      return;
+    }
+  }
+}
+
+/// The listing of the file `image` (list_kernels_in_memory()); `fd` is the descriptor it was
+/// mapped from (a private mapping of the file, whose pages may be given back: release_pages()),
+/// -1 for a copy in memory (whose pages would read as zeros then; a thin archive's members are
+/// then not read).
+KernelListing list_image(unsigned char* image, std::size_t size, std::string path, int fd) {
+  const bool file_mapped = fd >= 0;
   KernelListing listing;
   listing.path = std::move(path);
   const std::span<const unsigned char> view(image, size);
   if (is_bare_fat_binary(view)) {
-    listing.error = parse_fat_binaries(view, 0, "", listing.fatbins);
+    // Given back as parsed and after, as list_elf() does.
+    const auto give_back = [image](std::size_t a, std::size_t b) { release_pages(image + a, b - a); };
+    listing.error = parse_fat_binaries(
+        view, 0, "", listing.fatbins,
+        file_mapped ? std::function<void(std::size_t, std::size_t)>(give_back) : nullptr);
+    if (file_mapped) release_pages(image, size);
   } else if (size >= 4 && std::memcmp(image, "\x7f" "ELF", 4) == 0) {
     init_libelf();
     bool cubin = false;
@@ -661,7 +980,7 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
       sectionless = !cubin && e.elf != nullptr && elf_kind(e.elf) == ELF_K_ELF &&
                     !section_table_usable(e.elf);
     }
-    if (!cubin) list_elf_file(image, size, listing);
+    if (!cubin) list_elf_file(image, size, file_mapped, listing);
     // Without a usable section header table and no fat binary header in its segments, kernels
     // may still be carried as data; nothing tells where data ends (list_segments()), so the
     // whole file but its own header is searched, and what is found is listed, not judged. (A
@@ -676,26 +995,24 @@ KernelListing list_image(unsigned char* image, std::size_t size, std::string pat
             "without sections",
             found, found == 1 ? "" : "s");
     }
-  } else if (size >= 2 && (std::memcmp(image, "//", 2) == 0 ||
-                           (size >= 4 && std::memcmp(image, ".ver", 4) == 0))) {
+  } else if (looks_like_ptx({reinterpret_cast<const char*>(image), size})) {
     list_ptx({reinterpret_cast<const char*>(image), size}, listing);
     return listing;
   } else if (size >= 8 && std::memcmp(image, "!<arch>\n", 8) == 0) {
-    list_archive(image, size, listing);
+    list_archive(image, size, file_mapped, listing);
+  } else if (size >= kThinArchiveMagic.size() &&
+             std::memcmp(image, kThinArchiveMagic.data(), kThinArchiveMagic.size()) == 0) {
+    // Each member was read (functions counted) from its own file.
+    list_thin_archive(image, size,
+                      fd >= 0 ? std::optional(thin_archive_folder(fd, listing.path)) : std::nullopt,
+                      listing);
+    return listing;
   } else {
     return listing;
   }
-  count_cubin_functions(image, listing);
+  count_cubin_functions(image, fd, listing);
   return listing;
 }
-
-/// A file descriptor closed on scope exit.
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 
 std::atomic<detail::KernelsMappedHook> g_mapped_hook{nullptr};
@@ -704,7 +1021,7 @@ std::atomic<detail::KernelsMappedHook> g_mapped_hook{nullptr};
 
 KernelListing list_kernels_in_memory(std::span<const unsigned char> image, std::string path) {
   std::vector<unsigned char> copy(image.begin(), image.end());
-  return list_image(copy.data(), copy.size(), std::move(path));
+  return list_image(copy.data(), copy.size(), std::move(path), -1);
 }
 
 KernelListing list_kernels(const std::string& path) {
@@ -729,7 +1046,7 @@ KernelListing list_kernels_at(int fd, std::string path) {
   detail::MappedFile image(fd, static_cast<std::size_t>(st.st_size), path);
   if (detail::KernelsMappedHook hook = g_mapped_hook.load()) hook(path);
   KernelListing listing = image.guarded([&](unsigned char* data, std::size_t size) {
-    return list_image(data, size, path);
+    return list_image(data, size, path, fd);
   });
   if (image.shrank())
     throw Error(path, 0, "changed while it was read (the file shrank); run again when it is still");

@@ -19,6 +19,35 @@
 
 namespace sm120check {
 
+bool decompress_entry_to(const KernelEntry& entry, std::span<const unsigned char> stored,
+                         std::uint64_t limit, std::span<unsigned char> out, std::size_t& length) {
+  length = 0;
+  if (entry.uncompressed_size == 0 || entry.uncompressed_size > limit ||
+      entry.uncompressed_size > out.size())
+    return false;
+  const auto want = static_cast<std::size_t>(entry.uncompressed_size);
+  if (entry.compression == KernelCompression::kZstd) {
+    // One decompression context per thread, reused (creating one per payload cost 3% of a run
+    // over libcublasLt's 5737 payloads).
+    thread_local const std::unique_ptr<ZSTD_DCtx, std::size_t (*)(ZSTD_DCtx*)> context(
+        ZSTD_createDCtx(), ZSTD_freeDCtx);
+    const std::size_t n =
+        context != nullptr
+            ? ZSTD_decompressDCtx(context.get(), out.data(), want, stored.data(), stored.size())
+            : ZSTD_decompress(out.data(), want, stored.data(), stored.size());
+    if (ZSTD_isError(n) != 0) return false;
+    length = n;
+    return true;
+  }
+  if (stored.size() > INT_MAX || want > INT_MAX) return false;
+  const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(stored.data()),
+                                    reinterpret_cast<char*>(out.data()),
+                                    static_cast<int>(stored.size()), static_cast<int>(want));
+  if (n < 0) return false;
+  length = static_cast<std::size_t>(n);
+  return true;
+}
+
 bool decompress_entry_into(const KernelEntry& entry, std::span<const unsigned char> stored,
                            std::uint64_t limit, std::vector<unsigned char>& buffer,
                            std::size_t& length) {
@@ -30,30 +59,11 @@ bool decompress_entry_into(const KernelEntry& entry, std::span<const unsigned ch
     return true;
   }
   if (entry.uncompressed_size == 0 || entry.uncompressed_size > limit) return false;
-  const auto want = static_cast<std::size_t>(entry.uncompressed_size);
   // Grown, never shrunk: one allocation serves every payload of a file (a fresh vector each
   // time cost a page fault per page, 1.4 GB of them for CUDA 13's libcublasLt).
-  if (buffer.size() < want) buffer.resize(want);
-  if (entry.compression == KernelCompression::kZstd) {
-    // One decompression context per thread, reused (creating one per payload cost 3% of a run
-    // over libcublasLt's 5737 payloads).
-    thread_local const std::unique_ptr<ZSTD_DCtx, std::size_t (*)(ZSTD_DCtx*)> context(
-        ZSTD_createDCtx(), ZSTD_freeDCtx);
-    const std::size_t n =
-        context != nullptr
-            ? ZSTD_decompressDCtx(context.get(), buffer.data(), want, stored.data(), stored.size())
-            : ZSTD_decompress(buffer.data(), want, stored.data(), stored.size());
-    if (ZSTD_isError(n) != 0) return false;
-    length = n;
-    return true;
-  }
-  if (stored.size() > INT_MAX || want > INT_MAX) return false;
-  const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(stored.data()),
-                                    reinterpret_cast<char*>(buffer.data()),
-                                    static_cast<int>(stored.size()), static_cast<int>(want));
-  if (n < 0) return false;
-  length = static_cast<std::size_t>(n);
-  return true;
+  if (buffer.size() < entry.uncompressed_size)
+    buffer.resize(static_cast<std::size_t>(entry.uncompressed_size));
+  return decompress_entry_to(entry, stored, limit, buffer, length);
 }
 
 std::optional<std::vector<unsigned char>> decompress_entry(const KernelEntry& entry,

@@ -1,8 +1,10 @@
 // `sm120check kernels` as text and as the "sm120check.kernels/1" document (docs/json.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "sm120check/report.hpp"
 
@@ -115,8 +117,59 @@ const char* fit_color(KernelFit fit) {
   return "31";
 }
 
-/// "exact: sm_120 SASS in its module" and the like, for one capability.
-std::string fit_text(const FileFit& fit, bool color) {
+/// The cubins the driver loads in the modules of `fit` judged `which` (ModuleFit::entry into
+/// `listing`'s fat binaries), each architecture once, in module order.
+std::vector<const KernelEntry*> loaded_cubins(const FileFit& fit, const KernelListing& listing,
+                                              KernelFit which) {
+  std::vector<const KernelEntry*> out;
+  for (const auto& judged : fit.judged) {
+    const ModuleFit& m = judged.second;
+    if (m.fit != which || m.entry < 0 || judged.first >= listing.fatbins.size()) continue;
+    const std::vector<KernelEntry>& entries = listing.fatbins[judged.first].entries;
+    if (static_cast<std::size_t>(m.entry) >= entries.size()) continue;
+    const KernelEntry& e = entries[static_cast<std::size_t>(m.entry)];
+    if (e.kind != KernelEntryKind::kCubin) continue;
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const KernelEntry* o) { return o->arch_name() == e.arch_name(); }))
+      out.push_back(&e);
+  }
+  return out;
+}
+
+/// What the suffix of each of `cubins` means, e.g. "sm_120f is a family-specific build: it
+/// runs on 12.y for y >= 0, the 12.x family"; "" when none has a suffix. Source: CUDA
+/// C++ Programming Guide, "Feature Availability" (architecture-specific `a` and
+/// family-specific `f` feature sets: sm_XYa code runs on compute capability X.Y only, sm_XYf
+/// code on X.z with z >= Y), and NVIDIA's developer blog "Blackwell and CUDA 12.9 Introduce
+/// Family-Specific Architecture Features" (2025).
+std::string variant_note(const std::vector<const KernelEntry*>& cubins) {
+  std::string out;
+  for (const KernelEntry* e : cubins) {
+    const int major = e->sm / 10, minor = e->sm % 10;
+    std::string note;
+    if (e->variant == ArchVariant::kFamily)
+      note = fmt::format("{} is a family-specific build: it runs on {}.y for y >= {}, the {}.x "
+                         "family",
+                         e->arch_name(), major, minor, major);
+    else if (e->variant == ArchVariant::kArchSpecific)
+      note = fmt::format("{} is architecture-specific: it runs on {}.{} only", e->arch_name(),
+                         major, minor);
+    if (!note.empty()) out += (out.empty() ? "" : "; ") + note;
+  }
+  return out;
+}
+
+/// "sm_120, sm_120f".
+std::string arch_names(const std::vector<const KernelEntry*>& cubins) {
+  std::string out;
+  for (const KernelEntry* e : cubins) out += (out.empty() ? "" : ", ") + e->arch_name();
+  return out;
+}
+
+/// "exact: sm_120 SASS in its module" and the like, for one capability; the cubins' names and
+/// what their suffix means where one has a suffix ("exact: sm_120f SASS in its module (sm_120f
+/// is a family-specific build: ...)").
+std::string fit_text(const FileFit& fit, const KernelListing& listing, bool color) {
   if (fit.not_judged)
     return paint("not judged", "31", color) +
            ": the file could not be read whole (error above); the modules after the fault are "
@@ -127,17 +180,29 @@ std::string fit_text(const FileFit& fit, bool color) {
   const std::size_t with_image = total - count(KernelFit::kNone);
   std::string why;
   switch (fit.fit) {
-    case KernelFit::kExact:
-      why = fmt::format("{} SASS in {}", fit.cc.sm_name(),
+    case KernelFit::kExact: {
+      const std::vector<const KernelEntry*> cubins =
+          loaded_cubins(fit, listing, KernelFit::kExact);
+      const std::string note = variant_note(cubins);
+      why = fmt::format("{} SASS in {}", note.empty() ? fit.cc.sm_name() : arch_names(cubins),
                         total == 1        ? "its module"
                         : with_image == 1 ? "1 module"
                                           : fmt::format("{} modules", with_image));
+      if (!note.empty()) why += " (" + note + ")";
       break;
-    case KernelFit::kCompatible:
-      why = fmt::format("SASS of an earlier {}.x (binary compatible) in {} of {} module{}",
-                        fit.cc.major, count(KernelFit::kCompatible), with_image,
-                        with_image == 1 ? "" : "s");
+    }
+    case KernelFit::kCompatible: {
+      const std::vector<const KernelEntry*> cubins =
+          loaded_cubins(fit, listing, KernelFit::kCompatible);
+      const std::string note = variant_note(cubins);
+      why = fmt::format("{} in {} of {} module{}",
+                        note.empty() ? fmt::format("SASS of an earlier {}.x (binary compatible)",
+                                                   fit.cc.major)
+                                     : arch_names(cubins) + " SASS",
+                        count(KernelFit::kCompatible), with_image, with_image == 1 ? "" : "s");
+      if (!note.empty()) why += " (" + note + ")";
       break;
+    }
     case KernelFit::kPtxJit:
       why = fmt::format("{} of {} module{} only as PTX, JIT-compiled by the driver at first load",
                         count(KernelFit::kPtxJit), with_image, with_image == 1 ? "" : "s");
@@ -150,8 +215,8 @@ std::string fit_text(const FileFit& fit, bool color) {
           if (++functions <= 3) names += (names.empty() ? "" : ", ") + escape_for_terminal(name);
         }
       if (functions > 3) names += ", ...";
-      why = fmt::format("the cubin a {} GPU loads lacks {} function{} that another cubin or "
-                        "PTX of the same module has ({}), in {} of {} module{}: launching {} fails "
+      why = fmt::format("the cubin or PTX a {} GPU loads lacks {} function{} that another cubin "
+                        "or PTX of the same module has ({}), in {} of {} module{}: launching {} fails "
                         "(no kernel image for {})",
                         fit.cc.to_string(), functions, functions == 1 ? "" : "s", names,
                         count(KernelFit::kPartial), total, total == 1 ? "" : "s",
@@ -182,7 +247,7 @@ std::string fit_text(const FileFit& fit, bool color) {
   std::string word = paint(std::string(to_string(fit.fit)), fit_color(fit.fit), color);
   if (fit.not_compared > 0) {
     // The cubin fits, but whether it holds every kernel of its module is not known.
-    word += " " + paint("(functions not compared)", "31", color);
+    word.append(" ").append(paint("(functions not compared)", "31", color));
     why += fmt::format("; the functions of {} of {} modules could not be compared (a cubin or "
                        "PTX of theirs left unread: larger than {} MiB decompressed, or past the "
                        "file's decompression budget): a kernel missing from the cubin {} loads "
@@ -340,7 +405,7 @@ void render_kernels_text(std::ostream& out, const KernelsReport& report, bool co
       }
     if (i < report.fits.size())
       for (const FileFit& fit : report.fits[i])
-        out << "  " << fmt::format("{:<6}", fit.cc.to_string() + ":") << fit_text(fit, color)
+        out << "  " << fmt::format("{:<6}", fit.cc.to_string() + ":") << fit_text(fit, listing, color)
             << '\n';
   }
   out << "summary: " << report.files_examined << " file" << (report.files_examined == 1 ? "" : "s")

@@ -24,6 +24,28 @@ struct ShrinkGuard {
 /// The calling thread's guarded mapping (set by MappedFile::guarded()).
 ShrinkGuard*& current_shrink_guard();
 
+/// Makes `guard` the calling thread's guarded mapping for its lifetime, restoring the one before
+/// on destruction: MappedFile::guarded() on its own thread, and the threads a guarded read
+/// starts to read the same mapping (a file's entries decompressed at once).
+class ShrinkGuardScope {
+ public:
+  explicit ShrinkGuardScope(ShrinkGuard* guard) : saved_(current_shrink_guard()) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    current_shrink_guard() = guard;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ~ShrinkGuardScope() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    current_shrink_guard() = saved_;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ShrinkGuardScope(const ShrinkGuardScope&) = delete;
+  ShrinkGuardScope& operator=(const ShrinkGuardScope&) = delete;
+
+ private:
+  ShrinkGuard* saved_;
+};
+
 /// Installs the process's SIGBUS handler once (thread-safe).
 void install_sigbus_handler();
 
@@ -46,19 +68,7 @@ class MappedFile {
   /// `read` returns. Nesting restores the outer guard.
   template <typename Read>
   auto guarded(Read&& read) {
-    struct Scope {
-      ShrinkGuard* saved;
-      explicit Scope(ShrinkGuard* g) : saved(current_shrink_guard()) {
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        current_shrink_guard() = g;
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-      }
-      ~Scope() {
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        current_shrink_guard() = saved;
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-      }
-    } scope(&guard_);
+    const ShrinkGuardScope scope(&guard_);
     return read(data_, size_);
   }
 

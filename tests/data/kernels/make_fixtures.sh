@@ -17,12 +17,15 @@ grep -v '^#' manifest.tsv | while IFS='	' read -r name flags expected; do
   esac
   # hostonly.o: from hostonly.cu (no kernel), guard800_z.o: from guard800.cu (kernel for
   # __CUDA_ARCH__ >= 800 only), subset*.o: from subset.cu (kernB for __CUDA_ARCH__ < 1000
-  # only); their flags end with a note in parentheses.
+  # only), oldonly_jit.o: from oldonly.cu (its only kernel for __CUDA_ARCH__ < 1000); their
+  # flags end with a note in parentheses.
   src=saxpy.cu
   case "$name" in
     hostonly.o) src=hostonly.cu flags=${flags%% (*} ;;
     guard800_z.o) src=guard800.cu flags=${flags%% (*} ;;
-    subset.o|subset_z.o|subset_ptx.o|subset_ptx_z.o) src=subset.cu flags=${flags%% (*} ;;
+    subset.o|subset_z.o|subset_ptx.o|subset_ptx_z.o|subset_jit.o|subset_jit2.o)
+      src=subset.cu flags=${flags%% (*} ;;
+    oldonly_jit.o) src=oldonly.cu flags=${flags%% (*} ;;
   esac
   # shellcheck disable=SC2086  # the flags are words
   "$nvcc" -c "$src" -o "$name" $flags
