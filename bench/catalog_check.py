@@ -8,7 +8,9 @@ markers are evaluated there with the verdict rules of patches/catalog/README.md:
 
   present  every fixed marker is found and no unfixed marker is
   missing  some fixed marker is absent and (there are no unfixed markers or one is found)
-  unknown  anything else (mixed signals), or none of the entry's files exists
+  unknown  anything else (mixed signals), or none of the entry's files exists, or a fixed
+           marker is not found while one of the entry's files (none of its paths) is absent
+           and no unfixed marker is found
 
 A literal marker matches when it is a substring of one line; a pcre2 marker when Python's
 ``re.search`` finds it in one line (markers keep to the PCRE2 subset ``re`` shares). Lines are
@@ -100,10 +102,22 @@ def marker_found(marker: dict, lines: list[str]) -> str | None:
     return next((ln for ln in lines if rx.search(ln)), None)
 
 
-def verdict(entry: dict, files: list[Path]) -> tuple[str, list[str]]:
-    """Apply the catalog's verdict rules to the exported ``files``; return (verdict, notes)."""
+def absent_files(entry: dict, present: set[str]) -> list[str]:
+    """The entry's files (by upstream path) none of whose upstream paths is in ``present``."""
+    out = []
+    for f in entry["files"]:
+        paths = [f["upstream"]] + [m["upstream"] for m in f.get("moved", [])]
+        if not any(p in present for p in paths) and f["upstream"] not in out:
+            out.append(f["upstream"])
+    return out
+
+
+def verdict(entry: dict, files: list[Path], present: set[str] | None = None) -> tuple[str, list[str]]:
+    """Apply the catalog's verdict rules to the exported ``files`` (``present``: their upstream
+    paths; None: every file of the entry counts as present); return (verdict, notes)."""
     if not files:
         return "unknown", ["none of the entry's files exists"]
+    absent = absent_files(entry, present) if present is not None else []
     code: list[str] = []   # the files' lines with comments and docstrings blanked
     whole: list[str] = []  # the files' lines as they are
     for f in files:
@@ -131,6 +145,8 @@ def verdict(entry: dict, files: list[Path]) -> tuple[str, list[str]]:
             notes.append(f"unfixed marker found: {m} in {hit.strip()[:100]!r}")
     if all(fixed_hits) and not any(unfixed_hits):
         return "present", notes
+    if not all(fixed_hits) and absent and not any(unfixed_hits):
+        return "unknown", notes + [f"files absent, may hold the fixed markers: {absent}"]
     if not all(fixed_hits) and (not entry["unfixed"] or any(unfixed_hits)):
         return "missing", notes
     return "unknown", notes
@@ -139,7 +155,8 @@ def verdict(entry: dict, files: list[Path]) -> tuple[str, list[str]]:
 def evaluate(gitdir: str, rev: str, entry: dict) -> tuple[str, list[str]]:
     with tempfile.TemporaryDirectory(prefix="catalog-check-") as tmp:
         files = export_files(gitdir, rev, candidate_paths(entry), Path(tmp))
-        return verdict(entry, files)
+        present = {f.relative_to(tmp).as_posix() for f in files}
+        return verdict(entry, files, present)
 
 
 def repo_key(entry: dict) -> str:

@@ -269,24 +269,32 @@ class _Lexer:
 
     def py_false_test(self, k: int) -> bool:
         s, n = self.s, self.n
-        def skip_blanks(at: int) -> int:
-            while at < n and s[at] in (32, 9):
-                at += 1
-            return at
-        k = skip_blanks(k)
+        def skip(at: int, in_parens: bool) -> int:
+            while True:
+                if at < n and s[at] in (32, 9, 12):
+                    at += 1
+                elif at < n and s[at] == 92 and self.py_newline_at(at + 1):
+                    at += 1 + self.py_newline_at(at + 1)
+                elif in_parens and self.py_newline_at(at):
+                    at += self.py_newline_at(at)
+                elif in_parens and at < n and s[at] == 35:  # #
+                    at = self.py_line_end(at)
+                else:
+                    return at
+        k = skip(k, False)
         opened = 0
         while k < n and s[k] == 40:  # (
             opened += 1
-            k = skip_blanks(k + 1)
+            k = skip(k + 1, True)
         e = k
         while e < n and _is_word(s[e]):
             e += 1
         if s[k:e] not in (b"False", b"0"):
             return False
-        e = skip_blanks(e)
+        e = skip(e, opened > 0)
         while opened > 0 and e < n and s[e] == 41:  # )
             opened -= 1
-            e = skip_blanks(e + 1)
+            e = skip(e + 1, opened > 0)
         return opened == 0 and e < n and s[e] == 58 and (e + 1 >= n or s[e + 1] != 61)
 
     def python(self) -> None:
@@ -464,7 +472,8 @@ class _Lexer:
         while k < n:
             c = s[k]
             if c == 92:
-                k = self.escape_end(k)
+                j = self.c_unsplice(k)  # a splice with blanks before its break too
+                k = j if j != k else self.escape_end(k)
             elif c == 10:
                 return k
             elif c == quote:
@@ -531,23 +540,69 @@ class _Lexer:
             k += 1
         return k
 
+    def c_space_end(self, k: int) -> int:
+        while True:
+            j = self.c_unsplice(self.c_blanks_end(k))
+            if j == k:
+                return k
+            k = j
+
+    def c_spliced_word(self, k: int) -> tuple[bytes, int]:
+        s, n = self.s, self.n
+        word = bytearray()
+        end = k
+        k = self.c_unsplice(k)
+        while k < n and _is_word(s[k]):
+            if len(word) < 16:
+                word.append(s[k])
+            end = k + 1
+            k = self.c_unsplice(k + 1)
+        return bytes(word), end
+
+    def c_logical_line_end(self, k: int) -> int:
+        s, n = self.s, self.n
+        while True:
+            nl = self.line_end(k)
+            if nl == n:
+                return n
+            b = nl
+            if b > k and s[b - 1] == 13:
+                b -= 1
+            while b > k and s[b - 1] in (32, 9):
+                b -= 1
+            if b == k or s[b - 1] != 92:
+                return nl + 1
+            k = nl + 1
+
     def c_if_zero(self, k: int) -> bool:
         s, n = self.s, self.n
-        k = self.c_blanks_end(k)
+        k = self.c_space_end(k)
         if k >= n or s[k] != 48:
             return False
-        if k + 1 < n and (_is_word(s[k + 1]) or s[k + 1] in (46, 39)):
+        k = self.c_unsplice(k + 1)
+        if k < n and (_is_word(s[k]) or s[k] in (46, 39)):
             return False
-        k = self.c_blanks_end(k + 1)
-        return k >= n or s[k] in (10, 13) or (s[k] == 47 and k + 1 < n and s[k + 1] in (47, 42))
+        while True:
+            k = self.c_space_end(k)
+            if k >= n or s[k] in (10, 13):
+                return True
+            if s[k] != 47:
+                return False
+            after = self.c_unsplice(k + 1)
+            if after < n and s[after] == 47:
+                return True
+            if after >= n or s[after] != 42:
+                return False
+            k = self.c_block_comment_end(after + 1)
 
     def c_family(self) -> None:
         s, n = self.s, self.n
-        i = 0
+        i = 3 if s[:3] == b"\xef\xbb\xbf" else 0  # GCC skips a leading byte order mark
         line_start = True
         line_begin = 0
         dead = 0
         dead_from = 0
+        ignored_tail = False  # after #endif or #else on this logical line
         while i < n:
             c = s[i]
             after = self.c_unsplice(i + 1) if c == 47 else i + 1
@@ -555,23 +610,27 @@ class _Lexer:
             if c == 10:
                 i += 1
                 line_start = True
+                ignored_tail = False
                 line_begin = i
                 continue
             if c in (32, 9, 13, 12, 11):
                 i += 1
                 continue
+            if c == 92:
+                j = self.c_unsplice(i)
+                if j != i:  # a line splice: the logical line goes on
+                    i = j
+                    continue
             directive = c == 35 and line_start
             line_start = line_start and c == 47 and nxt == 42
+            token = i
+            comment = False
             if directive:
-                name = self.c_blanks_end(i + 1)
-                e = name
-                while e < n and _is_word(s[e]):
-                    e += 1
-                word = s[name:e]
+                word, e = self.c_spliced_word(self.c_space_end(i + 1))
                 if dead == 0:
                     if word == b"if" and self.c_if_zero(e):
                         dead = 1
-                        dead_from = min(n, self.line_end(e) + 1)
+                        dead_from = self.c_logical_line_end(e)
                 elif word in (b"if", b"ifdef", b"ifndef"):
                     dead += 1
                 elif word == b"endif" or (dead == 1 and word in (b"else", b"elif", b"elifdef",
@@ -582,15 +641,18 @@ class _Lexer:
                         dead -= 1
                     if dead == 0:
                         self.blank(dead_from, line_begin)
+                ignored_tail = word in (b"endif", b"else")
                 i = e
             elif c == 47 and nxt == 47:
                 e = self.c_line_comment_end(after + 1)
                 self.blank(i, e)
                 i = e
+                comment = True
             elif c == 47 and nxt == 42:
                 e = self.c_block_comment_end(after + 1)
                 self.blank(i, e)
                 i = e
+                comment = True
             elif c in (34, 39):
                 i = self.c_literal_end(i)
             elif _is_digit(c) or (c == 46 and _is_digit(nxt)):
@@ -605,6 +667,8 @@ class _Lexer:
                     i = k
             else:
                 i += 1
+            if ignored_tail and not directive and not comment:
+                self.blank(token, i)
 
     # -- CMake ------------------------------------------------------------------------------
 
@@ -808,7 +872,7 @@ class _Lexer:
 
     def hash_lines(self) -> None:
         s, n = self.s, self.n
-        i = 0
+        i = 3 if s[:3] == b"\xef\xbb\xbf" else 0  # YAML allows one before the first line
         while i < n:
             k = i
             while k < n and s[k] in (32, 9):
@@ -879,7 +943,10 @@ def python_truth(data: bytes) -> bytes | None:
             col = len(line.decode("utf-8", errors="surrogateescape")[:t.start[1]].encode("utf-8", errors="surrogateescape"))
             blank(line_start + col, line_start + len(line.rstrip(b"\r")))
     import re
-    dead_header = re.compile(rb"(?:(?:el)?if|while)[ \t]*(?:\([ \t]*)*(?:False|0)[ \t]*(?:\)[ \t]*)*:")
+    # Between the header's tokens: blanks, line joins, and (in parentheses) breaks and comments.
+    ws = rb"(?:[ \t\f\r\n]|\\\r?\n|\\\r|#[^\r\n]*)*"
+    dead_header = re.compile(rb"(?:(?:el)?if|while)" + ws + rb"(?:\(" + ws + rb")*(?:False|0)" + ws
+                             + rb"(?:\)" + ws + rb")*:")
     for node in ast.walk(tree):
         if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
                 and isinstance(node.value.value, (str, bytes))):

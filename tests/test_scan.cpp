@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "sm120check/catalog.hpp"
 #include "sm120check/error.hpp"
@@ -19,6 +20,7 @@
 #include "sm120check/scan.hpp"
 #include "sm120check/search.hpp"
 #include "sm120check/tree.hpp"
+#include "../src/scan/discover.hpp"
 #include "test_util.hpp"
 
 namespace sm120check {
@@ -235,6 +237,29 @@ TEST(Scan, DistributionPresentMissingAndVersion) {
   EXPECT_TRUE(r.not_installed.empty());
 }
 
+TEST(Scan, AModuleOfTheFixShippedOnlyAsBytecodeIsNotPresent) {
+  // Every fixed marker stands in utils.py and gemm_base.py, but prefill.py, which the fix also
+  // changes, is there only as a sourceless prefill.pyc (Python imports it; no marker reads
+  // it): unknown, naming it (hostile review hr25). Without the .pyc, the absent file alone
+  // leaves the verdict present (the markers were chosen to tell the fix).
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.5.0", std::string("def ") + "is_sm12x_supported(device):",
+                  std::string("    ") + k2574Call);
+  write_file(dir.path() / kSite / "flashinfer/prefill.pyc", std::string("\x6f\x0d\x0d\x0a", 4));
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  const FixResult* f = fix_of(r, "flashinfer-2574-is-sm12x-supported");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kUnknown) << f->why;
+  EXPECT_NE(f->why.find("flashinfer/prefill.pyc"), std::string::npos) << f->why;
+  EXPECT_EQ(r.exit_code(), 2);
+  std::filesystem::remove(dir.path() / kSite / "flashinfer/prefill.pyc");
+  r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}), override_gpu({12, 0}));
+  f = fix_of(r, "flashinfer-2574-is-sm12x-supported");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->verdict, FixVerdict::kPresent) << f->why;
+}
+
 TEST(Scan, MissingWhenUnfixedCodeStands) {
   TempDir dir;
   flashinfer_venv(dir.path(), "0.2.0", std::string("def is_sm120a_supported(device):"),
@@ -287,6 +312,85 @@ TEST(Scan, VllmCutlassMoeExactSm120GuardIsNotTheSm121Fix) {
   EXPECT_EQ(fix_of(r, k120)->verdict, FixVerdict::kPresent);
   EXPECT_EQ(fix_of(r, k121)->verdict, FixVerdict::kPresent);
   EXPECT_EQ(r.exit_code(), 0);
+}
+
+// Hostile review hr23: a FlashInfer source tree without .git (a release tarball, a copy in an
+// image) and a site-packages package folder that no *.dist-info names were not installs at
+// all: "0 fixes in 0 installs; 39 not installed -> exit 0" over code that lacks the fix. Both
+// are judged from their files now, their version or revision reads unknown with why (text and
+// JSON `unversioned`), and the exit code follows the verdicts (the version decides none).
+TEST(Scan, CodeWithoutGitOrMetadataIsJudgedAndSaysItsVersionIsUnknown) {
+  const std::string id = "flashinfer-2574-is-sm12x-supported";
+  // A source tree without .git as TARGET, lacking the fix.
+  TempDir dir;
+  const std::filesystem::path src = dir.path() / "flashinfer-0.6.0";
+  write_file(src / "flashinfer/__init__.py", "");
+  write_file(src / "flashinfer/utils.py", "# synthetic\ndef f():\n    pass\n");
+  write_file(src / "flashinfer/gemm/gemm_base.py", std::string("if ") + k2574Old + ":\n    pass\n");
+  write_file(src / "sub/python/sglang/__init__.py", "");  // inside it: no second install
+  ScanReport r = scan(src.string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  const Install& source = r.installs[0].install;
+  EXPECT_EQ(source.kind, InstallKind::kSourceTree);
+  EXPECT_EQ(source.root, ".");
+  EXPECT_EQ(source.projects, std::vector<std::string>{"flashinfer"});
+  EXPECT_FALSE(source.head);
+  EXPECT_NE(source.unversioned.find("no .git"), std::string::npos) << source.unversioned;
+  ASSERT_EQ(r.installs[0].fixes.size(), 1u);
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_TRUE(r.not_installed.empty());
+  EXPECT_EQ(r.exit_code(), 1);
+  test::RunResult t =
+      run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only", id, src.string()});
+  EXPECT_EQ(t.exit_code, 1) << t.out << t.err;
+  EXPECT_NE(t.out.find("\nflashinfer (source, .)\n  revision: unknown (no .git"), std::string::npos)
+      << t.out;
+  t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--format", "json", "--only", id,
+                      src.string()});
+  nlohmann::json doc = nlohmann::json::parse(t.out);
+  ASSERT_EQ(doc["installs"].size(), 1u);
+  EXPECT_EQ(doc["installs"][0]["kind"], "source");
+  EXPECT_TRUE(doc["installs"][0]["unversioned"].is_string()) << doc["installs"][0].dump();
+
+  // A site-packages copy that no *.dist-info names, carrying the fix (another distribution's
+  // metadata beside it).
+  TempDir venv;
+  const std::filesystem::path site = venv.path() / kSite;
+  write_file(site / "flashinfer/__init__.py", "");
+  write_file(site / "flashinfer/utils.py", std::string(k2574Def) + "):\n    pass\n");
+  write_file(site / "flashinfer/gemm/gemm_base.py", std::string(k2574Call) + "\n    pass\n");
+  write_file(site / "other-1.0.dist-info/METADATA", "Name: other\n");
+  ScanReport c = scan(venv.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(c.installs.size(), 1u);
+  const Install& copy = c.installs[0].install;
+  EXPECT_EQ(copy.kind, InstallKind::kDistribution);
+  EXPECT_EQ(copy.distribution, "flashinfer");
+  EXPECT_EQ(copy.version, "");
+  EXPECT_EQ(copy.root, kSite);
+  EXPECT_NE(copy.unversioned.find("no *.dist-info or *.egg-info"), std::string::npos)
+      << copy.unversioned;
+  ASSERT_EQ(c.installs[0].fixes.size(), 1u);
+  EXPECT_EQ(c.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(c.exit_code(), 0);
+  t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--only", id, venv.path().string()});
+  EXPECT_EQ(t.exit_code, 0) << t.out << t.err;
+  EXPECT_NE(t.out.find("\nflashinfer (distribution, " + std::string(kSite) +
+                       ")\n  version: unknown (no *.dist-info or *.egg-info in " + kSite),
+            std::string::npos)
+      << t.out;
+  t = run_sm120check({"scan", "--cc", "12.0", "--no-kernels", "--format", "json", "--only", id,
+                      venv.path().string()});
+  doc = nlohmann::json::parse(t.out);
+  ASSERT_EQ(doc["installs"].size(), 1u);
+  EXPECT_TRUE(doc["installs"][0]["unversioned"].is_string()) << doc["installs"][0].dump();
+
+  // A copy with its dist-info says nothing of the kind.
+  TempDir ok;
+  flashinfer_venv(ok.path(), "0.6.0", std::string(k2574Def) + "):", k2574Call);
+  ScanReport v = scan(ok.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(v.installs.size(), 1u);
+  EXPECT_EQ(v.installs[0].install.unversioned, "");
+  EXPECT_EQ(v.exit_code(), 0);
 }
 
 TEST(Scan, MixedSignalsAndAbsentFilesAreUnknown) {
@@ -520,6 +624,60 @@ TEST(ScanCode, PreprocessorLinesAndListStringsAreCode) {
   EXPECT_EQ(verdict(arch, "# " + flags.substr(0, flags.find('\n')) +
                               "\n# \"-DCUTLASS_ENABLE_GDC_FOR_SM100=1\",\n"),
             FixVerdict::kMissing);
+}
+
+// Review: a fixed marker whose file is absent from the copy counted as not found, so
+// flashinfer-2913 read `missing` in an install holding fused_moe.py but not the header that
+// holds the other fixed marker. Not found there is not absent: unknown, unless unfixed code
+// found decides it.
+TEST(Scan, AFixedMarkerWhoseFileIsAbsentIsUnknownNotMissing) {
+  const std::string id = "flashinfer-2913-gdc-fused-moe-pdl";
+  const std::string gdc =
+      "flashinfer/data/csrc/nv_internal/tensorrt_llm/cutlass_extensions/include/"
+      "cutlass_extensions/arch/grid_dependency_control.h";
+  const std::string flags = "nvcc_flags = [\n    \"-DCUTLASS_ENABLE_GDC_FOR_SM100=1\",\n]\n";
+  for (const std::string& jit : {flags, std::string("nvcc_flags = []\n")}) {
+    TempDir dir;
+    flashinfer_venv(dir.path(), "0.5.0", "", "");
+    write_file(dir.path() / kSite / "flashinfer/jit/fused_moe.py", jit);
+    ScanReport r = scan(dir.path().string(), only({id}), override_gpu({12, 1}));
+    const FixResult* f = fix_of(r, id);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->verdict, FixVerdict::kUnknown) << f->why;
+    EXPECT_EQ(f->files, std::vector<std::string>{"flashinfer/jit/fused_moe.py"});
+    EXPECT_EQ(f->absent_files, std::vector<std::string>{gdc});
+    ASSERT_EQ(f->markers.size(), 2u);
+    EXPECT_TRUE(f->markers[0].in_absent_file);
+    EXPECT_EQ(f->markers[1].in_absent_file, jit != flags);
+    EXPECT_NE(f->why.find("is absent here and may hold it"), std::string::npos) << f->why;
+    EXPECT_EQ(r.exit_code(), 2);
+  }
+  // Both files there, the header without the fix: missing, as before.
+  EXPECT_EQ(verdict_in_venv(id, {{gdc, "#define GDC 0\n"}, {"flashinfer/jit/fused_moe.py", flags}}),
+            FixVerdict::kMissing);
+  // Unfixed code found decides it: 2574 without prefill.py, its unfixed call in gemm_base.py.
+  TempDir dir;
+  flashinfer_venv(dir.path(), "0.2.0", "def is_sm120a_supported(device):",
+                  std::string("    if ") + k2574Old + ":");
+  ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                      override_gpu({12, 0}));
+  const FixResult* f = fix_of(r, "flashinfer-2574-is-sm12x-supported");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->absent_files, std::vector<std::string>{"flashinfer/prefill.py"});
+  EXPECT_EQ(f->verdict, FixVerdict::kMissing) << f->why;
+  // The JSON says which file is absent and which marker may stand in it.
+  TempDir json_dir;
+  flashinfer_venv(json_dir.path(), "0.5.0", "", "");
+  write_file(json_dir.path() / kSite / "flashinfer/jit/fused_moe.py", flags);
+  const test::RunResult run = run_sm120check({"scan", "--no-gpu", "--no-kernels", "--only", id,
+                                              "--format", "json", json_dir.path().string()});
+  const nlohmann::json doc = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << run.out << run.err;
+  const nlohmann::json& fix = doc["installs"][0]["fixes"][0];
+  EXPECT_EQ(fix["verdict"], "unknown") << fix;
+  EXPECT_EQ(fix["absent_files"], nlohmann::json::array({gdc})) << fix;
+  EXPECT_EQ(fix["markers"][0]["in_absent_file"], true) << fix;
+  EXPECT_EQ(fix["markers"][1]["in_absent_file"], false) << fix;
 }
 
 TEST(ScanCode, UnfixedCodeCommentedOutDoesNotCount) {
@@ -847,6 +1005,8 @@ TEST(Scan, CheckoutByRemoteAndWorktreeGitFile) {
   write_file(dir.path() / "repo/CMakeLists.txt", "set(CMAKE_CUDA_ARCHITECTURES_ALL 75 80 90 100 120)\n");
   write_file(dir.path() / "wt/.git", "gitdir: ../repo/.git/worktrees/wt\n");
   write_file(dir.path() / "wt/CMakeLists.txt", "set(CMAKE_CUDA_ARCHITECTURES_ALL 75 80 90)\n");
+  // The entry's other file: without it the marker not found might stand there (unknown).
+  write_file(dir.path() / "wt/.github/scripts/build-cuda.sh", "cmake .\n");
   ScanReport r = scan(dir.path().string(), only({"bitsandbytes-1481-blackwell-cmake-archs"}),
                       override_gpu({12, 0}));
   ASSERT_EQ(r.installs.size(), 2u);
@@ -1136,6 +1296,283 @@ TEST(Scan, PthLinesAreReadAsSitePyReadsThem) {
   const ScanReport bad = scan_with(py311, fresh + "\n\xFF\n");
   EXPECT_EQ(bad.walk.not_read, std::vector<std::string>{py311 + "/a.pth: not UTF-8"});
   expect_old(bad, "not UTF-8");
+}
+
+// Hostile review hr22 F6: site.addpackage() runs a .pth's import lines, which may change
+// sys.path (an unfixed copy inserted first; the classic easy-install.pth moves its path lines to
+// the front with sys.__egginsert). The scan does not run them: it no longer claims which copy is
+// imported, and the walk is incomplete. Known lines (setuptools' distutils shim and
+// namespace-package lines, virtualenv's) change nothing and are no reason.
+TEST(Scan, PthImportLinesThatMayChangeSysPathAreNotClaimed) {
+  const std::string id = "flashinfer-2574-is-sm12x-supported";
+  const auto installed = [](const std::filesystem::path& root) {
+    const std::filesystem::path site = root / kSite;
+    write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+    write_file(site / "flashinfer_python-0.6.0.dist-info/RECORD", "");
+    flashinfer_source(site, true);
+    return site;
+  };
+  // A: an import line inserting an unfixed copy first: present, but not exit 0.
+  TempDir a;
+  std::filesystem::path site = installed(a.path());
+  flashinfer_source(a.path() / "old", false);
+  write_file(site / "zz_old.pth", "import sys; sys.path.insert(0, '" + (a.path() / "old").string() + "')\n");
+  ScanReport r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.walk.not_read, std::vector<std::string>{std::string(kSite) + "/zz_old.pth: runs an import "
+                                                      "line that may change sys.path (not evaluated)"});
+  EXPECT_EQ(r.exit_code(), 2);
+
+  // B: the classic easy-install.pth (setuptools develop) naming an editable source beside a
+  // site-packages copy: its last line moves the path line to sys.path's front, so Python
+  // imports the source (checked with python3 -S, site.addsitedir(), import): modelled.
+  const std::string plen = "import sys; sys.__plen = len(sys.path)\n";
+  const std::string egginsert =
+      "import sys; new = sys.path[sys.__plen:]; del sys.path[sys.__plen:]; p = getattr(sys, "
+      "'__egginsert', 0); sys.path[p:p] = new; sys.__egginsert = p + len(new)\n";
+  TempDir b;
+  site = installed(b.path());
+  flashinfer_source(b.path() / "src/fi", false);
+  write_file(site / "flashinfer-python.egg-link", (b.path() / "src/fi").string() + "\n.\n");
+  write_file(site / "easy-install.pth", plen + (b.path() / "src/fi").string() + "\n" + egginsert);
+  r = scan(b.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 2u);
+  ASSERT_NE(install_at(r, "src/fi"), nullptr);
+  EXPECT_EQ(install_at(r, "src/fi")->fixes[0].verdict, FixVerdict::kMissing);
+  ASSERT_NE(install_at(r, kSite), nullptr);
+  EXPECT_EQ(install_at(r, kSite)->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(install_at(r, kSite)->install.not_imported.rfind("Python imports the editable source src/fi", 0), 0u)
+      << install_at(r, kSite)->install.not_imported;
+  EXPECT_TRUE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 1);
+
+  // B2: the same with the path line after the egginsert line (appended, not moved) and with
+  // any other import line: the site-packages copy is imported / which one is not claimed.
+  write_file(site / "easy-install.pth", plen + egginsert + (b.path() / "src/fi").string() + "\n");
+  r = scan(b.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_NE(install_at(r, kSite), nullptr);
+  EXPECT_EQ(install_at(r, kSite)->fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_EQ(install_at(r, "src/fi")->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(r.exit_code(), 2);
+  write_file(site / "easy-install.pth", (b.path() / "src/fi").string() + "\nimport sys; sys.path.reverse()\n");
+  r = scan(b.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 2u);
+  for (const InstallReport& i : r.installs) {
+    EXPECT_EQ(i.fixes[0].verdict, FixVerdict::kUnknown) << i.install.root;
+    EXPECT_NE(i.install.not_imported.find("runs an import line that may change sys.path"), std::string::npos)
+        << i.install.not_imported;
+  }
+  for (const std::string& n : r.notes) EXPECT_EQ(n.find("Python imports the site-packages copy"), std::string::npos) << n;
+  EXPECT_FALSE(r.walk.complete());
+  EXPECT_EQ(r.exit_code(), 2);
+
+  // Known import lines: the walk stays complete.
+  TempDir c;
+  site = installed(c.path());
+  write_file(site / "distutils-precedence.pth",
+             "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == "
+             "'local'; enabled and __import__('_distutils_hack').add_shim(); \n");
+  write_file(site / "_virtualenv.pth", "import _virtualenv\n");
+  write_file(site / "zope.interface-5.0-nspkg.pth",
+             "import sys, types, os;has_mfs = sys.version_info > (3, 5);p = os.path.join(sys._getframe(1)"
+             ".f_locals['sitedir'], *('zope',));importlib = has_mfs and __import__('importlib.util');"
+             "mp = (m or []) and m.__dict__.setdefault('__path__',[]);(p not in mp) and mp.append(p)\n");
+  r = scan(c.path().string(), only({id}), override_gpu({12, 0}));
+  EXPECT_TRUE(r.walk.not_read.empty()) << r.walk.not_read[0];
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+// Hostile review hr22 F5: a .pth of 2 million lines "/" took minutes: each line was looked at
+// on disk again, where site.py skips a path already on sys.path. A repeated line (the same path
+// however spelt) is now skipped before any look at the disk: a line through a symlink leading
+// outside TARGET is reported once, not once per repeat.
+TEST(Scan, RepeatedPthPathLinesAreReadOnce) {
+  TempDir a, outside;
+  const std::filesystem::path site = a.path() / kSite;
+  std::filesystem::create_directories(site);
+  std::filesystem::create_symlink(outside.path(), site / "out");
+  write_file(site / "a.pth", "out\nout/\n./out\n" + std::string(3000, '\n') + "out\n");
+  const ScanReport r = scan(a.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                            override_gpu({12, 0}));
+  ASSERT_EQ(r.walk.not_read.size(), 1u);
+  EXPECT_EQ(r.walk.not_read[0].rfind(std::string(kSite) + "/a.pth: the path line 'out': symlink", 0), 0u)
+      << r.walk.not_read[0];
+}
+
+// A real venv (torch, numba-cuda, coverage) went from exit 0 to 2: every .pth import line but a
+// few exact ones made the walk incomplete. Start-up hooks that do not touch the import path
+// (coverage's a1_coverage.pth, a CA-bundle hook) now give a note; numba-cuda's redirector
+// concerns numba alone; code that does change sys.path still makes the walk incomplete.
+TEST(Scan, PthImportLinesThatLeaveTheImportPathAloneKeepTheWalkComplete) {
+  const std::string id = "flashinfer-2574-is-sm12x-supported";
+  TempDir a;
+  const std::filesystem::path site = a.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/RECORD", "");
+  flashinfer_source(site, true);
+  // coverage 7.x writes its pth source as exec(repr(text)) (coverage/pth_file.py).
+  write_file(site / "a1_coverage.pth",
+             "import sys; exec('import os\\n\\nif os.getenv(\"COVERAGE_PROCESS_START\") or "
+             "os.getenv(\"COVERAGE_PROCESS_CONFIG\"):\\n    try:\\n        import coverage\\n    except:  # "
+             "pylint: disable=bare-except\\n        pass\\n    else:\\n        "
+             "coverage.process_startup(slug=\"pth\")\\n')\n");
+  write_file(site / "coverage/__init__.py",
+             "from coverage.version import __version__ as __version__\n"
+             "from coverage.control import Coverage as Coverage, process_startup as process_startup\n");
+  write_file(site / "_sandboxing_egress_ca.pth",
+             "import os;exec(\"try:\\n import certifi\\n ca = os.environ.get('SSL_CERT_FILE')\\n if ca:\\n  "
+             "certifi.where = lambda: ca\\nexcept Exception:\\n pass\")\n");
+  write_file(site / "certifi/__init__.py", "from .core import contents, where\n\n__all__ = [\"contents\", \"where\"]\n");
+  // numba-cuda (NVIDIA/numba-cuda, site-packages/): a finder for numba.cuda only.
+  write_file(site / "_numba_cuda_redirector.pth", "# SPDX-License-Identifier: BSD-2-Clause\n\nimport _numba_cuda_redirector\n");
+  write_file(site / "_numba_cuda_redirector.py",
+             "import importlib.abc\nimport sys\n\nclass NumbaCudaFinder(importlib.abc.MetaPathFinder):\n"
+             "    def find_spec(self, name, path, target=None):\n        return None\n\n"
+             "finder = NumbaCudaFinder()\nsys.meta_path.insert(0, finder)\n");
+  ScanReport r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kPresent);
+  EXPECT_TRUE(r.walk.not_read.empty()) << r.walk.not_read[0];
+  EXPECT_EQ(r.exit_code(), 0);
+  std::size_t hook_notes = 0;
+  for (const std::string& n : r.notes) {
+    if (n.find("a1_coverage.pth: Python runs its import line") != std::string::npos &&
+        n.find("coverage/__init__.py") != std::string::npos && n.find("taken as not changing it") != std::string::npos)
+      ++hook_notes;
+    if (n.find("_sandboxing_egress_ca.pth: Python runs") != std::string::npos &&
+        n.find("certifi/__init__.py") != std::string::npos)
+      ++hook_notes;
+    if (n.find("_numba_cuda_redirector.pth: Python runs") != std::string::npos &&
+        n.find("numba_cuda/numba/cuda; no catalog entry judges numba; other packages are not affected") !=
+            std::string::npos)
+      ++hook_notes;
+  }
+  EXPECT_EQ(hook_notes, 3u);
+
+  // The same hook whose module does change sys.path, or code the line does not hold: incomplete.
+  write_file(site / "certifi/__init__.py", "import sys\nsys.path.insert(0, '/opt/old')\n");
+  r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.walk.not_read.size(), 1u);
+  EXPECT_EQ(r.walk.not_read[0],
+            std::string(kSite) + "/_sandboxing_egress_ca.pth: runs an import line that may change sys.path (not evaluated)");
+  EXPECT_EQ(r.exit_code(), 2);
+  write_file(site / "certifi/__init__.py", "");
+  write_file(site / "zz_hook.pth", "import os; exec(open(os.path.expanduser('~/hook.py')).read())\n");
+  r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.walk.not_read.size(), 1u);
+  EXPECT_EQ(r.walk.not_read[0].rfind(std::string(kSite) + "/zz_hook.pth: runs an import line", 0), 0u);
+  EXPECT_EQ(r.exit_code(), 2);
+  std::filesystem::remove(site / "zz_hook.pth");
+
+  // A redirect of the catalog's package (meson-python's editable loader names it): that
+  // install reads unknown, the walk stays complete.
+  write_file(site / "flashinfer_python-editable.pth", "import _flashinfer_python_editable_loader\n");
+  write_file(site / "_flashinfer_python_editable_loader.py",
+             "import sys\n\nclass MesonpyMetaFinder(importlib.abc.MetaPathFinder):\n    pass\n\n"
+             "def install(names, path, build_cmd, verbose=False):\n    sys.meta_path.insert(0, "
+             "MesonpyMetaFinder(names, path, build_cmd, verbose))\n\n"
+             "install(\n    {'flashinfer'},\n    '/src/fi/build/cp311',\n    ['/usr/bin/ninja'],\n    False,\n)\n");
+  r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_EQ(r.installs[0].fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_NE(r.installs[0].install.not_imported.find("redirects the import of flashinfer: meson-python's"),
+            std::string::npos)
+      << r.installs[0].install.not_imported;
+  EXPECT_TRUE(r.walk.not_read.empty()) << r.walk.not_read[0];
+  EXPECT_EQ(r.exit_code(), 2);
+}
+
+// A .pth naming one harmless module on many lines: the module is read once and the file gets
+// one note; `import a.b` runs a/__init__.py too, which is searched.
+TEST(Scan, PthImportLinesReadEachModuleOnceAndSearchParentPackages) {
+  const std::string id = "flashinfer-2574-is-sm12x-supported";
+  TempDir a;
+  const std::filesystem::path site = a.path() / kSite;
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/RECORD", "");
+  flashinfer_source(site, true);
+  write_file(site / "hook.py", "import os\nos.environ.setdefault('X', '1')\n");
+  std::string many;
+  for (int k = 0; k < 20000; ++k) many += "import hook\n";
+  write_file(site / "many.pth", many);
+  ScanReport r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  EXPECT_EQ(std::count_if(r.notes.begin(), r.notes.end(),
+                          [](const std::string& n) { return n.find("many.pth: Python runs") != std::string::npos; }),
+            1);
+  EXPECT_EQ(r.exit_code(), 0);
+  write_file(site / "pkg/__init__.py", "import sys\nsys.path.insert(0, '/opt/old')\n");
+  write_file(site / "pkg/sub.py", "");
+  write_file(site / "sub.pth", "import pkg.sub\n");
+  r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_EQ(r.walk.not_read.size(), 1u);
+  EXPECT_EQ(r.walk.not_read[0].rfind(std::string(kSite) + "/sub.pth: runs an import line", 0), 0u);
+  EXPECT_EQ(r.exit_code(), 2);
+}
+
+// Editable installs by other backends than setuptools put a finder in place with a .pth import
+// line; their mapping is a literal: the install is reported where it maps the package.
+TEST(Scan, EditableFindersOfEditablesAndScikitBuildCoreAreReadFromTheirMapping) {
+  const std::string id = "flashinfer-2574-is-sm12x-supported";
+  // editables (hatchling's dev-mode-exact): NAME.pth imports _editable_impl_NAME, which maps
+  // the package's __init__.py; appended to sys.meta_path.
+  TempDir a;
+  std::filesystem::path site = a.path() / kSite;
+  flashinfer_source(a.path() / "src/fi", false);
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             "{\"dir_info\": {\"editable\": true}, \"url\": \"file://" + (a.path() / "src/fi").string() + "\"}");
+  write_file(site / "flashinfer_python.pth", "import _editable_impl_flashinfer_python");
+  write_file(site / "_editable_impl_flashinfer_python.py",
+             "from editables.redirector import RedirectingFinder as F\nF.install()\nF.map_module('flashinfer', '" +
+                 (a.path() / "src/fi/flashinfer/__init__.py").string() + "')");
+  ScanReport r = scan(a.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_NE(install_at(r, "src/fi"), nullptr);
+  EXPECT_EQ(install_at(r, "src/fi")->fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_TRUE(r.walk.not_read.empty()) << r.walk.not_read[0];
+  EXPECT_EQ(r.exit_code(), 1);
+
+  // scikit-build-core: _NAME_editable.pth imports _NAME_editable, which ends with
+  // install(known_source_files, known_wheel_files, ...) and inserts its finder first in
+  // sys.meta_path: it wins over a stale package folder in site-packages.
+  TempDir b;
+  site = b.path() / kSite;
+  flashinfer_source(b.path() / "src/fi", false);
+  flashinfer_source(site, true);  // a stale regular package folder, fixed
+  write_file(site / "flashinfer_python-0.6.0.dist-info/METADATA", "Name: flashinfer-python\nVersion: 0.6.0\n");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/direct_url.json",
+             "{\"dir_info\": {\"editable\": true}, \"url\": \"file://" + (b.path() / "src/fi").string() + "\"}");
+  write_file(site / "_flashinfer_python_editable.pth", "import _flashinfer_python_editable\n");
+  const std::string src = (b.path() / "src/fi/flashinfer").string();
+  write_file(site / "_flashinfer_python_editable.py",
+             "import importlib.abc\nimport sys\n\nclass ScikitBuildRedirectingFinder(importlib.abc.MetaPathFinder):\n"
+             "    pass\n\ndef install(known_source_files, known_wheel_files, path, rebuild=False, verbose=False,\n"
+             "            build_options=None, install_options=None, install_dir=\"\"):\n"
+             "    sys.meta_path.insert(0, ScikitBuildRedirectingFinder(known_source_files, known_wheel_files))\n\n\n"
+             "install({'flashinfer': '" + src + "/__init__.py', 'flashinfer.utils': '" + src +
+             "/utils.py'}, {'flashinfer._C': 'flashinfer/_C.so'}, None, False, False, [], [], '')\n");
+  r = scan(b.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_NE(install_at(r, "src/fi"), nullptr);
+  EXPECT_EQ(install_at(r, "src/fi")->fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_EQ(install_at(r, kSite), nullptr);  // the stale folder is not what Python imports
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(),
+                      std::string(kSite) + "/flashinfer: a package folder beside the editable install at src/fi; "
+                                           "Python imports the source (its scikit-build-core finder is inserted "
+                                           "first in sys.meta_path)"),
+            r.notes.end());
+  EXPECT_TRUE(r.walk.not_read.empty()) << r.walk.not_read[0];
+  EXPECT_EQ(r.exit_code(), 1);
+
+  // Installed as a wheel too (its dist-info lists the folder): the wheel's copy reads unknown.
+  std::filesystem::remove(site / "flashinfer_python-0.6.0.dist-info/direct_url.json");
+  write_file(site / "flashinfer_python-0.6.0.dist-info/RECORD", "flashinfer/__init__.py,,\n");
+  r = scan(b.path().string(), only({id}), override_gpu({12, 0}));
+  ASSERT_NE(install_at(r, kSite), nullptr);
+  EXPECT_EQ(install_at(r, kSite)->fixes[0].verdict, FixVerdict::kUnknown);
+  EXPECT_EQ(install_at(r, kSite)->install.not_imported.rfind("Python imports the editable source src/fi", 0), 0u)
+      << install_at(r, kSite)->install.not_imported;
+  ASSERT_NE(install_at(r, "src/fi"), nullptr);
+  EXPECT_EQ(install_at(r, "src/fi")->fixes[0].verdict, FixVerdict::kMissing);
+  EXPECT_EQ(r.exit_code(), 1);
 }
 
 TEST(Scan, EditableNamingACopyBelowAnotherCheckoutIsJudgedWhereItPoints) {
@@ -1798,6 +2235,33 @@ std::vector<std::string> fits_of(const KernelGroup& g) {
   return out;
 }
 
+// Hostile review hr22 F8: a RECORD of 4.1 million distinct absent "x/N.so" lines took 1.1 GB,
+// and the lists of all RECORDs were kept together. A listed path that does not exist is now
+// only counted (KernelGroup::absent; repeats once): discovery keeps the paths of files there are.
+TEST(ScanKernels, AbsentRecordPathsAreCountedNotKept) {
+  TempDir dir;
+  const std::filesystem::path site = dir.path() / kSite;
+  write_file(site / "foo-1.0.dist-info/METADATA", "Name: foo\nVersion: 1.0\n");
+  std::string record;
+  for (int k = 0; k < 1000; ++k) record += fmt::format("x/{:07d}.so,,\nx/{:07d}.so,,\n", k, k);
+  record += "x/there.so,,\n";
+  write_file(site / "foo-1.0.dist-info/RECORD", record);
+  write_file(site / "x/there.so", "not an ELF file\n");
+  const std::unique_ptr<Tree> tree = open_disk_tree(dir.path().string());
+  ScanOptions options;
+  const scan_detail::Discovery found =
+      scan_detail::discover(*tree, dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}), options);
+  ASSERT_EQ(found.objects.size(), 1u);
+  EXPECT_EQ(found.objects[0].paths, std::vector<std::string>{std::string(kSite) + "/x/there.so"});
+  EXPECT_EQ(found.objects[0].group.absent, 1000u);
+  const ScanReport r = scan(dir.path().string(), only({"flashinfer-2574-is-sm12x-supported"}),
+                            override_gpu({12, 0}));
+  const KernelGroup* g = group_of(r, "foo");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->absent, 1000u);
+  EXPECT_EQ(g->shared_objects, 1u);
+}
+
 TEST(ScanKernels, DistributionsObjectsListedAndJudged) {
   TempDir dir;
   kernels_venv(dir.path());
@@ -1914,6 +2378,8 @@ TEST(ScanKernels, FunctionsNotComparedIsAnUnknown) {
   r.kernels.groups = {g};
   EXPECT_EQ(r.summary().kernel_not_compared, 0u);
   EXPECT_EQ(r.exit_code(), 1);  // the fixture is partial on 12.0: some kernel missing
+  EXPECT_EQ(r.summary().kernel_partial, 1u);
+  EXPECT_EQ(r.summary().kernel_no_image, 0u);
   // The same module with the sm_90 cubin left unread: exact, but not compared.
   KernelEntry* sm90 = nullptr;
   for (KernelEntry& e : r.kernels.groups[0].objects[0].fatbins[0].entries)
@@ -1927,6 +2393,79 @@ TEST(ScanKernels, FunctionsNotComparedIsAnUnknown) {
   EXPECT_EQ(r.summary().kernel_no_image, 0u);
   EXPECT_EQ(r.exit_code(), 2);
   EXPECT_EQ(scan_to_json(r)["summary"]["kernel_not_compared"], 1);
+}
+
+// Hostile review hr22 F3 (ptxjit_partial): an object whose module a 12.0 GPU can only JIT from
+// PTX lacking one of the module's kernels (subset_jit.o) or every one (oldonly_jit.o) did not
+// count ("PTX JIT only"): scan exit 0. It counts as lacking a kernel image: exit 1.
+TEST(ScanKernels, JitCompiledPtxLackingKernelsCounts) {
+  for (const char* name : {"subset_jit.o", "oldonly_jit.o"}) {
+    ScanReport r;
+    r.kernels.capabilities = {{12, 0}};
+    KernelGroup g;
+    const KernelListing listing = list_kernels(
+        (std::filesystem::path(SM120CHECK_SOURCE_DIR) / "tests/data/kernels" / name).string());
+    ASSERT_FALSE(listing.fatbins.empty()) << name;
+    g.objects = {listing};
+    g.fits = {{file_fit(listing, {12, 0})}};
+    r.kernels.groups = {g};
+    EXPECT_EQ(r.summary().kernel_no_image + r.summary().kernel_partial, 1u) << name;
+    EXPECT_EQ(r.summary().kernel_ptx_jit, 0u) << name;
+    EXPECT_EQ(r.exit_code(), 1) << name;
+  }
+}
+
+// Hostile review hr23: the footer and summary line counted an object whose verdict is
+// `partial` (some kernels without an image) as "no kernel image"; they now count each object
+// under its own verdict, as its object line names it, and JSON has `kernel_partial`.
+TEST(ScanKernels, FooterCountsEachObjectUnderItsOwnVerdict) {
+  ScanReport r;
+  r.target = "t";
+  r.kernels_listed = true;
+  GpuDevice d;
+  d.cc = {12, 0};
+  r.gpu.devices = {d};
+  r.kernels.capabilities = {{12, 0}};
+  KernelGroup g;
+  g.distribution = "k";
+  g.root = "site";
+  for (const char* name : {"subset_z.o", "sm90.o", "sm120_ptx120.o"}) {
+    KernelListing listing = list_kernels(
+        (std::filesystem::path(SM120CHECK_SOURCE_DIR) / "tests/data/kernels" / name).string());
+    ASSERT_FALSE(listing.fatbins.empty()) << name;
+    g.fits.push_back({file_fit(listing, {12, 0})});
+    g.objects.push_back(std::move(listing));
+  }
+  ASSERT_EQ(fits_of(g), (std::vector<std::string>{"subset_z.o=partial", "sm90.o=none",
+                                                  "sm120_ptx120.o=exact"}));
+  g.shared_objects = 3;
+  r.kernels.shared_objects = 3;
+  r.kernels.with_cuda_code = 3;
+  r.kernels.groups = {g};
+  const ScanSummary s = r.summary();
+  EXPECT_EQ(s.kernel_no_image, 1u);
+  EXPECT_EQ(s.kernel_partial, 1u);
+  EXPECT_EQ(s.kernel_ptx_jit, 0u);
+  EXPECT_EQ(r.exit_code(), 1);
+  std::ostringstream out;
+  render_scan_text(out, r, false);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("\nkernels: 3 shared objects examined, 3 with CUDA code; 1 with no kernel "
+                      "image for this GPU, 1 with some kernels without an image for this GPU, 0 "
+                      "needing PTX JIT\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("; 1 shared object with no kernel image; 1 shared object with some kernels "
+                      "without an image  -> exit 1\n"),
+            std::string::npos)
+      << text;
+  // The group line already said so.
+  EXPECT_NE(text.find("12.0: 1 runs natively, 1 some kernels without an image, 1 no kernel image"),
+            std::string::npos)
+      << text;
+  const auto doc = scan_to_json(r);
+  EXPECT_EQ(doc["summary"]["kernel_no_image"], 1);
+  EXPECT_EQ(doc["summary"]["kernel_partial"], 1);
 }
 
 // Hostile review hs18 F4: a RECORD-listed .so that is a symlink (a deduplicated image) was

@@ -16,18 +16,23 @@ enum class CommentSyntax {
   /// parked in a triple-quoted string, `def f(): "doc"`); f-strings as Python 3.12 reads them
   /// (PEP 701); "\n", "\r\n" and a lone "\r" end a line. The body of an `if False:`, `if 0:`,
   /// `elif False:` or `elif 0:` (dead code: from its first token to the end of its last, on the
-  /// header's line or the indented block; an `else:` after it stays code).
+  /// header's line or the indented block; an `else:` after it stays code; the test may stand
+  /// in parentheses and the header span lines: `if \` + `False:`, `if (` + `False` + `):`).
   kPython,
   /// C, C++, CUDA (.c .h .cc .cpp .cxx .hpp .cu .cuh ...): `//` (continued by a backslash at
   /// the line's end) and `/* */`, outside string, character and raw string literals, line
-  /// splices joined first; the lines of an `#if 0` group up to its `#else`, `#elif` or
-  /// `#endif` (nested `#if`s counted; an unclosed group is not blanked).
+  /// splices joined first, a leading byte order mark skipped; the lines of an `#if 0` group up
+  /// to its `#else`, `#elif` or `#endif` (nested `#if`s counted; an unclosed group is not
+  /// blanked; directives read on logical lines: `#if \` + `0` opens one, and a `#endif` that
+  /// a splice joins to the line above is none); tokens after `#endif` or `#else` on its
+  /// logical line, which the compiler ignores.
   kCFamily,
   /// CMakeLists.txt, *.cmake: `#` and bracket comments `#[[ ]]`, outside quoted and bracket
   /// arguments.
   kCMake,
-  /// YAML (.yml .yaml): lines whose first non-blank byte is `#` (a trailing `# ...` stays:
-  /// telling it from a `#` in a plain or quoted scalar needs a parser).
+  /// YAML (.yml .yaml): lines whose first non-blank byte is `#` (a leading byte order mark
+  /// skipped; a trailing `# ...` stays: telling it from a `#` in a plain or quoted scalar
+  /// needs a parser).
   kHashLine,
   /// Shell (.sh .bash): a `#` that starts a word (first on its line, or after a blank or one of
   /// `;&|()<>`) up to the line's end, outside single, double and `$'...'` quotes and not after a

@@ -23,9 +23,12 @@ enum class InstallKind {
   kDistribution,  ///< a *.dist-info / *.egg-info in site-packages: `installed` paths
   kEditable,      ///< a source tree an editable install points at: `upstream` paths
   kCheckout,      ///< a git checkout found by the walk: `upstream` paths
+  /// TARGET itself, without `.git`, when its layout is a catalog project's (a release tarball,
+  /// a copy in an image): `upstream` paths; its revision is unknown
+  kSourceTree,
 };
 
-/// "distribution", "editable", "checkout".
+/// "distribution", "editable", "checkout", "source".
 std::string_view to_string(InstallKind kind);
 
 /// HEAD of a git checkout, read from `.git/HEAD`, loose refs and `packed-refs` (a `.git` file's
@@ -70,6 +73,12 @@ struct Install {
   /// For checkouts: "remote" (a remote URL in .git/config names the project's repository) or
   /// "layout" (files of the project's catalog entries exist); "" otherwise.
   std::string identified_by;
+  /// Why neither a version nor a revision is known, when neither is and nothing else says so
+  /// (`metadata_versions` for ambiguous metadata, GitHead::error for a HEAD not read): a
+  /// package folder in site-packages that no *.dist-info / *.egg-info names, a source tree
+  /// without `.git`, an editable source without `.git` named by an `.egg-link`. "" otherwise.
+  /// Verdicts come from the files, never from a version: this alone does not change them.
+  std::string unversioned;
 };
 
 /// A fix's verdict in one install (patches/catalog/README.md, "Verdict rules").
@@ -90,6 +99,9 @@ struct MarkerFinding {
   /// their number. Empty and 0 otherwise.
   std::vector<SearchHit> comment_hits;
   std::size_t comment_total = 0;
+  /// For a fixed marker found nowhere: a file of the entry is absent here
+  /// (FixResult::absent_files), and the marker may stand in it, so its absence is not known.
+  bool in_absent_file = false;
 };
 
 /// One catalog entry judged in one install (or, with no install, not-installed).
@@ -105,6 +117,10 @@ struct FixResult {
   bool skipped = false;  ///< left out of the exit code by --only-relevant (relevant is false).
   std::vector<std::string> looked_for;  ///< candidate paths (relative to the root), in order.
   std::vector<std::string> files;       ///< those that exist and were searched.
+  /// The entry's files (each by its first candidate path) none of whose paths exists here,
+  /// when another of its files does; a file not shipped in this kind of install (`installed`
+  /// null) is not counted. A fixed marker found nowhere may stand in one of them.
+  std::vector<std::string> absent_files;
   std::vector<MarkerFinding> markers;   ///< fixed markers, then unfixed ones; empty if no file.
 };
 
@@ -217,12 +233,15 @@ struct ScanOptions {
 struct ScanSummary {
   std::size_t present = 0, missing = 0, unknown = 0, not_installed = 0;
   std::size_t skipped = 0;  ///< fixes left out of the exit code (--only-relevant)
-  /// Shared objects with CUDA code (each counted once per group), and of them those with no
-  /// kernel image for some judged capability, those the GPU runs only through PTX JIT, and
-  /// those that could not be read whole; and those whose image fits but some module's function
-  /// sets could not be compared (FileFit::not_compared: a missing kernel would not be seen).
-  std::size_t kernel_objects = 0, kernel_no_image = 0, kernel_ptx_jit = 0, kernel_errors = 0;
-  std::size_t kernel_not_compared = 0;
+  /// Shared objects with CUDA code (each counted once per group), and of them, by the worst
+  /// FileFit::fit over the judged capabilities (worst_fit(), the per-object verdicts): those
+  /// with no kernel image (kNone), those with some kernels without an image (kPartial: a
+  /// function missing from the cubin loaded or the PTX JIT-compiled), those the GPU runs only
+  /// through PTX JIT (kPtxJit); those that could not be read whole; and those whose image fits
+  /// but some module's function sets could not be compared (FileFit::not_compared: a missing
+  /// kernel would not be seen).
+  std::size_t kernel_objects = 0, kernel_no_image = 0, kernel_partial = 0, kernel_ptx_jit = 0;
+  std::size_t kernel_errors = 0, kernel_not_compared = 0;
 };
 
 /// Result of a scan.
@@ -243,7 +262,7 @@ struct ScanReport {
   /// 0: every counted fix present (or none installed), no kernel problem and the walk
   /// complete; 1: some counted fix missing, or some shared object with CUDA code has no kernel
   /// image for a GPU known (probed or --cc; FileFit::fit kNone with modules judged: "no kernel
-  /// image is available" at run time); 2: neither, and some counted fix unknown, some shared
+  /// image is available" at run time) or some kernels without one (kPartial); 2: neither, and some counted fix unknown, some shared
   /// object unreadable or malformed, or the walk incomplete (WalkStats::complete(): an install
   /// may have been missed). Counted: every judged fix of an install, except those
   /// --only-relevant skips (relevant false). Not-installed entries never count; objects only

@@ -13,6 +13,7 @@
 namespace sm120check::cli {
 
 CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup) {
+  if (setup == Setup::kNone) return nullptr;
   CLI::App* cmd = app.add_subcommand(
       "scan",
       "Find the installs of known projects under TARGET (site-packages distributions, editable "
@@ -20,8 +21,7 @@ CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup) {
       "is present, missing, not installed or unknown, and whether it matters for this GPU; and "
       "list the CUDA code of the installs' shared objects (every distribution's, each checkout's "
       "build outputs) with whether this GPU can run it. Never modifies TARGET.");
-  if (setup == Setup::kNameOnly) return cmd;
-  cmd->add_option("TARGET", options.target,
+    cmd->add_option("TARGET", options.target,
                   "Directory to scan: a venv, a site-packages folder, a container's root file "
                   "system, a source checkout, or any folder above them. Required, except with "
                   "--list")
@@ -77,7 +77,7 @@ int run_scan(const ScanCommandOptions& options) {
   if (options.list) {
     // nothing to probe
   } else if (options.cc) {
-    gpu = override_gpu(parse_compute_capability(*options.cc));
+    gpu = override_gpu(cc_option(*options.cc, options.output.quiet));
   } else if (!options.no_gpu) {
     probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
   }

@@ -111,6 +111,7 @@ ordered_json marker_json(const MarkerFinding& m) {
   j["text"] = sanitize_utf8(m.marker.text);
   j["regex"] = m.marker.regex;
   j["found"] = m.total > 0;
+  j["in_absent_file"] = m.in_absent_file;
   j["comment"] = m.marker.comment;
   j["hit_count"] = m.total;
   j["error_lines"] = m.error_lines;
@@ -158,6 +159,7 @@ ordered_json fix_json(const ScanReport& report, const FixResult& f) {
   j["symptom"] = sanitize_utf8(e.symptom);
   j["looked_for"] = strings_json(f.looked_for);
   j["files"] = strings_json(f.files);
+  j["absent_files"] = strings_json(f.absent_files);
   ordered_json markers = ordered_json::array();
   for (const MarkerFinding& m : f.markers) markers.push_back(marker_json(m));
   j["markers"] = std::move(markers);
@@ -409,6 +411,10 @@ std::string summary_text(const ScanReport& report, bool color) {
   if (s.kernel_no_image != 0)
     out << fmt::format("; {} shared object{} with {}", s.kernel_no_image,
                        s.kernel_no_image == 1 ? "" : "s", paint("no kernel image", kRed, color));
+  if (s.kernel_partial != 0)
+    out << fmt::format("; {} shared object{} with {}", s.kernel_partial,
+                       s.kernel_partial == 1 ? "" : "s",
+                       paint(fit_words(KernelFit::kPartial), kRed, color));
   if (s.kernel_errors != 0)
     out << fmt::format("; {} shared object{} unreadable", s.kernel_errors,
                        s.kernel_errors == 1 ? "" : "s");
@@ -446,6 +452,9 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
                                : std::string(" (detached)"))
             << "\n";
     }
+    if (!i.unversioned.empty())
+      out << "  " << (i.kind == InstallKind::kDistribution ? "version" : "revision")
+          << ": unknown (" << escape_for_terminal(i.unversioned) << ")\n";
     out << "  found by: " << escape_for_terminal(join(i.found_by))
         << (i.identified_by.empty() ? "" : " (project by " + i.identified_by + ")") << "\n";
     if (!i.unreadable.empty()) out << "  not read: " << escape_for_terminal(i.unreadable) << "\n";
@@ -477,10 +486,16 @@ void render_scan_text(std::ostream& out, const ScanReport& report, bool color) {
     out << fmt::format("kernels: {} shared object{} examined, {} with CUDA code", k.shared_objects,
                        k.shared_objects == 1 ? "" : "s", k.with_cuda_code);
     if (k.with_cuda_code != 0 && k.capabilities.empty()) out << ", not judged (no GPU known)";
-    if (!k.capabilities.empty() && k.with_cuda_code != 0)
-      out << fmt::format("; {} with no kernel image for {}, {} needing PTX JIT", s.kernel_no_image,
-                         report.gpu.devices.size() == 1 ? "this GPU" : "some GPU",
-                         s.kernel_ptx_jit);
+    if (!k.capabilities.empty() && k.with_cuda_code != 0) {
+      // The categories of the object lines (worst_fit()): none, partial (named only when
+      // some object is), PTX JIT.
+      const std::string_view gpu = report.gpu.devices.size() == 1 ? "this GPU" : "some GPU";
+      out << fmt::format("; {} with no kernel image for {}", s.kernel_no_image, gpu);
+      if (s.kernel_partial != 0)
+        out << fmt::format(", {} with {} for {}", s.kernel_partial,
+                           fit_words(KernelFit::kPartial), gpu);
+      out << fmt::format(", {} needing PTX JIT", s.kernel_ptx_jit);
+    }
     if (s.kernel_not_compared != 0)
       out << fmt::format(", {} whose kernels could not all be compared", s.kernel_not_compared);
     if (s.kernel_errors != 0) out << fmt::format(", {} unreadable", s.kernel_errors);
@@ -533,6 +548,7 @@ ordered_json scan_to_json(const ScanReport& report) {
                    {"error", null_or(i.head->error)}};
     else
       j["head"] = nullptr;
+    j["unversioned"] = null_or(i.unversioned);
     j["not_imported"] = null_or(i.not_imported);
     j["identified_by"] = null_or(i.identified_by);
     ordered_json fixes = ordered_json::array();
@@ -557,6 +573,7 @@ ordered_json scan_to_json(const ScanReport& report) {
                     {"skipped", s.skipped},
                     {"kernel_objects", s.kernel_objects},
                     {"kernel_no_image", s.kernel_no_image},
+                    {"kernel_partial", s.kernel_partial},
                     {"kernel_ptx_jit", s.kernel_ptx_jit},
                     {"kernel_errors", s.kernel_errors},
                     {"kernel_not_compared", s.kernel_not_compared}};

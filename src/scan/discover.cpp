@@ -4,13 +4,18 @@
 #include "discover.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_set>
 
 #include "sm120check/directory_walk.hpp"
 #include "sm120check/error.hpp"
@@ -180,6 +185,224 @@ bool for_each_pth_line(std::string_view bytes, std::optional<PthReading> reading
   }
   return true;
 }
+
+/// White space and newlines from `at` on in Python source `s` skipped; `at` moved.
+void skip_python_space(std::string_view s, std::size_t& at) {
+  while (at < s.size() && (s[at] == ' ' || s[at] == '\t' || s[at] == '\r' || s[at] == '\n')) ++at;
+}
+
+/// The value of the Python string literal at `s[at]` (after white space): an optional `r`, `R`,
+/// `u` or `U` prefix, then one `'` or `"` (no triple quotes); escapes `\\`, `\'`, `\"`, `\n`,
+/// `\t` (none in a raw string). `at` is moved past it. std::nullopt for anything else (a bytes
+/// or f-string, another escape, no closing quote): such code is not read.
+std::optional<std::string> python_string(std::string_view s, std::size_t& at) {
+  skip_python_space(s, at);
+  bool raw = false;
+  if (at < s.size() && (s[at] == 'r' || s[at] == 'R' || s[at] == 'u' || s[at] == 'U')) {
+    raw = s[at] == 'r' || s[at] == 'R';
+    ++at;
+  }
+  if (at >= s.size() || (s[at] != '\'' && s[at] != '"')) return std::nullopt;
+  const char quote = s[at];
+  if (s.substr(at, 3) == std::string(3, quote)) return std::nullopt;
+  std::string value;
+  for (std::size_t k = at + 1; k < s.size(); ++k) {
+    const char c = s[k];
+    if (c == quote) {
+      at = k + 1;
+      return value;
+    }
+    if (c == '\n') return std::nullopt;
+    if (c != '\\' || raw) {
+      value += c;
+      continue;
+    }
+    if (++k >= s.size()) return std::nullopt;
+    switch (s[k]) {
+      case '\\': case '\'': case '"': value += s[k]; break;
+      case 'n': value += '\n'; break;
+      case 't': value += '\t'; break;
+      default: return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The Python literal `{'key': 'value', ...}` at `s[at]` (after white space), string keys and
+/// values only, as Python's repr() writes a dict[str, str]: its pairs in order; `at` moved past
+/// the `}`. std::nullopt when it is anything else.
+std::optional<std::vector<std::pair<std::string, std::string>>> python_string_dict(std::string_view s,
+                                                                                  std::size_t& at) {
+  skip_python_space(s, at);
+  if (at >= s.size() || s[at] != '{') return std::nullopt;
+  ++at;
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (;;) {
+    skip_python_space(s, at);
+    if (at < s.size() && s[at] == '}') return ++at, pairs;
+    std::optional<std::string> key = python_string(s, at);
+    skip_python_space(s, at);
+    if (!key || at >= s.size() || s[at] != ':') return std::nullopt;
+    std::optional<std::string> value = python_string(s, ++at);
+    if (!value) return std::nullopt;
+    pairs.emplace_back(std::move(*key), std::move(*value));
+    skip_python_space(s, at);
+    if (at < s.size() && s[at] == ',') ++at;
+    else if (at >= s.size() || s[at] != '}') return std::nullopt;
+  }
+}
+
+/// The Python literal set or list of strings `{'a', 'b'}` / `['a']` at `s[at]` (after white
+/// space): its strings; `at` moved past it. std::nullopt when it is anything else.
+std::optional<std::vector<std::string>> python_string_set(std::string_view s, std::size_t& at) {
+  skip_python_space(s, at);
+  if (at >= s.size() || (s[at] != '{' && s[at] != '[')) return std::nullopt;
+  const char close = s[at] == '{' ? '}' : ']';
+  ++at;
+  std::vector<std::string> items;
+  for (;;) {
+    skip_python_space(s, at);
+    if (at < s.size() && s[at] == close) return ++at, items;
+    std::optional<std::string> item = python_string(s, at);
+    if (!item) return std::nullopt;
+    items.push_back(std::move(*item));
+    skip_python_space(s, at);
+    if (at < s.size() && s[at] == ',') ++at;
+    else if (at >= s.size() || s[at] != close) return std::nullopt;
+  }
+}
+
+/// Where the last top-level call `install(` of Python module text `text` opens its arguments
+/// (just past the "("), or npos: the line that installs an editable finder when the module is
+/// imported (scikit-build-core's and meson-python's generated modules end with one).
+std::size_t last_install_call(std::string_view text) {
+  const std::size_t at = text.rfind("\ninstall(");
+  return at == std::string_view::npos ? at : at + 9;
+}
+
+bool identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+/// Names through which Python code changes where a package is imported from: the import path,
+/// the finders and their caches, the module table, a package's search path, and the standard
+/// library's ways to run a file as a module. A .pth import line whose code, or a module it
+/// imports, holds none of them is taken as not changing where packages are imported from
+/// (import_path_hook_in()).
+constexpr std::string_view kImportPathHooks[] = {
+    "sys.path", "meta_path", "path_hooks", "path_importer_cache", "addsitedir", "sys.modules",
+    "__path__", "from sys import", "spec_from_file_location", "exec_module", "SourceFileLoader",
+    "runpy", "setattr(sys", "importlib.machinery"};
+
+/// The first of kImportPathHooks that Python code `text` holds, or "".
+std::string_view import_path_hook_in(std::string_view text) {
+  for (std::string_view hook : kImportPathHooks)
+    if (text.find(hook) != std::string_view::npos) return hook;
+  return {};
+}
+
+/// What the code of a .pth import line imports, read from its text without running it.
+struct ImportLineCode {
+  /// The modules it imports, dotted, in order: `import a.b, c as d`, `from a import b`,
+  /// `__import__('a')`, `importlib.import_module('a')`, also inside the string literals it
+  /// passes to exec() (coverage's `exec('import os\n...')`).
+  std::vector<std::string> modules;
+  /// A construct whose code or module the text does not hold (`exec(` of something other than
+  /// a string literal, `__import__(name)`); "" when none.
+  std::string dynamic;
+};
+
+/// Reads .pth import line `line` (ImportLineCode). The text is searched as written, with the
+/// escapes \n, \t and \r of its string literals read as line breaks, so that the code a
+/// literal passed to exec() holds is searched too.
+ImportLineCode read_import_line(std::string_view line) {
+  std::string code;
+  code.reserve(line.size());
+  for (std::size_t k = 0; k < line.size(); ++k) {
+    if (line[k] == '\\' && k + 1 < line.size() && (line[k + 1] == 'n' || line[k + 1] == 't' || line[k + 1] == 'r')) {
+      code += line[k + 1] == 't' ? ' ' : '\n';
+      ++k;
+    } else {
+      code += line[k];
+    }
+  }
+  ImportLineCode out;
+  const auto word_at = [&code](std::size_t at, std::string_view word) {
+    return code.compare(at, word.size(), word) == 0 && (at == 0 || !identifier_char(code[at - 1])) &&
+           (at + word.size() >= code.size() || !identifier_char(code[at + word.size()]));
+  };
+  const auto dotted = [&code](std::size_t& at) {
+    while (at < code.size() && (code[at] == ' ' || code[at] == '\t')) ++at;
+    const std::size_t start = at;
+    while (at < code.size() && (identifier_char(code[at]) || code[at] == '.')) ++at;
+    return code.substr(start, at - start);
+  };
+  for (std::size_t at = 0; at < code.size(); ++at) {
+    if (word_at(at, "from")) {
+      std::size_t k = at + 4;
+      const std::string name = dotted(k);
+      while (k < code.size() && (code[k] == ' ' || code[k] == '\t')) ++k;
+      if (!name.empty() && name.front() != '.' && word_at(k, "import")) {
+        out.modules.push_back(name);
+        at = k + 5;  // past "import": its names are not modules of their own
+        while (at + 1 < code.size() && code[at + 1] != '\n' && code[at + 1] != ';') ++at;
+      }
+    } else if (word_at(at, "import")) {
+      std::size_t k = at + 6;
+      for (;;) {
+        const std::string name = dotted(k);
+        if (name.empty()) break;
+        // `import a.b` runs a/__init__.py, then a/b.py.
+        for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+          out.modules.push_back(name.substr(0, dot));
+        out.modules.push_back(name);
+        while (k < code.size() && (code[k] == ' ' || code[k] == '\t')) ++k;
+        if (word_at(k, "as")) {
+          k += 2;
+          dotted(k);
+          while (k < code.size() && (code[k] == ' ' || code[k] == '\t')) ++k;
+        }
+        if (k >= code.size() || code[k] != ',') break;
+        ++k;
+      }
+      at = k == 0 ? at : k - 1;
+    }
+  }
+  // Calls, on the text as written (a literal's escapes are the literal's): each takes a string
+  // literal, or runs what the text does not show.
+  for (std::size_t at = 0; at < line.size(); ++at)
+    for (std::string_view call : {"__import__(", "import_module(", "exec(", "eval(", "compile("}) {
+      if (line.compare(at, call.size(), call) != 0 || (at > 0 && identifier_char(line[at - 1]))) continue;
+      std::size_t k = at + call.size();
+      const std::size_t literal = k;
+      const std::optional<std::string> arg = python_string(line, k);
+      if (!arg && out.dynamic.empty())
+        out.dynamic = std::string(call) + std::string(line.substr(literal, 20)) + (line.size() > literal + 20 ? "..." : "");
+      if (arg && (call == "__import__(" || call == "import_module(")) out.modules.push_back(*arg);
+      break;
+    }
+  return out;
+}
+
+/// A module that .pth import lines of widely used tools import, whose effect on the import is
+/// known from its source: the top-level packages whose import it redirects ("" for none that
+/// a catalog entry could concern) and what it does, with its source.
+struct StartupHook {
+  std::string_view module;
+  std::string_view packages;  ///< space-separated import names it redirects
+  std::string_view what;
+};
+constexpr StartupHook kStartupHooks[] = {
+    {"_virtualenv", "distutils setuptools",
+     "virtualenv's start-up patch (virtualenv src/virtualenv/create/via_global_ref/_virtualenv.py): "
+     "a finder first on sys.meta_path that patches distutils.dist and setuptools.dist once loaded"},
+    {"_distutils_hack", "distutils",
+     "setuptools' distutils shim (setuptools _distutils_hack/__init__.py, from "
+     "distutils-precedence.pth): a finder on sys.meta_path serving `import distutils` from setuptools"},
+    {"_numba_cuda_redirector", "numba",
+     "numba-cuda's redirector (NVIDIA/numba-cuda site-packages/_numba_cuda_redirector.py): a finder "
+     "first on sys.meta_path that imports numba.cuda and its submodules from numba_cuda/numba/cuda"},
+};
 
 /// Size caps on the metadata files discovery reads, in bytes; a larger file is not read and a
 /// note names it. Real files are far smaller: direct_url.json (PEP 610), .egg-link, a .git file,
@@ -419,6 +642,10 @@ class Discoverer {
         if (name.find('.') != std::string::npos) continue;  // llama.cpp
         layout_[e.project].insert(name + "/__init__.py");
         layout_[e.project].insert("python/" + name + "/__init__.py");
+        const std::string dist = normalize_distribution_name(name);
+        if (std::find(e.matched_distributions.begin(), e.matched_distributions.end(), dist) !=
+            e.matched_distributions.end())
+          import_names_[name] = dist;
       }
       for (const CatalogFile& f : e.files) {
         if (distinctive(f.upstream)) layout_[e.project].insert(f.upstream);
@@ -426,6 +653,8 @@ class Discoverer {
           if (distinctive(m.upstream)) layout_[e.project].insert(m.upstream);
       }
     }
+    for (const auto& [project, paths] : layout_)
+      for (const std::string& p : paths) layout_tops_.insert(p.substr(0, p.find('/')));
   }
 
   void run() {
@@ -449,7 +678,12 @@ class Discoverer {
     for (const std::string& n : size_notes_) out_.notes.push_back(n);
     import_order();
     editable_order();
-    for (FoundInstall& f : pending_) ambiguous_metadata(f.install);
+    orphan_packages();
+    redirected();
+    for (FoundInstall& f : pending_) {
+      ambiguous_metadata(f.install);
+      unversioned(f.install);
+    }
     out_.installs = std::move(pending_);
   }
 
@@ -640,7 +874,12 @@ class Discoverer {
         has_dist_info = true;
       if (e.name == "setup.py" || e.name == "pyproject.toml") has_project_file = true;
     }
-    if (has_git) checkout(rel);
+    if (has_git) {
+      checkout(rel);
+    } else if (rel.empty() && !(name == "site-packages" || name == "dist-packages") &&
+               !(has_dist_info && !has_project_file)) {
+      source_tree(rel, list);  // TARGET itself only: see source_tree()
+    }
     if (std::any_of(list.begin(), list.end(), [](const Tree::DirEntry& e) {
           return e.name == "pyvenv.cfg" && e.type == Entry::Type::kFile;
         }))
@@ -984,6 +1223,7 @@ class Discoverer {
         if (by.empty()) by = "layout";
       }
     if (projects.empty()) return;
+    found_trees_.push_back(rel);
     FoundInstall& f = install_for("in:" + rel);
     if (f.files.tree == nullptr) {
       f.install.kind = InstallKind::kCheckout;
@@ -994,6 +1234,100 @@ class Discoverer {
     for (const std::string& p : projects) add_project(f.install, p);
     f.install.found_by.push_back(join(rel, ".git"));
     if (!f.install.head) f.install.head = read_head(root);
+  }
+
+  /// A directory without `.git` (`rel`, its entries `list`): an install of kind kSourceTree
+  /// when the layout of a catalog project stands there (layout_projects()), unless it lies
+  /// inside a checkout or source tree found already (its own folders, such as SGLang's
+  /// python/, match a layout too). Called for TARGET itself only: a folder deeper in TARGET
+  /// without `.git` is an install when Python's path names it (an editable source), not by its
+  /// layout alone (a copy no sys.path names may be test data or vendored, and is not claimed).
+  /// Looked at only when an entry's name is the first component of some layout path.
+  void source_tree(const std::string& rel, const std::vector<Tree::DirEntry>& list) {
+    if (!std::any_of(list.begin(), list.end(), [&](const Tree::DirEntry& e) {
+          return layout_tops_.count(e.name) != 0;
+        }))
+      return;
+    for (const std::string& root : found_trees_)
+      if (root.empty() || (rel.size() > root.size() && starts_with(rel, root) && rel[root.size()] == '/'))
+        return;
+    const Location root = inside(rel);
+    const std::vector<std::string> projects = layout_projects(root);
+    if (projects.empty()) return;
+    found_trees_.push_back(rel);
+    FoundInstall& f = install_for("in:" + rel);
+    if (f.files.tree == nullptr) {  // else an editable install's source, found first
+      f.install.kind = InstallKind::kSourceTree;
+      f.install.root = shown(rel);
+      f.files = root;
+      f.install.identified_by = "layout";
+    }
+    for (const std::string& p : projects) add_project(f.install, p);
+    f.install.found_by.push_back(rel.empty() ? "." : rel);
+  }
+
+  /// A catalog project's package folder (with __init__.py) in a site-packages walked that no
+  /// install found there covers (no *.dist-info / *.egg-info of the project's distributions,
+  /// no package folder import_order() took): a copy without pip's metadata (copied in, a
+  /// stripped image). Judged from its files as a distribution of its import name, whose version
+  /// is unknown (Install::unversioned). Its shared objects are not listed (no RECORD to say
+  /// which are its own).
+  void orphan_packages() {
+    for (const std::string& site : sites_) {
+      for (const auto& entry : import_names_) {
+        // Named, not a structured binding: clang 14 (Debian 12) refuses a binding captured by a
+        // lambda (C++20 P1091 came in clang 16).
+        const std::string& name = entry.first;
+        const std::string& dist = entry.second;
+        const std::string folder = join(site, name);
+        if (!is_dir(folder) || type_at(inside(folder), "__init__.py") != Entry::Type::kFile) continue;
+        const std::set<std::string>& projects = dist_projects_[dist];
+        const bool covered = std::any_of(pending_.begin(), pending_.end(), [&](const FoundInstall& f) {
+          return f.install.kind == InstallKind::kDistribution && f.files.tree == &tree_ &&
+                 f.files.prefix == site &&
+                 std::any_of(f.install.projects.begin(), f.install.projects.end(),
+                             [&](const std::string& p) { return projects.count(p) != 0; });
+        });
+        // An editable install this site-packages names for the same import name: the folder is
+        // its stale copy or the source itself, which editable_order() has judged.
+        const bool editable_here = std::any_of(pending_.begin(), pending_.end(), [&](const FoundInstall& f) {
+          return f.install.kind == InstallKind::kEditable && f.reach.count(site) != 0 &&
+                 std::find(f.packages.begin(), f.packages.end(), name) != f.packages.end();
+        });
+        if (covered || editable_here) continue;
+        const std::size_t at = distribution(site, folder, dist, "");
+        pending_[at].install.metadata_versions.clear();
+        out_.notes.push_back(fmt::format(
+            "{}: a package folder of {} that no *.dist-info or *.egg-info names: judged as {} "
+            "of unknown version",
+            shown(folder), fmt::join(projects, ", "), dist));
+      }
+    }
+  }
+
+  /// Sets Install::unversioned when neither a version nor a revision is known and nothing else
+  /// says why.
+  static void unversioned(Install& i) {
+    if (!i.version.empty() || i.head) return;
+    switch (i.kind) {
+      case InstallKind::kDistribution:
+        if (std::any_of(i.metadata_versions.begin(), i.metadata_versions.end(),
+                        [](const std::string& v) { return !v.empty(); }))
+          break;  // versions that differ: ambiguous_metadata() says
+        i.unversioned = i.metadata_versions.empty()
+                            ? "no *.dist-info or *.egg-info in " + i.root +
+                                  " names it: a copy without pip's metadata"
+                            : "its metadata names none: no Version: header, none in the folder's name";
+        break;
+      case InstallKind::kSourceTree:
+        i.unversioned = "no .git and no pip metadata: a copied or unpacked source tree";
+        break;
+      case InstallKind::kEditable:
+        i.unversioned = "no .git in the source tree and no version in what names it";
+        break;
+      case InstallKind::kCheckout:
+        break;  // HEAD says
+    }
   }
 
   /// The root of the source tree an editable install points at (`dir`): the nearest directory
@@ -1163,27 +1497,47 @@ class Discoverer {
       for (std::size_t k : ks) roots += (roots.empty() ? "" : ", ") + pending_[k].install.root;
       // The winner: (path line before finder, earlier line); none when a way in is unknown.
       std::optional<std::size_t> winner;
-      std::pair<int, std::size_t> best{2, 0};
-      bool known = true;
+      std::pair<int, std::size_t> best{4, 0};
+      std::size_t first_finders = 0;  // each inserted at sys.meta_path[0]: the last one wins
+      const auto changed = path_changing_pth_.find(site);
+      bool known = changed == path_changing_pth_.end();
       for (std::size_t k : ks) {
+        if (!known) break;
         const Reach how = pending_[k].reach.at(site);
         const auto rank = pending_[k].line_rank.find(std::make_pair(site, how));
         if (how == Reach::kUnknown || rank == pending_[k].line_rank.end()) {
           known = false;
           break;
         }
-        const std::pair<int, std::size_t> key{how == Reach::kPathLine ? 0 : 1, rank->second};
+        if (how == Reach::kFirstFinder && ++first_finders > 1) {
+          known = false;
+          break;
+        }
+        const std::pair<int, std::size_t> key{how == Reach::kFirstFinder     ? 0
+                                              : how == Reach::kFrontPathLine ? 1
+                                              : how == Reach::kPathLine      ? 2
+                                                                             : 3,
+                                              rank->second};
         if (!winner || key < best) {
           winner = k;
           best = key;
         }
       }
       if (!known) {
-        const std::string why = fmt::format(
-            "which copy Python imports is unknown: {} name editable installs of {} ({}), and how "
-            "one of them is put on the import path (a .pth path line or an __editable__ finder) "
-            "was not found",
-            site, name, roots);
+        const std::string why =
+            changed != path_changing_pth_.end()
+                ? fmt::format("which copy Python imports is unknown: {} name editable installs of {} "
+                              "({}), and {} runs an import line that may change sys.path",
+                              site, name, roots, changed->second)
+                : first_finders > 1
+                ? fmt::format("which copy Python imports is unknown: {} name editable installs of {} "
+                              "({}), and more than one of them inserts its finder first in sys.meta_path",
+                              site, name, roots)
+                : fmt::format(
+                      "which copy Python imports is unknown: {} name editable installs of {} ({}), "
+                      "and how one of them is put on the import path (a .pth path line or an "
+                      "__editable__ finder) was not found",
+                      site, name, roots);
         for (std::size_t k : ks)
           if (pending_[k].install.not_imported.empty()) pending_[k].install.not_imported = why;
         out_.notes.push_back(site + ": " + why);
@@ -1191,10 +1545,14 @@ class Discoverer {
       }
       const std::string& imported = pending_[*winner].install.root;
       const std::string why =
-          best.first == 0 ? "its .pth path line comes first: .pth files are read in name order, "
-                            "and sys.path is searched before any __editable__ finder"
-                          : "its __editable__ finder was installed first, and no .pth path line "
-                            "names the package";
+          best.first == 0   ? "its scikit-build-core finder is inserted first in sys.meta_path, ahead of "
+                              "sys.path and any other finder"
+          : best.first == 1 ? "easy-install.pth moves its path line to sys.path's front (sys.__egginsert), "
+                              "ahead of other .pth path lines and any __editable__ finder"
+          : best.first == 2 ? "its .pth path line comes first: .pth files are read in name order, "
+                              "and sys.path is searched before any __editable__ finder"
+                            : "its __editable__ finder was installed first, and no .pth path line "
+                              "names the package";
       for (std::size_t k : ks)
         if (k != *winner && pending_[k].install.not_imported.empty())
           pending_[k].install.not_imported = fmt::format(
@@ -1234,7 +1592,37 @@ class Discoverer {
           const std::string key = "dist:" + site + "\n" + dist;
           const auto existing = source_index_.find(key);
           const std::string source = pending_[k].install.root;
-          if (regular || how == FoundInstall::Reach::kFinder) {
+          if (const auto changed = path_changing_pth_.find(site); changed != path_changing_pth_.end()) {
+            const std::string why = fmt::format(
+                "which copy Python imports is unknown: {} and the editable install at {} both "
+                "hold {}, and {} runs an import line that may change sys.path",
+                folder, source, name, changed->second);
+            pending_[k].install.not_imported = why;
+            if (existing != source_index_.end()) pending_[existing->second].install.not_imported = why;
+            out_.notes.push_back(folder + ": " + why);
+          } else if (how == FoundInstall::Reach::kFirstFinder) {
+            // scikit-build-core's finder is first in sys.meta_path: it wins over sys.path.
+            if (existing != source_index_.end())
+              pending_[existing->second].install.not_imported = fmt::format(
+                  "Python imports the editable source {} instead (its scikit-build-core finder is "
+                  "inserted first in sys.meta_path, before sys.path is searched)",
+                  source);
+            out_.notes.push_back(fmt::format(
+                "{}: a package folder beside the editable install at {}; Python imports the source "
+                "(its scikit-build-core finder is inserted first in sys.meta_path)",
+                folder, source));
+          } else if (how == FoundInstall::Reach::kFrontPathLine) {
+            // easy-install.pth moved the source's path line before site-packages: it wins.
+            if (existing != source_index_.end())
+              pending_[existing->second].install.not_imported = fmt::format(
+                  "Python imports the editable source {} instead (its easy-install.pth path line is "
+                  "moved before site-packages: sys.__egginsert)",
+                  source);
+            out_.notes.push_back(fmt::format(
+                "{}: a package folder beside the editable install at {}; Python imports the source "
+                "(easy-install.pth moves its path line before site-packages: sys.__egginsert)",
+                folder, source));
+          } else if (regular || how == FoundInstall::Reach::kFinder) {
             // The site-packages copy is imported.
             std::size_t at;
             if (existing != source_index_.end()) {
@@ -1276,6 +1664,28 @@ class Discoverer {
             out_.notes.push_back(folder + ": " + why);
           }
         }
+      }
+    }
+  }
+
+  /// The installs of packages that a .pth import line redirects (redirects_): each install
+  /// reached from that site-packages (a distribution there; an editable install one of its .pth
+  /// files or metadata names) one of whose top-level packages is redirected gets
+  /// Install::not_imported (its fixes read unknown), whatever import_order() and
+  /// editable_order() said.
+  void redirected() {
+    for (auto& [key, index] : source_index_) {
+      FoundInstall& f = pending_[index];
+      std::vector<std::string> sites;
+      if (starts_with(key, "dist:")) sites.push_back(key.substr(5, key.find('\n') - 5));
+      for (const auto& site_reach : f.reach) sites.push_back(site_reach.first);
+      const std::set<std::string> names = package_names(f.install);
+      for (const std::string& site : sites) {
+        const auto it = redirects_.find(site);
+        if (it == redirects_.end()) continue;
+        for (const Redirect& r : it->second)
+          for (const std::string& name : names)
+            if (r.packages.count(name) != 0) f.install.not_imported = r.why;
       }
     }
   }
@@ -1341,6 +1751,7 @@ class Discoverer {
   /// .pth path lines.
   void site_packages(const std::string& site, const std::vector<Tree::DirEntry>& list) {
     std::set<std::string> editable_dists;  // named by a dist-info's direct_url.json
+    sites_.push_back(site);
     // Distributions first: a dist-info names its editable source in direct_url.json.
     for (const Tree::DirEntry& e : list) {
       const bool dist_info =
@@ -1592,6 +2003,266 @@ class Discoverer {
   /// `p` written as a pointer that resolve() reads back as `p` (an absolute path).
   std::string pointer_text(const Pointer& p) const { return p.inside ? join(target_real_, p.rel) : p.abs; }
 
+  /// Whether .pth import line `line` (of the .pth named `name`) is one whose effect on the
+  /// import path is known, so that it leaves sys.path as the path lines make it: setuptools'
+  /// `__editable__` finder (`import __editable___X_finder; __editable___X_finder.install()`,
+  /// modelled: FoundInstall::Reach::kFinder), its `distutils-precedence.pth` (a distutils shim),
+  /// virtualenv's `import _virtualenv`, setuptools' `*-nspkg.pth` namespace-package lines
+  /// (`import sys, types, os;...`: they extend the `__path__` of the namespace packages they
+  /// name, not sys.path) and easy-install.pth's `sys.__plen` line (its `sys.__egginsert` line
+  /// is modelled where it pairs with one: egg_insert_lines()). Any other import line runs code
+  /// that may change sys.path.
+  static bool known_import_line(std::string_view name, std::string_view line) {
+    const std::string_view code = trim_view(line);
+    if (starts_with(name, "__editable__.") && starts_with(code, "import __editable___")) {
+      const std::size_t semi = code.find(';');
+      const std::string_view module = trim_view(code.substr(7, semi - 7));
+      return semi != std::string_view::npos && ends_with(module, "_finder") &&
+             trim_view(code.substr(semi + 1)) == fmt::format("{}.install()", module);
+    }
+    if (code == "import _virtualenv") return true;
+    // easy-install.pth's first line only notes sys.path's length (its last line: egg_insert_lines()).
+    if (code == "import sys; sys.__plen = len(sys.path)") return true;
+    if (name == "distutils-precedence.pth")
+      for (std::string_view dflt : {"local", "stdlib"})
+        if (code == fmt::format("import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, "
+                                "'{}') == 'local'; enabled and __import__('_distutils_hack').add_shim();",
+                                dflt))
+          return true;
+    return ends_with(name, "-nspkg.pth") && starts_with(code, "import sys, types, os;") &&
+           code.find("sys.path") == std::string_view::npos;
+  }
+
+  /// Records that .pth `path` (in `site`) runs import line `line`, which may change sys.path
+  /// (import_line(): `why`): once per file, a note and an entry in WalkStats::not_read (the
+  /// walk is incomplete: what Python imports is not known), and `site` in path_changing_pth_.
+  void path_changing_import_line(const std::string& site, const std::string& path, std::string_view line,
+                                 const std::string& why) {
+    path_changing_pth_.try_emplace(site, path);
+    const std::string entry =
+        fmt::format("{}: runs an import line that may change sys.path (not evaluated)", path);
+    if (std::find(out_.walk.not_read.begin(), out_.walk.not_read.end(), entry) != out_.walk.not_read.end())
+      return;
+    out_.walk.not_read.push_back(entry);
+    std::string shown_line(line.substr(0, 120));
+    if (line.size() > 120) shown_line += "...";
+    out_.notes.push_back(fmt::format(
+        "{}: Python runs its import line '{}' at start-up, which may change sys.path ({}); "
+        "sm120check does not run it, so which copy "
+        "of a package the Python of {} imports is not known: the installs there are reported as "
+        "found, the walk is incomplete",
+        path, shown_line, why, shown(site)));
+  }
+
+  /// The text of module `module` (dotted) as `site` holds it: `A/B.py` or `A/B/__init__.py`
+  /// below `site`, with the path read in `file`; std::nullopt when `site` holds neither (the
+  /// module is then the standard library's, or not there: see import_line()). `why` is set
+  /// when the file is there but not read (over its cap).
+  std::optional<std::string> site_module(const std::string& site, const std::string& module,
+                                         std::string& file, std::string& why) const {
+    std::string rel = module;
+    std::replace(rel.begin(), rel.end(), '.', '/');
+    for (const std::string& candidate : {rel + ".py", rel + "/__init__.py"}) {
+      file = join(site, candidate);
+      if (type_at(inside(""), file) != Entry::Type::kFile) continue;
+      std::optional<std::string> text = read_at(inside(""), file, kListFileCap,
+                                                "what the .pth import line naming it does is not known");
+      if (!text) why = "not read (over its size cap)";
+      return text;
+    }
+    file.clear();
+    return std::nullopt;
+  }
+
+  /// Acts on import line `line` (rank `rank` in Python's order) of .pth `path`, named `name`,
+  /// in `site`, which known_import_line() does not know: what it does to where packages are
+  /// imported from is read from its code and from the modules it imports that `site` holds
+  /// (read_import_line(), site_module()), without running anything. In this order:
+  /// - a module that is an editable finder whose mapping is a literal is modelled: the install
+  ///   is reported at the folder the mapping names (editables' `_editable_impl_NAME`:
+  ///   `F.map_module('pkg', '/src/pkg/__init__.py')`, appended to sys.meta_path:
+  ///   Reach::kFinder; scikit-build-core's `_NAME_editable` / `_editable_skbc_NAME`: the
+  ///   `install({'pkg': '/src/pkg/__init__.py', ...}, ...)` call that ends it, inserted first in
+  ///   sys.meta_path: Reach::kFirstFinder);
+  /// - a module of kStartupHooks, or meson-python's `_NAME_editable_loader` (its `install({'pkg'},
+  ///   build_dir, ...)` serves pkg from a build folder it rebuilds: not read), redirects the
+  ///   packages it names: the installs of those packages reached from `site` read unknown
+  ///   (redirects_), a note; the walk stays complete;
+  /// - code that names an import-path hook (kImportPathHooks) in the line or in a module
+  ///   `site` holds that it imports, or that the text does not show (exec() of a non-literal,
+  ///   a module over its cap): path_changing_import_line() (the walk is incomplete);
+  /// - any other line (coverage's a1_coverage.pth, a CA-bundle hook) is taken as not changing
+  ///   where packages are imported from: a note.
+  /// A module `site` does not hold is taken as the standard library's (or absent: Python
+  /// prints the ImportError and goes on); its code is not searched.
+  void import_line(const std::string& site, const std::string& path, const PthLine& line, std::size_t rank) {
+    const ImportLineCode code = read_import_line(line.text);
+    std::string shown_line(line.text.substr(0, 120));
+    if (line.text.size() > 120) shown_line += "...";
+    std::string unknown;  // why the line may change sys.path
+    if (!code.dynamic.empty()) unknown = fmt::format("it runs code its text does not hold ({})", code.dynamic);
+    if (const std::string_view hook = import_path_hook_in(line.text); unknown.empty() && !hook.empty())
+      unknown = fmt::format("its code uses {}", hook);
+    std::vector<std::string> redirected;  // import names it redirects
+    std::vector<std::string> redirect_what;
+    std::vector<std::string> searched;  // modules read
+    bool modelled = false;
+    for (const std::string& module : code.modules) {
+      const std::string top = module.substr(0, module.find('.'));
+      const auto hook = std::find_if(std::begin(kStartupHooks), std::end(kStartupHooks),
+                                     [&top](const StartupHook& h) { return h.module == top; });
+      if (hook != std::end(kStartupHooks)) {
+        for (std::size_t at = 0; at < hook->packages.size();) {
+          std::size_t end = hook->packages.find(' ', at);
+          if (end == std::string_view::npos) end = hook->packages.size();
+          redirected.emplace_back(hook->packages.substr(at, end - at));
+          at = end + 1;
+        }
+        redirect_what.emplace_back(hook->what);
+        continue;
+      }
+      const ModuleVerdict& v = module_verdict(site, module, top, rank, line.uncertain);
+      if (v.file.empty()) continue;  // the standard library's, or absent
+      if (unknown.empty()) unknown = v.unknown;
+      modelled = modelled || v.modelled;
+      redirected.insert(redirected.end(), v.redirected.begin(), v.redirected.end());
+      if (!v.redirected.empty()) redirect_what.push_back(v.what);
+      if (!v.modelled && v.redirected.empty()) searched.push_back(shown(v.file));
+    }
+    if (!unknown.empty()) return path_changing_import_line(site, path, line.text, unknown);
+    if (!redirected.empty()) {
+      std::sort(redirected.begin(), redirected.end());
+      redirected.erase(std::unique(redirected.begin(), redirected.end()), redirected.end());
+      std::string names, what;
+      for (const std::string& n : redirected) names += (names.empty() ? "" : ", ") + n;
+      for (const std::string& w : redirect_what) what += (what.empty() ? "" : "; ") + w;
+      const std::string why = fmt::format(
+          "{} runs an import line that redirects the import of {}: {}; which copy Python imports is not "
+          "known",
+          path, names, what);
+      if (!hook_noted_.insert(path + "\n" + why).second) return;  // once per file and redirect
+      redirects_[site].push_back(Redirect{std::set<std::string>(redirected.begin(), redirected.end()), why});
+      const bool catalog = std::any_of(redirected.begin(), redirected.end(), [this](const std::string& n) {
+        return std::any_of(layout_.begin(), layout_.end(), [&n](const auto& project) {
+          return project.second.count(n + "/__init__.py") != 0;
+        });
+      });
+      out_.notes.push_back(fmt::format(
+          "{}: Python runs its import line '{}' at start-up: {}; {}; other packages are not affected", path,
+          shown_line, what,
+          catalog ? fmt::format("the installs of {} that {} reaches read unknown (where Python imports them "
+                                "from is not read)",
+                                names, shown(site))
+                  : fmt::format("no catalog entry judges {}", names)));
+      return;
+    }
+    if (modelled || !hook_noted_.insert(path).second) return;  // one note per file
+    std::string modules;
+    for (const std::string& m : searched) modules += (modules.empty() ? "" : ", ") + m;
+    out_.notes.push_back(fmt::format(
+        "{}: Python runs its import line '{}' at start-up; {} where packages are imported from "
+        "(sys.path, sys.meta_path, sys.modules, ...): taken as not changing it",
+        path, shown_line,
+        modules.empty()
+            ? fmt::format("it imports no module that {} holds, and its code names no way to change", shown(site))
+            : fmt::format("neither its code nor the modules it imports from {} ({}) name a way to change",
+                          shown(site), modules)));
+  }
+
+  /// What importing module `module` (dotted; top-level name `top`) from .pth import line of
+  /// rank `rank` in `site` does (import_line()), once per site and module: a .pth naming one
+  /// module on many lines reads it once.
+  struct ModuleVerdict {
+    std::string file;     ///< the module's file in `site`; "" when `site` holds none
+    bool modelled = false;  ///< an editable finder whose mapping was read (editable_finder())
+    std::vector<std::string> redirected;  ///< the import names it redirects
+    std::string what;     ///< with `redirected`: what redirects them
+    std::string unknown;  ///< why it may change sys.path; "" when it names no hook
+  };
+  const ModuleVerdict& module_verdict(const std::string& site, const std::string& module, const std::string& top,
+                                      std::size_t rank, bool uncertain) {
+    const auto [it, added] = module_verdicts_.try_emplace(site + "\n" + module);
+    ModuleVerdict& v = it->second;
+    if (!added) return v;
+    std::string why;
+    const std::optional<std::string> text = site_module(site, module, v.file, why);
+    if (v.file.empty()) return v;
+    if (!text) {
+      v.unknown = fmt::format("it imports {}, {}", shown(v.file), why);
+    } else if (editable_finder(site, v.file, *text, top, rank, uncertain)) {
+      v.modelled = true;
+    } else if (std::size_t at = last_install_call(*text);
+               text->find("MesonpyMetaFinder") != std::string::npos && at != std::string::npos) {
+      // meson-python (mesonpy/__init__.py, _editable_loader.py): install(names, build_path,
+      // build_cmd, ...) ends the module and inserts its finder first in sys.meta_path.
+      if (const std::optional<std::vector<std::string>> names = python_string_set(*text, at); names && !names->empty()) {
+        v.redirected = *names;
+        v.what = fmt::format(
+            "meson-python's editable loader {} (a finder first on sys.meta_path that imports them from "
+            "the build folder it rebuilds; not read)",
+            shown(v.file));
+      }
+    }
+    if (text && !v.modelled && v.redirected.empty())
+      if (const std::string_view hook = import_path_hook_in(*text); !hook.empty())
+        v.unknown = fmt::format("it imports {}, whose code uses {}", shown(v.file), hook);
+    return v;
+  }
+
+  /// Where module text `text` (file `file` of `site`, imported as top-level `module` by a .pth
+  /// import line of rank `rank`) is an editable finder whose mapping is a literal (import_line()):
+  /// the installs its mapping names are reported (editable()); true when it is one (modelled,
+  /// even where the mapping names no catalog project).
+  bool editable_finder(const std::string& site, const std::string& file, const std::string& text,
+                       const std::string& module, std::size_t rank, bool uncertain) {
+    using Reach = FoundInstall::Reach;
+    std::vector<std::pair<std::string, std::string>> mapping;  // top-level name -> its file or folder
+    Reach how = Reach::kFinder;
+    std::string dist;
+    if (starts_with(module, "_editable_impl_") &&
+        text.find("from editables.redirector import RedirectingFinder as F") != std::string::npos) {
+      // editables (pfmoore/editables, src/editables/__init__.py, bootstrap_file()): one
+      // `F.map_module(name, path)` line per package after `F.install()` (appended to sys.meta_path).
+      dist = module.substr(15);
+      for (std::size_t at = text.find("F.map_module("); at != std::string::npos;
+           at = text.find("F.map_module(", at)) {
+        at += 13;
+        std::optional<std::string> name = python_string(text, at);
+        skip_python_space(text, at);
+        if (!name || at >= text.size() || text[at] != ',') return false;
+        std::optional<std::string> target = python_string(text, ++at);
+        if (!target) return false;
+        mapping.emplace_back(std::move(*name), std::move(*target));
+      }
+    } else if (text.find("class ScikitBuildRedirectingFinder") != std::string::npos) {
+      // scikit-build-core (src/scikit_build_core/build/_editable.py, editable_redirect(): the
+      // resource _editable_redirect.py and `install(known_source_files, known_wheel_files, ...)`;
+      // install() inserts the finder at sys.meta_path[0]): module names -> source files.
+      if (starts_with(module, "_editable_skbc_")) dist = module.substr(15);
+      else if (starts_with(module, "_") && ends_with(module, "_editable")) dist = module.substr(1, module.size() - 10);
+      std::size_t at = last_install_call(text);
+      if (at == std::string::npos) return false;
+      const auto modules = python_string_dict(text, at);
+      if (!modules) return false;
+      for (const auto& [name, target] : *modules)
+        if (name.find('.') == std::string::npos) mapping.emplace_back(name, target);
+      how = Reach::kFirstFinder;
+    } else {
+      return false;
+    }
+    dist = normalize_distribution_name(dist);
+    if (!wanted(dist)) dist.clear();
+    for (const auto& [name, target] : mapping) {
+      if (!package_name(name) || target.empty() || target.front() != '/') continue;
+      // A package's file is its __init__.py: the source root holds its folder.
+      std::filesystem::path where(target);
+      if (where.filename() == "__init__.py") where = where.parent_path();
+      editable(site, file, dist, "", where.parent_path().string(), uncertain ? Reach::kUnknown : how, rank,
+               {name});
+    }
+    return true;
+  }
+
   /// A .pth file: `__editable__.NAME-VER.pth` (setuptools' PEP 660 editable install: a path
   /// line, or an import of its finder module, whose MAPPING gives the package's folder), or any
   /// other .pth, whose path lines (not `import` lines) are sys.path entries. Lines are read as
@@ -1616,11 +2287,25 @@ class Discoverer {
       const std::optional<std::pair<int, int>> v = site_python_version(site);
       if (v && *v >= std::make_pair(3, 13)) return;
     }
+    // A path line naming what an earlier line of the file named changes nothing: site.py skips
+    // a path already in sys.path (known_paths, after makepath()'s normalisation). Skipped here
+    // before any look at the disk, so the work is linear in the file (2 million lines "/" took
+    // minutes).
+    std::unordered_set<std::string> named;
+    const auto repeated = [&](const PthLine& line) {
+      if (line.import) return false;
+      std::string key = (std::filesystem::path(site) / std::string(line.text)).lexically_normal().string();
+      while (key.size() > 1 && key.back() == '/') key.pop_back();  // os.path.normpath("a/") is "a"
+      key += line.uncertain ? "\n?" : "\n";
+      return !named.insert(std::move(key)).second;
+    };
     if (done.count(dist) != 0) {  // its dist-info's direct_url.json said where; this says how
       bool finder = false, path_line_seen = false;
       std::size_t finder_rank = 0, path_rank = 0;
       for_each_pth_file_line(site, path, *text, [&](const PthLine& line) {
         const std::size_t rank = ++pth_lines_;
+        if (line.import && !known_import_line(name, line.text)) import_line(site, path, line, rank);
+        if (repeated(line)) return;
         if (!line.import && !path_line(site, path, std::string(line.text))) return;  // not on sys.path
         if (line.uncertain || hidden) return uncertain_pth_line(site, path, hidden);  // the way in stays as known
         if (line.import && !finder) finder_rank = rank;
@@ -1639,14 +2324,23 @@ class Discoverer {
           }
       return;
     }
+    // The classic setuptools easy-install.pth: path lines between its `sys.__plen` line and its
+    // `sys.__egginsert` line are moved to the front of sys.path (egg_insert_lines()).
+    const std::pair<std::size_t, std::size_t> front = egg_insert_lines(site, *text);
+    std::size_t ordinal = 0;
     for_each_pth_file_line(site, path, *text, [&](PthLine line) {
       const std::size_t rank = ++pth_lines_;
+      const std::size_t at = ++ordinal;
+      const bool moved_first = front.first < at && at < front.second;
+      if (line.import && (at == front.first || at == front.second)) return;  // modelled
+      if (repeated(line)) return;
       line.uncertain = line.uncertain || hidden;
       // A line only one Python reading has: on the import path perhaps (which copy is imported:
       // unknown).
       const FoundInstall::Reach perhaps = FoundInstall::Reach::kUnknown;
       if (line.import) {
         if (line.uncertain) uncertain_pth_line(site, path, hidden);
+        if (!known_import_line(name, line.text)) return import_line(site, path, line, rank);
         if (dist.empty()) return;
         // "import __editable___NAME_finder; __editable___NAME_finder.install()"
         const std::string module = trim(line.text.substr(7, line.text.find(';') - 7));
@@ -1669,8 +2363,51 @@ class Discoverer {
       if (line.uncertain) uncertain_pth_line(site, path, hidden);
       if (!zip_on_path(path, *p))
         editable(site, path, dist, version, pointer_text(*p),
-                 line.uncertain ? perhaps : FoundInstall::Reach::kPathLine, rank);
+                 line.uncertain  ? perhaps
+                 : moved_first ? FoundInstall::Reach::kFrontPathLine
+                                 : FoundInstall::Reach::kPathLine,
+                 rank);
     });
+  }
+
+  /// Where .pth `text` (in `site`) holds the classic setuptools easy-install.pth pattern: the
+  /// ordinals (1-based, in for_each_pth_line() order) of its `import sys; sys.__plen =
+  /// len(sys.path)` line and of the later `import sys; new = sys.path[sys.__plen:]; del
+  /// sys.path[sys.__plen:]; p = getattr(sys, '__egginsert', 0); sys.path[p:p] = new;
+  /// sys.__egginsert = p + len(new)` line (setuptools' easy_install.py, PthDistributions: the
+  /// path lines between them are moved to sys.path's front, before site-packages, each file's
+  /// after the earlier files'). {0, 0} when the file holds no such pair, or holds either line
+  /// otherwise (those lines are then unknown import lines).
+  std::pair<std::size_t, std::size_t> egg_insert_lines(const std::string& site, std::string_view text) const {
+    const auto same = [](std::string_view line, std::string_view want) {
+      line = trim_view(line);
+      if (line.size() != want.size()) return false;
+      for (std::size_t k = 0; k < line.size(); ++k)
+        if ((line[k] == '"' ? '\'' : line[k]) != want[k]) return false;
+      return true;
+    };
+    static constexpr std::string_view kPlen = "import sys; sys.__plen = len(sys.path)";
+    static constexpr std::string_view kInsert =
+        "import sys; new = sys.path[sys.__plen:]; del sys.path[sys.__plen:]; p = getattr(sys, "
+        "'__egginsert', 0); sys.path[p:p] = new; sys.__egginsert = p + len(new)";
+    const std::optional<std::pair<int, int>> version = site_python_version(site);
+    std::optional<PthReading> reading;
+    if (version) reading = *version >= std::make_pair(3, 13) ? PthReading::kSplitLines : PthReading::kTextIo;
+    std::size_t ordinal = 0, plen = 0, insert = 0;
+    bool valid = true;
+    for_each_pth_line(text, reading, [&](const PthLine& line) {
+      ++ordinal;
+      if (!line.import) return;
+      if (same(line.text, kPlen)) {
+        valid = valid && plen == 0;
+        plen = ordinal;
+      } else if (same(line.text, kInsert)) {
+        valid = valid && plen != 0 && insert == 0;
+        insert = ordinal;
+      }
+    });
+    if (!valid || plen == 0 || insert == 0) return {0, 0};
+    return {plen, insert};
   }
 
   /// A .pth path line leading to `p` (in `found_by`, path_line()) naming a regular file: a zip
@@ -1784,6 +2521,11 @@ class Discoverer {
     if (record) {
       g.source = ObjectSource::kRecord;
       std::vector<std::string> outside;  // kernel files the RECORD lists outside TARGET
+      // Kernel files it lists that do not exist: counted (KernelGroup::absent), not kept. A
+      // path is kept only when there is a file to read, so memory follows the files on disk,
+      // not the RECORD's text (4.1 million absent "x/N.so" lines once took 1.1 GB). A hash
+      // per absent path tells repeats apart (8 bytes each, freed with the RECORD).
+      std::vector<std::uint64_t> absent;
       for_each_line(*record, [&](std::string_view line) {
         const std::string path = record_path(line);
         if (!is_kernel_file_name(base_name(path)) || path.find('\0') != std::string::npos) return true;
@@ -1800,12 +2542,23 @@ class Discoverer {
           if (at.rel.empty()) return true;
           p = at.rel;
         }
+        bool missing = false;  // an error (EACCES) is kept: list_objects() lists it with its error
+        try {
+          missing = tree_.stat(*p).type == Entry::Type::kMissing;
+        } catch (const Error&) {
+        }
+        if (missing) {
+          absent.push_back(path_hash(*p));
+          return true;
+        }
         if (std::optional<std::string> real = object_path(*p)) {
           if (*real != *p) set.links[*p] = *real;
           set.paths.push_back(*p);
         }
         return true;
       });
+      std::sort(absent.begin(), absent.end());
+      g.absent = static_cast<std::size_t>(std::unique(absent.begin(), absent.end()) - absent.begin());
       if (!outside.empty()) {
         std::string listed;
         for (std::size_t k = 0; k < outside.size() && k < 3; ++k) listed += (k ? ", " : "") + outside[k];
@@ -1848,6 +2601,14 @@ class Discoverer {
     std::sort(set.paths.begin(), set.paths.end());
     set.paths.erase(std::unique(set.paths.begin(), set.paths.end()), set.paths.end());
     out_.objects.push_back(std::move(set));
+  }
+
+  /// A 64-bit FNV-1a hash of `path`: absent RECORD paths are told apart by it (two distinct
+  /// paths of one RECORD sharing a hash, odds about n^2 / 2^65, would be counted once).
+  static std::uint64_t path_hash(std::string_view path) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const char c : path) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h;
   }
 
   /// Linux's limit on symlinks followed in one path lookup (MAXSYMLINKS, path_resolution(7)).
@@ -2048,12 +2809,33 @@ class Discoverer {
   std::map<std::string, std::set<std::string>> dist_projects_;   ///< distribution -> projects
   std::map<std::string, std::set<std::string>> repo_projects_;   ///< owner/name -> projects
   std::map<std::string, std::set<std::string>> layout_;          ///< project -> paths
+  std::set<std::string> layout_tops_;  ///< first component of every layout_ path
+  /// A catalog distribution's import name ("flashinfer", "flash_attn") -> the distribution it
+  /// is matched as (PEP 503: "flashinfer", "flash-attn").
+  std::map<std::string, std::string> import_names_;
+  /// Checkouts and source trees found by the walk (relative to TARGET): no other below them.
+  std::vector<std::string> found_trees_;
+  std::vector<std::string> sites_;  ///< site-packages folders read (relative to TARGET)
   std::map<std::string, const Tree*> outside_trees_;
   std::map<std::string, std::size_t> source_index_;  ///< install key -> index in pending_
   std::vector<FoundInstall> pending_;  ///< in the order found
   std::vector<std::string> symlink_notes_;
   std::set<std::string> followed_;  ///< directories walked through a symlink (TARGET paths)
   mutable std::vector<std::string> size_notes_;  ///< files over their read_at() cap
+  /// Site-packages folders (as walked) one of whose .pth files runs an import line that may
+  /// change sys.path (known_import_line() false) -> the first such .pth: which copy Python
+  /// imports there is not claimed.
+  std::map<std::string, std::string> path_changing_pth_;
+  /// A .pth import line that redirects the import of some packages (import_line()): their
+  /// top-level import names, and why which copy Python imports is not known.
+  struct Redirect {
+    std::set<std::string> packages;
+    std::string why;
+  };
+  /// Site-packages folders (as walked) -> the redirects their .pth import lines install.
+  std::map<std::string, std::vector<Redirect>> redirects_;
+  std::map<std::string, ModuleVerdict> module_verdicts_;  ///< site "\n" module -> module_verdict()
+  std::set<std::string> hook_noted_;  ///< .pth files whose import lines got import_line()'s note
   std::size_t pth_lines_ = 0;  ///< .pth lines (not comments) read so far: FoundInstall::line_rank
   std::vector<std::string> walked_objects_;  ///< shared objects the walk met (TARGET paths)
 };

@@ -27,9 +27,11 @@ struct FoundInstall {
   Location files;
   /// How an editable install's source is put before Python: a path line of a .pth (on sys.path,
   /// after the site-packages folder itself), a setuptools __editable__ finder (appended to
-  /// sys.meta_path, after the path finder), or not known (only direct_url.json or an .egg-link
-  /// names it).
-  enum class Reach { kUnknown, kFinder, kPathLine };
+  /// sys.meta_path, after the path finder), a path line the classic easy-install.pth moves to
+  /// sys.path's front (`sys.__egginsert`: before site-packages), a finder inserted first in
+  /// sys.meta_path (scikit-build-core's redirect: before the path finder, so before
+  /// everything), or not known (only direct_url.json or an .egg-link names it).
+  enum class Reach { kUnknown, kFinder, kPathLine, kFrontPathLine, kFirstFinder };
   /// Per site-packages (relative to TARGET) that names the editable install: the strongest
   /// way found there (a path line outranks a finder: the path finder runs first).
   std::map<std::string, Reach> reach;

@@ -15,6 +15,7 @@
 #include "discover.hpp"
 #include "sm120check/code_text.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/kernels.hpp"
 
 namespace sm120check {
 
@@ -26,6 +27,8 @@ std::string_view to_string(InstallKind kind) {
       return "editable";
     case InstallKind::kCheckout:
       return "checkout";
+    case InstallKind::kSourceTree:
+      return "source";
   }
   return "?";
 }
@@ -122,7 +125,8 @@ ScanSummary ScanReport::summary() const {
       ++s.kernel_objects;
       const std::optional<KernelFit> worst =
           i < g.fits.size() ? worst_fit(g.fits[i]) : std::nullopt;
-      if (worst.value_or(KernelFit::kExact) >= KernelFit::kPartial) ++s.kernel_no_image;  // or partial
+      if (worst == KernelFit::kNone) ++s.kernel_no_image;
+      if (worst == KernelFit::kPartial) ++s.kernel_partial;
       if (worst == KernelFit::kPtxJit) ++s.kernel_ptx_jit;
       if (worst.value_or(KernelFit::kPartial) < KernelFit::kPartial && i < g.fits.size() &&
           std::any_of(g.fits[i].begin(), g.fits[i].end(),
@@ -141,7 +145,7 @@ int ScanReport::exit_code() const {
       unknown = unknown || f.verdict == FixVerdict::kUnknown;
     }
   const ScanSummary s = summary();
-  missing = missing || s.kernel_no_image > 0;
+  missing = missing || s.kernel_no_image > 0 || s.kernel_partial > 0;
   unknown = unknown || s.kernel_errors > 0 || s.kernel_not_compared > 0 || !walk.complete();
   return missing ? 1 : unknown ? 2 : 0;
 }
@@ -155,6 +159,72 @@ using scan_detail::ObjectSet;
 /// listing says).
 constexpr std::string_view kCompiledWhy =
     "compiled into the binary (no file of this fix ships in a wheel)";
+
+/// Files opened and waiting to be listed at once (list_ahead()): descriptors held at most.
+constexpr std::size_t kListingBatch = 64;
+
+/// A file's listing made ahead by list_ahead(), or the Error list_kernels_at() threw for it;
+/// `shown` is the path it was listed under.
+struct ListedAhead {
+  std::string shown;
+  KernelListing listing;
+  std::optional<Error> error;
+};
+
+/// The objects list_objects() reads, listed ahead on kernel_threads() threads (for_each_
+/// concurrently(): kListingBatch files at a time, opened here, on the calling thread, which
+/// alone uses the trees). The sets are gone through as list_objects() does: each (tree, path)
+/// once, each file (device, inode) at its first path; a path that is not a regular file or
+/// cannot be opened or examined is left to list_objects(), which meets it again. Peak memory:
+/// the listings, plus kernel_threads() decompression buffers (see kernel_threads()).
+std::map<std::pair<dev_t, ino_t>, ListedAhead> list_ahead(const std::vector<ObjectSet>& sets) {
+  std::map<std::pair<dev_t, ino_t>, ListedAhead> ahead;
+  std::set<std::pair<const Tree*, std::string>> seen;
+  struct Job {
+    OpenFile file;
+    ListedAhead* out;
+    off_t size;
+  };
+  std::vector<Job> batch;
+  const auto flush = [&] {
+    // Largest first: the threads end together (one large library left for last would be
+    // listed on one thread).
+    std::stable_sort(batch.begin(), batch.end(),
+                     [](const Job& a, const Job& b) { return a.size > b.size; });
+    for_each_concurrently(batch.size(), [&](std::size_t k) {
+      ListedAhead& out = *batch[k].out;
+      try {
+        out.listing = list_kernels_at(batch[k].file.fd(), out.shown);
+      } catch (const Error& e) {
+        out.error = e;
+      }
+    });
+    batch.clear();
+  };
+  for (const ObjectSet& set : sets) {
+    for (const std::string& path : set.paths) {
+      const std::string shown = set.group.outside_target ? set.tree->name() + "/" + path : path;
+      const auto link = set.links.find(path);
+      const std::string& real = link == set.links.end() ? path : link->second;
+      if (!seen.emplace(set.tree, real).second) continue;
+      try {
+        if (set.tree->stat(real).type != Entry::Type::kFile) continue;
+        OpenFile file = set.tree->open_file(real);
+        struct stat st {};
+        if (::fstat(file.fd(), &st) != 0) continue;
+        const auto [it, added] = ahead.try_emplace({st.st_dev, st.st_ino});
+        if (!added) continue;
+        it->second.shown = shown;
+        batch.push_back({std::move(file), &it->second, st.st_size});
+      } catch (const Error&) {
+        continue;
+      }
+      if (batch.size() == kListingBatch) flush();
+    }
+  }
+  flush();
+  return ahead;
+}
 
 /// Lists the objects of `sets` into out.groups, and counts them. Each file is read once,
 /// known by its device and inode: a path two sets name, or two paths of one file (a hard link,
@@ -177,6 +247,7 @@ void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
   std::map<std::pair<const Tree*, std::string>, std::optional<std::pair<dev_t, ino_t>>> seen;
   std::map<std::pair<dev_t, ino_t>, Read> read;
   std::map<std::pair<const Tree*, std::string>, KernelListing> unopened;
+  std::map<std::pair<dev_t, ino_t>, ListedAhead> ahead = list_ahead(sets);
   for (std::size_t n = 0; n < sets.size(); ++n) {
     ObjectSet& set = sets[n];
     KernelGroup g = std::move(set.group);
@@ -200,7 +271,16 @@ void list_objects(std::vector<ObjectSet>& sets, ScanKernels& out) {
             if (read.count(id) == 0) {
               Read r;
               r.owner = out.groups.size();
-              r.listing = list_kernels_at(file.fd(), shown);
+              // Listed ahead under this path (its first): taken; else (the file changed
+              // since, a path list_ahead() could not open) listed now.
+              if (auto a = ahead.find(id); a != ahead.end() && a->second.shown == shown) {
+                ListedAhead listed = std::move(a->second);
+                ahead.erase(a);
+                if (listed.error) throw *listed.error;
+                r.listing = std::move(listed.listing);
+              } else {
+                r.listing = list_kernels_at(file.fd(), shown);
+              }
               read.emplace(id, std::move(r));
             }
             it->second = id;
@@ -362,6 +442,34 @@ class InstallJudge {
               "file that moved elsewhere)";
       return r;
     }
+    // A file of the entry none of whose paths exists (an older release without it, a part of
+    // the package not installed): a fixed marker found nowhere may be its, so not found does
+    // not mean absent.
+    std::vector<std::string> bytecode_only;
+    for (const CatalogFile& file : entry.files) {
+      std::vector<std::string> paths;
+      const bool by_installed = install.kind == InstallKind::kDistribution;
+      if (by_installed ? file.installed.has_value() : true)
+        paths.push_back(by_installed ? *file.installed : file.upstream);
+      for (const CatalogMove& m : file.moved)
+        if (by_installed ? m.installed.has_value() : true)
+          paths.push_back(by_installed ? *m.installed : m.upstream);
+      if (paths.empty()) continue;  // not shipped in this kind of install
+      const bool exists = std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+        return std::find(r.files.begin(), r.files.end(), p) != r.files.end();
+      });
+      if (!exists && std::find(r.absent_files.begin(), r.absent_files.end(), paths.front()) ==
+                         r.absent_files.end())
+        r.absent_files.push_back(paths.front());
+      // Python imports a sourceless FILE.pyc where FILE.py is absent: that module is there,
+      // as bytecode no marker can read.
+      if (!exists)
+        for (const std::string& p : paths)
+          if (p.size() > 3 && p.compare(p.size() - 3, 3, ".py") == 0 && is_file(p + "c")) {
+            bytecode_only.push_back(p + "c");
+            break;
+          }
+    }
     bool all_fixed = true, any_unfixed = false, unevaluated = false;
     std::vector<std::string> absent, found_unfixed, unfixed_in_comments;
     for (std::size_t m = 0; m < count; ++m) {
@@ -377,6 +485,7 @@ class InstallJudge {
       if (f.total == 0 && f.error_lines > 0) unevaluated = true;
       if (fixed && f.total == 0) {
         all_fixed = false;
+        f.in_absent_file = !r.absent_files.empty();
         absent.push_back(comment_only_text(f));
       }
       if (!fixed && f.total > 0) {
@@ -399,9 +508,28 @@ class InstallJudge {
     if (unevaluated) {
       r.verdict = FixVerdict::kUnknown;
       r.why = "a regular expression could not be evaluated on some line (PCRE2 limit)";
+    } else if (all_fixed && !any_unfixed && !bytecode_only.empty()) {
+      // The fix changes that module too, and Python imports it from bytecode no marker reads:
+      // present cannot be told (hostile review hr25: flashinfer-2574 read present with
+      // flashinfer/prefill.py shipped only as the parent's prefill.pyc).
+      r.verdict = FixVerdict::kUnknown;
+      r.why = fmt::format("every fixed marker found ({}), no unfixed one, but the entry's ",
+                          entry.fixed.size()) +
+              "module stands only as bytecode here (" + listed(bytecode_only) +
+              ", imported where the .py is absent): the fix changes it too, and no marker can "
+              "read it" +
+              commented_out;
     } else if (all_fixed && !any_unfixed) {
       r.verdict = FixVerdict::kPresent;
       r.why = fmt::format("every fixed marker found ({}), no unfixed one", entry.fixed.size()) +
+              commented_out;
+    } else if (!all_fixed && !r.absent_files.empty() && !any_unfixed) {
+      // No unfixed code found, and what was not found may stand in a file this copy lacks.
+      r.verdict = FixVerdict::kUnknown;
+      r.why = "not found: " + listed(absent) + ", but the entry's file " +
+              listed(r.absent_files) +
+              " is absent here and may hold it (a release older than the file, or a part of "
+              "the package not installed)" +
               commented_out;
     } else if (!all_fixed && (entry.unfixed.empty() || any_unfixed)) {
       r.verdict = FixVerdict::kMissing;
@@ -417,6 +545,16 @@ class InstallJudge {
               ", and none of the unfixed markers either" + commented_out;
     }
     return r;
+  }
+
+  /// Whether `path` (relative to the install's root) is a regular file; false when it cannot
+  /// be examined.
+  bool is_file(const std::string& path) const {
+    try {
+      return found_.files.tree->stat(found_.files.path(path)).type == Entry::Type::kFile;
+    } catch (const Error&) {
+      return false;
+    }
   }
 
   /// The hits of every marker in the file at `path` (relative to the install's root), read,
@@ -469,7 +607,9 @@ ScanReport scan(const std::string& target, Catalog catalog, GpuReport gpu,
     first[k] = markers.size();
     for (const auto* list : {&entries[k].fixed, &entries[k].unfixed})
       for (const CatalogMarker& m : *list)
-        markers.push_back({m.text, m.regex, Marker::Origin::kOption, entries[k].id});
+        // crlf: a catalog pattern sees a line as Python's str.splitlines() gives it (the
+        // catalog README's truth, bench/catalog_check.py), without a CRLF file's "\r".
+        markers.push_back({m.text, m.regex, Marker::Origin::kOption, entries[k].id, true});
   }
   const MarkerSearcher searcher(std::move(markers));
 

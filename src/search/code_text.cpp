@@ -102,6 +102,10 @@ class Lexer {
     out_.blanked = true;
   }
 
+  /// 3 when the text starts with a UTF-8 byte order mark (EF BB BF), else 0: Python, GCC
+  /// and YAML parsers read the first line after it.
+  std::size_t bom_end() const { return s_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
+
   /// The "\n" at or after `k`, or the end.
   std::size_t line_end(std::size_t k) const {
     if (k >= n_) return n_;
@@ -340,20 +344,34 @@ class Lexer {
   }
 
   /// Whether an `if`, `elif` or `while` whose keyword ends at `k` tests a constant false:
-  /// `False` or `0`, in as many parentheses as it likes (`if (False):`), blanks anywhere
-  /// between, then its `:` (not a walrus).
+  /// `False` or `0`, in as many parentheses as it likes (`if (False):`), then its `:` (not a
+  /// walrus). Between the tokens: blanks and explicit line joins (`if \` + `False:`), and
+  /// inside the parentheses also line breaks and comments (`if (` + `False` + `):`), as
+  /// Python's tokenizer joins them.
   bool py_false_test(std::size_t k) const {
-    const auto skip_blanks = [&](std::size_t at) {
-      while (at < n_ && (s_[at] == ' ' || s_[at] == '\t')) ++at;
-      return at;
+    const auto skip = [&](std::size_t at, bool in_parens) {
+      for (;;) {
+        if (at < n_ && (s_[at] == ' ' || s_[at] == '\t' || s_[at] == '\f')) {
+          ++at;
+        } else if (at < n_ && s_[at] == '\\' && py_newline_at(at + 1) != 0) {
+          at += 1 + py_newline_at(at + 1);
+        } else if (in_parens && py_newline_at(at) != 0) {
+          at += py_newline_at(at);
+        } else if (in_parens && at < n_ && s_[at] == '#') {
+          at = py_line_end(at);
+        } else {
+          return at;
+        }
+      }
     };
     std::size_t open = 0;
-    for (k = skip_blanks(k); k < n_ && s_[k] == '('; k = skip_blanks(k + 1)) ++open;
+    for (k = skip(k, false); k < n_ && s_[k] == '('; k = skip(k + 1, true)) ++open;
     std::size_t e = k;
     while (e < n_ && is_word(s_[e])) ++e;
     const std::string_view word = s_.substr(k, e - k);
     if (word != "False" && word != "0") return false;
-    for (e = skip_blanks(e); open > 0 && e < n_ && s_[e] == ')'; e = skip_blanks(e + 1)) --open;
+    for (e = skip(e, open > 0); open > 0 && e < n_ && s_[e] == ')'; e = skip(e + 1, open > 0))
+      --open;
     return open == 0 && e < n_ && s_[e] == ':' && (e + 1 >= n_ || s_[e + 1] != '=');
   }
 
@@ -418,7 +436,7 @@ class Lexer {
         dead_header = false;
       }
     };
-    std::size_t i = s_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte order mark
+    std::size_t i = bom_end();
     while (i < n_) {
       if (in_token) {
         code_end = i;
@@ -562,7 +580,8 @@ class Lexer {
     while (k < n_) {
       const char c = s_[k];
       if (c == '\\') {
-        k = escape_end(k);
+        const std::size_t j = c_unsplice(k);  // a splice with blanks before its break too
+        k = j != k ? j : escape_end(k);
       } else if (c == '\n') {
         return k;
       } else if (c == quote) {
@@ -650,33 +669,82 @@ class Lexer {
     return k;
   }
 
-  /// Whether the `#if` whose name ends at `k` reads `#if 0`: a 0, then nothing but blanks or
-  /// a comment on the line.
+  /// `k` past spaces, tabs and line splices.
+  std::size_t c_space_end(std::size_t k) const {
+    for (;;) {
+      const std::size_t j = c_unsplice(c_blanks_end(k));
+      if (j == k) return k;
+      k = j;
+    }
+  }
+
+  /// The identifier starting at `k` with the line splices inside it removed (`#en\` + `dif`
+  /// reads `endif`), and one past its last byte. Only its first 16 bytes are kept: longer
+  /// words are no directive name, and the copy stays small.
+  std::pair<std::string, std::size_t> c_spliced_word(std::size_t k) const {
+    std::string word;
+    std::size_t end = k;
+    for (k = c_unsplice(k); k < n_ && is_word(s_[k]); k = c_unsplice(k + 1)) {
+      if (word.size() < 16) word += s_[k];
+      end = k + 1;
+    }
+    return {word, end};
+  }
+
+  /// One past the "\n" that ends the logical line holding `k` (line splices joined), or the
+  /// end.
+  std::size_t c_logical_line_end(std::size_t k) const {
+    for (;;) {
+      const std::size_t nl = line_end(k);
+      if (nl == n_) return n_;
+      std::size_t b = nl;
+      if (b > k && s_[b - 1] == '\r') --b;
+      while (b > k && (s_[b - 1] == ' ' || s_[b - 1] == '\t')) --b;
+      if (b == k || s_[b - 1] != '\\') return nl + 1;
+      k = nl + 1;
+    }
+  }
+
+  /// Whether the `#if` whose name ends at `k` reads `#if 0`: a 0, then nothing but blanks,
+  /// line splices and comments on its logical line.
   bool c_if_zero(std::size_t k) const {
-    k = c_blanks_end(k);
+    k = c_space_end(k);
     if (k >= n_ || s_[k] != '0') return false;
-    if (k + 1 < n_ && (is_word(s_[k + 1]) || s_[k + 1] == '.' || s_[k + 1] == '\'')) return false;
-    k = c_blanks_end(k + 1);
-    return k >= n_ || s_[k] == '\n' || s_[k] == '\r' ||
-           (s_[k] == '/' && k + 1 < n_ && (s_[k + 1] == '/' || s_[k + 1] == '*'));
+    k = c_unsplice(k + 1);
+    if (k < n_ && (is_word(s_[k]) || s_[k] == '.' || s_[k] == '\'')) return false;
+    for (;;) {
+      k = c_space_end(k);
+      if (k >= n_ || s_[k] == '\n' || s_[k] == '\r') return true;
+      if (s_[k] != '/') return false;
+      const std::size_t after = c_unsplice(k + 1);
+      if (after < n_ && s_[after] == '/') return true;
+      if (after >= n_ || s_[after] != '*') return false;
+      k = c_block_comment_end(after + 1);
+    }
   }
 
   /// `//` and `/* */` comments (after line splices are joined), outside literals; and the
   /// lines of an `#if 0` group (to its `#else`, `#elif` or `#endif`, nested `#if`s counted;
-  /// not when the group is left open). A directive is a `#` first on its line, comments
-  /// before it read as blanks.
+  /// not when the group is left open). A directive is a `#` first on its logical line,
+  /// comments before it read as blanks. Line splices are joined first everywhere, as in
+  /// translation phase 2: a line that a splice continues is no new line (`#define A \` +
+  /// `#endif` is one line, no `#endif`), and `#\` + `if 0` or `#if \` + `0` is `#if 0`.
+  /// Tokens after `#endif` or `#else` on its logical line (after a comment running over
+  /// lines too) are ignored by the compiler (GCC: "extra tokens"), so blanked.
   void c_family() {
-    std::size_t i = 0;
+    std::size_t i = bom_end();  // GCC skips a leading byte order mark
     bool line_start = true;      // only blanks and comments since the line began
     std::size_t line_begin = 0;  // where the current line began
     int dead = 0;                // #if depth inside an "#if 0" group; 0: not in one
     std::size_t dead_from = 0;   // the first line of that group
+    bool ignored_tail = false;   // after `#endif` or `#else` on this logical line
     while (i < n_) {
       const char c = s_[i];
       const std::size_t after = c == '/' ? c_unsplice(i + 1) : i + 1;
       const char next = after < n_ ? s_[after] : '\0';
       if (c == '\n') {
         line_start = true;
+        ignored_tail = false;
         line_begin = ++i;
         continue;
       }
@@ -684,17 +752,23 @@ class Lexer {
         ++i;
         continue;
       }
+      if (c == '\\') {
+        const std::size_t j = c_unsplice(i);
+        if (j != i) {  // a line splice: the logical line goes on
+          i = j;
+          continue;
+        }
+      }
       const bool directive = c == '#' && line_start;
       line_start = line_start && c == '/' && next == '*';
+      const std::size_t token = i;
+      bool comment = false;
       if (directive) {
-        const std::size_t name = c_blanks_end(i + 1);
-        std::size_t e = name;
-        while (e < n_ && is_word(s_[e])) ++e;
-        const std::string_view word = s_.substr(name, e - name);
+        const auto [word, e] = c_spliced_word(c_space_end(i + 1));
         if (dead == 0) {
           if (word == "if" && c_if_zero(e)) {
             dead = 1;
-            dead_from = std::min(n_, line_end(e) + 1);
+            dead_from = c_logical_line_end(e);
           }
         } else if (word == "if" || word == "ifdef" || word == "ifndef") {
           ++dead;
@@ -705,15 +779,18 @@ class Lexer {
             blank(dead_from, line_begin);
           }
         }
+        ignored_tail = word == "endif" || word == "else";
         i = e;
       } else if (c == '/' && next == '/') {
         const std::size_t e = c_line_comment_end(after + 1);
         blank(i, e);
         i = e;
+        comment = true;
       } else if (c == '/' && next == '*') {
         const std::size_t e = c_block_comment_end(after + 1);
         blank(i, e);
         i = e;
+        comment = true;
       } else if (c == '"' || c == '\'') {
         i = c_literal_end(i);
       } else if (is_digit(c) || (c == '.' && is_digit(next))) {
@@ -725,6 +802,7 @@ class Lexer {
       } else {
         ++i;
       }
+      if (ignored_tail && !directive && !comment) blank(token, i);
     }
   }
 
@@ -945,7 +1023,7 @@ class Lexer {
   // -- YAML ------------------------------------------------------------------------------------
 
   void hash_lines() {
-    std::size_t i = 0;
+    std::size_t i = bom_end();  // YAML allows one before the first line
     while (i < n_) {
       std::size_t k = i;
       while (k < n_ && (s_[k] == ' ' || s_[k] == '\t')) ++k;
