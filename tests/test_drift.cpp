@@ -10,6 +10,7 @@
 #include "sm120check/match.hpp"
 #include "sm120check/patch.hpp"
 #include "../src/match/drift.hpp"
+#include "test_util.hpp"
 
 namespace sm120check {
 namespace {
@@ -401,6 +402,66 @@ TEST(Drift, FarImageMatchWithTheOtherSideNearerIsUnknown) {
   const HunkMatch s = run(shifted, hunk)[0];
   EXPECT_EQ(s.status, HunkStatus::kApplied);
   EXPECT_EQ(s.kind, MatchKind::kExact);
+}
+
+// FlashInfer 5a73a36a71 (#3739) at fb28d7242 (new-user pass fu25): two keyword arguments added
+// to the determine_attention_backend() call in plan(), whose code now lives in _plan_impl().
+// workspace_size() makes the same call without them: five of the hunk's six context lines meet
+// there, 206 lines before the header's line, while the post-image stands exactly once, 284
+// after it. A pure addition's join holds less of the hunk than the match and is not in place:
+// no rival (was unknown, "removed-lines-present"; git apply -R and --strict say applied).
+TEST(Drift, AFarJoinOfAPureAdditionDoesNotOutweighItsExactPostImage) {
+  constexpr std::string_view hunk =
+      "@@ -50,6 +50,8 @@ class DecodeWrapper:\n"
+      "                 False,  # use_custom_mask\n"
+      "                 q_data_type,\n"
+      "                 kv_data_type,\n"
+      "+                head_dim_qk=head_dim,\n"
+      "+                head_dim_vo=head_dim,\n"
+      "             )\n"
+      "         else:\n"
+      "             self._backend = \"fa2\"\n";
+  const auto call = [](std::string_view target, std::string_view extra) {
+    return "        if fp8:\n"
+           "            " + std::string(target) + " = determine_attention_backend(\n"
+           "                self.device,\n"
+           "                False,  # use_custom_mask\n"
+           "                q_data_type,\n"
+           "                kv_data_type,\n" + std::string(extra) +
+           "            )\n"
+           "        else:\n"
+           "            " + std::string(target) + " = \"fa2\"\n";
+  };
+  const std::string fixed = call("self._backend",
+                                 "                head_dim_qk=head_dim,\n"
+                                 "                head_dim_vo=head_dim,\n");
+  /// The class: workspace_size() after `before` lines, then _plan_impl() after `between`.
+  const auto file = [&](int before, int between) {
+    std::string f = "class DecodeWrapper:\n";
+    for (int i = 0; i < before; ++i) f += "    X" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+    f += "    def workspace_size(self, q_data_type, kv_data_type):\n" +
+         call("backend", "") + "        return size(backend)\n\n";
+    for (int i = 0; i < between; ++i) f += "    Y" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+    return f + "    def _plan_impl(self, q_data_type, kv_data_type, head_dim):\n" + fixed;
+  };
+  // The join 34 lines before where the header puts the added lines, the fix 38 lines after the
+  // header's line.
+  HunkMatch m = run(file(10, 60), hunk)[0];
+  EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(m.kind, MatchKind::kExact);
+  EXPECT_EQ(m.line, 88u);
+  // The limits. In place (within the hunk's length of the header's line), the join is where
+  // the hunk belongs with its context edited: both stand.
+  m = run(file(40, 60), hunk)[0];
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+  // At most half as far from it as the fix: the nearer place is the better guess.
+  m = run(file(10, 90), hunk)[0];
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+  // A second copy of the fix elsewhere: not the one post-image the rule trusts.
+  m = run(file(10, 60) + "\n    def _plan_impl_v2(self):\n" + fixed, hunk)[0];
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
 }
 
 // --- FalseApplied: every false `applied` of the review, now refused ----------------------------
@@ -926,7 +987,10 @@ TEST(FalseConflict, PreImageMovedUnderAnotherFunctionIsApplicable) {
   EXPECT_EQ(m.status, HunkStatus::kApplicable);
   EXPECT_EQ(m.presence, Presence::kAbsent);
   EXPECT_EQ(m.line, 28u);
-  // The post-image there instead is not the named function's fix: unknown, never applied.
+  // The post-image there instead: the named function is a thin wrapper that holds nothing of
+  // the hunk's lines, the old code stands nowhere and the fix stands once: the code moved
+  // with the fix in it (an extract-function refactor), applied as git apply -R and --strict
+  // find it (SectionMoved in test_drift_section.cpp has the rule's limits).
   std::string fixed = file;
   const std::string at = "shape[0]\n\n";
   fixed.insert(fixed.find(at) + at.size(),
@@ -934,8 +998,20 @@ TEST(FalseConflict, PreImageMovedUnderAnotherFunctionIsApplicable) {
                "            if major == 10 and num_tokens < 2 * self.num_local_experts:\n"
                "                return []\n\n");
   const HunkMatch f = run(fixed, hunk)[0];
-  EXPECT_NE(f.status, HunkStatus::kApplied);
-  EXPECT_NE(f.presence, Presence::kPresent);
+  EXPECT_EQ(f.status, HunkStatus::kApplied);
+  EXPECT_EQ(f.presence, Presence::kPresent);
+  EXPECT_EQ(f.line, 28u);
+  // With the unfixed block still standing in a third function, the copy is not taken.
+  const std::string copy =
+      fixed +
+      "\n\ndef _get_module_legacy():\n"
+      "            moe_inputs = MoeRunnerInputs.from_list(inputs)\n"
+      "            num_tokens = moe_inputs.hidden_states.shape[0]\n\n"
+      "            has_gemm1_lora_delta = moe_inputs.gemm1_lora_delta is not None\n\n"
+      "            # Enumerate valid tactics for the fused expert\n";
+  const HunkMatch c = run(copy, hunk)[0];
+  EXPECT_NE(c.status, HunkStatus::kApplied);
+  EXPECT_NE(c.presence, Presence::kPresent);
 }
 
 // The other-section rule's limits (drift_acceptance on five repositories): a section that is
@@ -1383,6 +1459,156 @@ TEST(DriftTrivial, ATrivialGroupNotMadeInASplitHunkIsNotPresent) {
   const HunkMatch without = run(file("True"), hunk)[0];
   EXPECT_NE(without.status, HunkStatus::kApplied);
   EXPECT_NE(without.presence, Presence::kPresent);
+}
+
+
+// --- Part of the change there, edited: unknown, neither applicable nor absent ------------------
+
+// FlashInfer #2670 at a later head, reduced: a pure insertion of launch(); the head has it
+// made a template, its two launch calls changed. The function's last lines repeat the hunk's
+// leading context, so the pre-image matches right after it (`git apply --check`: "Hunk #1
+// succeeded at 22 (offset 15 lines)") and applying would define launch() twice.
+constexpr std::string_view kLaunchFix =
+    "@@ -7,6 +7,20 @@ void launch_impl(float* a, float* b, int n, bool pdl) {\n"
+    "   }\n"
+    " }\n"
+    " \n"
+    "+void launch(float* a, float* b, int n, bool pdl) {\n"
+    "+  // Shared memory per stage group: 4 * (16 * 64 + 8 * 64) * 2 bytes.\n"
+    "+  static constexpr int kStageBytes = 12288;\n"
+    "+  int max_smem = get_max_smem();\n"
+    "+  int max_stages = max_smem / kStageBytes;\n"
+    "+  if (max_stages >= 16) {\n"
+    "+    launch_impl<16>(a, b, n, pdl);\n"
+    "+  } else if (max_stages >= 4) {\n"
+    "+    launch_impl<4>(a, b, n, pdl);\n"
+    "+  } else {\n"
+    "+    fail(\"insufficient shared memory\", max_smem);\n"
+    "+  }\n"
+    "+}\n"
+    "+\n"
+    " void gemm_op(Tensor a, Tensor b, bool pdl) {\n"
+    "   auto stream = get_stream(a);\n"
+    "   launch_impl<16>(a.data(), b.data(), a.size(), pdl);\n";
+
+/// The file before the fix, with `middle` between launch_impl() and gemm_op().
+std::string launch_file(std::string_view middle) {
+  return "int get_max_smem();\n\ntemplate <int STAGES>\n"
+         "void launch_impl(float* a, float* b, int n, bool pdl) {\n"
+         "  if (n > 0) {\n    run<STAGES>(a, b, n, pdl);\n  }\n}\n\n" +
+         std::string(middle) +
+         "void gemm_op(Tensor a, Tensor b, bool pdl) {\n"
+         "  auto stream = get_stream(a);\n"
+         "  launch_impl<16>(a.data(), b.data(), a.size(), pdl);\n}\n";
+}
+
+/// launch() as a later head has it (`name` for the function's name).
+std::string edited_launch(std::string_view name) {
+  return "template <bool BIAS>\nvoid " + std::string(name) +
+         "(float* a, float* b, int n, bool pdl) {\n"
+         "  // Shared memory per stage group: 4 * (16 * 64 + 8 * 64) * 2 bytes.\n"
+         "  static constexpr int kStageBytes = 12288;\n"
+         "  int max_smem = get_max_smem();\n"
+         "  int max_stages = max_smem / kStageBytes;\n"
+         "  if (max_stages >= 16) {\n"
+         "    launch_impl<16, BIAS>(a, b, n, pdl);\n"
+         "  } else if (max_stages >= 4) {\n"
+         "    launch_impl<4, BIAS>(a, b, n, pdl);\n"
+         "  } else {\n"
+         "    fail(\"insufficient shared memory\", max_smem);\n"
+         "  }\n"
+         "}\n\n";
+}
+
+TEST(DriftPartly, TheFunctionAHunkAddsStandingEditedBesideItsPlaceIsNotApplicable) {
+  const HunkMatch m = test::match_one_hunk(launch_file(edited_launch("launch")), kLaunchFix, "f.cu");
+  EXPECT_EQ(m.status, HunkStatus::kUnknown) << presence_words(m);
+  EXPECT_EQ(m.presence, Presence::kUnknown);
+  EXPECT_EQ(m.presence_reason, "partly-present");
+  EXPECT_EQ(m.places, (std::vector<std::size_t>{11, 22}));
+  // --strict keeps git's answer.
+  MatchOptions strict;
+  strict.drift = false;
+  const std::string diff = "--- a/f.cu\n+++ b/f.cu\n" + std::string(kLaunchFix);
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const FileText text(launch_file(edited_launch("launch")));
+  EXPECT_EQ(match_hunks(text, patches.at(0).files.at(0).hunks, strict).at(0).status,
+            HunkStatus::kApplicable);
+  // Controls: before the fix, applicable; a sibling with another name just as like (a copy the
+  // fix's author would have started from), applicable.
+  EXPECT_EQ(test::match_one_hunk(launch_file(""), kLaunchFix, "f.cu").status,
+            HunkStatus::kApplicable);
+  const HunkMatch sibling =
+      test::match_one_hunk(launch_file(edited_launch("launch_bias")), kLaunchFix, "f.cu");
+  EXPECT_EQ(sibling.status, HunkStatus::kApplicable) << presence_words(sibling);
+}
+
+// FlashInfer 17770f5c7 (#2574), utils.py at a later head, reduced: the hunk raises a CUDA
+// version in is_sm121a_supported() and adds is_sm12x_supported(); a later commit (e4dc66f0f)
+// put the old version back in both, so the line the hunk replaces stands at its place and the
+// new function stands with two of its lines changed. Was "change absent"
+// (removed-lines-present): most of the change is there.
+TEST(DriftPartly, PartOfTheChangeBesideTheOldCodeIsNotAbsent) {
+  const std::string hunk =
+      "@@ -5,7 +5,19 @@ def is_sm120a_supported(device):\n"
+      " \n"
+      " def is_sm121a_supported(device):\n"
+      "     major, minor = get_compute_capability(device)\n"
+      "-    return major == 12 and minor == 1 and version_at_least(torch.version.cuda, \"12.9\")\n"
+      "+    return major == 12 and minor == 1 and version_at_least(torch.version.cuda, \"13.0\")\n"
+      "+\n"
+      "+\n"
+      "+def is_sm12x_supported(device):\n"
+      "+    \"\"\"Check if the device is any SM12x GPU (SM120a, SM121a, or later variants).\n"
+      "+\n"
+      "+    SM120a requires CUDA 12.8, SM121a requires CUDA 13.0.\n"
+      "+    \"\"\"\n"
+      "+    major, minor = get_compute_capability(device)\n"
+      "+    if major != 12:\n"
+      "+        return False\n"
+      "+    min_cuda = \"13.0\" if minor >= 1 else \"12.8\"\n"
+      "+    return version_at_least(torch.version.cuda, min_cuda)\n"
+      " \n"
+      " \n"
+      " def determine_backend(device):\n";
+  const auto file = [](std::string_view version, bool added) {
+    std::string f =
+        "import torch\n\n\n"
+        "def is_sm120a_supported(device):\n"
+        "    major, minor = get_compute_capability(device)\n"
+        "    return major == 12 and minor == 0 and version_at_least(torch.version.cuda, \"12.8\")\n"
+        "\n\n"
+        "def is_sm121a_supported(device):\n"
+        "    major, minor = get_compute_capability(device)\n"
+        "    return major == 12 and minor == 1 and version_at_least(torch.version.cuda, \"12.9\")\n";
+    if (added)
+      f += "\n\ndef is_sm12x_supported(device):\n"
+           "    \"\"\"Check if the device is any SM12x GPU (SM120a, SM121a, or later variants).\n"
+           "\n"
+           "    SM120a requires CUDA 12.8, SM121a requires CUDA " +
+           std::string(version) +
+           ".\n"
+           "    \"\"\"\n"
+           "    major, minor = get_compute_capability(device)\n"
+           "    if major != 12:\n"
+           "        return False\n"
+           "    min_cuda = \"" +
+           std::string(version) +
+           "\" if minor >= 1 else \"12.8\"\n"
+           "    return version_at_least(torch.version.cuda, min_cuda)\n";
+    f += "\n\ndef determine_backend(device):\n    return \"fa2\"\n\n\n"
+         "def is_cvt_rs_supported(device):\n    return False\n";
+    return f;
+  };
+  const HunkMatch m = test::match_one_hunk(file("12.9", true), hunk, "utils.py");
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kUnknown) << presence_words(m);
+  EXPECT_EQ(m.presence_reason, "partly-present");
+  EXPECT_EQ(m.places, (std::vector<std::size_t>{11, 14}));
+  // Control: without the new function (the parent with two functions after it), applicable.
+  const HunkMatch absent = test::match_one_hunk(file("12.9", false), hunk, "utils.py");
+  EXPECT_EQ(absent.status, HunkStatus::kApplicable) << presence_words(absent);
+  EXPECT_EQ(absent.presence, Presence::kAbsent);
 }
 
 }  // namespace

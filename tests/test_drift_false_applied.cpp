@@ -217,5 +217,429 @@ TEST(DriftFalseApplied, ASiblingsBetterContextDoesNotOutweighOldCodeWhereTheHunk
   EXPECT_NE(m.presence, Presence::kPresent);
 }
 
+// FlashInfer f4043ef18c's test hunk #7 on the fix's parent with every non-blank context line
+// edited (hr21 harness drift.py): the old decorator line still stands right where the header
+// puts the hunk, with none of its context; another test method of the class, far above, already
+// has the new decorator with two context lines around it. That copy read `applied` (drifted);
+// the hunk's whole removed block (a strong one) standing within the hunk's length of its place
+// is the old code there: both stand.
+TEST(DriftFalseApplied, TheRemovedBlockAtItsPlaceOutweighsAFarCopyWhateverItsContext) {
+  const std::string_view hunk =
+      "@@ -30,7 +30,9 @@ class TestMoe:\n"
+      "             f\"than SwiGLU reference ({err:.4f})\"\n"
+      "         )\n"
+      " \n"
+      "-    @pytest.mark.parametrize(\"use_per_token_activation\", [False, True])\n"
+      "+    @pytest.mark.parametrize(\n"
+      "+        \"quant_mode,use_per_token_activation\", _QUANT_MODE_CASES\n"
+      "+    )\n"
+      "     @pytest.mark.parametrize(\n"
+      "         \"situ_beta,situ_linear_beta\",\n"
+      "         [(1.75, None), (0.8, 1.5)],\n";
+  std::string file =
+      "import pytest\n\n"
+      "class TestMoe:\n"
+      "    @pytest.mark.parametrize(\n"
+      "        \"quant_mode,use_per_token_activation\", _QUANT_MODE_CASES\n"
+      "    )\n"
+      "    @pytest.mark.parametrize(\n"
+      "        \"hidden_size\", [256, 1024]\n"
+      "    )\n"
+      "    def test_accuracy(self, quant_mode, use_per_token_activation, hidden_size):\n";
+  for (int i = 0; i < 17; ++i) file += "        check_case(" + std::to_string(i) + ")\n";
+  file +=
+      "        assert err < ref_err, (\n"
+      "            f\"than the SwiGLU reference ({err:.3f})\"  # edited\n"
+      "        )  # edited\n"
+      "\n"
+      "    @pytest.mark.parametrize(\"use_per_token_activation\", [False, True])\n"
+      "    @pytest.mark.parametrize(  # edited\n"
+      "        \"situ_beta,situ_linear_beta\",  # edited\n"
+      "        [(1.75, None), (0.8, 1.5)],  # edited\n"
+      "    )\n"
+      "    def test_situ_accuracy(self, use_per_token_activation, situ_beta, situ_linear_beta):\n"
+      "        check_situ(situ_beta, situ_linear_beta)\n";
+  const HunkMatch m = run_one(file, hunk, "test_moe.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+  EXPECT_EQ(m.places, (std::vector<std::size_t>{32, 4}));
+  // Control: with the old line gone from its place (the fix in there, its context edited),
+  // the block found there is the change.
+  const std::string at =
+      "    @pytest.mark.parametrize(\"use_per_token_activation\", [False, True])\n";
+  std::string fixed = file;
+  fixed.replace(fixed.find(at), at.size(),
+                "    @pytest.mark.parametrize(\n"
+                "        \"quant_mode,use_per_token_activation\", _QUANT_MODE_CASES\n"
+                "    )\n");
+  const HunkMatch f = run_one(fixed, hunk, "test_moe.py");
+  EXPECT_EQ(f.status, HunkStatus::kApplied) << presence_words(f);
+}
+
+// The same with a hunk of two change groups (f4043ef18c's test hunks #9 and #10 on the edited
+// parent): the context between the groups was rewritten too, so the removed block as a whole
+// stands nowhere; its first run of removed lines, a strong one, still stands at its place.
+TEST(DriftFalseApplied, ARunOfRemovedLinesAtItsPlaceOutweighsAFarCopy) {
+  const std::string_view hunk =
+      "@@ -30,10 +30,9 @@ class TestMoe:\n"
+      "             situ_beta=situ_beta,\n"
+      "             situ_linear_beta=situ_linear_beta,\n"
+      "-            per_token_scale=tensors[\"x_per_token_scale\"],\n"
+      "+            **api_inputs,\n"
+      "         )\n"
+      " \n"
+      "         ref_output = compute_reference(\n"
+      "-            hidden_states=tensors[\"x_ref\"].float().cuda(),\n"
+      "-            gemm1_weights=tensors[\"w1_weight_bf16\"].float().cuda(),\n"
+      "+            **reference_inputs,\n"
+      "             token_selected_experts=tensors[\"token_selected_experts\"],\n"
+      "             num_tokens=num_tokens,\n";
+  std::string file =
+      "import pytest\n\n"
+      "class TestMoe:\n"
+      "    def test_a(self):\n"
+      "        result = run_moe(\n"
+      "            situ_beta=situ_beta,\n"
+      "            situ_linear_beta=situ_linear_beta,\n"
+      "            **api_inputs,\n"
+      "        )\n"
+      "\n"
+      "        ref_output = compute_reference(\n"
+      "            **reference_inputs,\n"
+      "            token_selected_experts=tensors[\"token_selected_experts\"],\n"
+      "            num_tokens=n,\n"
+      "        )\n";
+  for (int i = 0; i < 12; ++i) file += "        check_case(" + std::to_string(i) + ")\n";
+  file +=
+      "    def test_b(self):\n"
+      "        result = run_moe(\n"
+      "            situ_beta=beta,\n"
+      "            situ_linear_beta=linear_beta,\n"
+      "            per_token_scale=tensors[\"x_per_token_scale\"],\n"
+      "        )  # b\n"
+      "\n"
+      "        ref = compute_reference(\n"
+      "            hidden_states=tensors[\"x_ref\"].float().cuda(),\n"
+      "            gemm1_weights=tensors[\"w1_weight_bf16\"].float().cuda(),\n"
+      "            token_selected_experts=tensors[\"experts\"],\n"
+      "            num_tokens=count,\n"
+      "        )\n";
+  const HunkMatch m = run_one(file, hunk, "test_moe.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+  // Control: test_b fixed as well (its context still rewritten): present (test_a's copy has
+  // more of the context).
+  std::string fixed = file;
+  const std::string run1 = "            per_token_scale=tensors[\"x_per_token_scale\"],\n";
+  fixed.replace(fixed.find(run1), run1.size(), "            **api_inputs,\n");
+  const std::string run2 =
+      "            hidden_states=tensors[\"x_ref\"].float().cuda(),\n"
+      "            gemm1_weights=tensors[\"w1_weight_bf16\"].float().cuda(),\n";
+  fixed.replace(fixed.find(run2), run2.size(), "            **reference_inputs,\n");
+  const HunkMatch f = run_one(fixed, hunk, "test_moe.py");
+  EXPECT_EQ(f.status, HunkStatus::kApplied) << presence_words(f);
+  EXPECT_EQ(f.presence, Presence::kPresent);
+}
+
+
+// --- The hr21 drift harness on real commits (context of the hunk edited in the parent) ---------
+
+/// All hunks of the one file patch `hunks` (of file `name`) matched against `file`.
+std::vector<HunkMatch> run_all(const std::string& file, std::string_view hunks,
+                               std::string_view name) {
+  const std::string diff = "--- a/" + std::string(name) + "\n+++ b/" + std::string(name) + "\n" +
+                           std::string(hunks);
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const FileText text(file);
+  return match_hunks(text, patches.at(0).files.at(0).hunks, {});
+}
+
+// FlashInfer f4043ef18c hunk 7 (fused_moe.py): two keyword arguments added to the w4a16 branch's
+// call; the nvfp4 branch's call above already has them, with all six context lines around
+// them. The parent with the hunk's context edited: hunks 1 and 3 match at offset 0, the block
+// stands only before hunk 1. Was `applied` (drifted, line 8): out of hunk order it is not the
+// fix.
+constexpr std::string_view kBranchFix =
+    "@@ -14,7 +14,7 @@ def run(mode, a, b):\n"
+    "         return launch(cfg, inputs)\n"
+    "     elif mode == \"y\":\n"
+    "         prepare(a)\n"
+    "-        check_y(a)\n"
+    "+        check_y(a, b)\n"
+    "         note(a)\n"
+    "         warm(a)\n"
+    "         log(a)\n"
+    "@@ -25,6 +25,8 @@ def run(mode, a, b):\n"
+    "             alpha=a,\n"
+    "             beta=b,\n"
+    "             limit=None,\n"
+    "+            situ_beta=sb,\n"
+    "+            situ_linear_beta=slb,\n"
+    "         )\n"
+    "         inputs = [\n"
+    "             b,\n"
+    "@@ -33,5 +35,5 @@ def run(mode, a, b):\n"
+    "         record(b)\n"
+    "         flush(b)\n"
+    "         close(b)\n"
+    "-        finish(b)\n"
+    "+        finish(b, a)\n"
+    "         return launch(cfg, inputs)\n";
+
+/// The function with both branches; the y branch's call as `call` (its edited context).
+std::string two_branches(std::string_view call) {
+  return std::string(
+             "def run(mode, a, b):\n"
+             "    if mode == \"x\":\n"
+             "        check_x(a)\n"
+             "        cfg = make(\n"
+             "            alpha=a,\n"
+             "            beta=b,\n"
+             "            limit=None,\n"
+             "            situ_beta=sb,\n"
+             "            situ_linear_beta=slb,\n"
+             "        )\n"
+             "        inputs = [\n"
+             "            a,\n"
+             "        ]\n"
+             "        return launch(cfg, inputs)\n"
+             "    elif mode == \"y\":\n"
+             "        prepare(a)\n"
+             "        check_y(a)\n"
+             "        note(a)\n"
+             "        warm(a)\n"
+             "        log(a)\n"
+             "        trace(a)\n"
+             "        sync(a)\n"
+             "        wait(a)\n"
+             "        cfg = make(\n") +
+         std::string(call) +
+         "        ]\n"
+         "        tune(b)\n"
+         "        record(b)\n"
+         "        flush(b)\n"
+         "        close(b)\n"
+         "        finish(b)\n"
+         "        return launch(cfg, inputs)\n";
+}
+
+TEST(DriftFalseApplied, ABlockStandingOutOfHunkOrderIsNotTheFix) {
+  const std::string file = two_branches(
+      "            alpha=a,  # edited\n"
+      "            beta=b,  # edited\n"
+      "            limit=None,  # edited\n"
+      "        )  # edited\n"
+      "        inputs = [  # edited\n"
+      "            b,  # edited\n");
+  const std::vector<HunkMatch> m = run_all(file, kBranchFix, "fused_moe.py");
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].status, HunkStatus::kApplicable);
+  EXPECT_EQ(m[2].status, HunkStatus::kApplicable);
+  EXPECT_NE(m[1].status, HunkStatus::kApplied) << presence_words(m[1]);
+  EXPECT_EQ(m[1].presence, Presence::kUnknown);
+  EXPECT_EQ(m[1].presence_reason, "out-of-hunk-order");
+  EXPECT_EQ(m[1].places, std::vector<std::size_t>{8});
+  // Control: the y branch's call fixed (its context still edited): present, in order.
+  const std::string fixed = two_branches(
+      "            alpha=a,  # edited\n"
+      "            beta=b,  # edited\n"
+      "            limit=None,\n"
+      "            situ_beta=sb,\n"
+      "            situ_linear_beta=slb,\n"
+      "        )\n"
+      "        inputs = [  # edited\n"
+      "            b,  # edited\n");
+  const std::vector<HunkMatch> f = run_all(fixed, kBranchFix, "fused_moe.py");
+  EXPECT_EQ(f[1].status, HunkStatus::kApplied) << presence_words(f[1]);
+  EXPECT_EQ(f[1].line, 28u);
+}
+
+/// A hunk that adds twenty lines to forward(), then Liger-Kernel 5057ca8799's hunk 4 (the GEMMA
+/// branch of the second loop made like the first loop's), the second starting at "-" line
+/// `old_start`.
+std::string gemma_fix(int old_start) {
+  std::string p =
+      "@@ -3,6 +3,26 @@ import triton\n"
+      " \n"
+      " def forward(x):\n"
+      "     y = x + 1\n";
+  for (int i = 0; i < 20; ++i)
+    p += "+    z" + std::to_string(i) + " = helper_" + std::to_string(i) + "(x)\n";
+  p += "     return y\n \n \n";
+  p += "@@ -" + std::to_string(old_start) + ",8 +" + std::to_string(old_start + 20) +
+       ",8 @@ def backward(dY, X, W, mode):\n"
+       "         if mode == LLAMA:\n"
+       "             m = (dY_block * W_offset).to(f32)\n"
+       "         elif mode == GEMMA:\n"
+       "-            dY_block_fp32 = dY_block.to(f32)\n"
+       "-            m = dY_block_fp32 * W_offset\n"
+       "+            dY_block = dY_block.to(f32)\n"
+       "+            m = dY_block * W_offset\n"
+       "         else:\n"
+       "             m = dY_block * W_offset\n"
+       "         store(dY, i, m * scale)\n";
+  return p;
+}
+
+/// The parent: the first loop already has the fixed GEMMA branch (followed by the store the
+/// hunk's last context line is when `store_first`), the second has the old one with every
+/// context line of the hunk edited since.
+std::string gemma_tree(bool store_first) {
+  return std::string(
+             "import triton\n\n\ndef forward(x):\n    y = x + 1\n    return y\n\n\n"
+             "def backward(dY, X, W, mode):\n"
+             "    total = 0.0\n"
+             "    for i in range(4):\n"
+             "        dY_block = load(dY, i)\n"
+             "        X_block = load(X, i)\n"
+             "        W_offset = load(W, i) + 1\n"
+             "        if mode == LLAMA:\n"
+             "            m = (dY_block * W_offset).to(f32)\n"
+             "        elif mode == GEMMA:\n"
+             "            dY_block = dY_block.to(f32)\n"
+             "            m = dY_block * W_offset\n"
+             "        else:\n"
+             "            m = dY_block * W_offset\n") +
+         (store_first ? "        store(dY, i, m * scale)\n" : "") +
+         "        total += sum(m * X_block)\n"
+         "    scale = -(1.0 / 4) * total\n"
+         "    for i in range(4):\n"
+         "        dY_block = load(dY, i)\n"
+         "        X_block = load(X, i)\n"
+         "        W_block = load(W, i)\n"
+         "        X_block = X_block.to(f32)\n"
+         "        W_offset = W_block + 1\n"
+         "\n"
+         "        if mode == LLAMA:  # edited\n"
+         "            m = (dY_block * W_offset).to(f32)  # edited\n"
+         "        elif mode == GEMMA:  # edited\n"
+         "            dY_block_fp32 = dY_block.to(f32)\n"
+         "            m = dY_block_fp32 * W_offset\n"
+         "        else:  # edited\n"
+         "            m = dY_block * W_offset  # edited\n"
+         "        store(dY, i, m * scale)  # edited\n"
+         "    return total\n";
+}
+
+// Liger-Kernel 5057ca8799 hunk 4: the whole post-image stands 17 lines above the hunk's place
+// (the first loop), while the two lines it replaces stand at that place, their context edited.
+// Was `applied` (exact, offset -37): the old code in place makes it unknown.
+TEST(DriftFalseApplied, AFarExactPostImageDoesNotOutweighTheRemovedLinesInPlace) {
+  const std::vector<HunkMatch> m = run_all(gemma_tree(true), gemma_fix(32), "rms_norm.py");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].status, HunkStatus::kApplicable);
+  EXPECT_NE(m[1].status, HunkStatus::kApplied) << presence_words(m[1]);
+  EXPECT_EQ(m[1].presence, Presence::kUnknown);
+  EXPECT_EQ(m[1].presence_reason, "removed-lines-present");
+  EXPECT_EQ(m[1].places, (std::vector<std::size_t>{15, 35}));
+}
+
+// The same with the first loop's copy drifted too (no store after it): the drift search's
+// expected line came from the "+" header line plus the applicable hunk 1's offset, 20 lines
+// past the hunk's place, so the removed lines there were not "in place". Was `applied`
+// (drifted, line 18); an offset from an applicable hunk counts from the "-" line.
+TEST(DriftFalseApplied, AnApplicableNeighboursOffsetPlacesTheHunkByItsMinusLine) {
+  const std::vector<HunkMatch> m = run_all(gemma_tree(false), gemma_fix(31), "rms_norm.py");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].status, HunkStatus::kApplicable);
+  EXPECT_NE(m[1].status, HunkStatus::kApplied) << presence_words(m[1]);
+  EXPECT_NE(m[1].presence, Presence::kPresent);
+  EXPECT_EQ(m[1].presence_reason, "removed-lines-present");
+}
+
+
+// lmdeploy 70bf1f47c2 hunk 1 (mp_engine/base.py): two cleanup lines added to the cancel
+// branch of async_stream_infer(); async_end() above already has them in its `finally:`. The
+// parent with the hunk's context edited: hunk 2 matches at offset 0, the block stands 15 lines
+// up, in another method, with almost none of the hunk's context. Was `applied` (drifted, line
+// 16).
+TEST(DriftFalseApplied, AWeakFarBlockInAnotherMethodIsNotTheFix) {
+  const std::string hunks =
+      "@@ -29,6 +29,8 @@ class Instance(Base):\n"
+      "         state = self.session_states[session_id]\n"
+      "         if state.cancelled or session_id in self.engine.pending_cancel_sessions:\n"
+      "             state.init_done.set()\n"
+      "+            self.session_states.pop(session_id, None)\n"
+      "+            self.engine.pending_cancel_sessions.discard(session_id)\n"
+      "             yield EngineOutput(ResponseType.CANCEL, [])\n"
+      "             return\n"
+      "         kwargs['session_id'] = session_id\n"
+      "@@ -42,4 +44,4 @@ class Instance(Base):\n"
+      " \n"
+      "     async def close(self):\n"
+      "         \"\"\"Close the instance.\"\"\"\n"
+      "-        await self.engine.close_async()\n"
+      "+        await self.engine.close_async(wait=True)\n";
+  // `fixed`: the lines after the cancel branch not edited.
+  const auto file = [](std::string_view cancel_branch, bool fixed = false) {
+    return "class Instance(Base):\n"
+           "\n"
+           "    def __init__(self, engine):\n"
+           "        self.engine = engine\n"
+           "        self.session_states = {}\n"
+           "\n"
+           "    async def async_end(self, session_id: int):\n"
+           "        \"\"\"End a session.\"\"\"\n"
+           "        if session_id not in self.session_states:\n"
+           "            return ResponseType.SESSION_NOT_EXIST\n"
+           "        state = self.session_states[session_id]\n"
+           "        await state.init_done.wait()\n"
+           "        try:\n"
+           "            return await self.engine.call_async('end', session_id)\n"
+           "        finally:\n"
+           "            self.session_states.pop(session_id, None)\n"
+           "            self.engine.pending_cancel_sessions.discard(session_id)\n"
+           "\n"
+           "    async def async_cancel(self, session_id: int):\n"
+           "        \"\"\"Stop current streaming inference.\"\"\"\n"
+           "        if session_id not in self.session_states:\n"
+           "            return ResponseType.SESSION_NOT_EXIST\n"
+           "        state = self.session_states[session_id]\n"
+           "        self.engine.pending_cancel_sessions.add(session_id)\n"
+           "        return await self.engine.call_async('cancel', session_id)\n"
+           "\n"
+           "    async def async_stream_infer(self, session_id: int, *args, **kwargs):\n"
+           "        \"\"\"Send stream inference request.\"\"\"\n"
+           "        state = self.session_states[session_id]  # edited\n"
+           "        if state.cancelled or session_id in self.engine.pending_cancel_sessions:  # edited\n" +
+           std::string(cancel_branch) +
+           (fixed ? "            yield EngineOutput(ResponseType.CANCEL, [])\n"
+                    "            return\n"
+                  : "            yield EngineOutput(ResponseType.CANCEL, [])  # edited\n"
+                    "            return  # edited\n") +
+           "        kwargs['session_id'] = session_id  # edited\n"
+           "        generator = self.engine.stream_async('infer', state.init_done, *args, **kwargs)\n"
+           "        try:\n"
+           "            async for result in generator:\n"
+           "                yield result\n"
+           "        except Exception:\n"
+           "            logger.exception('stream inference failed.')\n"
+           "            raise\n"
+           "\n"
+           "    async def close(self):\n"
+           "        \"\"\"Close the instance.\"\"\"\n"
+           "        await self.engine.close_async()\n";
+  };
+  const std::vector<HunkMatch> m =
+      run_all(file("            state.init_done.set()  # edited\n"), hunks, "base.py");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[1].status, HunkStatus::kApplicable);
+  EXPECT_NE(m[0].status, HunkStatus::kApplied) << presence_words(m[0]);
+  EXPECT_EQ(m[0].presence, Presence::kUnknown);
+  EXPECT_EQ(m[0].presence_reason, "found-elsewhere");
+  EXPECT_EQ(m[0].places, std::vector<std::size_t>{16});
+  // Control: the cancel branch fixed (its context still edited): present there.
+  const std::vector<HunkMatch> f =
+      run_all(file("            state.init_done.set()\n"
+                   "            self.session_states.pop(session_id, None)\n"
+                   "            self.engine.pending_cancel_sessions.discard(session_id)\n",
+                   true),
+              hunks, "base.py");
+  EXPECT_EQ(f[0].status, HunkStatus::kApplied) << presence_words(f[0]);
+  EXPECT_EQ(f[0].line, 32u);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -552,5 +552,252 @@ TEST(SectionPlace, ASectionThePatchRenamesDoesNotSteer) {
     EXPECT_EQ(m.status, HunkStatus::kApplicable) << presence_words(m);
 }
 
+// lightllm 62c006c83c at 96c5e235c1 (hr21 section_moved_exact_conflict): the argument parsing
+// the hunk changes moved from main() (still in the file) into make_argument_parser(), fix and
+// all. The post-image stands once, exactly; nothing of the pre-image is left, and main() holds
+// none of its lines: the fix is in (was conflict, "found-elsewhere"; git apply -R finds it).
+constexpr std::string_view kParserFix =
+    "@@ -302,7 +302,8 @@ def main():\n"
+    "         \"--tokenizer_mode\",\n"
+    "         type=str,\n"
+    "         default=\"slow\",\n"
+    "-        help=\"\"\"tokenizer load mode, can be slow or auto\"\"\",\n"
+    "+        help=\"\"\"tokenizer load mode, can be slow, fast or auto,\n"
+    "+          fast mode gets the best performance\"\"\",\n"
+    "     )\n"
+    "     parser.add_argument(\n"
+    "         \"--load_way\",\n";
+
+/// make_argument_parser() holding `option` (the --tokenizer_mode argument), then main() with
+/// `main_body`.
+std::string parser_file(std::string_view option, std::string_view main_body) {
+  std::string file = "import argparse\n\n\n";
+  for (int i = 0; i < 12; ++i)
+    file += "ROUTE_" + std::to_string(i) + " = \"/v" + std::to_string(i) + "\"\n";
+  file +=
+      "\n\ndef make_argument_parser():\n    parser = argparse.ArgumentParser()\n\n"
+      "    parser.add_argument(\"--host\", type=str, default=\"127.0.0.1\")\n"
+      "    parser.add_argument(\n" +
+      std::string(option) +
+      "    )\n    parser.add_argument(\n        \"--load_way\",\n        type=str,\n"
+      "        default=\"HF\",\n    )\n    return parser\n\n\ndef main():\n" +
+      std::string(main_body);
+  return file;
+}
+
+constexpr std::string_view kFixedOption =
+    "        \"--tokenizer_mode\",\n        type=str,\n        default=\"slow\",\n"
+    "        help=\"\"\"tokenizer load mode, can be slow, fast or auto,\n"
+    "          fast mode gets the best performance\"\"\",\n";
+constexpr std::string_view kMainBody =
+    "    parser = make_argument_parser()\n    args = parser.parse_args()\n    serve(args)\n";
+
+TEST(SectionMoved, AnExactPostImageThatMovedOutOfTheNamedFunctionIsApplied) {
+  const HunkMatch m = run_one(parser_file(kFixedOption, kMainBody), kParserFix, "api_server.py");
+  EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(m.presence, Presence::kPresent);
+  EXPECT_EQ(m.kind, MatchKind::kExact);
+  EXPECT_EQ(m.line, 23u);
+}
+
+// The limits: each of these keeps the copy set aside (never applied).
+TEST(SectionMoved, ACopyIsNotTheFixWhileAnyOfTheOldCodeRemains) {
+  // The named function still holds the old line (a sibling carries the fix).
+  const std::string old_main =
+      "    parser = argparse.ArgumentParser()\n    parser.add_argument(\n"
+      "        \"--mode\",\n"
+      "        help=\"\"\"tokenizer load mode, can be slow or auto\"\"\",\n    )\n";
+  HunkMatch m = run_one(parser_file(kFixedOption, old_main), kParserFix, "api_server.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent);
+  // The named function still holds one of the hunk's context lines: its code is still there.
+  const std::string near_main =
+      std::string(kMainBody) + "    x = dict(\n        default=\"slow\",\n    )\n";
+  m = run_one(parser_file(kFixedOption, near_main), kParserFix, "api_server.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  // The post-image stands twice: which copy is the hunk's cannot be told.
+  std::string twice = parser_file(kFixedOption, kMainBody);
+  twice +=
+      "\n\ndef make_other_parser():\n    parser = argparse.ArgumentParser()\n"
+      "    parser.add_argument(\n" +
+      std::string(kFixedOption) +
+      "    )\n    parser.add_argument(\n        \"--load_way\",\n    )\n    return parser\n";
+  m = run_one(twice, kParserFix, "api_server.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent);
+}
+
+// Liger-Kernel c5bda07f36 after an extract-function refactor (hr21
+// extract_function_false_conflict): a pure addition whose code, context and all, moved
+// from the kernel its section names into a new helper. The named kernel keeps only its
+// prologue: the fix is in. With the named kernel still holding the unfixed lines (the pre-image)
+// the copy in the helper is not its fix.
+TEST(SectionMoved, AFixMovedIntoAnExtractedHelperIsApplied) {
+  const std::string_view hunk =
+      "@@ -40,6 +40,8 @@ def liger_cross_entropy_kernel(\n"
+      "     X_ptr += program_id * X_stride\n"
+      "     Y_ptr += program_id * Y_stride\n"
+      "     y = tl.load(Y_ptr)\n"
+      "+    if y == ignore_index:\n"
+      "+        return\n"
+      "     m = float(\"-inf\")\n"
+      "     d = 0.0\n"
+      "     ori_X_y = tl.load(X_ptr + y)\n";
+  const std::string body =
+      "    X_ptr += program_id * X_stride\n    Y_ptr += program_id * Y_stride\n"
+      "    y = tl.load(Y_ptr)\n";
+  const std::string rest =
+      "    m = float(\"-inf\")\n    d = 0.0\n    ori_X_y = tl.load(X_ptr + y)\n"
+      "    tl.store(X_ptr, ori_X_y - m - d)\n";
+  const std::string fixed = "    if y == ignore_index:\n        return\n";
+  const std::string head =
+      "import triton\nimport triton.language as tl\n\n\n"
+      "def liger_cross_entropy_kernel(X_ptr, X_stride, Y_ptr, Y_stride, ignore_index):\n"
+      "    program_id = tl.program_id(0)\n";
+  const std::string helper =
+      "\n\ndef _moved_part(X_ptr, X_stride, Y_ptr, Y_stride, ignore_index, program_id):\n";
+  HunkMatch m = run_one(head + helper + body + fixed + rest, hunk, "cross_entropy.py");
+  EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(m.presence, Presence::kPresent);
+  EXPECT_EQ(m.line, 10u);
+  // The named kernel still has the unfixed code: the helper's copy is not its fix.
+  m = run_one(head + body + rest + helper + body + fixed + rest, hunk, "cross_entropy.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent);
+}
+
+// FlashInfer c35fb9935c (#3708) at fb28d7242 (new-user pass fu25): get_trtllm_moe_sm100_module()
+// became a wrapper that calls _get_trtllm_moe_sm100_module_impl(), which holds its former body.
+// A pure deletion in a nested op of it: its context meets exactly once, under the _impl, and
+// the removed lines stand nowhere. Was conflict ("found-elsewhere": the section steered the
+// hunk away, and a pure deletion was never taken as moved); git apply -R and --strict find it.
+constexpr std::string_view kLoraCheckRemoved =
+    "@@ -12,13 +12,6 @@ def get_moe_module():\n"
+    "             if quant_type == QuantType.DeepSeekFp8\n"
+    "             else DtypeTrtllmGen.MxE4m3\n"
+    "         )  # FP8 weights\n"
+    "-        if (\n"
+    "-            gemm1_lora_delta is not None\n"
+    "-            and quant_type != QuantType.MxFp8\n"
+    "-        ):\n"
+    "-            raise NotImplementedError(\n"
+    "-                \"LoRA delta is only supported for MxFp8 block-scale MoE.\"\n"
+    "-            )\n"
+    "         _validate_gemm1_activation_params(\n"
+    "             quant_type,\n"
+    "             activation_type,\n";
+
+/// The wrapper get_moe_module() with `wrapper_body`, then the _impl it may call, whose nested
+/// op holds `op_body` between the weights' dtype and the validation call.
+std::string moe_module(std::string_view wrapper_body, std::string_view op_body) {
+  std::string file = "import functools\n\n\ndef get_moe_module():\n" + std::string(wrapper_body);
+  file += "\n\n@functools.cache\ndef _get_moe_module_impl(enable_rubin: bool):\n"
+          "    module = gen_moe_module(enable_rubin=enable_rubin)\n\n"
+          "    def fp8_block_scale_moe_op(hidden_states, quant_type, gemm1_lora_delta):\n";
+  for (int i = 0; i < 20; ++i) file += "        step_" + std::to_string(i) + "(hidden_states)\n";
+  file += "        dtype_weights = (\n"
+          "            DtypeTrtllmGen.E4m3\n"
+          "            if quant_type == QuantType.DeepSeekFp8\n"
+          "            else DtypeTrtllmGen.MxE4m3\n"
+          "        )  # FP8 weights\n";
+  file += op_body;
+  file += "        _validate_gemm1_activation_params(\n"
+          "            quant_type,\n"
+          "            activation_type,\n"
+          "        )\n"
+          "        return module.run(hidden_states)\n\n"
+          "    return fp8_block_scale_moe_op\n";
+  return file;
+}
+
+constexpr std::string_view kWrapperBody =
+    "    device = torch.device(\"cuda\", torch.cuda.current_device())\n"
+    "    enable_rubin = get_compute_capability(device) == (10, 7)\n"
+    "    return _get_moe_module_impl(enable_rubin)\n";
+
+constexpr std::string_view kLoraCheck =
+    "        if (\n"
+    "            gemm1_lora_delta is not None\n"
+    "            and quant_type != QuantType.MxFp8\n"
+    "        ):\n"
+    "            raise NotImplementedError(\n"
+    "                \"LoRA delta is only supported for MxFp8 block-scale MoE.\"\n"
+    "            )\n";
+
+TEST(SectionDelegated, ADeletionInTheFunctionTheNamedWrapperCallsIsApplied) {
+  const HunkMatch m = run_one(moe_module(kWrapperBody, ""), kLoraCheckRemoved, "core.py");
+  EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(m.presence, Presence::kPresent);
+  EXPECT_EQ(m.kind, MatchKind::kExact);
+  EXPECT_EQ(m.line, 37u);
+  // Not yet applied: the pre-image stands there, applicable.
+  const HunkMatch a = run_one(moe_module(kWrapperBody, kLoraCheck), kLoraCheckRemoved, "core.py");
+  EXPECT_EQ(a.status, HunkStatus::kApplicable) << presence_words(a);
+}
+
+// The limits: each keeps the match set aside (never applied).
+TEST(SectionDelegated, TheMatchIsNotTheFixUnlessTheNamedFunctionHandsItsWorkThere) {
+  // The named function does not call the _impl: another function's like lines.
+  const std::string own_body =
+      "    module = load_prebuilt_module()\n    return module\n";
+  HunkMatch m = run_one(moe_module(own_body, ""), kLoraCheckRemoved, "core.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent);
+  // It calls the _impl but still holds a line of the hunk (its validation call): its code is
+  // still its own.
+  const std::string still =
+      std::string(kWrapperBody) + "    _validate_gemm1_activation_params(\n";
+  m = run_one(moe_module(still, ""), kLoraCheckRemoved, "core.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  // The removed lines still stand elsewhere in the file (another op kept the check): the
+  // meeting context alone does not say the deletion was made where the hunk belongs.
+  std::string kept = moe_module(kWrapperBody, "");
+  kept += "\n\ndef fp4_block_scale_moe_op(quant_type, gemm1_lora_delta):\n" +
+          std::string(kLoraCheck) + "        return None\n";
+  m = run_one(kept, kLoraCheckRemoved, "core.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent);
+}
+
+// FlashInfer 5e0bd1ee8e-era hunks at fb28d7242 (0003's hunk 4, 0013's hunks 6-7 of the
+// fu25 batch): a parameter added to the signature of an op nested in the _impl, whose sibling
+// ops have like parameters without it (five of its six context lines meet there). Was conflict
+// ("found-elsewhere": the siblings' signatures read as the old code left somewhere).
+TEST(SectionDelegated, AnAdditionInTheFunctionTheNamedWrapperCallsIsApplied) {
+  const std::string_view hunk =
+      "@@ -20,6 +20,7 @@ def get_moe_module():\n"
+      "         activation_type: int = ActivationType.Swiglu.value,\n"
+      "         norm_topk_prob: bool = True,\n"
+      "         routing_replay_out: Optional[torch.Tensor] = None,\n"
+      "+        output: Optional[torch.Tensor] = None,\n"
+      "     ) -> List[torch.Tensor]:\n"
+      "         if enable_pdl is None:\n"
+      "             enable_pdl = device_support_pdl(hidden_states.device)\n";
+  const auto op = [](std::string_view name, std::string_view extra, std::string_view norm) {
+    return "    def " + std::string(name) +
+           "(\n"
+           "        hidden_states: torch.Tensor,\n"
+           "        enable_pdl: Optional[bool] = None,\n"
+           "        activation_type: int = ActivationType.Swiglu.value,\n"
+           "        norm_topk_prob: bool = " + std::string(norm) + ",\n"
+           "        routing_replay_out: Optional[torch.Tensor] = None,\n" +
+           std::string(extra) +
+           "    ) -> List[torch.Tensor]:\n"
+           "        if enable_pdl is None:\n"
+           "            enable_pdl = device_support_pdl(hidden_states.device)\n"
+           "        return run(hidden_states)\n\n";
+  };
+  const std::string ops =
+      op("fp8_per_tensor_moe_op", "        output: Optional[torch.Tensor] = None,\n", "True") +
+      op("bf16_moe_op", "", "False") + op("fp4_moe_op", "", "False");
+  HunkMatch m = run_one(moe_module(kWrapperBody, "") + "\n" + ops, hunk, "core.py");
+  EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(m.kind, MatchKind::kExact);
+  // Without the call in the wrapper, the section keeps it set aside as before.
+  m = run_one(moe_module("    return None\n", "") + "\n" + ops, hunk, "core.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent);
+}
+
 }  // namespace
 }  // namespace sm120check

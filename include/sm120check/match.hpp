@@ -157,6 +157,11 @@ struct HunkMatch {
   /// definitions are the section's line, overloads or a cut signature, and the hunk's context
   /// does not stand around the change in full: unknown),
   /// "changed-lines-differ" (some of the added lines are there, not as the hunk's block),
+  /// "partly-present" (half or more of its new lines stand beside the old code where it
+  /// belongs; or, for a hunk whose pre-image matched, the function it adds stands edited
+  /// beside the match, so applying would define it twice: status kUnknown), "out-of-hunk-order"
+  /// (the change stands only before a found hunk the patch puts before it, or after one after
+  /// it),
   /// "whitespace-differs" (its added lines stand only with other white space),
   /// "context-differs" (a deletion whose surroundings no longer meet), "trivial-lines" (blank
   /// or trivial lines only: they prove nothing), "zero-context-elsewhere" / "zero-context-gone"
@@ -164,7 +169,8 @@ struct HunkMatch {
   std::string presence_reason;
   /// Where the change (or the old code) was found when that did not decide it: 1-based lines,
   /// nearest the expected line first, at most kMaxPlaces. For "ambiguous",
-  /// "found-elsewhere" and "other-section", the places of the added block; for "removed-lines-present", those of
+  /// "found-elsewhere", "out-of-hunk-order" and "other-section", the places of the added block;
+  /// for "partly-present", those of the new lines and of the old code (or the match); for "removed-lines-present", those of
   /// the old code (and, when both stand, the new block first).
   std::vector<std::size_t> places;
   /// Both images (neither of them empty) matched at the deciding fuzz level; the tie rule chose

@@ -112,6 +112,9 @@ struct FileReport {
   std::vector<HunkReport> hunks;
   /// The patch's path does not exist and target_path was found elsewhere (relocation).
   bool relocated = false;
+  /// The file the patch modifies (target_path) is not in the tree and was not found elsewhere:
+  /// status conflict, its hunks conflict.
+  bool missing = false;
   std::string relocation;               ///< why that path was chosen, or why none could be.
   std::vector<std::string> candidates;  ///< paths examined by relocation, best first.
   /// Whether the file's change is in the tree (see file_presence()).
@@ -144,6 +147,9 @@ struct PatchReport {
   /// verdict needs: it is applicable only once they, not applied in the tree, are applied
   /// (series judgement, see verify()). Empty when it stands alone.
   std::vector<std::size_t> depends_on;
+  /// Paths (at the strip level) of the file patches --include/--exclude left out
+  /// (select_file_patches()), in the patch's order: not verified, not in `files`, not counted.
+  std::vector<std::string> excluded;
   ArchTargets arch;              ///< architectures the patch targets (see assess_arch()).
   std::optional<bool> relevant;  ///< arch_relevant(arch, gpu); null when unknown.
 };
@@ -244,6 +250,31 @@ void assess_arch(VerifyReport& report, const std::vector<Patch>& patches, GpuRep
 void assess_arch(VerifyReport& report, const std::vector<Patch>& patches,
                  std::vector<ArchTargets> arch, const std::vector<unsigned>& strips, GpuReport gpu,
                  bool only_relevant);
+
+/// One rule of `--include` / `--exclude` (git apply's options of the same names).
+struct PathRule {
+  std::string pattern;  ///< a glob (fnmatch(3) without FNM_PATHNAME: `*` matches `/` too)
+  bool include = false;  ///< --include (true) or --exclude (false)
+};
+
+/// Whether the file patch at `path` (after the strip level; the new path, or the old one of a
+/// deleted file) is used under `rules`, as git apply decides (apply.c use_patch()): the first
+/// rule whose pattern matches decides; a path no rule matches is used when no rule is an
+/// --include. Empty `rules`: always.
+bool path_selected(std::string_view path, const std::vector<PathRule>& rules);
+
+/// Takes out of each patch the file patches `rules` do not select (path_selected() of their
+/// path at `strips[i]`; a path the level leaves nothing of is kept); returns per patch the
+/// paths taken out, in order (one vector per patch; all empty when `rules` is). `strips` has
+/// one level per patch.
+std::vector<std::vector<std::string>> select_file_patches(std::vector<Patch>& patches,
+                                                          const std::vector<unsigned>& strips,
+                                                          const std::vector<PathRule>& rules);
+
+/// Records `excluded` (select_file_patches()'s result, one entry per patch of `report`) in the
+/// report: PatchReport::excluded, and status kUnknown (presence unknown, no error: nothing of
+/// it was checked; exit 2) for a patch that has no file left.
+void mark_excluded(VerifyReport& report, std::vector<std::vector<std::string>> excluded);
 
 /// The status a hunk verdict counts as when hunks are combined into a file status.
 Status from_hunk(HunkStatus status);

@@ -344,6 +344,26 @@ bool section_in_file(const FileText& file, std::string_view section_text) {
   return !section_lines(file, section).empty();
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> section_bodies(const FileText& file,
+                                                                std::string_view section_text) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  const std::string_view section = trim_space(section_text);
+  if (section.empty()) return out;
+  const std::vector<std::uint32_t>& headers = section_index(file).headers[2];
+  for (const std::uint32_t s : section_lines(file, section)) {
+    if (!std::binary_search(headers.begin(), headers.end(), s)) continue;
+    const std::size_t indent = indentation(file.line(s));
+    std::size_t end = file.size();
+    for (auto h = std::upper_bound(headers.begin(), headers.end(), s); h != headers.end(); ++h)
+      if (indentation(file.line(*h)) <= indent) {
+        end = *h;
+        break;
+      }
+    out.emplace_back(s, end);
+  }
+  return out;
+}
+
 namespace {
 
 /// Header lines (SectionIndex::headers[2]) looked at per walk up from a line at most.
@@ -392,6 +412,65 @@ bool leaves_section(const HunkImages& images) {
         !starts(t, "*") && (section.empty() || !names_section(t, section)))
       return true;
     if (l->kind != LineKind::kContext) break;  // up to the first changed line
+  }
+  return false;
+}
+
+namespace {
+
+/// The bare identifier a definition line defines: definition_name() without a Python
+/// keyword ("def decode" -> "decode") or a C++ qualifier ("Runner::run" -> "run").
+std::string_view bare_name(std::string_view line) {
+  std::string_view name = definition_name(line);
+  if (const std::size_t space = name.rfind(' '); space != std::string_view::npos)
+    name.remove_prefix(space + 1);
+  if (const std::size_t colon = name.rfind(':'); colon != std::string_view::npos)
+    name.remove_prefix(colon + 1);
+  return name;
+}
+
+/// True when `line` calls `name`: the name, not inside a longer identifier, followed by
+/// optional blanks and "(".
+bool calls(std::string_view line, std::string_view name) {
+  const auto ident = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  for (std::size_t k = line.find(name); k != std::string_view::npos; k = line.find(name, k + 1)) {
+    if (k > 0 && ident(line[k - 1])) continue;
+    std::size_t e = k + name.size();
+    while (e < line.size() && (line[e] == ' ' || line[e] == '\t')) ++e;
+    if (e < line.size() && line[e] == '(') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool section_delegates_to(const FileText& file, std::string_view section_text, std::size_t pos) {
+  const std::string_view section = trim_space(section_text);
+  const std::vector<std::pair<std::size_t, std::size_t>> bodies = section_bodies(file, section);
+  if (bodies.size() != 1 || pos >= file.size()) return false;
+  const auto [begin, end] = bodies.front();
+  if (begin <= pos && pos < end) return false;  // under the section itself: nothing to ask
+  const std::string_view own = bare_name(file.line(begin));
+  std::size_t first = pos;
+  while (first < file.size() && trim_space(file.line(first)).empty()) ++first;
+  if (first == file.size()) return false;
+  const std::size_t indent = indentation(file.line(first));
+  // The enclosing definitions: the header line nearest above at column 0 (git's default rule
+  // finds only those) and, for indented code, each less indented header line above.
+  std::vector<std::uint32_t> chain;
+  const std::vector<std::uint32_t>& headers = section_index(file).headers[2];
+  if (indent > 0) chain = enclosing_definitions(file, first, indent);
+  if (indent == 0 || chain.empty()) {
+    auto h = std::lower_bound(headers.begin(), headers.end(), first);
+    if (h != headers.begin()) chain.push_back(*std::prev(h));
+  }
+  for (const std::uint32_t h : chain) {
+    const std::string_view name = bare_name(file.line(h));
+    if (name.size() < 3 || name == own) continue;
+    for (std::size_t i = begin + 1; i < end; ++i)
+      if (calls(file.line(i), name)) return true;
   }
   return false;
 }
@@ -481,6 +560,17 @@ class Drift {
       }
     }
     return best;
+  }
+
+  /// See find_removed_in_place().
+  std::optional<std::size_t> removed_in_place(std::size_t begin, std::size_t end) const {
+    if (!images_.changes || n_ == 0 || r_count_ == 0) return std::nullopt;
+    Candidate c;
+    c.pos = begin;
+    c.end = end;
+    const std::optional<Candidate> o = removed_run_in_place(c);
+    if (!o) return std::nullopt;
+    return o->pos;
   }
 
   /// See find_trivial().
@@ -613,6 +703,15 @@ class Drift {
     for (const Candidate& c : found)
       if (c.score.info > 0 || !context_informative_ || (found.size() == 1 && strong))
         eligible.push_back(c);
+    // Where the hunks around it were found, a placement between them (with some of the
+    // hunk's context) is the hunk's before any out of order, whatever their context: the
+    // branch of a function a fix went to, not the branch before it that had the same lines.
+    if (query_.order_lo > 0 || query_.order_hi < n_) {
+      std::vector<Candidate> ordered;
+      for (const Candidate& c : eligible)
+        if (c.in_order && c.score.info > 0) ordered.push_back(c);
+      if (!ordered.empty()) eligible = std::move(ordered);
+    }
     std::vector<Candidate> best = best_of(eligible);
     if (best.size() > 1) return ambiguous(r, best, "ambiguous");
     if (best.size() == 1) {
@@ -687,6 +786,25 @@ class Drift {
         std::vector<Candidate> here{c};
         return ambiguous(r, here, why);
       }
+      // Out of hunk order: the hunks around this one were found, and the block stands before
+      // the one the patch puts before it (or after the one after it). Copies of a call in the
+      // branches of one function are common, and the copy the fix adds to one branch may
+      // already stand in another (FlashInfer f4043ef18c hunk 7: the two keyword arguments it
+      // adds to the w4a16 branch's call stand in the nvfp4 branch's call above, all six
+      // context lines around them, while the hunks before and after it matched at offset 0).
+      if (!c.in_order && (query_.order_lo > 0 || query_.order_hi < n_)) {
+        std::vector<Candidate> here{c};
+        return ambiguous(r, here, "out-of-hunk-order");
+      }
+      // Far from where the hunks around it put it, under another definition than that place,
+      // with less than half of the hunk's context around it: a like call in a sibling method,
+      // not the fix (lmdeploy 70bf1f47c2 hunk 1: the two cleanup lines it adds to
+      // async_stream_infer's cancel branch stand in async_end's `finally:` 19 lines up, one of
+      // six context lines near them, while the hunk after it matched at offset 0). Unknown.
+      if (weak_and_elsewhere(c)) {
+        std::vector<Candidate> here{c};
+        return ambiguous(r, here, "found-elsewhere");
+      }
       r.presence = Presence::kPresent;
       r.pos = c.pos;
       r.count = c.end - c.pos;
@@ -699,6 +817,20 @@ class Drift {
       if (by_group.presence == Presence::kPresent || !old_best) return by_group;
     }
     if (old_best) {
+      // Most of the hunk's new lines stand by the old code, edited or in part (a later commit
+      // took part of the change back: FlashInfer 17770f5c7's utils.py hunk, whose new
+      // function stands with two lines changed since, while the line it replaces was put
+      // back): not absent, unknown.
+      const std::size_t reach = post_.size() + kDriftSlack;
+      const std::size_t from = old_best->pos > reach ? old_best->pos - reach : 0;
+      if (const std::optional<CopyEvidence> part =
+              find_copy(file_, images_, from, old_best->end + reach);
+          part && part->agree >= 2 && 2 * part->agree >= part->lines) {
+        r.why = "partly-present";
+        r.places = {part->first, old_best->pos};
+        if (r.places[1] < r.places[0]) std::swap(r.places[0], r.places[1]);
+        return r;
+      }
       r.presence = Presence::kAbsent;
       r.why = "removed-lines-present";
       r.places = places_of({*old_best});
@@ -841,6 +973,28 @@ class Drift {
       return "other-section";
     }
     return unless_ambiguous(section);
+  }
+
+  /// True when `c` lies farther from the expected line than the hunk is long, that line placed
+  /// by a found neighbouring hunk (the order window is not the whole file), with fewer than
+  /// half of the hunk's context lines around it, and the nearest header line above it (either
+  /// rule, outside strings) is not the one above the expected line: another definition.
+  bool weak_and_elsewhere(const Candidate& c) const {
+    if (query_.order_lo == 0 && query_.order_hi >= n_) return false;
+    const auto hunk_lines = static_cast<std::int64_t>(images_.end - images_.begin);
+    if (distance(c) <= hunk_lines || 2 * c.score.total >= lead_ + trail_) return false;
+    if (query_.expected < 0 || static_cast<std::size_t>(query_.expected) >= n_) return false;
+    const std::vector<std::uint32_t>& headers = section_index(file_).headers[2];
+    auto header_above = [&](std::size_t line) -> std::optional<std::uint32_t> {
+      const auto it = std::upper_bound(headers.begin(), headers.end(), line);
+      if (it == headers.begin()) return std::nullopt;
+      return *std::prev(it);
+    };
+    // Above the block's first line (a block that adds a definition is in the one before).
+    const auto expected = static_cast<std::size_t>(query_.expected);
+    const std::optional<std::uint32_t> here = header_above(c.pos > 0 ? c.pos - 1 : 0);
+    const std::optional<std::uint32_t> there = header_above(expected > 0 ? expected - 1 : 0);
+    return here && there && *here != *there;
   }
 
   /// The nearest-header rule: `c` is not under the section's line, and its block holds no
@@ -1052,21 +1206,69 @@ class Drift {
 
   /// For a block `c` found farther from the expected line than the hunk is long: the old code
   /// among `old_code` standing nearer that line with at least half of `c`'s context around it
-  /// (informative lines and all lines; under the hunk's section when `c` is), the nearest one.
-  /// std::nullopt when there is none.
+  /// (informative lines and all lines; under the hunk's section when `c` is), the nearest one;
+  /// or, whatever its context, the hunk's whole removed block, when that is strong
+  /// (strong_block()) and stands within the hunk's length of the expected line (the old code
+  /// where the hunk belongs, its surroundings rewritten). std::nullopt when there is none.
   std::optional<Candidate> old_nearer(const std::vector<Candidate>& old_code,
                                       const Candidate& c) const {
     const auto hunk_lines = static_cast<std::int64_t>(images_.end - images_.begin);
     const std::int64_t far = distance(c);
     if (far <= hunk_lines) return std::nullopt;
+    const bool strong_removed = r_count_ > 0 && strong_block(images_.pre, lead_, r_count_);
     std::optional<Candidate> best;
     for (const Candidate& o : old_code) {
-      if (o.score.info == 0 || 2 * o.score.info < c.score.info ||
-          2 * o.score.total < c.score.total || (c.score.section && !o.score.section))
+      const bool in_place = strong_removed && distance(o) <= hunk_lines && o.pos + r_count_ <= n_ &&
+                            image_at(file_, mode_, pre_, lead_, r_count_, o.pos, false);
+      if (!in_place && (o.score.info == 0 || 2 * o.score.info < c.score.info ||
+                        2 * o.score.total < c.score.total || (c.score.section && !o.score.section)))
         continue;
       if (distance(o) < far && (!best || distance(o) < distance(*best))) best = o;
     }
+    if (!best) best = removed_run_in_place(c);
     return best;
+  }
+
+  /// A run of the hunk's removed lines (consecutive '-' lines) that is strong (strong_block())
+  /// and stands, exactly, within the hunk's length of where the query expects it, outside `c`
+  /// and the spans other hunks hold: the old code where the hunk belongs, its context (inside
+  /// the hunk too) rewritten. A run the post-image also holds is no evidence. The first such
+  /// placement, as a candidate, or std::nullopt. O(hunk lines^2).
+  std::optional<Candidate> removed_run_in_place(const Candidate& c) const {
+    const auto hunk_lines = static_cast<std::int64_t>(images_.end - images_.begin);
+    const std::vector<const HunkLine*>& pre = images_.pre;
+    const std::vector<const HunkLine*>& post = images_.post;
+    for (std::size_t first = lead_; first < lead_ + r_count_;) {
+      if (pre[first]->kind != LineKind::kRemoved) {
+        ++first;
+        continue;
+      }
+      std::size_t count = 0;
+      while (first + count < lead_ + r_count_ && pre[first + count]->kind == LineKind::kRemoved)
+        ++count;
+      const std::size_t run = first;
+      first += count;
+      if (!strong_block(pre, run, count)) continue;
+      bool kept = false;  // the post-image holds the run too
+      for (std::size_t j = 0; j + count <= post.size() && !kept; ++j) {
+        std::size_t k = 0;
+        while (k < count && post[j + k]->text == pre[run + k]->text) ++k;
+        kept = k == count;
+      }
+      if (kept) continue;
+      const std::int64_t at = query_.expected + static_cast<std::int64_t>(run - lead_);
+      for (std::int64_t p = std::max<std::int64_t>(0, at - hunk_lines); p <= at + hunk_lines; ++p) {
+        const auto pos = static_cast<std::size_t>(p);
+        if (pos + count > n_) break;
+        if ((pos < c.end && c.pos < pos + count) || claimed(pos, pos + count)) continue;
+        if (!image_at(file_, mode_, pre_, run, count, pos, false)) continue;
+        Candidate o;
+        o.pos = pos;
+        o.end = pos + count;
+        return o;
+      }
+    }
+    return std::nullopt;
   }
 
   /// The best placement of the old code that counts as evidence: some informative context
@@ -1543,6 +1745,66 @@ std::optional<std::size_t> find_other_side(const FileText& file, MatchCache& cac
                                            bool applied, std::size_t own) {
   Drift drift(file, cache, mode, images, query);
   return drift.other_side(applied, own);
+}
+
+std::optional<std::size_t> find_removed_in_place(const FileText& file, MatchCache& cache,
+                                                 TextMode mode, const HunkImages& images,
+                                                 const DriftQuery& query, std::size_t begin,
+                                                 std::size_t end) {
+  Drift drift(file, cache, mode, images, query);
+  return drift.removed_in_place(begin, end);
+}
+
+std::optional<CopyEvidence> find_copy(const FileText& file, const HunkImages& images,
+                                      std::size_t from, std::size_t to) {
+  constexpr std::size_t kMaxCopyLines = 4000;
+  to = std::min(to, file.size());
+  if (from >= to) return std::nullopt;
+  std::unordered_set<std::string_view> old_lines;
+  for (const HunkLine* l : images.pre) old_lines.insert(trim_space(l->text));
+  std::vector<std::string_view> fresh;
+  for (const HunkLine* l = images.begin; l != images.end; ++l) {
+    if (l->kind != LineKind::kAdded || !informative_line(l->text)) continue;
+    const std::string_view t = trim_space(l->text);
+    if (old_lines.count(t) == 0) fresh.push_back(t);
+  }
+  if (fresh.empty() || fresh.size() > kMaxCopyLines) return std::nullopt;
+  // Longest common subsequence, keeping per cell the first file line of the run it counts.
+  const std::size_t w = to - from;
+  struct Cell {
+    std::size_t count = 0;
+    std::size_t first = 0;
+    bool definition = false;
+  };
+  std::optional<std::size_t> first_definition;
+  for (std::size_t j = 0; j < fresh.size() && !first_definition; ++j)
+    if (!definition_name(fresh[j]).empty()) first_definition = j;
+  std::vector<Cell> prev(w + 1), cur(w + 1);
+  for (std::size_t j = 0; j < fresh.size(); ++j) {
+    const std::string_view line = fresh[j];
+    const bool defines = first_definition && *first_definition == j;
+    cur[0] = Cell{};
+    for (std::size_t i = 0; i < w; ++i) {
+      Cell best = prev[i + 1].count >= cur[i].count ? prev[i + 1] : cur[i];
+      if (trim_space(file.line(from + i)) == line && prev[i].count + 1 > best.count) {
+        best = prev[i];
+        if (best.count == 0) best.first = from + i;
+        best.count += 1;
+        best.definition = best.definition || defines;
+      }
+      cur[i + 1] = best;
+    }
+    std::swap(prev, cur);
+  }
+  const Cell& all = prev[w];
+  if (all.count == 0) return std::nullopt;
+  CopyEvidence e;
+  e.first = all.first;
+  e.agree = all.count;
+  e.lines = fresh.size();
+  e.definition = all.definition;
+  if (first_definition) e.defined = fresh[*first_definition];
+  return e;
 }
 
 }  // namespace sm120check::detail

@@ -86,6 +86,36 @@ std::optional<std::size_t> find_other_side(const FileText& file, MatchCache& cac
                                            const HunkImages& images, const DriftQuery& query,
                                            bool applied, std::size_t own);
 
+/// For a hunk whose image matched at file lines [begin, end) away from where it belongs: the
+/// 0-based line of a strong run of its removed lines (consecutive '-' lines, two informative
+/// ones or 24 letters and digits, not also in its post-image) standing exactly within the
+/// hunk's length of where `query.expected` (the changed block's line) puts it, outside
+/// [begin, end) and the spans `query.claimed` holds: the old code where the hunk belongs,
+/// whatever its context. std::nullopt when there is none. O(hunk lines^2).
+std::optional<std::size_t> find_removed_in_place(const FileText& file, MatchCache& cache,
+                                                 TextMode mode, const HunkImages& images,
+                                                 const DriftQuery& query, std::size_t begin,
+                                                 std::size_t end);
+
+/// How much of a hunk's new code stands, edited, in a stretch of the file (find_copy()).
+struct CopyEvidence {
+  std::size_t first = 0;     ///< 0-based file line of the first of the hunk's new lines found
+  std::size_t agree = 0;     ///< new lines found there, in the hunk's order
+  std::size_t lines = 0;     ///< the hunk's new lines in all
+  /// The first of the new lines that defines a name (definition_name(): the function or class
+  /// the hunk adds) is among those found.
+  bool definition = false;
+  /// That first defining new line, trimmed ("" when none); a view into the hunk.
+  std::string_view defined;
+};
+
+/// The hunk's new lines (its informative added lines that its pre-image does not also hold,
+/// white space at both ends ignored) against file lines [from, to): the longest run of them
+/// standing there in the hunk's order, gaps allowed. std::nullopt when the hunk has no new
+/// line, none stands there, or it has over 4000 (not looked at). O(new lines x (to - from)).
+std::optional<CopyEvidence> find_copy(const FileText& file, const HunkImages& images,
+                                      std::size_t from, std::size_t to);
+
 /// True when the nearest header line above `pos` (0-based) starts with `section` (a hunk
 /// header's text after "@@": the function or class line git found above the hunk). Header
 /// lines as git's default rule has them (starting with a letter, "_" or "$"), and for a Python
@@ -120,6 +150,25 @@ bool section_ambiguous(const FileText& file, std::string_view section);
 
 /// True when some line of `file` starts with `section` (trimmed); false without a section.
 bool section_in_file(const FileText& file, std::string_view section);
+
+/// The bodies of the definitions `section` (trimmed) names in `file`: per section line that is a
+/// header line outside strings (see section_in_file()), the 0-based lines [begin, end) from it
+/// to the next header line (either rule) indented no deeper, or to the end of the file: a
+/// Python def up to the next def, class or module-level statement beside or above it, a C
+/// function up to the next line at column 0 that starts a definition or statement. Ascending;
+/// empty without a section or when none stands.
+std::vector<std::pair<std::size_t, std::size_t>> section_bodies(const FileText& file,
+                                                                std::string_view section);
+
+/// True when the code of the definition `section` names now lives in a definition enclosing
+/// 0-based line `pos` (a function the named one hands its work to: `def f(): return
+/// _f_impl(...)` after an extract-function refactor). All of: `section` names one definition
+/// of `file` (section_bodies()); a definition enclosing `pos` (each header line above it
+/// indented less than the first non-blank line from `pos` on, up to column 0) has a name of
+/// three or more characters other than the section's own; and the section's body calls that
+/// name (the name, not part of a longer identifier, then "("). O(body lines + enclosing
+/// headers).
+bool section_delegates_to(const FileText& file, std::string_view section, std::size_t pos);
 
 /// True when `line` is a header line by git's default function-name rule (it starts with a
 /// letter, "_" or "$") or the Python diff driver's (a def, async def or class line).

@@ -171,6 +171,7 @@ class Matcher {
     out.reserve(hunks.size());
     std::vector<std::optional<Span>> spans(hunks.size());  // file lines each found hunk holds
     std::vector<std::int64_t> running(hunks.size());       // the offset each hunk started from
+    std::vector<Coords> running_coords(hunks.size());      // the header lines it counts from
     std::size_t lo = 0;                                    // first line the next hunk may use
     std::int64_t offset = 0;                               // offset of the last matched hunk
     Coords coords = Coords::kOwn;                          // the header lines it counts from
@@ -181,6 +182,7 @@ class Matcher {
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       images_.build(hunks[k]);
       running[k] = offset;
+      running_coords[k] = coords;
       HunkMatch m = by_order[k] && by_order[k]->pos >= lo
                         ? at_place(hunks[k], *by_order[k])
                         : match_one(hunks[k], k, lo, offset, coords);
@@ -220,7 +222,8 @@ class Matcher {
         m.places = {d.match.line};
         out[k] = std::move(m);
       }
-      recheck_far_matches(hunks, out, spans, running);
+      recheck_far_matches(hunks, out, spans, running, running_coords);
+      recheck_edited_copies(hunks, out, spans);
     }
     settle_coincident(out, spans);
     for (HunkMatch& m : out) {
@@ -248,24 +251,37 @@ class Matcher {
  private:
   using Span = std::pair<std::size_t, std::size_t>;
 
+  /// The header lines a hunk's offset counts from: those of the image it matched ("-" lines
+  /// for the pre-image, "+" lines for the post-image); kOwn before any hunk is found (each
+  /// image its own).
+  enum class Coords { kOwn, kPre, kPost };
+
   /// Per hunk, what the drift search needs of the others, computed once per pass in O(hunks):
   /// the offset of the nearest found hunk before it (else after it, else 0), the lines
   /// between the found hunks around it [lo, hi), its own span, and every found hunk's span
   /// (sorted).
   struct Neighbours {
     std::vector<std::int64_t> offset;
+    /// The hunk whose offset it is matched its pre-image (applicable): the offset counts in
+    /// "-" header lines.
+    std::vector<bool> pre;
     std::vector<std::size_t> lo, hi;
     std::vector<std::optional<Span>> own;
     std::vector<Span> claimed;
 
     Neighbours(const std::vector<std::optional<Span>>& spans, const std::vector<HunkMatch>& out,
                std::size_t n)
-        : offset(spans.size(), 0), lo(spans.size(), 0), hi(spans.size(), n), own(spans) {
+        : offset(spans.size(), 0),
+          pre(spans.size(), false),
+          lo(spans.size(), 0),
+          hi(spans.size(), n),
+          own(spans) {
       std::optional<std::size_t> last;
       std::vector<bool> before(spans.size(), false);
       for (std::size_t k = 0; k < spans.size(); ++k) {
         if (last) {
           offset[k] = out[*last].offset;
+          pre[k] = out[*last].status == HunkStatus::kApplicable;
           lo[k] = spans[*last]->second;
           before[k] = true;
         }
@@ -274,7 +290,10 @@ class Matcher {
       std::optional<std::size_t> next;
       for (std::size_t k = spans.size(); k-- > 0;) {
         if (next) {
-          if (!before[k]) offset[k] = out[*next].offset;
+          if (!before[k]) {
+            offset[k] = out[*next].offset;
+            pre[k] = out[*next].status == HunkStatus::kApplicable;
+          }
           hi[k] = std::max(spans[*next]->first, lo[k]);
         }
         if (spans[k]) next = k;
@@ -622,6 +641,15 @@ class Matcher {
         spans[k].reset();
         continue;
       }
+      // The code the hunk changes moved out of the named function with the fix in it (an
+      // extract-function refactor, or argument parsing moved into a parser builder): the post-
+      // image stands once, exactly, and nothing of the pre-image is left anywhere.
+      if (moved_out_of_section(hunks[k], m, sorted_spans(spans))) continue;
+      // Or the named function is now a wrapper that hands its work to the function the match
+      // is in (FlashInfer: get_trtllm_moe_sm100_module() calls _get_trtllm_moe_sm100_module_
+      // _impl(), which holds its former body; #3708's deletion and five hunks of three other
+      // commits read conflict, "found-elsewhere", where git apply -R and --strict find them).
+      if (delegated_out_of_section(hunks[k], m)) continue;
       dropped[k] = Dropped{std::move(m), *spans[k]};
       m = HunkMatch{};
       spans[k].reset();
@@ -629,14 +657,122 @@ class Matcher {
     return dropped;
   }
 
+  /// `s` without leading and trailing white space (a carriage return included).
+  static std::string_view trimmed(std::string_view s) {
+    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return s;
+  }
+
+  /// Places where the hunk lines `image` stand in the file as one block, lines compared
+  /// trimmed (a looser comparison finds more: the checks below only ever refuse on a find), up
+  /// to `limit`.
+  std::size_t block_count(const std::vector<const HunkLine*>& image, std::size_t limit) const {
+    std::size_t found = 0;
+    if (image.empty() || image.size() > n_) return 0;
+    const std::string_view first = trimmed(image.front()->text);
+    for (std::size_t i = 0; i + image.size() <= n_ && found < limit; ++i) {
+      if (trimmed(file_.line(i)) != first) continue;
+      std::size_t j = 1;
+      while (j < image.size() && trimmed(file_.line(i + j)) == trimmed(image[j]->text)) ++j;
+      if (j == image.size()) ++found;
+    }
+    return found;
+  }
+
+  /// Whether hunk `hunk`'s exact post-image match `m` (images_ built for it; `claimed`: the
+  /// found hunks' spans, sorted, its own among them), found under
+  /// another function than the one its section names, is the fix moved along with its code
+  /// rather than a copy of it in a sibling function (which outside_section() sets aside: a
+  /// sibling's copy read `applied` while the named function still had the old code). All of:
+  /// the match is exact and the hunk adds an informative line; the post-image stands once in
+  /// the file; the pre-image stands nowhere, as a block nor drifted (find_other_side(): its
+  /// removed block, or a pure addition's context meeting, with half the match's context
+  /// around it); and no body of the definitions the section names (section_bodies()) holds an
+  /// informative line of the pre-image: the named function no longer has the code, changed or
+  /// not. A pure deletion (its post-image only its context meeting) is never taken. O(file
+  /// lines x hunk lines) at worst, for the few matches that reach it.
+  bool moved_out_of_section(const Hunk& hunk, const HunkMatch& m,
+                            const std::vector<Span>& claimed) const {
+    if (m.status != HunkStatus::kApplied || m.kind != MatchKind::kExact) return false;
+    bool adds = false;
+    std::unordered_set<std::string_view> pre;
+    for (const HunkLine& l : hunk.lines) {
+      if (!informative_line(l.text)) continue;
+      if (l.kind == LineKind::kAdded) adds = true;
+      if (l.kind != LineKind::kAdded) pre.insert(trimmed(l.text));
+    }
+    if (!adds) return false;
+    if (block_count(images_.post, 2) != 1 || block_count(images_.pre, 1) != 0) return false;
+    // The old code anywhere, drifted: the removed block (for a pure addition, where the
+    // context meets) with half the context the match has around it, outside the lines the
+    // found hunks hold (the match's own edges hold the shadow of a join).
+    DriftQuery q;
+    q.order_hi = n_;
+    q.claimed = &claimed;
+    q.expected = static_cast<std::int64_t>(m.line - 1 + images_.leading);
+    if (find_other_side(file_, cache_, base_mode_, images_, q, true, m.line - 1 + images_.leading))
+      return false;
+    return !section_holds(pre);
+  }
+
+  /// True when a body of the definitions the current hunk's section names (section_bodies())
+  /// holds one of `lines` (trimmed).
+  bool section_holds(const std::unordered_set<std::string_view>& lines) const {
+    for (const auto& [begin, end] : section_bodies(file_, images_.section))
+      for (std::size_t i = begin; i < end; ++i)
+        if (lines.count(trimmed(file_.line(i))) != 0) return true;
+    return false;
+  }
+
+  /// Whether hunk `hunk`'s exact post-image match `m` (images_ built for it), found under
+  /// another function than the one its section names, stands where the named function's code
+  /// went: the named function calls the one the match is in (section_delegates_to(): a wrapper
+  /// left by an extract-function refactor) and holds no informative line of the hunk's
+  /// pre-image, its context included (what it still has is not the code the hunk changes);
+  /// and the pre-image stands nowhere as a block (trimmed; a third function with the old code
+  /// leaves the copy set aside, FalseConflict.PreImageMovedUnderAnotherFunctionIsApplicable). A
+  /// pure deletion, whose post-image is only its context meeting, also needs that context to
+  /// stand once in the file and its removed lines to stand nowhere as a block (trimmed): the
+  /// old code is gone. O(file lines x hunk lines) at worst, for the few matches that reach it.
+  bool delegated_out_of_section(const Hunk& hunk, const HunkMatch& m) const {
+    if (m.status != HunkStatus::kApplied || m.kind != MatchKind::kExact || m.line == 0)
+      return false;
+    std::unordered_set<std::string_view> pre;
+    std::vector<const HunkLine*> removed;
+    bool informative_removed = false;
+    for (const HunkLine& l : hunk.lines) {
+      if (l.kind == LineKind::kRemoved) {
+        removed.push_back(&l);
+        informative_removed = informative_removed || informative_line(l.text);
+      }
+      if (l.kind != LineKind::kAdded && informative_line(l.text)) pre.insert(trimmed(l.text));
+    }
+    if (!section_delegates_to(file_, images_.section, m.line - 1 + images_.leading)) return false;
+    if (block_count(images_.pre, 1) != 0) return false;  // both images stand: not told apart
+    if (hunk.added() == 0 &&
+        (!informative_removed || block_count(images_.post, 2) != 1 || block_count(removed, 1) != 0))
+      return false;
+    return !section_holds(pre);
+  }
+
   /// An image found farther from where its hunk belongs than the hunk is long is only as good
   /// as what stands nearer:
   /// when the other side (the old code for an applied hunk, the changed block for an applicable
   /// one) stands nearer the expected line, with some of the hunk's context around it, both do
   /// and the file cannot tell which is the hunk's: unknown ("removed-lines-present").
+  ///
+  /// An exact post-image away from where the hunk belongs (by the true distance, the hunk's
+  /// length or more from the line the hunk before it puts it at) is no better than a strong
+  /// run of the hunk's removed lines standing exactly where it belongs, whatever the context
+  /// around that run (find_removed_in_place()): a later copy of the fixed code 29 lines up in
+  /// the same function read `applied` while the old code stood at the hunk's place, its
+  /// context edited since (Liger-Kernel 5057ca8799 hunk 4, the hr21 drift harness).
   void recheck_far_matches(const std::vector<Hunk>& hunks, std::vector<HunkMatch>& out,
                            const std::vector<std::optional<Span>>& spans,
-                           const std::vector<std::int64_t>& running) {
+                           const std::vector<std::int64_t>& running,
+                           const std::vector<Coords>& coords) {
     const Neighbours around(spans, out, n_);
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       HunkMatch& m = out[k];
@@ -660,11 +796,22 @@ class Matcher {
       DriftQuery q;
       q.order_hi = n_;
       q.claimed = &around.claimed;
-      q.expected = block_base(hunks[k]) + running[k];
+      q.expected = block_base(hunks[k], coords[k] == Coords::kPre) + running[k];
       const std::size_t own = m.line - 1 + images_.leading;
-      const std::optional<std::size_t> other =
+      std::optional<std::size_t> other =
           find_other_side(file_, cache_, base_mode_, images_, q, applied, own);
-      if (!other || std::abs(static_cast<std::int64_t>(*other) - q.expected) >= distance) continue;
+      if (other && std::abs(static_cast<std::int64_t>(*other) - q.expected) >= distance)
+        other.reset();
+      if (other && join_is_no_rival(hunks[k], m, *other, q.expected, distance)) other.reset();
+      if (!other && applied && coords[k] != Coords::kOwn) {
+        const std::int64_t expected_at =
+            expected_lines(hunks[k], running[k], coords[k]).second;  // the post-image's
+        const std::int64_t away = std::abs(static_cast<std::int64_t>(m.line - 1) - expected_at);
+        if (away > static_cast<std::int64_t>(hunks[k].lines.size()))
+          other = find_removed_in_place(file_, cache_, base_mode_, images_, q, m.line - 1,
+                                        m.line - 1 + images_.post.size());
+      }
+      if (!other) continue;
       HunkMatch both;
       both.status = HunkStatus::kUnknown;
       both.presence = Presence::kUnknown;
@@ -672,6 +819,72 @@ class Matcher {
       both.places = applied ? std::vector<std::size_t>{m.line, *other + 1}
                             : std::vector<std::size_t>{*other + 1, m.line};
       m = std::move(both);
+    }
+  }
+
+  /// Whether the other side find_other_side() found for an exact post-image match `m` of a
+  /// pure addition (images_ built for `hunk`), a place where its context meets (a join) `other`
+  /// (0-based), says nothing against it. A join holds less of the hunk than the post-image
+  /// that stands exactly once: some of its context, where the match has all of it and the
+  /// added lines too (an exact join would be the pre-image, found by the exact search). Its
+  /// only weight is where it stands: within the hunk's length of `expected`, or at most half
+  /// as far from it as the match (`distance`, in lines). Farther than that, it is another
+  /// place with like lines (FlashInfer #3739: `head_dim_qk=head_dim,` added to a
+  /// determine_attention_backend() call in _plan_impl(); workspace_size() makes the same call
+  /// without it, five of its six context lines around, 206 lines before the header's line
+  /// where the fix stands 284 after it: unknown, "removed-lines-present", where git apply -R
+  /// and --strict find it applied).
+  bool join_is_no_rival(const Hunk& hunk, const HunkMatch& m, std::size_t other,
+                        std::int64_t expected, std::int64_t distance) const {
+    if (m.status != HunkStatus::kApplied || m.kind != MatchKind::kExact) return false;
+    if (hunk.removed() != 0 || hunk.added() == 0) return false;
+    bool informative = false;
+    for (const HunkLine& l : hunk.lines)
+      informative = informative || (l.kind == LineKind::kAdded && informative_line(l.text));
+    if (!informative || block_count(images_.post, 2) != 1) return false;
+    const std::int64_t away = std::abs(static_cast<std::int64_t>(other) - expected);
+    return away > static_cast<std::int64_t>(hunk.lines.size()) && 2 * away > distance;
+  }
+
+  /// A pre-image match beside which the function the hunk adds already stands, edited since:
+  /// the first definition among its new lines standing verbatim within the hunk's length of
+  /// the match, with at least two thirds of its new lines (three or more) around it in order
+  /// (find_copy()). Applying would define it twice, so the hunk is unknown ("partly-present"),
+  /// not applicable (FlashInfer #2670 at a later head: `launch_tinygemm2` stands just above the
+  /// match with a template parameter added and its two launch calls changed; its last lines
+  /// repeat the hunk's leading context, so the pre-image matched after it and `git apply`
+  /// applies the hunk there a second time). A copied sibling with another name (a test for
+  /// fp8 added after the one for fp16) defines another name, and is not one; nor is a copy
+  /// that starts inside another hunk's match (a rename whose old name the patch defines again,
+  /// on the tree before it).
+  void recheck_edited_copies(const std::vector<Hunk>& hunks, std::vector<HunkMatch>& out,
+                             const std::vector<std::optional<Span>>& spans) {
+    for (std::size_t k = 0; k < hunks.size(); ++k) {
+      HunkMatch& m = out[k];
+      if (m.status != HunkStatus::kApplicable || !spans[k] || hunks[k].added() < 3) continue;
+      if (m.kind != MatchKind::kExact && m.kind != MatchKind::kFuzz) continue;
+      images_.build(hunks[k]);
+      const std::size_t reach = images_.post.size() + kDriftSlack;
+      const std::size_t from = spans[k]->first > reach ? spans[k]->first - reach : 0;
+      const std::optional<CopyEvidence> copy =
+          find_copy(file_, images_, from, spans[k]->second + reach);
+      if (!copy || !copy->definition || copy->agree < 3 || 3 * copy->agree < 2 * copy->lines)
+        continue;
+      // The copy starts inside another hunk's match: that hunk's own lines (FlashInfer
+      // 0d25b18340 renames impl_nvfp4() in hunk 1 and adds a wrapper by the old name, with the
+      // old body, in hunk 3: on the parent the old function is hunk 1's pre-image). #2670 also
+      // renames the old function, but at the later head that hunk matches nowhere.
+      bool others = false;
+      for (std::size_t j = 0; j < hunks.size() && !others; ++j)
+        others = j != k && spans[j] && spans[j]->first <= copy->first &&
+                 copy->first < spans[j]->second;
+      if (others) continue;
+      HunkMatch edited;
+      edited.status = HunkStatus::kUnknown;
+      edited.presence = Presence::kUnknown;
+      edited.presence_reason = "partly-present";
+      edited.places = {copy->first + 1, m.line};
+      m = std::move(edited);
     }
   }
 
@@ -706,13 +919,20 @@ class Matcher {
     q.only_at = only_at;
     q.claimed = &around.claimed;
     q.own = around.own[k];
-    q.expected = block_base(hunk) + around.offset[k];
+    q.expected = block_base(hunk, around.pre[k]) + around.offset[k];
     return q;
   }
 
   /// 0-based line where the changed block of `hunk` (images_ built for it) is expected before
-  /// any offset.
-  std::int64_t block_base(const Hunk& hunk) const {
+  /// any offset: from its "+" header line, or with `pre` (an offset that counts in "-" lines:
+  /// the hunk it comes from matched its pre-image, so the lines before this one stand as the
+  /// patch found them) from its "-" line. An offset taken from an applicable neighbour added
+  /// to the "+" line put the block as many lines off as the hunks before it add (FlashInfer
+  /// 0d25b18340: 132 lines).
+  std::int64_t block_base(const Hunk& hunk, bool pre = false) const {
+    if (pre)
+      return header_base(hunk.old_start, images_.pre.empty()) +
+             static_cast<std::int64_t>(images_.leading);
     return header_base(hunk.new_start, images_.post.empty()) +
            static_cast<std::int64_t>(images_.leading);
   }
@@ -900,11 +1120,6 @@ class Matcher {
     if (!pos) return std::nullopt;
     return Found{*pos, p.count};
   }
-
-  /// The header lines a hunk's offset counts from: those of the image it matched ("-" lines
-  /// for the pre-image, "+" lines for the post-image); kOwn before any hunk is found (each
-  /// image its own).
-  enum class Coords { kOwn, kPre, kPost };
 
   /// 0-based lines where the current hunk's pre- and post-image (images_ built) are expected
   /// (header_base()): the hunk's header line in the coordinates the last found hunk's `offset`

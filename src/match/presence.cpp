@@ -35,6 +35,12 @@ std::string presence_words(const HunkMatch& m) {
   if (code == "whitespace-differs")
     return "its added lines stand with other white space (try --ignore-whitespace)";
   if (code == "found-elsewhere") return "its lines stand only away from its context" + at;
+  if (code == "out-of-hunk-order")
+    return "its change stands only out of hunk order, away from where the hunks around it were "
+           "found" +
+           at;
+  if (code == "partly-present")
+    return "most of its new lines stand by where it belongs, not all as the hunk has them" + at;
   if (code == "other-section")
     return "its change stands only under another function than the one the hunk names" + at;
   if (code == "section-ambiguous")

@@ -73,6 +73,18 @@ using InPlaceNames = std::unordered_map<const FilePatch*, InPlace>;
 InPlaceNames in_place_names(std::span<const Patch> patches, const std::vector<unsigned>& strips,
                             const Tree& tree);
 
+/// Per stripped path, the run's file patches that modify the file there (a modification whose
+/// old and new names are the same), for relocate(): a missing file's hunks are not found in a
+/// file that another file patch of the run changes the same way (a change made to copies of a
+/// function in two files, one of them since deleted: lmdeploy 0511f95cb6's yi.py read `applied`
+/// in llava.py, where the patch's own llava.py hunk stands).
+using ModifiedInPlace = std::unordered_map<std::string, std::vector<const FilePatch*>>;
+
+/// modified_in_place() of `patches` at `strips` (one per patch; paths that do not strip are
+/// left out).
+ModifiedInPlace modified_in_place(std::span<const Patch> patches,
+                                  const std::vector<unsigned>& strips);
+
 /// The path a modification of `old_path` into `new_path` (stripped, different) is made at:
 /// `names`' choice for `fp` when it has one, else the name that exists in `tree` (the new one
 /// when both do or neither does). Throws Error as exists() does.
@@ -282,6 +294,9 @@ struct Context {
   /// The run's choices of name for modifications that name two files (in_place_names()), or
   /// null: the name that exists in `tree` then.
   const InPlaceNames* in_place = nullptr;
+  /// The run's in-place modifications by path (modified_in_place()), or null: relocate() then
+  /// takes any candidate.
+  const ModifiedInPlace* modified = nullptr;
 };
 
 // verify.cpp: one file patch, start to end.

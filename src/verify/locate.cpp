@@ -132,6 +132,18 @@ InPlaceNames in_place_names(std::span<const Patch> patches, const std::vector<un
   return out;
 }
 
+ModifiedInPlace modified_in_place(std::span<const Patch> patches,
+                                  const std::vector<unsigned>& strips) {
+  ModifiedInPlace out;
+  for (std::size_t i = 0; i < patches.size() && i < strips.size(); ++i)
+    for (const FilePatch& fp : patches[i].files) {
+      if (fp.change != ChangeKind::kModify || fp.hunks.empty()) continue;
+      const Resolved from = resolve(fp.old_path, strips[i]), to = resolve(fp.new_path, strips[i]);
+      if (from.path && to.path && *from.path == *to.path) out[*to.path].push_back(&fp);
+    }
+  return out;
+}
+
 std::string modified_path(const FilePatch& fp, const std::string& old_path,
                           const std::string& new_path, const Tree& tree,
                           const InPlaceNames* names) {
@@ -205,6 +217,39 @@ std::size_t common_suffix(std::string_view a, std::string_view b) {
     a = a.substr(0, sa);
     b = b.substr(0, sb);
   }
+}
+
+/// Whether hunks `a` and `b` make the same change: the same removed and added lines, in the
+/// same order (their context may differ).
+bool same_change(const Hunk& a, const Hunk& b) {
+  const auto next = [](const Hunk& h, std::size_t i) {
+    while (i < h.lines.size() && h.lines[i].kind == LineKind::kContext) ++i;
+    return i;
+  };
+  std::size_t i = next(a, 0), j = next(b, 0);
+  for (; i < a.lines.size() && j < b.lines.size(); i = next(a, i + 1), j = next(b, j + 1))
+    if (a.lines[i].kind != b.lines[j].kind || a.lines[i].text != b.lines[j].text) return false;
+  return i == a.lines.size() && j == b.lines.size();
+}
+
+/// Another file patch of the run (`modified`) that changes the file at `path` in place and
+/// makes every change of `fp` (same_change(), each hunk of fp matched by one of its hunks):
+/// `path` then holds fp's lines because of that file patch, whatever became of fp's own file.
+/// Null when there is none, or when fp has a hunk without a change.
+const FilePatch* twin_in(const ModifiedInPlace* modified, const FilePatch& fp,
+                         const std::string& path) {
+  if (modified == nullptr || fp.hunks.empty()) return nullptr;
+  const auto it = modified->find(path);
+  if (it == modified->end()) return nullptr;
+  for (const FilePatch* other : it->second) {
+    if (other == &fp) continue;
+    const bool all = std::all_of(fp.hunks.begin(), fp.hunks.end(), [&](const Hunk& h) {
+      return std::any_of(other->hunks.begin(), other->hunks.end(),
+                         [&](const Hunk& o) { return same_change(h, o); });
+    });
+    if (all) return other;
+  }
+  return nullptr;
 }
 
 struct Candidate {
@@ -417,7 +462,24 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
       ++find_or_add(h.path).marks;
     }
   }
-  if (cands.empty()) return false;
+  // A file the run changes in place the same way holds fp's lines as that file patch's, not
+  // as fp's file moved there.
+  std::vector<std::string> twins;
+  std::erase_if(cands, [&](const Candidate& c) {
+    if (twin_in(ctx.modified, fp, c.path) == nullptr) return false;
+    twins.push_back(c.path);
+    return true;
+  });
+  if (cands.empty()) {
+    if (!twins.empty()) {
+      std::sort(twins.begin(), twins.end());
+      fr.relocation = fmt::format(
+          "'{}' does not exist; '{}' holds its lines only as the same change another file "
+          "patch of this run makes there",
+          path, fmt::join(twins, "', '"));
+    }
+    return false;
+  }
   std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
     if (a.suffix != b.suffix) return a.suffix > b.suffix;
     if (a.marks != b.marks) return a.marks > b.marks;

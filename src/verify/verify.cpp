@@ -72,6 +72,7 @@ FileReport detail::verify_file(const FilePatch& fp, Context& ctx, unsigned strip
       if (!exists(tree, path) && !relocate(ctx, fp, path, fr)) {
         fr.status = Status::kConflict;
         fr.reason = fmt::format("'{}' does not exist in the target", path);
+        fr.missing = true;
         whole_file_hunks(fp, fr, HunkStatus::kConflict, false);
       } else if (!fr.relocated && fr.status != Status::kUnknown) {
         fr.status = verify_existing(ctx, path, fp, fr);
@@ -406,6 +407,8 @@ PatchReport verify_patch(const Patch& patch, const Tree& tree, const VerifyOptio
   const unsigned strip = strip_of(patch, ctx);
   const InPlaceNames in_place = in_place_names(std::span<const Patch>(&patch, 1), {strip}, tree);
   ctx.in_place = &in_place;
+  const ModifiedInPlace modified = modified_in_place(std::span<const Patch>(&patch, 1), {strip});
+  ctx.modified = &modified;
   PatchReport r = verify_patch_in(patch, ctx, strip);
   attach_evidence(patch, r, ctx);
   attach_search(tree, {&r}, {patch_markers(patch, r.strip, options)}, options);
@@ -480,7 +483,8 @@ std::vector<std::vector<FileJob>> file_jobs(const std::vector<Patch>& patches,
 /// A thread of the run's first pass: its own handle on the tree, its own stat and file caches.
 struct Worker {
   Worker(const Tree& handle, const Context& run)
-      : tree(handle), ctx{tree, run.options, cache, run.relocation_search, run.in_place} {}
+      : tree(handle),
+        ctx{tree, run.options, cache, run.relocation_search, run.in_place, run.modified} {}
   StatCache tree;
   FileCache cache;
   Context ctx;
@@ -529,6 +533,8 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   std::optional<trace::Span> span(std::in_place, "in-place-names");
   const InPlaceNames in_place = in_place_names(patches, strips, tree);
   ctx.in_place = &in_place;
+  const ModifiedInPlace modified = modified_in_place(patches, strips);
+  ctx.modified = &modified;
   span.emplace("relocation");
   // Every file to relocate, found before any is verified, so that the tree is walked once
   // for all of them and the patches' markers (reading every file is what a large tree costs,

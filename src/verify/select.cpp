@@ -1,0 +1,61 @@
+// --include / --exclude: which file patches a run uses (see path_selected()).
+#include <fnmatch.h>
+
+#include <string>
+#include <utility>
+
+#include "sm120check/patch.hpp"
+#include "sm120check/verify.hpp"
+
+namespace sm120check {
+
+bool path_selected(std::string_view path, const std::vector<PathRule>& rules) {
+  if (rules.empty()) return true;
+  const std::string name(path);  // fnmatch wants a NUL-terminated string
+  bool any_include = false;
+  for (const PathRule& rule : rules) {
+    if (::fnmatch(rule.pattern.c_str(), name.c_str(), 0) == 0) return rule.include;
+    any_include = any_include || rule.include;
+  }
+  return !any_include;
+}
+
+std::vector<std::vector<std::string>> select_file_patches(std::vector<Patch>& patches,
+                                                          const std::vector<unsigned>& strips,
+                                                          const std::vector<PathRule>& rules) {
+  std::vector<std::vector<std::string>> excluded(patches.size());
+  if (rules.empty()) return excluded;
+  for (std::size_t i = 0; i < patches.size() && i < strips.size(); ++i) {
+    std::vector<FilePatch>& files = patches[i].files;
+    std::vector<FilePatch> kept;
+    kept.reserve(files.size());
+    for (FilePatch& f : files) {
+      const std::string& named = f.new_path != "/dev/null" ? f.new_path : f.old_path;
+      const std::optional<std::string> path = strip_path(named, strips[i]);
+      if (path && !path_selected(*path, rules))
+        excluded[i].push_back(*path);
+      else
+        kept.push_back(std::move(f));
+    }
+    files = std::move(kept);
+  }
+  return excluded;
+}
+
+void mark_excluded(VerifyReport& report, std::vector<std::vector<std::string>> excluded) {
+  for (std::size_t i = 0; i < report.patches.size() && i < excluded.size(); ++i) {
+    PatchReport& p = report.patches[i];
+    p.excluded = std::move(excluded[i]);
+    // Every file taken out: verify() called it "patch changes no file" (a patch that could
+    // not be read has no files to take out, so its error stays). Nothing of it was checked:
+    // unknown, so that a CI gate does not pass on a pattern that left out the fix (a typo in
+    // --include), never skipped or applied.
+    if (!p.excluded.empty() && p.files.empty()) {
+      p.status = Status::kUnknown;
+      p.presence = Presence::kUnknown;
+      p.error.clear();
+    }
+  }
+}
+
+}  // namespace sm120check
