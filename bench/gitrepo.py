@@ -8,18 +8,30 @@ the repository. Python 3.11 standard library only.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import sys
+import tempfile
 
 GIT_CFG = ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
            "-c", "core.quotePath=true", "-c", "format.signature=", "-c", "diff.renames=false",
            "-c", "format.coverLetter=false", "-c", "color.ui=false"]
 
 
+def _empty_config() -> str:
+    """An empty file of this process's own for GIT_CONFIG_GLOBAL, removed at exit. Not
+    os.devnull: on some shared machines /dev/null is a regular file that other programs' output
+    lands in, and git then fails on it ("bad config line 1 in file /dev/null")."""
+    fd, path = tempfile.mkstemp(prefix="bench-git.", suffix=".gitconfig")
+    os.close(fd)
+    atexit.register(lambda: os.path.exists(path) and os.unlink(path))
+    return path
+
+
 def clean_env() -> dict:
     env = dict(os.environ)
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, LC_ALL="C",
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=_empty_config(), LC_ALL="C",
                GIT_LITERAL_PATHSPECS="1")
     return env
 

@@ -3,21 +3,21 @@
 // reverts, re-fixes and changed lines, `--in`, the JSON shape, path histories against git), the
 // built-in SHA-1 against libgit2, and a cross-check with libgit2's own apply. Repositories are
 // built with the git CLI in temporary folders (HOME and config isolated).
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <nettle/sha1.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <nettle/sha1.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -157,6 +157,36 @@ TEST(GitRev, TextHasOneColumnPerRevision) {
   EXPECT_NE(line.find("applicable applied"), std::string::npos) << line;
   EXPECT_LE(line.size(), 100u);
   EXPECT_NE(r.out.find("summary: 2 revisions  -> exit 1"), std::string::npos);
+  // An uncommitted change is the work tree's, which a --rev run does not read (hostile review
+  // hr25: the line said it decided the answer).
+  f.repo.write("a.txt", lines(1, 31));
+  r = test::run_sm120check({"verify", "--rev", "v1", f.repo.patch_file(), f.repo.dir()});
+  EXPECT_NE(r.out.find("uncommitted changes in the work tree (not read: the revisions decide "
+                       "this answer): a.txt"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("these decide the work-tree answer"), std::string::npos) << r.out;
+}
+
+// Hostile review (hr24 rev-text-omits-leftout): the --rev text report did not list the files
+// --include/--exclude left out, which the work-tree report and the JSON do.
+TEST(GitRev, TextListsTheFilesLeftOut) {
+  FixRepo f;
+  f.repo.diff(f.base, f.later);  // a.txt and b.txt
+  RunResult r = test::run_sm120check({"verify", "--no-gpu", "--exclude", "b.txt", "--rev", "v1",
+                                      "--rev", "v2", f.repo.patch_file(), f.repo.dir()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("\n  - b.txt  left out (--include/--exclude)\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("  b.txt "), std::string::npos) << r.out;  // no row of its own
+  RunResult all = test::run_sm120check({"verify", "--no-gpu", "--exclude", "*", "--rev", "v2",
+                                        f.repo.patch_file(), f.repo.dir()});
+  EXPECT_EQ(all.exit_code, 2) << all.out << all.err;
+  EXPECT_NE(all.out.find("  - a.txt  left out (--include/--exclude)\n  - b.txt  left out"),
+            std::string::npos)
+      << all.out;
+  EXPECT_NE(all.out.find("unknown: --include/--exclude left out every file"), std::string::npos)
+      << all.out;
 }
 
 // A revision where the patched file has moved (FlashInfer's gemm.py into gemm/gemm_base.py):
@@ -348,6 +378,192 @@ TEST(GitRepository, UncommittedChangesUnderASplitIndexAreUnknownNotNone) {
   EXPECT_EQ(known["repository"]["dirty_unknown"], nullptr);
 }
 
+/// The index file of `repo` with `edit` applied to its bytes.
+void edit_index(Repo& repo, const std::function<void(std::string&)>& edit) {
+  std::string bytes = test::read_file(repo.path(".git/index"));
+  edit(bytes);
+  test::write_file(repo.path(".git/index"), bytes);
+}
+
+// Hostile review (hr23, index-unreadable-clean): an index whose trailer is not its SHA-1 (all
+// zeros, as git >= 2.40 writes with index.skipHash; or a stale one, which git never checks
+// outside fsck) made libgit2 1.5 fail, and the failure read as "no uncommitted changes",
+// although the touched file had a staged change. Git reads such an index: so is it read here.
+// An index git refuses (empty, truncated, bad version) makes the list unknown, never empty.
+TEST(GitRepository, AnIndexWithoutChecksumIsReadAndOneGitRefusesIsUnknown) {
+  FixRepo f;
+  f.repo.write("a.txt", lines(1, 30));  // the fix undone and staged: the cache tree is invalid
+  f.repo.git("add a.txt");
+  const std::string good = test::read_file(f.repo.path(".git/index"));
+  auto repository = [&] {
+    return run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()},
+                    1)["repository"];
+  };
+  EXPECT_EQ(repository()["dirty"], json::array({"a.txt"}));
+  for (const char* trailer : {"zero", "stale"}) {
+    SCOPED_TRACE(trailer);
+    edit_index(f.repo, [&](std::string& b) {
+      if (std::string(trailer) == "zero")
+        b.replace(b.size() - 20, 20, std::string(20, '\0'));
+      else
+        b.back() = static_cast<char>(b.back() ^ 1);
+    });
+    EXPECT_EQ(f.repo.git("status --porcelain -- a.txt"), "M  a.txt\n");
+    const json r = repository();
+    EXPECT_EQ(r["dirty"], json::array({"a.txt"})) << r;
+    EXPECT_EQ(r["dirty_unknown"], nullptr) << r;
+    EXPECT_EQ(GitRepository::open(f.repo.dir())->facts({"a.txt", "b.txt"}).dirty,
+              std::vector<std::string>{"a.txt"});
+    test::write_file(f.repo.path(".git/index"), good);
+  }
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"empty", "smaller than expected"},
+      {"truncated", "truncated"},
+      {"cut in an entry", "truncated"},
+      {"version 9", "bad index version 9"},
+      {"signature", "bad signature"}};
+  for (const auto& entry : refused) {
+    // Named, not a structured binding: clang 14 (Debian 12) refuses a binding a lambda captures.
+    const std::string& how = entry.first;
+    const std::string& reason = entry.second;
+    SCOPED_TRACE(how);
+    edit_index(f.repo, [&](std::string& b) {
+      if (how == "empty") b.clear();
+      if (how == "truncated") b.resize(b.size() - 7);
+      if (how == "cut in an entry") b.resize(12 + 70);
+      if (how == "version 9") b[7] = 9;
+      if (how == "signature") b[0] = 'E';
+    });
+    const json r = repository();
+    EXPECT_EQ(r["dirty"], json::array()) << r;
+    ASSERT_TRUE(r["dirty_unknown"].is_string()) << r;
+    EXPECT_NE(r["dirty_unknown"].get<std::string>().find(reason), std::string::npos) << r;
+    test::write_file(f.repo.path(".git/index"), good);
+  }
+}
+
+TEST(GitIndexCheck, TrailersVersionsAndExtensionsAsGitReadsThem) {
+  FixRepo f;
+  const std::string index = f.repo.path(".git/index");
+  for (const char* version : {"2", "3", "4"}) {
+    SCOPED_TRACE(version);
+    f.repo.git(std::string("update-index --index-version ") + version);
+    if (std::string(version) == "3")
+      f.repo.git("add -N new.txt 2>/dev/null; touch new.txt && git add -N new.txt");
+    const git::IndexFileCheck c = git::check_index_file(index, true);
+    EXPECT_EQ(c.state, git::IndexFileCheck::State::readable) << c.reason;
+    EXPECT_EQ(c.version, static_cast<std::uint32_t>(std::stoi(version)));
+    EXPECT_EQ(c.trailer, git::IndexFileCheck::Trailer::checksum);
+    EXPECT_FALSE(c.split);
+  }
+  f.repo.git("rm -q --cached new.txt && rm new.txt && git update-index --index-version 2");
+  edit_index(f.repo, [](std::string& b) { b.replace(b.size() - 20, 20, std::string(20, '\0')); });
+  EXPECT_EQ(git::check_index_file(index, true).trailer, git::IndexFileCheck::Trailer::zero);
+  edit_index(f.repo, [](std::string& b) { b.back() = 1; });
+  EXPECT_EQ(git::check_index_file(index, true).trailer, git::IndexFileCheck::Trailer::other);
+  EXPECT_EQ(git::check_index_file(index, false).trailer, git::IndexFileCheck::Trailer::not_hashed);
+  const std::string fixed = git::with_index_checksum(test::read_file(index));
+  test::write_file(index, fixed);
+  EXPECT_EQ(git::check_index_file(index, true).trailer, git::IndexFileCheck::Trailer::checksum);
+  EXPECT_EQ(f.repo.git("fsck --no-dangling 2>&1 | grep -c index; true"), "0\n");
+  EXPECT_EQ(git::check_index_file(f.repo.path(".git/no-such-index"), true).state,
+            git::IndexFileCheck::State::missing);
+  // A split index: the "link" extension, read as such.
+  f.repo.git("update-index --split-index");
+  EXPECT_TRUE(git::check_index_file(index, true).split);
+  EXPECT_TRUE(work_tree_may_have_split_index(f.repo.dir()));
+  f.repo.git("update-index --no-split-index");
+  EXPECT_FALSE(git::check_index_file(index, true).split);
+}
+
+// Hostile review (hr23, stale-sharedindex): `git update-index --no-split-index` leaves
+// .git/sharedindex.* behind (git expires it after two weeks). That file alone made the
+// uncommitted changes "unknown (the index is split)"; only the index's "link" extension does.
+TEST(GitRepository, ALeftoverSharedIndexIsNoSplitIndex) {
+  FixRepo f;
+  f.repo.git(
+      "update-index --split-index && git status --porcelain >/dev/null && "
+      "git update-index --no-split-index");
+  bool left = false;
+  for (const auto& e : std::filesystem::directory_iterator(f.repo.path(".git")))
+    left = left || e.path().filename().string().rfind("sharedindex.", 0) == 0;
+  ASSERT_TRUE(left) << "git left no sharedindex.* file";
+  EXPECT_FALSE(work_tree_may_have_split_index(f.repo.dir()));
+  f.repo.write("a.txt", lines(1, 30));  // the fix undone, not committed
+  // An untracked touched file too: the reader without libgit2 declines, libgit2 answers.
+  const std::string patch =
+      f.repo.diff(f.base, f.fix) + "--- a/k.txt\n+++ b/k.txt\n@@ -1 +1 @@\n-k\n+K\n";
+  test::write_file(f.repo.patch_file(), patch);
+  f.repo.write("k.txt", "k\n");
+  const json doc = run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 1);
+  EXPECT_EQ(doc["repository"]["dirty"], json::array({"a.txt", "k.txt"})) << doc["repository"];
+  EXPECT_EQ(doc["repository"]["dirty_unknown"], nullptr);
+  // The same with a real split: unknown.
+  f.repo.git("update-index --split-index");
+  const json split = run_json({"verify", "--format", "json", f.repo.patch_file(), f.repo.dir()}, 1);
+  EXPECT_EQ(split["repository"]["dirty"], json::array());
+  EXPECT_NE(split["repository"]["dirty_unknown"].get<std::string>().find("split"),
+            std::string::npos);
+}
+
+// Hostile review (hr23, submodule-dirty-missed): TARGET a superproject, the patch touching
+// sm/f.c inside submodule sm, which had an uncommitted change: the report gave the
+// superproject's HEAD and "dirty: []" (git status of the superproject names only "sm"). A path
+// in a submodule is now answered by the submodule: dirty when changed there, or when the
+// submodule's HEAD is not the commit the superproject's HEAD records for it.
+TEST(GitRepository, ATouchedFileInASubmoduleIsAnsweredByTheSubmodule) {
+  Repo sub;
+  sub.write("f.c", "int a = 6;\n");
+  sub.commit("s");
+  Repo super;
+  super.write("r.txt", "x\n");
+  super.commit("r");
+  super.git("-c protocol.file.allow=always submodule add -q '" + sub.dir() + "' sm 2>&1");
+  super.commit("sm");
+  TempDir tmp;
+  const std::string patch = tmp / "p.patch";
+  test::write_file(patch,
+                   "--- a/sm/f.c\n+++ b/sm/f.c\n@@ -1 +1 @@\n-int a = 6;\n+int a = 7;\n"
+                   "--- a/r.txt\n+++ b/r.txt\n@@ -1 +1 @@\n-x\n+y\n");
+  auto repository = [&](int) {  // the verdicts change with the file: only the section counts
+    const RunResult run = test::run_sm120check({"verify", "--format", "json", patch, super.dir()});
+    const json doc = json::parse(run.out, nullptr, false);
+    EXPECT_FALSE(doc.is_discarded()) << run.out << run.err;
+    return doc.is_discarded() ? json() : doc["repository"];
+  };
+  json r = repository(1);
+  EXPECT_EQ(r["head"], super.head());
+  EXPECT_EQ(r["dirty"], json::array()) << r;
+  EXPECT_EQ(r["dirty_unknown"], nullptr) << r;
+  EXPECT_EQ(nested_work_tree_of(super.dir(), "sm/f.c"), "sm");
+  EXPECT_EQ(nested_work_tree_of(super.dir(), "r.txt"), std::nullopt);
+
+  super.write("sm/f.c", "int a = 7;\n");  // changed in the submodule, not committed
+  r = repository(1);
+  EXPECT_EQ(r["dirty"], json::array({"sm/f.c"})) << r;
+  EXPECT_EQ(r["dirty_unknown"], nullptr) << r;
+
+  // Committed in the submodule: clean there, but not the commit the superproject records.
+  super.git("-C sm add f.c && git -C sm -c user.name=t -c user.email=t@e commit -qm fix");
+  EXPECT_EQ(super.git("status --porcelain"), " M sm\n");
+  r = repository(1);
+  EXPECT_EQ(r["dirty"], json::array({"sm/f.c"})) << r;
+  super.git("add sm && git commit -qm 'sm moved'");  // now recorded: clean again
+  r = repository(1);
+  EXPECT_EQ(r["dirty"], json::array()) << r;
+  EXPECT_EQ(r["dirty_unknown"], nullptr) << r;
+
+  // A submodule whose changes cannot be told makes the list unknown, never empty.
+  test::write_file(super.path(".git/modules/sm/index"), "");
+  super.write("sm/f.c", "int a = 8;\n");
+  r = repository(1);
+  EXPECT_EQ(r["dirty"], json::array()) << r;
+  ASSERT_TRUE(r["dirty_unknown"].is_string()) << r;
+  EXPECT_NE(r["dirty_unknown"].get<std::string>().find("sm/f.c is in submodule sm"),
+            std::string::npos)
+      << r;
+}
+
 TEST(GitRepository, PlainTreeHasNoRepository) {
   TempDir plain;
   test::write_file(plain / "a.txt", lines(1, 30));
@@ -393,6 +609,14 @@ void expect_facts(Repo& repo, const std::vector<std::string>& paths, bool native
   EXPECT_EQ(mine->head, lib.head);
   EXPECT_EQ(mine->branch, lib.branch);
   EXPECT_EQ(mine->dirty, root.empty() ? truth : lib.dirty);
+}
+
+/// The facts as verify gets them: the reader, libgit2 where it cannot tell.
+std::optional<RepositoryFacts> test_facts_of(const std::string& dir,
+                                             const std::vector<std::string>& paths) {
+  std::optional<RepositoryFacts> facts = read_work_tree_facts(dir, paths);
+  if (!facts) facts = GitRepository::open(dir)->facts(paths);
+  return facts;
 }
 
 /// The reader's dirty paths, or {"(cannot tell)"} when it falls back.
@@ -500,7 +724,6 @@ TEST(WorkTreeFacts, AssumeUnchangedExecutableBitAndFileMode) {
   // the cache tree is written again.
   expect_facts(f.repo, f.paths, false);
   f.repo.git("write-tree >/dev/null");
-  f.repo.write("dir/b.py", lines(1, 12, "b"));
   std::filesystem::permissions(f.repo.path("run.sh"), std::filesystem::perms::owner_exec,
                                std::filesystem::perm_options::add);
   expect_facts(f.repo, f.paths, true);
@@ -509,6 +732,115 @@ TEST(WorkTreeFacts, AssumeUnchangedExecutableBitAndFileMode) {
   f.repo.git("config core.filemode false");
   expect_facts(f.repo, f.paths, true);
   EXPECT_TRUE(native_dirty(f.repo.dir(), f.paths).empty());
+}
+
+// Hostile review (hr24 dirty-assume-unchanged): a touched file flagged assume-unchanged or
+// skip-worktree and modified on disk was reported clean (git status hides it, and the reader
+// trusted the flag), although the verdict reads the disk copy. Both readers now compare it.
+TEST(WorkTreeFacts, FlaggedFilesModifiedOnDiskAreDirtyThoughGitStatusHidesThem) {
+  for (const std::string flag : {"assume-unchanged", "skip-worktree"}) {
+    SCOPED_TRACE(flag);
+    FactsRepo f;
+    f.repo.git("update-index --" + flag + " dir/b.py a.txt");
+    f.repo.write("dir/b.py", lines(1, 12, "b"));        // other size
+    f.repo.write("a.txt", lines(1, 29) + "LINE 30\n");  // same size
+    EXPECT_TRUE(git_status_dirty(f.repo, f.paths).empty()) << "git status hides them";
+    const std::vector<std::string> both{"a.txt", "dir/b.py"};
+    // The flag invalidates the cache tree: libgit2 answers until the tree is written again.
+    EXPECT_EQ(native_dirty(f.repo.dir(), f.paths), std::vector<std::string>{"(cannot tell)"});
+    RepositoryFacts lib = GitRepository::open(f.repo.dir())->facts(f.paths);
+    EXPECT_EQ(lib.dirty, both);
+    EXPECT_EQ(lib.dirty_unknown, "");
+    f.repo.git("write-tree >/dev/null");
+    EXPECT_EQ(native_dirty(f.repo.dir(), f.paths), both);
+    // Back to the committed bytes (new stat data): clean again, for both readers.
+    f.repo.write("dir/b.py", lines(1, 10, "b"));
+    f.repo.write("a.txt", lines(1, 30));
+    EXPECT_TRUE(native_dirty(f.repo.dir(), f.paths).empty());
+    EXPECT_TRUE(GitRepository::open(f.repo.dir())->facts(f.paths).dirty.empty());
+  }
+}
+
+// A skip-worktree file absent from the work tree (what a sparse checkout leaves) is not
+// checked out, as git says, not deleted: listed apart, so that the report is not silently
+// clean while the verdict reads no file.
+TEST(WorkTreeFacts, ASkipWorktreeFileAbsentOnDiskIsNotCheckedOut) {
+  FactsRepo f;
+  f.repo.git("update-index --skip-worktree dir/b.py && git write-tree >/dev/null");
+  std::filesystem::remove(f.repo.path("dir/b.py"));
+  EXPECT_TRUE(git_status_dirty(f.repo, f.paths).empty());
+  std::optional<RepositoryFacts> mine = read_work_tree_facts(f.repo.dir(), f.paths);
+  ASSERT_TRUE(mine);
+  EXPECT_TRUE(mine->dirty.empty());
+  EXPECT_EQ(mine->not_checked_out, std::vector<std::string>{"dir/b.py"});
+  RepositoryFacts lib = GitRepository::open(f.repo.dir())->facts(f.paths);
+  EXPECT_TRUE(lib.dirty.empty());
+  EXPECT_EQ(lib.not_checked_out, std::vector<std::string>{"dir/b.py"});
+  // An assume-unchanged file deleted is deleted (git status hides that too).
+  f.repo.git("update-index --assume-unchanged a.txt");
+  std::filesystem::remove(f.repo.path("a.txt"));
+  EXPECT_EQ(GitRepository::open(f.repo.dir())->facts(f.paths).dirty,
+            std::vector<std::string>{"a.txt"});
+  // A real sparse checkout (no sparse index; its config.worktree is not read here): the files
+  // it leaves out are not checked out, and nothing is unknown.
+  {
+    FactsRepo g;
+    g.repo.git("sparse-checkout set --no-cone /dir/sub/ >/dev/null 2>&1");
+    ASSERT_FALSE(std::filesystem::exists(g.repo.path("dir/b.py")));
+    std::optional<RepositoryFacts> facts = test_facts_of(g.repo.dir(), g.paths);
+    ASSERT_TRUE(facts);
+    EXPECT_EQ(facts->dirty_unknown, "");
+    EXPECT_TRUE(facts->dirty.empty());
+    EXPECT_EQ(facts->not_checked_out, (std::vector<std::string>{"a.txt", "dir/b.py", "run.sh"}));
+  }
+  // The report, in JSON and text.
+  const std::string diff = "diff --git a/dir/b.py b/dir/b.py\n--- a/dir/b.py\n+++ b/dir/b.py\n"
+                           "@@ -1,2 +1,2 @@\n-b 1\n+B 1\n b 2\n";
+  TempDir patches;
+  test::write_file(patches.path() / "p.patch", diff);
+  const std::string patch = (patches.path() / "p.patch").string();
+  RunResult r =
+      test::run_sm120check({"verify", "--no-gpu", "--format", "json", patch, f.repo.dir()});
+  const json doc = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << r.out << r.err;
+  EXPECT_EQ(doc["repository"]["not_checked_out"], json::array({"dir/b.py"})) << doc["repository"];
+  EXPECT_EQ(doc["repository"]["dirty"], json::array()) << doc["repository"];
+  // Its verdict: unknown (no copy to judge), not a conflict with "fix: absent", and never a
+  // relocation onto another copy holding the fix (hostile review hr25).
+  EXPECT_EQ(doc["patches"][0]["status"], "unknown") << doc;
+  EXPECT_EQ(doc["patches"][0]["presence"], "unknown") << doc;
+  EXPECT_EQ(doc["patches"][0]["files"][0]["relocated"], false) << doc;
+  EXPECT_EQ(doc["exit_code"], 2) << doc;
+  {
+    std::string fixed = lines(1, 10, "b");
+    fixed.replace(0, 3, "B 1");
+    test::write_file(std::filesystem::path(f.repo.dir()) / "vendor/dir/b.py", fixed);
+  }
+  const json moved = json::parse(
+      test::run_sm120check({"verify", "--no-gpu", "--format", "json", patch, f.repo.dir()}).out,
+      nullptr, false);
+  ASSERT_TRUE(moved.is_object());
+  EXPECT_EQ(moved["patches"][0]["status"], "unknown") << moved;
+  EXPECT_EQ(moved["patches"][0]["files"][0]["relocated"], false) << moved;
+  std::filesystem::remove_all(std::filesystem::path(f.repo.dir()) / "vendor");
+  r = test::run_sm120check({"verify", "--no-gpu", patch, f.repo.dir()});
+  EXPECT_NE(r.out.find("not checked out (skip-worktree"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": dir/b.py\n"), std::string::npos) << r.out;
+}
+
+// A flagged file whose bytes attributes may filter cannot be hashed here: unknown, naming the
+// flag, rather than clean.
+TEST(WorkTreeFacts, AFlaggedFileThatCannotBeComparedMakesTheListUnknown) {
+  FactsRepo f;
+  f.repo.write(".gitattributes", "*.txt text eol=crlf\n");
+  f.repo.commit("attributes");
+  f.repo.git("update-index --refresh >/dev/null; sleep 1");
+  f.repo.git("update-index --assume-unchanged a.txt");
+  f.repo.write("a.txt", lines(1, 29) + "LINE 30\n");
+  RepositoryFacts lib = GitRepository::open(f.repo.dir())->facts(f.paths);
+  EXPECT_TRUE(lib.dirty.empty());
+  EXPECT_NE(lib.dirty_unknown.find("a.txt is flagged assume-unchanged"), std::string::npos)
+      << lib.dirty_unknown;
 }
 
 TEST(WorkTreeFacts, SymlinkChanged) {
@@ -1364,6 +1696,28 @@ TEST(GitLog, NeverAppliedAndUnknownRange) {
   RunResult r = test::run_sm120check({"log", "--rev", "nope..HEAD", repo.patch_file(), repo.dir()});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err.rfind("sm120check: error: unknown revision 'nope'", 0), 0u) << r.err;
+}
+
+// Review: `log` refused --no-gpu (a usage error) although verify and apply take it; a script
+// passing verify's options to both failed. --cc and --no-gpu are accepted and checked as verify
+// takes them, and change nothing.
+TEST(GitLog, AcceptsVerifysGpuOptionsAndChecksThem) {
+  FixRepo f;
+  const std::string patch = f.repo.patch_file(), dir = f.repo.dir();
+  const RunResult plain = test::run_sm120check({"log", "--format", "json", patch, dir});
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--no-gpu"}, std::vector<std::string>{"--cc", "12.0"}}) {
+    std::vector<std::string> args{"log", "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {patch, dir});
+    const RunResult r = test::run_sm120check(args);
+    EXPECT_EQ(r.exit_code, plain.exit_code) << extra[0] << ": " << r.err;
+    EXPECT_EQ(json::parse(r.out, nullptr, false)["events"],
+              json::parse(plain.out, nullptr, false)["events"])
+        << extra[0];
+  }
+  EXPECT_EQ(test::run_sm120check({"log", "--cc", "banana", patch, dir}).exit_code, 3);
+  EXPECT_EQ(test::run_sm120check({"log", "--cc", "12.0", "--no-gpu", patch, dir}).exit_code, 3);
 }
 
 TEST(GitLog, AppliedAtTheOldestCommit) {

@@ -27,7 +27,16 @@ struct RepositoryFacts {
   std::optional<std::string> branch;  ///< short branch name; std::nullopt when detached.
   /// Paths (relative to root) touched by the patches that have uncommitted changes (modified,
   /// staged, untracked or deleted): their work-tree content, not HEAD's, decides the answer.
+  /// A path inside a submodule (nested_work_tree_of()) counts when it has uncommitted changes
+  /// in the submodule, or the submodule's HEAD is not the commit HEAD here records for it.
+  /// A file flagged `git update-index --assume-unchanged` or `--skip-worktree` counts when its
+  /// disk copy differs from the index, although `git status` does not show it: the verdict
+  /// reads the disk copy.
   std::vector<std::string> dirty;
+  /// Touched paths the index has, flagged skip-worktree, that are absent from
+  /// the work tree (a sparse checkout left them out): git calls them unchanged, not deleted,
+  /// but the work-tree answer reads them as missing files. Sorted; empty when `dirty_unknown`.
+  std::vector<std::string> not_checked_out;
   /// Why `dirty` cannot be told (then it is empty and means nothing), e.g. a split index, which
   /// neither the reader here nor libgit2 1.5 reads; "" when it is known.
   std::string dirty_unknown;
@@ -93,12 +102,20 @@ std::shared_ptr<const KnownBlobIds> index_blob_ids(const WorkTreeIndex& reposito
                                                    const std::string& prefix,
                                                    const std::vector<std::string>& paths);
 
-/// Whether the work tree at `root` may have a split index (`git update-index --split-index`):
-/// its git directory (`.git`, or where a `.git` file points) holds a `sharedindex.*` file. One
-/// left from an earlier split (git expires them after two weeks) counts too. Neither
-/// read_work_tree_facts() nor libgit2 1.5 reads a split index: the uncommitted files are then
-/// unknown (RepositoryFacts::dirty_unknown). Never throws.
+/// Whether the work tree at `root` has a split index (`git update-index --split-index`): its
+/// index (in `.git`, or where a `.git` file points) has a "link" extension. A `sharedindex.*`
+/// file alone does not count: git leaves one after `--no-split-index`, to expire after two
+/// weeks. Neither read_work_tree_facts() nor libgit2 1.5 reads a split index: the uncommitted
+/// files are then unknown (RepositoryFacts::dirty_unknown). Reads the whole index (a walk, no
+/// hashing); never throws.
 bool work_tree_may_have_split_index(const std::string& root);
+
+/// The folder of another work tree that `path` (relative to the work tree at `root`) lies in:
+/// the shallowest folder above it, below `root`, holding a `.git` entry (a submodule's `.git`
+/// file, or a repository cloned inside), as "dir/sub" (relative to root, no trailing slash).
+/// std::nullopt when there is none. Git's status of `root` says nothing about such a path: its
+/// own repository does. lstat(2) only, one per folder level; never throws.
+std::optional<std::string> nested_work_tree_of(const std::string& root, const std::string& path);
 
 /// Whether the work tree at `root` may have a sparse index (`git sparse-checkout
 /// --sparse-index`, config index.sparse=true): its entries for folders outside the cone

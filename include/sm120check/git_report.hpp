@@ -28,9 +28,12 @@ nlohmann::ordered_json revisions_to_json(const std::vector<RevisionReport>& revi
 /// The exit code of a `--rev` run: the highest over revisions.
 int revisions_exit_code(const std::vector<RevisionReport>& revisions);
 
-/// "repository: ROOT" and "HEAD: ..." lines, and the dirty paths (they decide the work-tree
-/// answer), for the text report.
-void render_repository_text(std::ostream& out, const RepositoryFacts& facts, bool color);
+/// "repository: ROOT" and "HEAD: ..." lines, and the dirty and not-checked-out paths, for the
+/// text report. With `from_revisions` (a `--rev` or `log` run, which reads revisions only), the
+/// paths are told as the work tree's, which the answer did not read; otherwise as what decided
+/// the work-tree answer.
+void render_repository_text(std::ostream& out, const RepositoryFacts& facts, bool color,
+                            bool from_revisions = false);
 
 /// A table for people: rows per patch, file and hunk, one status column per revision (labels
 /// shortened to fit 100 columns), then the reasons and one summary row.

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sm120check::git {
@@ -52,5 +53,63 @@ enum class IndexRead {
 /// 2-4, a split or sparse index's extension met on the way).
 std::optional<IndexScan> scan_index(const std::string& path, const std::vector<std::string>& wanted,
                                     bool may_stop, IndexRead how = IndexRead::search);
+
+/// What a touched file holds against its stage-0 index entry.
+enum class EntryState {
+  clean,            ///< the file is what the entry records
+  dirty,            ///< it differs (or is deleted), flags notwithstanding
+  not_checked_out,  ///< skip-worktree and absent: a sparse checkout left it out
+};
+
+/// The touched files among `paths` (relative to the work tree at `root`) whose index entries
+/// (the index file at `index_path`) are flagged assume-unchanged or skip-worktree, which
+/// `git status` and libgit2's status call unchanged without looking at them, compared with
+/// the disk (stat data, then the blob id). `unknown` says why, naming the flag, when one of
+/// them cannot be compared here (attributes that filter it, a submodule, a configuration not
+/// read here) or the index is not read here (then `dirty` and `not_checked_out` are partial).
+/// Reads the index once (a walk); never throws.
+struct FlaggedEntries {
+  std::vector<std::string> dirty, not_checked_out;  ///< sorted
+  std::string unknown;                              ///< "" when every flagged file was compared
+};
+FlaggedEntries check_flagged_entries(const std::string& root, const std::string& index_path,
+                                     const std::vector<std::string>& paths);
+
+/// What git makes of an index file as a whole, and what a reader of it must know first.
+struct IndexFileCheck {
+  enum class State {
+    missing,   ///< no index file: git reads it as an empty index
+    readable,  ///< git reads it (read-cache.c, do_read_index())
+    refused,   ///< git refuses it, or it is truncated or corrupt: `reason` says how
+  };
+  /// The trailing 20 bytes. Git verifies them only in `git fsck` (read-cache.c, verify_hdr():
+  /// verify_index_checksum is set by fsck alone), so an index it reads may hold any of these.
+  enum class Trailer {
+    not_hashed,  ///< not all zeros, not compared (check_index_file() without `hash`)
+    checksum,    ///< the SHA-1 of the bytes before it, as git writes by default
+    zero,        ///< all zeros: git >= 2.40 with index.skipHash (feature.manyFiles) writes this
+    other,       ///< neither: a stale or damaged trailer (libgit2 1.5 refuses the index)
+  };
+  State state = State::missing;
+  std::string reason;  ///< for `refused`: git's words where it has them, e.g. "bad index version 9"
+  std::uint32_t version = 0, entries = 0;
+  bool split = false;   ///< a "link" extension: the entries live partly in .git/sharedindex.<id>
+  bool sparse = false;  ///< an "sdir" extension: folders outside the sparse cone as entries
+  Trailer trailer = Trailer::not_hashed;
+};
+
+/// Checks the index file at `path` from its header through every entry and extension to the
+/// trailer, as git's reader would take it: the header (signature "DIRC", version 2-4), each
+/// entry within the file, the extension chain ending exactly at the 20-byte trailer, no
+/// lower-case (required) extension other than "link" and "sdir". With `hash`, the trailer is
+/// compared with the SHA-1 of the bytes before it (Nettle: 22 ms for the 9 MB index of 100k
+/// entries on a loaded 2-core EPYC, 0.4 GB/s; the walk alone is within the noise of a run).
+/// Reads the whole file; never throws (a file that cannot be read is `refused`).
+IndexFileCheck check_index_file(const std::string& path, bool hash);
+
+/// A copy of the index bytes `data` (a whole index file) with its trailer set to the SHA-1 of
+/// the bytes before it: what libgit2 1.5 requires of an index (git does not; see
+/// IndexFileCheck::Trailer). Empty when `data` is shorter than a header and a trailer.
+std::string with_index_checksum(std::string_view data);
 
 }  // namespace sm120check::git

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <git2.h>
+#include <git2/sys/repository.h>
 
 namespace sm120check::git {
 
@@ -87,7 +88,9 @@ namespace sm120check::git {
   X(git_patch_free)                     \
   X(git_buf_dispose)                    \
   X(git_apply_to_tree)                  \
-  X(git_index_free)
+  X(git_index_free)                     \
+  X(git_index_open)                     \
+  X(git_repository_set_index)
 
 /// Pointers to the libgit2 functions listed in SM120CHECK_LIBGIT2_FUNCTIONS, same names.
 struct Libgit2 {

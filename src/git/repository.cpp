@@ -1,11 +1,15 @@
 // GitRepository and revision trees through libgit2 (see sm120check/git.hpp). Read-only: no
 // checkout, no index or work-tree writes.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -13,6 +17,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "index_scan.hpp"
 #include "libgit2.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/git.hpp"
@@ -33,6 +38,7 @@ struct Free {
   void operator()(git_reference* p) const { lib().git_reference_free(p); }
   void operator()(git_revwalk* p) const { lib().git_revwalk_free(p); }
   void operator()(git_status_list* p) const { lib().git_status_list_free(p); }
+  void operator()(git_index* p) const { lib().git_index_free(p); }
 };
 template <typename T>
 using Owned = std::unique_ptr<T, Free>;
@@ -291,6 +297,21 @@ class Repository final : public GitRepository {
     }
     if (lib().git_repository_workdir(repo()) == nullptr) return f;
     if (paths.empty()) return f;
+    // What git makes of the index comes first: libgit2 1.5 reads a split index's own part
+    // only (and calls a modified file clean), and takes what git refuses for an empty index.
+    const std::string index_path = std::string(lib().git_repository_path(repo())) + "index";
+    const git::IndexFileCheck index = git::check_index_file(index_path, false);
+    if (index.state == git::IndexFileCheck::State::refused) {
+      f.dirty_unknown = fmt::format("the index ({}) cannot be read: {}; see git status", index_path,
+                                    index.reason);
+      return f;
+    }
+    if (index.split) {
+      f.dirty_unknown =
+          "the index is split (git update-index --split-index), which libgit2 1.5 does not "
+          "read: see git status";
+      return f;
+    }
     // One status pass over exactly these paths (git_status_file per path re-examines the index
     // each time: about 0.5 ms a file, which a series of hundreds of files notices).
     std::vector<char*> specs;
@@ -301,9 +322,25 @@ class Repository final : public GitRepository {
     opts.flags = GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH | GIT_STATUS_OPT_INCLUDE_UNTRACKED;
     opts.pathspec = {specs.data(), specs.size()};
     git_status_list* raw_list = nullptr;
-    if (lib().git_status_list_new(&raw_list, repo(), &opts) != 0) return f;
+    std::string error = "the trailer is all zeros (index.skipHash)";
+    // libgit2 1.5 refuses an index whose trailer is not the SHA-1 of its bytes (git >= 2.40
+    // writes zeros there with index.skipHash; git itself never checks it outside fsck): such
+    // an index is read through a copy with the checksum, at once when the trailer is zeros.
+    if (index.trailer == git::IndexFileCheck::Trailer::zero ||
+        lib().git_status_list_new(&raw_list, repo(), &opts) != 0) {
+      if (index.trailer != git::IndexFileCheck::Trailer::zero)
+        error = git::last_error_message("libgit2 error");
+      if (index.state == git::IndexFileCheck::State::readable)
+        raw_list = status_through_checksummed_copy(index_path, opts);
+      if (raw_list == nullptr) {
+        f.dirty_unknown = fmt::format("libgit2 cannot read the index ({}): {}; see git status",
+                                      index_path, error);
+        return f;
+      }
+    }
     Owned<git_status_list> list(raw_list);
     const std::size_t n = lib().git_status_list_entrycount(list.get());
+    std::vector<std::string> only_deleted;  // deleted in the work tree, nothing staged
     for (std::size_t i = 0; i < n; ++i) {
       const git_status_entry* e = lib().git_status_byindex(list.get(), i);
       if (e == nullptr || e->status == GIT_STATUS_CURRENT || e->status == GIT_STATUS_IGNORED)
@@ -312,11 +349,81 @@ class Repository final : public GitRepository {
           e->index_to_workdir != nullptr ? e->index_to_workdir : e->head_to_index;
       if (d == nullptr) continue;
       const char* path = d->new_file.path != nullptr ? d->new_file.path : d->old_file.path;
-      if (path != nullptr) f.dirty.emplace_back(path);
+      if (path == nullptr) continue;
+      f.dirty.emplace_back(path);
+      if (e->status == GIT_STATUS_WT_DELETED) only_deleted.emplace_back(path);
     }
+    // git's status does not look at files flagged assume-unchanged or skip-worktree (libgit2
+    // 1.5's at those flagged assume-unchanged, and it calls a skip-worktree file a sparse
+    // checkout left out deleted); the verdict reads them from disk.
+    git::FlaggedEntries flagged = git::check_flagged_entries(f.root, index_path, paths);
+    if (!flagged.unknown.empty()) {
+      f.dirty.clear();
+      f.dirty_unknown = std::move(flagged.unknown);
+      return f;
+    }
+    f.dirty.insert(f.dirty.end(), flagged.dirty.begin(), flagged.dirty.end());
+    f.not_checked_out = std::move(flagged.not_checked_out);
+    // Not checked out is not deleted, unless a change is staged too.
+    f.dirty.erase(std::remove_if(f.dirty.begin(), f.dirty.end(),
+                                 [&](const std::string& p) {
+                                   return std::binary_search(f.not_checked_out.begin(),
+                                                             f.not_checked_out.end(), p) &&
+                                          std::find(only_deleted.begin(), only_deleted.end(),
+                                                    p) != only_deleted.end();
+                                 }),
+                  f.dirty.end());
     std::sort(f.dirty.begin(), f.dirty.end());
     f.dirty.erase(std::unique(f.dirty.begin(), f.dirty.end()), f.dirty.end());
     return f;
+  }
+
+  /// git_status_list_new() with the index read from a copy of `index_path` (an index git reads,
+  /// IndexFileCheck::State::readable) whose trailer is the checksum libgit2 insists on, in an
+  /// anonymous memory file (memfd_create(2)) with the original's times, so that libgit2 tells
+  /// racily clean entries as it would from the original. nullptr when it cannot be done.
+  git_status_list* status_through_checksummed_copy(const std::string& index_path,
+                                                   const git_status_options& opts) const {
+    const int in = ::open(index_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) return nullptr;
+    struct stat st;
+    std::string bytes;
+    if (::fstat(in, &st) == 0 && S_ISREG(st.st_mode)) {
+      bytes.resize(static_cast<std::size_t>(st.st_size));
+      std::size_t got = 0;
+      while (got < bytes.size()) {
+        const ssize_t n = ::read(in, bytes.data() + got, bytes.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+      }
+      bytes.resize(got);
+    }
+    ::close(in);
+    const std::string fixed = git::with_index_checksum(bytes);
+    if (fixed.empty() || bytes.size() != static_cast<std::size_t>(st.st_size)) return nullptr;
+    const int fd = ::memfd_create("sm120check-index", MFD_CLOEXEC);
+    if (fd < 0) return nullptr;
+    std::size_t put = 0;
+    while (put < fixed.size()) {
+      const ssize_t n = ::write(fd, fixed.data() + put, fixed.size() - put);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      put += static_cast<std::size_t>(n);
+    }
+    const struct timespec times[2] = {st.st_atim, st.st_mtim};
+    git_status_list* list = nullptr;
+    git_index* raw = nullptr;
+    const std::string copy = "/proc/self/fd/" + std::to_string(fd);
+    if (put == fixed.size() && ::futimens(fd, times) == 0 &&
+        lib().git_index_open(&raw, copy.c_str()) == 0) {
+      Owned<git_index> index(raw);
+      lib().git_repository_set_index(repo(), index.get());
+      if (lib().git_status_list_new(&list, repo(), &opts) != 0) list = nullptr;
+      lib().git_repository_set_index(repo(), nullptr);  // the next reader loads the file again
+    }
+    ::close(fd);
+    return list;
   }
 
   std::vector<std::string> first_parent_commits(const std::string& range) const override {

@@ -10,6 +10,7 @@
 // ...) answers "cannot tell" and the caller asks libgit2.
 #include <dirent.h>
 #include <fcntl.h>
+#include <nettle/sha1.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -879,6 +880,115 @@ IndexScan read_index_mapped(const unsigned char* d, std::size_t size,
   return out;
 }
 
+/// The SHA-1 of `size` bytes at `d` (20 raw bytes).
+std::string sha1_raw(const unsigned char* d, std::size_t size) {
+  sha1_ctx ctx;
+  sha1_init(&ctx);
+  sha1_update(&ctx, size, d);
+  std::string digest(SHA1_DIGEST_SIZE, '\0');
+  sha1_digest(&ctx, SHA1_DIGEST_SIZE, reinterpret_cast<std::uint8_t*>(digest.data()));
+  return digest;
+}
+
+/// git::check_index_file() over the mapped bytes of the file.
+git::IndexFileCheck check_index_mapped(const unsigned char* d, std::size_t size, bool hash) {
+  using Check = git::IndexFileCheck;
+  Check out;
+  out.state = Check::State::refused;
+  // The header (read-cache.c: do_read_index(), verify_hdr(); the reasons are git's words).
+  if (size < 12 + 20) {
+    out.reason =
+        size == 0 ? "index file smaller than expected (empty)" : "index file smaller than expected";
+    return out;
+  }
+  if (std::memcmp(d, "DIRC", 4) != 0) {
+    out.reason = "bad signature (not \"DIRC\"): not an index file";
+    return out;
+  }
+  out.version = be32(d + 4);
+  out.entries = be32(d + 8);
+  if (out.version < 2 || out.version > 4) {
+    out.reason = "bad index version " + std::to_string(out.version);
+    return out;
+  }
+  const std::size_t end = size - 20;
+  std::size_t at = 12;
+  std::size_t name_len = 0;  // v4: the previous name's length
+  for (std::uint32_t i = 0; i < out.entries; ++i) {
+    const std::size_t header = at + 62 <= end && (be16(d + at + 60) & 0x4000) ? 64 : 62;
+    if (at + header > end) {
+      out.reason = "index file corrupt: entry " + std::to_string(i + 1) + " of " +
+                   std::to_string(out.entries) + " runs past the end (truncated?)";
+      return out;
+    }
+    const std::size_t room = end - at - header;
+    const unsigned char* name = d + at + header;
+    if (out.version == 4) {
+      std::size_t k = 0;
+      std::uint64_t drop = 0;
+      unsigned char c = 0x80;
+      while ((c & 0x80) && k < room && k <= 9) {
+        c = name[k++];
+        drop = (drop << 7) | (c & 0x7F);
+        if (c & 0x80) ++drop;
+      }
+      const void* nul = (c & 0x80) ? nullptr : std::memchr(name + k, '\0', room - k);
+      if (nul == nullptr || drop > name_len) {
+        out.reason = "index file corrupt: entry " + std::to_string(i + 1) + " of " +
+                     std::to_string(out.entries) + " is malformed (truncated?)";
+        return out;
+      }
+      const std::size_t rest =
+          static_cast<std::size_t>(static_cast<const unsigned char*>(nul) - (name + k));
+      name_len = name_len - drop + rest;
+      at += header + k + rest + 1;
+    } else {
+      const void* nul = std::memchr(name, '\0', room);
+      if (nul == nullptr) {
+        out.reason = "index file corrupt: entry " + std::to_string(i + 1) + " of " +
+                     std::to_string(out.entries) + " runs past the end (truncated?)";
+        return out;
+      }
+      const std::size_t len =
+          static_cast<std::size_t>(static_cast<const unsigned char*>(nul) - name);
+      at += (header + len + 8) & ~std::size_t{7};
+      if (at > end) {
+        out.reason = "index file corrupt: entry " + std::to_string(i + 1) + " of " +
+                     std::to_string(out.entries) + " runs past the end (truncated?)";
+        return out;
+      }
+    }
+  }
+  // Extensions, each "<4-byte signature><32-bit size><data>", up to the trailer exactly.
+  while (at < end) {
+    if (at + 8 > end || at + 8 + std::size_t{be32(d + at + 4)} > end) {
+      out.reason = "index file corrupt: an extension runs past the end (truncated?)";
+      return out;
+    }
+    const std::string_view sig(reinterpret_cast<const char*>(d + at), 4);
+    if (sig == "link") {
+      out.split = true;
+    } else if (sig == "sdir") {
+      out.sparse = true;
+    } else if (sig[0] >= 'a' && sig[0] <= 'z') {
+      out.reason = "index uses " + std::string(sig) + " extension, which we do not understand";
+      return out;
+    } else if (sig[0] < 'A' || sig[0] > 'Z') {
+      out.reason = "index file corrupt: a malformed extension (truncated?)";
+      return out;
+    }
+    at += 8 + std::size_t{be32(d + at + 4)};
+  }
+  out.state = Check::State::readable;
+  const unsigned char* trailer = d + end;
+  if (std::all_of(trailer, trailer + 20, [](unsigned char c) { return c == 0; }))
+    out.trailer = Check::Trailer::zero;
+  else if (hash)
+    out.trailer = std::memcmp(sha1_raw(d, end).data(), trailer, 20) == 0 ? Check::Trailer::checksum
+                                                                         : Check::Trailer::other;
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One touched path against its index entry.
 
@@ -933,13 +1043,13 @@ bool same_stat_data(const IndexEntry& ie, const struct stat& st) {
          ie.gid == u32(st.st_gid) && ie.size == u32(st.st_size);
 }
 
-/// True when the work-tree file differs from its index entry as `git status` sees it.
+/// True when the work-tree file differs from its index entry as `git status` would see it
+/// without the assume-unchanged and skip-worktree flags (the caller handles a skip-worktree
+/// file that is absent: entry_state()).
 bool differs_from_index(const std::string& root, const std::string& common_dir,
                         const Config& config, const std::string& path, const IndexEntry& ie,
                         const struct timespec& index_mtime, ExistsOnce& exists) {
-  if (ie.skip_worktree) throw CannotTell{};
   if (ie.intent_to_add) return true;
-  if (ie.assume_valid) return false;  // `git update-index --assume-unchanged`: git trusts it
   const std::uint32_t type = ie.mode & 0170000;
   if (type == 0160000) throw CannotTell{};  // a submodule
   const std::string full = root + "/" + path;
@@ -977,6 +1087,27 @@ bool differs_from_index(const std::string& root, const std::string& common_dir,
   return git::blob_sha1(content) != ie.id;
 }
 
+/// What the work-tree file of the stage-0 entry `ie` holds against it. `git status` takes a
+/// file flagged assume-unchanged (`git update-index --assume-unchanged`) or skip-worktree
+/// (`--skip-worktree`, sparse checkouts) as unchanged without looking at it; the verdict reads
+/// the file on disk, so it is compared here all the same. A skip-worktree file absent from the
+/// work tree is `not_checked_out`, as git has it. Throws CannotTell where differs_from_index()
+/// does.
+git::EntryState entry_state(const std::string& root, const std::string& common_dir,
+                            const Config& config, const std::string& path, const IndexEntry& ie,
+                            const struct timespec& index_mtime, ExistsOnce& exists) {
+  if (ie.skip_worktree && !ie.intent_to_add) {
+    struct stat st;
+    if (::lstat((root + "/" + path).c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return git::EntryState::not_checked_out;
+      throw CannotTell{};
+    }
+  }
+  return differs_from_index(root, common_dir, config, path, ie, index_mtime, exists)
+             ? git::EntryState::dirty
+             : git::EntryState::clean;
+}
+
 }  // namespace
 
 namespace {
@@ -998,7 +1129,9 @@ std::optional<std::string> git_dir_of(const std::string& root) {
   return git_dir;
 }
 
-/// Whether `git_dir` holds a shared index (`sharedindex.*`: the index is, or was, split).
+/// Whether `git_dir` holds a shared index (`sharedindex.*`: the index is, or was, split). Only
+/// a hint: the index itself says whether it is split (its "link" extension, which the early
+/// stop could pass over, so that a hint makes the readers walk the whole index).
 bool has_shared_index(const std::string& git_dir) {
   bool found = false;
   if (DIR* dir = ::opendir(git_dir.c_str())) {
@@ -1012,8 +1145,25 @@ bool has_shared_index(const std::string& git_dir) {
 }  // namespace
 
 bool work_tree_may_have_split_index(const std::string& root) {
-  const std::optional<std::string> git_dir = git_dir_of(root);
-  return git_dir && has_shared_index(*git_dir);
+  try {
+    // Only the index's own "link" extension says so: a sharedindex.* file outlives the split
+    // (`git update-index --no-split-index` leaves it, to expire after two weeks).
+    const std::optional<std::string> git_dir = git_dir_of(root);
+    return git_dir && git::check_index_file(*git_dir + "/index", false).split;
+  } catch (...) {
+    return false;
+  }
+}
+
+std::optional<std::string> nested_work_tree_of(const std::string& root, const std::string& path) {
+  for (std::size_t slash = path.find('/'); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    if (slash == 0) continue;
+    struct stat st;
+    const std::string dir = path.substr(0, slash);
+    if (::lstat((root + "/" + dir + "/.git").c_str(), &st) == 0) return dir;
+  }
+  return std::nullopt;
 }
 
 bool work_tree_may_have_sparse_index(const std::string& root) {
@@ -1151,13 +1301,16 @@ std::shared_ptr<const KnownBlobIds> index_blob_ids(const WorkTreeIndex& opened,
     // A split or sparse index holds entries elsewhere or as folders: not read here.
     if (config.flag("core.splitindex").value_or(false) ||
         config.flag("index.sparse").value_or(false) ||
-        config.flag("core.sparsecheckout").value_or(false) || has_shared_index(repo.git_dir))
+        config.flag("core.sparsecheckout").value_or(false))
       return nullptr;
+    // A sharedindex.* file may be left from an earlier split: the whole index is then walked,
+    // which declines at a "link" extension.
+    const bool may_stop = !has_shared_index(repo.git_dir);
     std::vector<std::string> wanted;
     for (const std::string& p : paths) wanted.push_back(prefix + p);
     std::sort(wanted.begin(), wanted.end());
     wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-    const IndexScan scan = read_opened_index(s, wanted, true);
+    const IndexScan scan = read_opened_index(s, wanted, may_stop);
     auto ids = std::make_shared<IndexBlobIds>();
     ExistsOnce attribute_files;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
@@ -1244,9 +1397,17 @@ std::optional<RepositoryFacts> read_work_tree_facts(const WorkTreeIndex& opened,
         if (errno != ENOENT && errno != ENOTDIR) return std::nullopt;
         continue;
       }
-      if (differs_from_index(root, common_dir, config, path, *scan.found[i], scan.index_mtime,
-                             attribute_files))
-        f.dirty.push_back(path);
+      switch (entry_state(root, common_dir, config, path, *scan.found[i], scan.index_mtime,
+                          attribute_files)) {
+        case git::EntryState::clean:
+          break;
+        case git::EntryState::dirty:
+          f.dirty.push_back(path);
+          break;
+        case git::EntryState::not_checked_out:
+          f.not_checked_out.push_back(path);
+          break;
+      }
     }
     return f;
   } catch (const CannotTell&) {
@@ -1257,6 +1418,84 @@ std::optional<RepositoryFacts> read_work_tree_facts(const WorkTreeIndex& opened,
 }
 
 namespace git {
+
+IndexFileCheck check_index_file(const std::string& path, bool hash) {
+  IndexFileCheck out;
+  try {
+    Mapped m;
+    if (!m.open(path)) return out;  // missing
+    if (m.size == 0) return check_index_mapped(nullptr, 0, hash);
+    out = m.file->guarded([&](const unsigned char* d, std::size_t size) {
+      return check_index_mapped(d, size, hash);
+    });
+    if (m.file->shrank()) throw CannotTell{};
+  } catch (...) {
+    out = IndexFileCheck{};
+    out.state = IndexFileCheck::State::refused;
+    out.reason = "the index file cannot be read (changed while read?)";
+  }
+  return out;
+}
+
+std::string with_index_checksum(std::string_view data) {
+  if (data.size() < 12 + 20) return {};
+  std::string out(data);
+  const std::size_t end = out.size() - 20;
+  out.replace(end, 20, sha1_raw(reinterpret_cast<const unsigned char*>(out.data()), end));
+  return out;
+}
+
+FlaggedEntries check_flagged_entries(const std::string& root, const std::string& index_path,
+                                     const std::vector<std::string>& paths) {
+  FlaggedEntries out;
+  std::vector<std::string> wanted = paths;
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  if (wanted.empty()) return out;
+  const std::optional<IndexScan> scan = scan_index(index_path, wanted, false, IndexRead::walk);
+  if (!scan) {
+    out.unknown =
+        "whether a touched file is flagged assume-unchanged or skip-worktree (which git status "
+        "does not look at) cannot be told: the index is not read here; see git ls-files -v";
+    return out;
+  }
+  std::optional<Repository> repo;
+  ExistsOnce attribute_files;
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    if (!scan->found[i] || scan->conflicted[i]) continue;
+    const IndexEntry& ie = *scan->found[i];
+    if (!ie.assume_valid && !ie.skip_worktree) continue;
+    const std::string flag = ie.skip_worktree ? "skip-worktree" : "assume-unchanged";
+    try {
+      struct stat st;
+      if (ie.skip_worktree && !ie.intent_to_add &&
+          ::lstat((root + "/" + wanted[i]).c_str(), &st) != 0 &&
+          (errno == ENOENT || errno == ENOTDIR)) {
+        out.not_checked_out.push_back(wanted[i]);  // as entry_state() says, without the config
+        continue;
+      }
+      if (!repo) repo = plain_repository(root);
+      if (!repo) throw CannotTell{};
+      switch (entry_state(root, repo->common_dir, repo->config, wanted[i], ie, scan->index_mtime,
+                          attribute_files)) {
+        case EntryState::clean:
+          break;
+        case EntryState::dirty:
+          out.dirty.push_back(wanted[i]);
+          break;
+        case EntryState::not_checked_out:
+          out.not_checked_out.push_back(wanted[i]);
+          break;
+      }
+    } catch (const CannotTell&) {
+      out.unknown = wanted[i] + " is flagged " + flag +
+                    " (git status does not look at it) and whether the file differs from the "
+                    "index cannot be told here; see git ls-files -v and git diff --no-index";
+      return out;
+    }
+  }
+  return out;
+}
 
 std::optional<IndexScan> scan_index(const std::string& path, const std::vector<std::string>& wanted,
                                     bool may_stop, IndexRead how) {

@@ -187,6 +187,9 @@ json repository_to_json(const std::optional<RepositoryFacts>& facts) {
                                      // the field an array)
   out["dirty_unknown"] =
       facts->dirty_unknown.empty() ? json(nullptr) : json(sanitize_utf8(facts->dirty_unknown));
+  json not_checked_out = json::array();
+  for (const std::string& p : facts->not_checked_out) not_checked_out.push_back(sanitize_utf8(p));
+  out["not_checked_out"] = std::move(not_checked_out);
   return out;
 }
 
@@ -214,7 +217,8 @@ json revisions_to_json(const std::vector<RevisionReport>& revisions, const std::
   return doc;
 }
 
-void render_repository_text(std::ostream& out, const RepositoryFacts& facts, bool /*color*/) {
+void render_repository_text(std::ostream& out, const RepositoryFacts& facts, bool /*color*/,
+                            bool from_revisions) {
   out << "repository: " << escape_for_terminal(facts.root) << "\n";
   out << "HEAD: " << (facts.head.empty() ? "(unborn)" : short_id(facts.head));
   out << (facts.branch ? " (branch " + escape_for_terminal(*facts.branch) + ")" : " (detached)")
@@ -222,8 +226,20 @@ void render_repository_text(std::ostream& out, const RepositoryFacts& facts, boo
   if (!facts.dirty_unknown.empty()) {
     out << "uncommitted changes: unknown (" << escape_for_terminal(facts.dirty_unknown) << ")\n";
   } else if (!facts.dirty.empty()) {
-    out << "uncommitted changes (these decide the work-tree answer, not HEAD):";
+    out << (from_revisions ? "uncommitted changes in the work tree (not read: the revisions "
+                             "decide this answer):"
+                           : "uncommitted changes (these decide the work-tree answer, not HEAD):");
     for (const std::string& p : facts.dirty) out << " " << escape_for_terminal(p);
+    out << "\n";
+  }
+  if (!facts.not_checked_out.empty()) {
+    out << (from_revisions
+                ? "not checked out in the work tree (skip-worktree, as a sparse checkout leaves "
+                  "them; not read: the revisions decide this answer):"
+                : "not checked out (skip-worktree, as a sparse checkout leaves them; git calls "
+                  "them unchanged): their files read unknown here, 'verify --rev HEAD' judges "
+                  "the committed ones:");
+    for (const std::string& p : facts.not_checked_out) out << " " << escape_for_terminal(p);
     out << "\n";
   }
 }
@@ -285,6 +301,12 @@ void render_revisions_text(std::ostream& out, const std::vector<RevisionReport>&
         });
       }
     }
+    // The same files are left out at every revision (matched at the first one's strip level).
+    for (const std::string& path : p.excluded)
+      out << "  - " << escape_for_terminal(path) << "  left out (--include/--exclude)\n";
+    if (!p.excluded.empty() && p.files.empty())
+      out << "  unknown: --include/--exclude left out every file it changes; nothing of it was "
+             "checked\n";
   }
   bool notes = false;
   for (const RevisionReport& r : revisions)
