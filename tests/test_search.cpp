@@ -436,12 +436,76 @@ TEST(Search, RegexesReadLineByLineWhateverTheirSyntax) {
   ASSERT_EQ(search_text(content, regex("foo(?=baz)")).size(), 1u);
   EXPECT_EQ(search_text(content, regex("foo(?=baz)"))[0].line, 3u);
   EXPECT_EQ(search_text(content, regex("(?<=end )bar")).size(), 1u);
-  ASSERT_EQ(search_text(content, regex("bar$")).size(), 2u);
-  EXPECT_EQ(search_text(content, regex("bar$"))[1].line, 4u);
+  // `$` does not match before the "\r" of "end bar\r" (rg -P, grep -P); with crlf it does.
+  ASSERT_EQ(search_text(content, regex("bar$")).size(), 1u);
+  EXPECT_EQ(search_text(content, regex("bar$"))[0].line, 2u);
+  Marker crlf_bar = regex("bar$");
+  crlf_bar.crlf = true;
+  ASSERT_EQ(search_text(content, crlf_bar).size(), 2u);
+  EXPECT_EQ(search_text(content, crlf_bar)[1].line, 4u);
   EXPECT_EQ(search_text(content, regex("\\Axx")).size(), 1u);
   // Found by a search of the whole block, decided on the line.
   EXPECT_EQ(search_text(content, regex("fo+ba[rz]")).size(), 2u);
   EXPECT_EQ(search_text(content, regex("(?i)FOOBAZ")).size(), 1u);
+}
+
+// Hostile review hr23 (grep-regex-crlf): a CRLF file's lines were matched with their "\r" cut,
+// so ' \s', '\r' and 'x .' at a line's end were "not found" (grep exit 1) though rg -P and
+// grep -P find them, and 'b$' hit "b\r", which they do not print. A regular expression now
+// sees the line's bytes up to the "\n"; a Marker::crlf one (the catalog's) still has it cut.
+TEST(Search, RegexesSeeACrlfLinesCarriageReturnAsRgDoes) {
+  const std::string content = "x \r\nb\r\n";
+  TempDir dir;
+  write_file(dir / "t/a.txt", content);
+  const std::vector<Marker> markers = {regex(" \\s"), regex("\\r"), regex("x ."), regex("b\\r$"),
+                                       regex("b$"),     regex("^b.$")};
+  std::vector<Marker> crlf = markers;
+  for (Marker& m : crlf) m.crlf = true;
+  // rg -P -c per pattern on that file: 1 1 1 1 0 1 (its `$` is at the "\n" only).
+  const std::vector<std::size_t> rg = {1, 2, 1, 1, 0, 1};
+  const std::vector<std::size_t> cut = {0, 0, 0, 0, 1, 0};  // crlf: the "\r" is no byte of the line
+  for (int threads : {1, 2}) {
+    SearchOptions o;
+    o.threads = static_cast<unsigned>(threads);
+    const SearchResult r = search_tree(dir / "t", markers, o);
+    const SearchResult c = search_tree(dir / "t", crlf, o);
+    for (std::size_t i = 0; i < markers.size(); ++i) {
+      EXPECT_EQ(r.markers[i].total, rg[i]) << markers[i].text;
+      EXPECT_EQ(c.markers[i].total, cut[i]) << markers[i].text << " (crlf)";
+    }
+  }
+  const std::vector<MarkerHits> h = search_content(markers, "a.txt", content);
+  for (std::size_t i = 0; i < markers.size(); ++i) EXPECT_EQ(h[i].total, rg[i]) << markers[i].text;
+  ASSERT_EQ(h[1].hits.size(), 2u);
+  EXPECT_EQ(h[1].hits[1].text, "b");  // shown without its "\r", as before
+}
+
+// Hostile review hr23 (grep-regex-jit-longline): '(?:.)+ ' on one 70,000-byte line gave up
+// ("JIT stack limit reached", grep exit 3) on PCRE2's default 32 KiB JIT stack, where rg -P
+// (a 10 MiB one) finds it. Now matched again on a stack of up to kRegexJitStackMax; a line
+// past even that is an error, never "not found".
+TEST(Search, ALongLineGetsALargerJitStackAndBeyondItAnError) {
+  TempDir dir;
+  std::string line;
+  for (int i = 0; i < 35000; ++i) line += "ab";
+  write_file(dir / "t/a.txt", "short\n" + line + " \n");
+  for (const Marker& m : {regex("(?:.)+ "), regex("(?:.)+ (?=)")}) {  // over the block; lines alone
+    const SearchResult r = search_tree(dir / "t", {m});
+    EXPECT_EQ(r.markers[0].total, 1u) << m.text;
+    EXPECT_EQ(r.markers[0].error_lines, 0u) << m.text;
+    const std::vector<MarkerHits> h = search_content({m}, "a.txt", line + " \n");
+    EXPECT_EQ(h[0].total, 1u) << m.text;
+    EXPECT_EQ(h[0].error_lines, 0u) << m.text;
+  }
+  // About 8 bytes of stack per byte repeated: a line of 4 MB needs more than 10 MiB.
+  std::string huge;
+  huge.reserve(4u << 20);
+  while (huge.size() < (4u << 20)) huge += "ab";
+  const std::vector<MarkerHits> h = search_content({regex("(?:.)+ ")}, "big.txt", huge + " \n");
+  EXPECT_EQ(h[0].total, 0u);
+  EXPECT_EQ(h[0].error_lines, 1u);
+  ASSERT_EQ(h[0].errors.size(), 1u);
+  EXPECT_EQ(h[0].errors[0].rfind("big.txt:1: ", 0), 0u) << h[0].errors[0];
 }
 
 TEST(Search, TwoFixedStringsAreFoundWhereverTheyStandInSmallFiles) {
@@ -622,8 +686,9 @@ TEST(CliGrep, APatternPcre2GivesUpOnIsAnErrorNotNotFound) {
   EXPECT_EQ(doc["markers"][0]["error_lines"], 1);
   EXPECT_EQ(doc["markers"][0]["errors"], json::array({"a.txt:1: match limit exceeded"}));
   EXPECT_EQ(doc["exit_code"], 3);
-  // PCRE2's depth (JIT stack) limit is reported the same way.
-  write_file(dir / "t/a.txt", std::string(100000, 'a') + "\n");
+  // PCRE2's depth (JIT stack) limit is reported the same way: 100,000 a's fit the 10 MiB
+  // kRegexJitStackMax (they did not fit PCRE2's default 32 KiB), 1,000,000 do not.
+  write_file(dir / "t/a.txt", std::string(1000000, 'a') + "\n");
   r = run_sm120check({"grep", "-E", dir / "t", "^(a|aa)*$"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("(first: " + dir / "t/a.txt" + ":1: "), std::string::npos) << r.err;
@@ -953,6 +1018,65 @@ TEST(FalseAppliedRelocate, FixedCodeQuotedInADocumentIsNotTheFile) {
   EXPECT_EQ(f["relocated"], false);
   EXPECT_EQ(f["presence"], "absent");
   EXPECT_EQ(doc["exit_code"], 2);
+}
+
+TEST(FalseAppliedRelocate, AFileTheRunChangesTheSameWayIsNotTheMissingFile) {
+  // One patch makes the same change to copies of a function in two files; one file has since
+  // been deleted. The other holds the change because the patch's own hunk for it is there:
+  // that is no evidence for the deleted file (lmdeploy 0511f95cb6: yi.py read `applied` in
+  // llava.py; git apply says neither).
+  TempDir t;
+  const std::string body =
+      "class Model:\n"
+      "    def forward(self, images):\n"
+      "        out = []\n"
+      "        for image in images:\n"
+      "            pixels = process(image)\n"
+      "            out.append(pixels)\n"
+      "        return out\n";
+  write_file(t / "tree/pkg/vl/llava.py", "# llava\n" + body);
+  write_file(t / "tree/pkg/vl/other.py", "# unrelated\nx = 1\n");
+  const std::string hunk =
+      "@@ -2,6 +2,5 @@ class Model:\n"
+      "     def forward(self, images):\n"
+      "         out = []\n"
+      "         for image in images:\n"
+      "-            image = image.convert('RGB')\n"
+      "             pixels = process(image)\n"
+      "             out.append(pixels)\n";
+  const std::string patch =
+      "diff --git a/pkg/vl/llava.py b/pkg/vl/llava.py\n--- a/pkg/vl/llava.py\n"
+      "+++ b/pkg/vl/llava.py\n" + hunk +
+      "diff --git a/pkg/vl/yi.py b/pkg/vl/yi.py\n--- a/pkg/vl/yi.py\n+++ b/pkg/vl/yi.py\n" + hunk;
+  json doc = verify_patch_json(patch, t / "tree");
+  ASSERT_EQ(doc["patches"][0]["files"].size(), 2u) << doc;
+  json llava = doc["patches"][0]["files"][0];
+  json yi = doc["patches"][0]["files"][1];
+  EXPECT_EQ(llava["status"], "applied") << doc;
+  EXPECT_EQ(yi["relocated"], false) << yi;
+  EXPECT_EQ(yi["status"], "conflict") << yi;
+  EXPECT_NE(yi["relocation"].get<std::string>().find(
+                "holds its lines only as the same change another file patch of this run makes"),
+            std::string::npos)
+      << yi;
+  EXPECT_NE(doc["patches"][0]["status"], "applied") << doc;
+  // A file holding a different change of the patch (code merged into it) is still a candidate.
+  write_file(t / "tree/pkg/vl/llava.py", "# llava\n" + body +
+                                             "\n\ndef moved(image):\n"
+                                             "    image = image.resize(2)\n"
+                                             "    return image\n");
+  const std::string moved_patch =
+      "diff --git a/pkg/vl/llava.py b/pkg/vl/llava.py\n--- a/pkg/vl/llava.py\n"
+      "+++ b/pkg/vl/llava.py\n" + hunk +
+      "diff --git a/pkg/vl/yi.py b/pkg/vl/yi.py\n--- a/pkg/vl/yi.py\n+++ b/pkg/vl/yi.py\n"
+      "@@ -1,3 +1,3 @@ def moved(image):\n"
+      " def moved(image):\n"
+      "-    image = image.resize(1)\n"
+      "+    image = image.resize(2)\n"
+      "     return image\n";
+  json moved = verify_patch_json(moved_patch, t / "tree")["patches"][0]["files"][1];
+  EXPECT_EQ(moved["relocated"], true) << moved;
+  EXPECT_EQ(moved["target_path"], "pkg/vl/llava.py") << moved;
 }
 
 TEST(Evidence, MarkersOfTheVerifiedFilesByDefault) {

@@ -24,6 +24,13 @@ struct Marker {
   bool regex = false;  ///< `text` is a PCRE2 pattern (matched per line, multi-line mode).
   Origin origin = Origin::kOption;
   std::string file;  ///< for kHunk/kContext: the patch path (stripped) the hunk changes.
+  /// Where a regular expression's line ends. false (grep, verify): as rg and grep -P read a
+  /// line, its bytes up to the "\n", so a CRLF file's "\r" is the line's last byte (`\s`,
+  /// `\r` and `.` match it; `b$` does not match "b\r"). true (the catalog of `scan`, whose
+  /// truth is Python's str.splitlines()): a "\r" before the "\n" ends the line too, as with
+  /// rg --crlf. Fixed strings ignore it (a line never holds its "\n"; "\r" is matched as a
+  /// byte either way).
+  bool crlf = false;
 };
 
 /// "hunk", "trailer", "option", "context".
@@ -61,6 +68,15 @@ struct MarkerHits {
 inline constexpr std::uint32_t kRegexMatchLimit = 100'000;
 inline constexpr std::uint32_t kRegexDepthLimit = 100'000;
 inline constexpr std::uint32_t kRegexHeapLimitKib = 64u << 10;  ///< 64 MiB
+
+/// Most stack a JIT-compiled regular expression may use on one line, per search thread
+/// (pcre2_jit_stack_create's maximum; ripgrep's is the same 10 MiB). A match first runs on
+/// PCRE2's default 32 KiB stack; a line that needs more is matched again on this one, made on
+/// first need (address space reserved, pages used as touched). A group repeated once per byte
+/// takes about 8 bytes of it per byte with PCRE2 10.42 (`(?:.)+ ` fits a 1 MB line, `(a|b)+ `
+/// about 32 bytes a byte); a line that needs more is not evaluated ("JIT stack limit
+/// reached" in MarkerHits::errors), never read as "not found".
+inline constexpr std::size_t kRegexJitStackMax = 10u << 20;
 
 /// Most worker threads a search uses (SearchOptions::threads is clamped to it).
 inline constexpr unsigned kMaxSearchThreads = 16;

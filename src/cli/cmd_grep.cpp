@@ -15,6 +15,7 @@
 namespace sm120check::cli {
 
 CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options, Setup setup) {
+  if (setup == Setup::kNone) return nullptr;
   CLI::App* cmd = app.add_subcommand(
       "grep",
       "Search TARGET for fixed strings (or markers of patches) in one pass per file and print "
@@ -23,10 +24,9 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options, Setup setup) {
       "skips .git directories, binary files (a NUL byte) and large files; unlike rg, searches "
       "hidden files and what .gitignore excludes (a deployed tree's ignored files are still "
       "code): rg -n --no-heading -uu -g '!.git' --max-filesize 32M searches the same files.");
-  if (setup == Setup::kNameOnly) return cmd;
-  cmd->add_option("TARGET", options.target, "Directory to search")->required()->type_name("");
-  cmd->add_option("PATTERN", options.patterns,
-                  "Fixed string to search for (PCRE2 regular expression with --regex)")
+    cmd->add_option("TARGET", options.target, "Directory to search")->required()->type_name("");
+  add_positional_words(*cmd, "PATTERN", options.patterns,
+                       "Fixed string to search for (PCRE2 regular expression with --regex)")
       ->type_name("");
   cmd->add_flag("-E,--regex", options.regex, "Patterns are PCRE2 regular expressions");
   cmd->add_option("--patch", options.patches,
@@ -40,7 +40,7 @@ CLI::App* setup_grep(CLI::App& app, GrepCommandOptions& options, Setup setup) {
                   "Skip (and report) files larger than N bytes (default 33554432)")
       ->type_name("N");
   cmd->add_option("-j,--threads", options.threads,
-                  "Worker threads, 1 to 16 (default: one per CPU, at most 16)")
+                  "Worker threads, 0 to 16 (0, the default: one per CPU, at most 16)")
       ->type_name("N")
       ->check(threads_at_most(kMaxSearchThreads));
   add_output_options(*cmd, options.output);

@@ -78,6 +78,7 @@ struct Frees {
   void operator()(pcre2_match_data* md) const { pcre2_match_data_free(md); }
   void operator()(pcre2_code* code) const { pcre2_code_free(code); }
   void operator()(pcre2_match_context* mc) const { pcre2_match_context_free(mc); }
+  void operator()(pcre2_jit_stack* js) const { pcre2_jit_stack_free(js); }
   void operator()(git_repository* r) const { git::libgit2().git_repository_free(r); }
 };
 
@@ -119,6 +120,10 @@ class Engine {
     std::vector<std::pair<std::size_t, std::uint32_t>> pairs;         ///< (line begin, marker)
     std::vector<std::tuple<std::size_t, std::uint32_t, int>> failed;  ///< (line begin, marker, rc)
     detail::LiteralSet::Scratch literals;  ///< for the LiteralSet, when there is one
+    /// This thread's JIT stack of up to kRegexJitStackMax bytes, and a copy of the engine's
+    /// match context that uses it: made when a match first runs out of the default stack.
+    std::unique_ptr<pcre2_jit_stack, Frees> jit_stack;
+    std::unique_ptr<pcre2_match_context, Frees> large_stack_context;
   };
 
   explicit Engine(const std::vector<Marker>& markers) {
@@ -131,6 +136,7 @@ class Engine {
     for (const Marker& m : markers) {
       const auto id = static_cast<std::uint32_t>(kind_.size());
       block_safe_.push_back(false);
+      crlf_.push_back(m.crlf);
       if (m.regex) {
         pcre_.push_back(compile_pcre2(m.text));
         kind_.push_back(Kind::kRegex);
@@ -240,14 +246,37 @@ class Engine {
     }
   }
 
-  /// Matches regular expression `id` against the line [b, e) of `block` alone ("\r" before
-  /// its end cut), as grep does: records a hit or a failure; true when it matched.
+  /// pcre2_match() of regular expression `id` on `length` bytes at `subject` from `start`,
+  /// under the engine's limits: on PCRE2's default JIT stack, and once more on the thread's
+  /// large one (kRegexJitStackMax) when that runs out.
+  int match(std::uint32_t id, const char* subject, std::size_t length, std::size_t start,
+            Scratch& s) const {
+    const auto* text = reinterpret_cast<PCRE2_SPTR>(subject);
+    int rc = pcre2_match(pcre_[id].get(), text, length, start, 0, s.md[id].get(),
+                         match_context_.get());
+    if (rc != PCRE2_ERROR_JIT_STACKLIMIT) return rc;
+    if (!s.large_stack_context) {
+      std::unique_ptr<pcre2_jit_stack, Frees> stack(
+          pcre2_jit_stack_create(32 * 1024, kRegexJitStackMax, nullptr));
+      std::unique_ptr<pcre2_match_context, Frees> context(
+          pcre2_match_context_copy(match_context_.get()));
+      if (!stack || !context) return rc;  // no memory for it: the line stays not evaluated
+      pcre2_jit_stack_assign(context.get(), nullptr, stack.get());
+      s.jit_stack = std::move(stack);
+      s.large_stack_context = std::move(context);
+    }
+    return pcre2_match(pcre_[id].get(), text, length, start, 0, s.md[id].get(),
+                       s.large_stack_context.get());
+  }
+
+  /// Matches regular expression `id` against the line [b, e) of `block` alone, as grep does
+  /// (a "\r" before its end cut only for a Marker::crlf marker): records a hit or a failure;
+  /// true when it matched.
   bool match_line(std::string_view block, std::size_t b, std::size_t e, std::uint32_t id,
                   Scratch& s) const {
     std::string_view text = block.substr(b, e - b);
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    const int rc = pcre2_match(pcre_[id].get(), reinterpret_cast<PCRE2_SPTR>(text.data()),
-                               text.size(), 0, 0, s.md[id].get(), match_context_.get());
+    if (crlf_[id] && !text.empty() && text.back() == '\r') text.remove_suffix(1);
+    const int rc = match(id, text.data(), text.size(), 0, s);
     if (rc >= 0) {
       s.pairs.emplace_back(b, id);
       return true;
@@ -268,11 +297,9 @@ class Engine {
                     [&](std::size_t b, std::size_t e) { match_line(block, b, e, id, s); });
       return;
     }
-    const auto* subject = reinterpret_cast<PCRE2_SPTR>(block.data());
     std::size_t from = 0;  // a line's start: no line before it is left to match
     while (from < block.size()) {
-      const int rc = pcre2_match(pcre_[id].get(), subject, block.size(), from, 0, s.md[id].get(),
-                                 match_context_.get());
+      const int rc = match(id, block.data(), block.size(), from, s);
       if (rc == PCRE2_ERROR_NOMATCH) return;
       if (rc < 0) {  // the whole block was too much: each line alone from here
         for_each_line(block, from,
@@ -293,14 +320,15 @@ class Engine {
     }
   }
 
-  /// Whether every match regular expression `re` finds in a line alone (with its "\r" cut) is
-  /// also a match found in the whole block starting at the same byte (multi-line mode), so
-  /// that a failed search of the block rules every line out: not so for `$` before "\r\n",
-  /// for the anchors of a whole subject (\A, \Z, \z, \G), for lookaround, which can see past a
-  /// line's ends, for \K, for backtracking verbs and callouts ("(*", "(?C"), and for atomic
-  /// groups and possessive quantifiers, which can take a line end the line alone lacks and
-  /// then not give it back (`a\s*+\B` matches "a " alone, not in "a \nx"). Conservative: these
-  /// spelled anywhere in the pattern, even escaped, leave it to the lines alone.
+  /// Whether every match regular expression `re` finds in a line alone (a Marker::crlf one
+  /// with its "\r" cut) is also a match found in the whole block starting at the same byte
+  /// (multi-line mode), so that a failed search of the block rules every line out: not so for
+  /// `$` before a cut "\r" (crlf; `$` is left to the lines alone either way), for the anchors
+  /// of a whole subject (\A, \Z, \z, \G), for lookaround, which can see past a line's ends,
+  /// for \K, for backtracking verbs and callouts ("(*", "(?C"), and for atomic groups and
+  /// possessive quantifiers, which can take a line end the line alone lacks and then not give
+  /// it back (`a\s*+\B` matches "a " alone, not in "a \nx"). Conservative: these spelled
+  /// anywhere in the pattern, even escaped, leave it to the lines alone.
   static bool block_safe(std::string_view re) {
     if (re.find('$') != std::string_view::npos) return false;
     for (std::string_view a : {"\\A", "\\Z", "\\z", "\\G", "\\K", "(?=", "(?!", "(?<", "(*",
@@ -315,6 +343,7 @@ class Engine {
 
   std::vector<Kind> kind_;
   std::vector<bool> block_safe_;
+  std::vector<bool> crlf_;  ///< per marker: Marker::crlf
   std::vector<std::unique_ptr<pcre2_code, Frees>> pcre_;
   /// The limits of every pcre2_match() (read only while scanning: shared by the threads).
   std::unique_ptr<pcre2_match_context, Frees> match_context_;
