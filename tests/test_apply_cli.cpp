@@ -268,5 +268,24 @@ TEST(ApplyCli, RelocationIsOptIn) {
   EXPECT_EQ(read_file(fs::path(s.tree) / "vendored" / "k.py"), kAfter);
 }
 
+// apply accepted --no-gpu "for symmetry with verify" but refused verify's --cc ("The following
+// argument was not expected: --cc"), so a script passing the same options to both failed on
+// apply. Both are now accepted as verify takes them: --cc checked, the two exclusive.
+TEST(ApplyCli, TakesVerifysGpuOptions) {
+  ApplyFixture s(kBefore);
+  RunResult r = run_sm120check({"apply", "--cc", "12.0", "--dry-run", s.p1, s.tree});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // would change k.py
+  EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
+  r = run_sm120check({"apply", "--cc", "12.x", "--dry-run", s.p1, s.tree});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("--cc: bad compute capability '12.x'"), std::string::npos) << r.err;
+  r = run_sm120check({"apply", "--cc", "12.0", "--no-gpu", "--dry-run", s.p1, s.tree});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("--cc excludes --no-gpu"), std::string::npos) << r.err;
+  r = run_sm120check({"apply", "--cc", "sm_120", s.p1, s.tree});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(s.k(), kAfter);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -112,6 +112,22 @@ TEST(CliHelp, VerifyHelpListsOptionsAndExitCodes) {
   for (const char* line : kExitCodeLines) EXPECT_TRUE(contains(r.out, line)) << line;
 }
 
+// grep's and log's -j took 0 (one thread per CPU, the default) while their help said "1 to 16";
+// kernels' exit code 2 covers modules whose functions could not be compared, which its help
+// left out.
+TEST(CliHelp, ThreadRangesAndKernelsExitCodesSayWhatTheBinaryDoes) {
+  for (const char* cmd : {"grep", "log"}) {
+    const RunResult r = run_sm120check({cmd, "--help"});
+    EXPECT_TRUE(contains(r.out, "0 to 16 (0, the default: one per CPU, at most 16)")) << r.out;
+  }
+  TempDir tmp;
+  write_file(tmp.path() / "a.txt", "x\n");
+  const RunResult r = run_sm120check({"grep", "-j", "0", tmp.path().string(), "x"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const RunResult k = run_sm120check({"kernels", "--help"});
+  EXPECT_TRUE(contains(k.out, "or a module's functions could not be compared")) << k.out;
+}
+
 TEST(CliHelp, ShowHelp) {
   RunResult r = run_sm120check({"show", "-h"});
   EXPECT_EQ(r.exit_code, 0);
@@ -462,6 +478,33 @@ TEST(CliUsage, BoundsVersionAndUnknownCommand) {
       << help.out;
 }
 
+TEST(CliE2E, AnEmptyValueAfterEqualsIsRefusedAndTakesNoOtherWord) {
+  // `--output=$REPORT p1.patch ...` with REPORT unset: CLI11 would take p1.patch as the file
+  // to write the report over (hostile review hr25). Refused before anything is read.
+  TempDir t;
+  write_file(t / "p1.patch", "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n");
+  write_file(t / "tree/a.py", "a\n");
+  const std::string before = read_file(t / "p1.patch");
+  RunResult r = run_sm120check({"verify", "--no-gpu", "--output=", t / "p1.patch", t / "tree"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("--output= gives an empty value"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(t / "p1.patch"), before);
+  // After "--" the word is a positional, not an option.
+  r = run_sm120check({"show", "--", "--x="});
+  EXPECT_EQ(r.err.find("gives an empty value"), std::string::npos) << r.err;
+  // The top-level --version and --help answer whatever command follows.
+  r = run_sm120check({"--version", "verify"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("sm120check ", 0), 0u) << r.out;
+  r = run_sm120check({"--help", "scan"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: sm120check"), std::string::npos) << r.out;
+  // An option given twice is said so, not in CLI11's words.
+  r = run_sm120check({"verify", "-j", "2", "-j", "3", t / "p1.patch", t / "tree"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("--threads: given 2 times; it takes one value"), std::string::npos) << r.err;
+}
+
 TEST(CliE2E, AppliedExitsZero) {
   Fixture fx(kModNew, kUtilOld);
   json doc = verify_json({fx.patch("p.patch", kModPatch), fx.tree}, 0);
@@ -591,12 +634,20 @@ TEST(CliE2E, TextOutputWithoutColorUnderNoColor) {
   EXPECT_TRUE(contains(r.out, "applicable")) << r.out;
   EXPECT_FALSE(contains(r.out, "\x1b")) << r.out;
   // CLICOLOR_FORCE forces colour in auto mode; --color never wins over it.
-  RunResult forced = run_sm120check({"verify", patch, fx.tree}, {}, {"CLICOLOR_FORCE=1"});
+  RunResult forced =
+      run_sm120check({"verify", patch, fx.tree}, {}, {"NO_COLOR=", "CLICOLOR_FORCE=1"});
   EXPECT_EQ(forced.exit_code, 1);
   EXPECT_TRUE(contains(forced.out, "\x1b[")) << forced.out;
-  RunResult never =
-      run_sm120check({"verify", "--color", "never", patch, fx.tree}, {}, {"CLICOLOR_FORCE=1"});
+  RunResult never = run_sm120check({"verify", "--color", "never", patch, fx.tree}, {},
+                                   {"NO_COLOR=", "CLICOLOR_FORCE=1"});
   EXPECT_FALSE(contains(never.out, "\x1b")) << never.out;
+  // NO_COLOR wins over CLICOLOR_FORCE (no-color.org; bixense.com/clicolors: "CLICOLOR_FORCE
+  // set, but NO_COLOR unset"), and CLICOLOR_FORCE=0 forces nothing.
+  RunResult both = run_sm120check({"verify", patch, fx.tree}, {}, {"CLICOLOR_FORCE=1"});
+  EXPECT_FALSE(contains(both.out, "\x1b")) << both.out;
+  RunResult zero =
+      run_sm120check({"verify", patch, fx.tree}, {}, {"NO_COLOR=", "CLICOLOR_FORCE=0"});
+  EXPECT_FALSE(contains(zero.out, "\x1b")) << zero.out;
   RunResult always = run_sm120check({"verify", "--color=always", patch, fx.tree});
   EXPECT_TRUE(contains(always.out, "\x1b[")) << always.out;
 }
@@ -642,6 +693,14 @@ TEST(CliE2E, MalformedPatchIsAnErrorNamingIt) {
   EXPECT_TRUE(contains(r.out, "  error: no patch found")) << r.out;
   EXPECT_EQ(r.err.rfind(kPrefix + dir / "notes.patch" + ":", 0), 0u) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // Review: `show` on a file that is not a patch gave no line; it names the file and line as
+  // the other parse errors do (verify's line above, and its JSON `line`, too).
+  const std::string why = "no patch found (no 'diff --git' header and no '---'/'+++'/'@@' "
+                          "file patch in lines 1-2)\n";
+  EXPECT_EQ(r.err, kPrefix + dir / "notes.patch" + ":1: " + why);
+  RunResult show = run_sm120check({"show", dir / "notes.patch"});
+  EXPECT_EQ(show.exit_code, 3);
+  EXPECT_EQ(show.err, kPrefix + dir / "notes.patch" + ":1: " + why);
 }
 
 TEST(CliE2E, ClosedStdoutExitsQuietly) {
@@ -732,6 +791,15 @@ TEST(CliE2E, CoverLetterInPatchDirectoryIsSkippedWithWarning) {
   RunResult named = run_sm120check({"verify", f.dir / "series/0000-cover-letter.patch", f.tree});
   EXPECT_EQ(named.exit_code, 3);
   EXPECT_NE(named.err.find("no patch found"), std::string::npos);
+  // A numbered patch of the series whose diff was lost is no cover letter: an error, exit 3,
+  // never dropped with exit 0 (hostile review hr25).
+  f.patch("series/0002-lost.patch",
+          "From 1 Mon Sep 17 00:00:00 2001\nSubject: [PATCH 2/2] fix b\n\nthe diff was here\n");
+  r = run_sm120check({"verify", "--format", "json", f.dir / "series", f.tree});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  doc = json::parse(r.out);
+  ASSERT_EQ(doc["patches"].size(), 2u) << doc;
+  EXPECT_EQ(doc["patches"][1]["status"], "error") << doc;
 }
 
 TEST(CliE2E, SymlinkOutOfTargetIsAnErrorNotAMissingFile) {

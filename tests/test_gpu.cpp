@@ -784,6 +784,45 @@ TEST(GpuCli, BadCcIsAUsageError) {
   EXPECT_NE(r.err.find("(run 'sm120check gpu --help' for usage)"), std::string::npos);
 }
 
+// "--cc 13.7" was taken silently: no GPU has that capability. It is still taken (a newer GPU
+// than the list, or a typo the user should see): a warning names it, once, on stderr.
+TEST(GpuCli, AnUnpublishedCcIsTakenWithAWarning) {
+  const std::string warning =
+      "sm120check: warning: --cc 13.7: compute capability 13.7 (sm_137) is not one NVIDIA has "
+      "published (developer.nvidia.com/cuda-gpus); it is used as given\n";
+  test::RunResult r = run_sm120check({"gpu", "--cc", "13.7"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, warning);
+  EXPECT_NE(r.out.find("13.7 (sm_137)"), std::string::npos) << r.out;
+  r = run_sm120check({"gpu", "-q", "--cc", "13.7"});  // -q: no warnings
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  test::TempDir dir;
+  test::write_file(dir.path() / "t" / "a.txt", "a\n");
+  test::write_file(dir.path() / "p.patch", "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n");
+  r = run_sm120check({"verify", "--cc", "13.7", dir / "p.patch", dir / "t"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, warning);
+  r = run_sm120check({"scan", "--cc", "13.7", "--format", "json", dir / "t"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, warning);
+  r = run_sm120check({"kernels", "--cc", "12.0", "--cc", "13.7", dir / "t"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, warning);
+  // Published ones, in every spelling, say nothing.
+  for (const char* cc : {"12.0", "12.1", "10.0", "10.3", "11.0", "9.0", "8.9", "8.6", "8.0",
+                         "7.5", "sm_120", "sm_90a", "sm_100f", "SM121", "compute_89", "12"}) {
+    r = run_sm120check({"gpu", "--cc", cc});
+    EXPECT_EQ(r.exit_code, 0) << cc;
+    EXPECT_EQ(r.err, "") << cc;
+  }
+  for (const char* cc : {"12.3", "9.9", "1.9", "sm_122"}) {
+    r = run_sm120check({"gpu", "--cc", cc});
+    EXPECT_EQ(r.exit_code, 0) << cc;
+    EXPECT_NE(r.err.find("is not one NVIDIA has published"), std::string::npos) << cc;
+  }
+}
+
 TEST(GpuCli, HelpListsExitCodes) {
   test::RunResult r = run_sm120check({"gpu", "--help"});
   EXPECT_EQ(r.exit_code, 0);

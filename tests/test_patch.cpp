@@ -459,9 +459,9 @@ TEST(ParseGit, InvalidModeIsAnError) {
 TEST(ParseGit, BareDiffGitLineInProseIsText) {
   // Not followed by any git header line: not a file patch.
   Error e = parse_error("We should run diff --git a/x b/x\ndiff --git is great\nthanks\n");
-  EXPECT_EQ(e.line(), 0u);
-  EXPECT_EQ(e.message(),
-            "no patch found (no 'diff --git' header and no '---'/'+++'/'@@' file patch)");
+  EXPECT_EQ(e.line(), 1u);
+  EXPECT_EQ(e.message(), "no patch found (no 'diff --git' header and no '---'/'+++'/'@@' file "
+                         "patch in lines 1-3)");
 }
 
 TEST(ParseGit, UnsplittableNamesAreAnError) {
@@ -1265,14 +1265,23 @@ TEST(ParseError, CombinedDiff) {
 }
 
 TEST(ParseError, NoPatchFound) {
-  for (std::string_view text : {std::string_view(""), std::string_view("\xEF\xBB\xBF"),
-                                std::string_view("just words\n--- \nno diff here\n")}) {
+  // An empty input (a byte order mark alone is none) has no line to name.
+  for (std::string_view text : {std::string_view(""), std::string_view("\xEF\xBB\xBF")}) {
     Error e = parse_error(text);
     EXPECT_EQ(e.line(), 0u);
     EXPECT_EQ(e.file(), "t.diff");
     EXPECT_EQ(e.message(),
               "no patch found (no 'diff --git' header and no '---'/'+++'/'@@' file patch)");
   }
+  // Other inputs are named from their first line, and say how far they were read.
+  Error e = parse_error("just words\n--- \nno diff here\n");
+  EXPECT_EQ(e.line(), 1u);
+  EXPECT_EQ(e.message(), "no patch found (no 'diff --git' header and no '---'/'+++'/'@@' file "
+                         "patch in lines 1-3)");
+  Error one = parse_error("just words");
+  EXPECT_EQ(one.line(), 1u);
+  EXPECT_EQ(one.message(), "no patch found (no 'diff --git' header and no '---'/'+++'/'@@' file "
+                           "patch in its one line)");
 }
 
 TEST(ParseError, NulInFileName) {
@@ -1363,6 +1372,31 @@ TEST(ParseError, KeepingErrorsResumesAtTheNextPatch) {
   // Errors about the whole text are still thrown.
   EXPECT_THROW(parse_patches_keeping_errors(std::make_shared<const std::string>("words\n"), "t"),
                Error);
+}
+
+TEST(ParseError, AMailNumberedInASeriesWithoutADiffIsAnErrorACoverLetterIsNot) {
+  // `git format-patch` mails: a cover letter ([PATCH 0/2]) has no diff and is dropped; a
+  // numbered patch ([PATCH 2/2]) whose diff was lost is an error, never silently dropped.
+  const auto mail = [](const std::string& subject, const std::string& body) {
+    return "From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n"
+           "From: A <a@b>\nSubject: " + subject + "\n\n" + body;
+  };
+  const std::string diff = "---\n x | 2 +-\n\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+  auto text = std::make_shared<const std::string>(mail("[PATCH 0/2] series", "blurb\n") +
+                                                  mail("[PATCH 1/2] fix a", "msg\n" + diff) +
+                                                  mail("[PATCH v2 02/12] fix b", "msg\n"));
+  std::vector<Patch> patches = parse_patches_keeping_errors(text, "s.mbox");
+  ASSERT_EQ(patches.size(), 2u);
+  EXPECT_TRUE(patches[0].error.empty());
+  EXPECT_EQ(patches[0].files.size(), 1u);
+  EXPECT_TRUE(patches[1].files.empty());
+  EXPECT_NE(patches[1].error.find("numbered as a patch of a series holds no diff"),
+            std::string::npos)
+      << patches[1].error;
+  EXPECT_THROW(parse_patches(text, "s.mbox"), Error);
+  text = std::make_shared<const std::string>(mail("[PATCH 0/1] series", "blurb\n") +
+                                             mail("[PATCH 1/1] fix a", "msg\n" + diff));
+  EXPECT_EQ(parse_patches(text, "s.mbox").size(), 1u);
 }
 
 TEST(ParseBom, LeadingBomIsSkipped) {
@@ -1632,7 +1666,7 @@ TEST(ParsePlain, CompleteHeaderWithoutHunkIsAnError) {
   EXPECT_EQ(malformed.message(), "malformed hunk header '@@ -x +1 @@'");
   // A bare "---"/"+++" pair without a hunk is no header at all.
   Error bare = parse_error("--- a/x\n+++ b/x\n");
-  EXPECT_EQ(bare.line(), 0u);
+  EXPECT_EQ(bare.line(), 1u);
   EXPECT_TRUE(bare.message().starts_with(kNoPatchFound));
 }
 

@@ -68,15 +68,15 @@ std::string diff_of(const ApplyPlan& plan, const Tree& tree) {
 }  // namespace
 
 CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options, Setup setup) {
+  if (setup == Setup::kNone) return nullptr;
   CLI::App* cmd = app.add_subcommand(
       "apply",
       "Apply what is missing of PATCH... (an ordered series) to TARGET: applied hunks and "
       "patches are left alone, so a second run changes nothing. All or nothing: if any patch "
       "conflicts, nothing is written. Each file is replaced atomically.");
-  if (setup == Setup::kNameOnly) return cmd;
-  cmd->add_option("PATCH", options.patches,
-                  "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
-                  "standard input")
+    add_positional_words(*cmd, "PATCH", options.patches,
+                       "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
+                       "standard input")
       ->required()
       ->type_name("");
   cmd->add_option("TARGET", options.target, "Directory to write (a work tree or plain tree)")
@@ -88,6 +88,7 @@ CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options, Setup setup) 
                 "Take the series out (last patch first) instead of putting it in");
   cmd->add_flag("--backup", options.backup, "Keep each changed or deleted file as FILE.orig");
   add_match_options(*cmd, options.strip, options.fuzz, options.ignore_whitespace, options.strict);
+  add_path_rule_options(*cmd, options.path_rules);
   cmd->add_option("--map", options.maps,
                   "Where a patch path starting with OLD does not exist, try NEW instead")
       ->type_name("OLD=NEW")
@@ -99,9 +100,13 @@ CLI::App* setup_apply(CLI::App& app, ApplyCommandOptions& options, Setup setup) 
   cmd->add_option("--rev", options.revs, "Refused: apply writes a work tree, not a revision")
       ->type_name("REV")
       ->allow_extra_args(false);
+  add_cc_option(*cmd, options.cc,
+                "Accepted (and checked) as verify takes it, so that scripts can pass the same "
+                "options to both: apply never probes or judges the GPU");
   cmd->add_flag("--no-gpu", options.no_gpu,
                 "Accepted for symmetry with verify (scripts pass the same options to both): "
-                "apply never probes the GPU");
+                "apply never probes the GPU")
+      ->excludes("--cc");
   add_output_options(*cmd, options.output);
   cmd->footer(kApplyExitCodesHelp);
   cmd->formatter(std::make_shared<TargetFormatter>());
@@ -126,8 +131,41 @@ int run_apply(const ApplyCommandOptions& options) {
   verify_options.relocate = options.relocate;
   verify_options.evidence = false;
   verify_options.path_map = parse_path_maps(options.maps);
+  std::vector<std::vector<std::string>> excluded;
+  std::size_t left_out_patches = 0;  // patches with every file left out: not in the plan
+  if (!options.path_rules.empty()) {
+    std::vector<unsigned> strips;
+    for (const Patch& p : patches)
+      strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
+    if (!options.strip) verify_options.detected_strips = strips;
+    excluded = select_file_patches(patches, strips, options.path_rules);
+    // A patch left without files has nothing to apply (git apply skips it too): out of the plan,
+    // with a note.
+    std::size_t kept = 0;
+    left_out_patches = 0;
+    for (std::size_t i = 0; i < patches.size(); ++i) {
+      if (patches[i].files.empty() && !excluded[i].empty()) {
+        if (!options.output.quiet)
+          std::cerr << fmt::format("sm120check: note: {}: every file is left out by --include / "
+                                   "--exclude; nothing of it is applied\n",
+                                   escape_for_terminal(patches[i].source));
+        ++left_out_patches;
+        continue;
+      }
+      if (kept != i) {
+        patches[kept] = std::move(patches[i]);
+        excluded[kept] = std::move(excluded[i]);
+        if (!options.strip) verify_options.detected_strips[kept] = strips[i];
+      }
+      ++kept;
+    }
+    patches.resize(kept);
+    excluded.resize(kept);
+    if (!options.strip) verify_options.detected_strips.resize(kept);
+  }
   const Direction direction = options.reverse ? Direction::kReverse : Direction::kForward;
-  const ApplyPlan plan = plan_apply(patches, *tree, verify_options, direction);
+  ApplyPlan plan = plan_apply(patches, *tree, verify_options, direction);
+  mark_excluded(plan.report, std::move(excluded));
   report_errors(plan.report);
   bool errors = false;
   for (const PatchReport& p : plan.report.patches) {
@@ -207,8 +245,13 @@ int run_apply(const ApplyCommandOptions& options) {
            << (plan.blockers.size() == 1 ? " problem" : " problems") << "\n";
       for (const std::string& b : plan.blockers) text << "  " << escape_for_terminal(b) << "\n";
     } else if (plan.changes.empty()) {
-      text << (direction == Direction::kForward ? "nothing to do: every patch is applied\n"
-                                                : "nothing to do: no patch is in the tree\n");
+      if (left_out_patches > 0)
+        text << fmt::format("nothing to do for the files --include/--exclude kept; {} patch{} "
+                            "left out whole (not applied, not checked)\n",
+                            left_out_patches, left_out_patches == 1 ? "" : "es");
+      else
+        text << (direction == Direction::kForward ? "nothing to do: every patch is applied\n"
+                                                  : "nothing to do: no patch is in the tree\n");
     } else {
       text << (options.dry_run ? "would change " : "changed ") << plan.changes.size()
            << (plan.changes.size() == 1 ? " file:" : " files:") << "\n";

@@ -10,12 +10,12 @@
 namespace sm120check::cli {
 
 CLI::App* setup_show(CLI::App& app, ShowCommandOptions& options, Setup setup) {
+  if (setup == Setup::kNone) return nullptr;
   CLI::App* cmd = app.add_subcommand(
       "show", "Print what the parser understood of each patch: files, changes and hunks.");
-  if (setup == Setup::kNameOnly) return cmd;
-  cmd->add_option("PATCH", options.patches,
-                  "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
-                  "standard input")
+    add_positional_words(*cmd, "PATCH", options.patches,
+                       "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
+                       "standard input")
       ->required()
       ->type_name("");
   add_output_options(*cmd, options.output);

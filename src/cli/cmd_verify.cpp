@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
-#include <set>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "commands.hpp"
@@ -74,6 +74,48 @@ void report_unevaluated(const VerifyReport& report, const std::string& target) {
   std::cerr << err;
 }
 
+/// True when `path` looks like a test or benchmark file: a folder named tests, test, testing,
+/// benchmarks or benchmark, or a file test_*, *_test.*, *_tests.*, conftest.py.
+bool looks_like_test(std::string_view path) {
+  std::size_t at = 0;
+  while (at <= path.size()) {
+    std::size_t end = path.find('/', at);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(at, end - at);
+    if (end < path.size()) {
+      if (part == "tests" || part == "test" || part == "testing" || part == "benchmarks" ||
+          part == "benchmark")
+        return true;
+    } else {
+      const std::string_view stem = part.substr(0, part.find('.'));
+      if (part.starts_with("test_") || stem.ends_with("_test") || stem.ends_with("_tests") ||
+          part == "conftest.py")
+        return true;
+    }
+    at = end + 1;
+  }
+  return false;
+}
+
+/// A note on standard error when files the patches modify are missing from TARGET and look
+/// like tests (an upstream fix with its tests, against a pip install that has none): how to
+/// leave them out.
+void note_missing_tests(const VerifyReport& report) {
+  std::size_t count = 0;
+  std::string first;
+  for (const PatchReport& p : report.patches)
+    for (const FileReport& f : p.files)
+      if (f.missing && f.target_path && looks_like_test(*f.target_path) && count++ == 0)
+        first = *f.target_path;
+  if (count == 0) return;
+  std::cerr << fmt::format(
+      "sm120check: note: {} file{} the patches modify {} not in the target and look{} like "
+      "tests ({}{}); an installed package has none: --exclude GLOB (e.g. --exclude "
+      "'tests/*') leaves them out of the verdict\n",
+      count, count == 1 ? "" : "s", count == 1 ? "is" : "are", count == 1 ? "s" : "",
+      escape_for_terminal(first), count == 1 ? "" : ", ...");
+}
+
 /// Writes the report of a work-tree run to `sink` in options.output.format (the repository
 /// section from `facts`; `patches` give JUnit the hunks' lines; `started`, when the run began,
 /// its time) and finishes it with the summary line.
@@ -114,15 +156,62 @@ void write_verify_report(ReportSink& sink, const VerifyReport& report,
 
 }  // namespace
 
+namespace {
+
+/// A file of a sparse checkout that git tracks but did not check out (skip-worktree, absent:
+/// RepositoryFacts::not_checked_out) is not judged from the work tree: it is not missing (a
+/// conflict, "fix: absent") and no other copy in the tree is it (a relocation onto a vendored
+/// copy read `applied`; hostile review hr25). Its file reads unknown, and `verify --rev HEAD`
+/// judges the committed file. Patch statuses are summed again over their files.
+void mark_not_checked_out(VerifyReport& report, const std::vector<std::string>& not_checked_out) {
+  if (not_checked_out.empty()) return;
+  const std::set<std::string> absent(not_checked_out.begin(), not_checked_out.end());
+  for (PatchReport& p : report.patches) {
+    bool changed = false;
+    for (FileReport& f : p.files) {
+      const std::string& named = f.old_path != "/dev/null" ? f.old_path : f.new_path;
+      const std::optional<std::string> path = strip_path(named, p.strip);
+      if (!path || absent.count(*path) == 0 || f.status == Status::kError) continue;
+      f.status = Status::kUnknown;
+      f.presence = Presence::kUnknown;
+      f.missing = false;
+      if (f.relocated) f.relocation.clear();
+      f.relocated = false;
+      f.candidates.clear();
+      f.target_path = *path;
+      for (HunkReport& h : f.hunks) {
+        h.match.status = HunkStatus::kUnknown;
+        h.match.presence = Presence::kUnknown;
+      }
+      f.reason = fmt::format(
+          "'{}' is tracked but not checked out (sparse checkout: skip-worktree): the work tree "
+          "holds no copy to judge; 'verify --rev HEAD' judges the committed file",
+          *path);
+      changed = true;
+    }
+    if (!changed || p.status == Status::kError) continue;
+    std::vector<Status> statuses;
+    std::vector<Presence> presences;
+    for (const FileReport& f : p.files) {
+      statuses.push_back(f.status);
+      presences.push_back(f.presence);
+    }
+    p.status = combine(statuses);
+    p.presence = combine_presence(presences);
+  }
+}
+
+}  // namespace
+
 CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options, Setup setup) {
+  if (setup == Setup::kNone) return nullptr;
   CLI::App* cmd = app.add_subcommand(
       "verify",
       "Report per patch, file and hunk whether the change is applied, applicable or in conflict "
       "in TARGET. Never modifies TARGET.");
-  if (setup == Setup::kNameOnly) return cmd;
-  cmd->add_option("PATCH", options.patches,
-                  "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
-                  "standard input")
+    add_positional_words(*cmd, "PATCH", options.patches,
+                       "Patch file, directory of *.patch/*.diff files (sorted by name), or - for "
+                       "standard input")
       ->required()
       ->type_name("");
   // PATCH takes every positional (so that options may follow them); the last one is moved to
@@ -160,6 +249,7 @@ CLI::App* setup_verify(CLI::App& app, VerifyCommandOptions& options, Setup setup
       ->allow_extra_args(false);
   cmd->add_flag("--no-relocate", options.no_relocate,
                 "Report a missing file as missing instead of looking for it elsewhere in TARGET");
+  add_path_rule_options(*cmd, options.path_rules);
   add_cc_option(*cmd, options.cc);
   CLI::Option* no_gpu = cmd->add_flag(
       "--no-gpu", options.no_gpu,
@@ -226,12 +316,52 @@ void add_strip_and_fuzz_options(CLI::App& cmd, std::optional<unsigned>& strip, u
       ->check(decimal_at_most(kMaxFuzzOption));
 }
 
+void add_path_rule_options(CLI::App& cmd, std::vector<PathRule>& rules) {
+  // Triggered as each is parsed, so that the rules keep the command line's order (the first
+  // that matches a path decides).
+  const auto rule = [&rules](bool include) {
+    return [&rules, include](const std::vector<std::string>& values) {
+      for (const std::string& v : values) rules.push_back({v, include});
+    };
+  };
+  cmd.add_option_function<std::vector<std::string>>(
+         "--include", rule(true),
+         "Verify only the files whose path (after the strip level) matches this glob, as git "
+         "apply --include ('*' matches '/' too; repeatable; with --exclude, the first pattern "
+         "that matches a path decides)")
+      ->type_name("GLOB")
+      ->allow_extra_args(false)
+      ->trigger_on_parse();
+  cmd.add_option_function<std::vector<std::string>>(
+         "--exclude", rule(false),
+         "Leave out the files whose path (after the strip level) matches this glob, as git "
+         "apply --exclude, e.g. 'tests/*' against a pip install that has no tests (repeatable)")
+      ->type_name("GLOB")
+      ->allow_extra_args(false)
+      ->trigger_on_parse();
+}
+
 void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz,
                        bool& ignore_whitespace, bool& strict) {
   add_strip_and_fuzz_options(cmd, strip, fuzz);
   cmd.add_flag("--ignore-whitespace", ignore_whitespace,
                "Compare lines with runs of white space folded and trailing white space ignored");
   add_strict_option(cmd, strict);
+}
+
+CLI::Option* add_positional_words(CLI::App& cmd, const std::string& name,
+                                  std::vector<std::string>& words, const std::string& description) {
+  // CLI11 (Option::_add_result, 2.1 to 2.4) reads a word "[a,b]" as the list a, b (and "[x]" as
+  // x) for an option that allows extra arguments, which a vector positional needs to take more
+  // words than its minimum count. Instead, the minimum is unbounded and extra arguments are
+  // off: CLI11 gives such a positional every positional word while it has fewer than its
+  // minimum, and TakeAll keeps it from asking for that many at the end (a missing NAME is still
+  // "NAME is required" through ->required()).
+  constexpr int kEvery = CLI::detail::expected_max_vector_size;
+  return cmd.add_option(name, words, description)
+      ->expected(kEvery, kEvery)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 void take_target_from_patches(CLI::App& cmd, std::vector<std::string>& patches,
@@ -264,7 +394,7 @@ int run_verify(const VerifyCommandOptions& options) {
   std::future<GpuReport> probe;
   GpuReport gpu = unprobed_gpu();
   if (options.cc)
-    gpu = override_gpu(parse_compute_capability(*options.cc));
+    gpu = override_gpu(cc_option(*options.cc, options.output.quiet));
   else if (!options.no_gpu)
     probe = std::async(std::launch::async, [] { return probe_local_gpus(); });
   // What depends on the patches alone (and their strip levels) is worked out on one more core
@@ -361,6 +491,8 @@ int run_verify(const VerifyCommandOptions& options) {
   for (const Patch& p : patches)
     strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
   if (!options.strip) verify_options.detected_strips = strips;  // not detected again
+  std::vector<std::vector<std::string>> excluded =
+      select_file_patches(patches, strips, options.path_rules);
   inputs_final.tell(true);
   // The patches' evidence markers depend on the patches and their strip levels alone: they are
   // extracted on another core from here, while the files are verified (which wait for them
@@ -378,6 +510,7 @@ int run_verify(const VerifyCommandOptions& options) {
   span.reset();
   span.emplace("verify");
   VerifyReport report = verify(patches, *tree, verify_options);
+  mark_excluded(report, std::move(excluded));
   span.emplace("wait: probe, aside");
   if (probe.valid()) gpu = probe.get();
   Aside aside_done = aside.get();
@@ -385,7 +518,10 @@ int run_verify(const VerifyCommandOptions& options) {
   assess_arch(report, patches, std::move(aside_done.arch), strips, std::move(gpu),
               options.only_relevant);
   report_errors(report);
-  if (!options.output.quiet) report_unevaluated(report, options.target);
+  if (!options.output.quiet) {
+    report_unevaluated(report, options.target);
+    note_missing_tests(report);
+  }
   std::optional<RepositoryFacts> facts = std::move(aside_done.facts);
   span.emplace("facts-again");
   if (!options.no_repo) {
@@ -395,9 +531,12 @@ int run_verify(const VerifyCommandOptions& options) {
                               relocated);
   }
 
+  if (facts) mark_not_checked_out(report, facts->not_checked_out);
   span.emplace("report");
   write_verify_report(sink, report, patches, facts, options, started);
-  return report.exit_code();
+  span.reset();  // recorded before exit_now() writes the trace
+  // Ended here, not on return: the run's objects need no tearing down (exit_now()).
+  return exit_now(report.exit_code());
 }
 
 }  // namespace sm120check::cli

@@ -16,10 +16,13 @@
 
 namespace sm120check::cli {
 
-/// What setup_<cmd>() adds to the app: the command with all its options, or its name and its
-/// description only (what the top-level help lists), for a command the command line does not
-/// name (main.cpp: CLI11 makes an Option per option, checking its names against the others').
-enum class Setup { kFull, kNameOnly };
+/// What setup_<cmd>() adds to the app: the command with all its options, or nothing (it then
+/// returns nullptr) for a command the command line cannot reach (main.cpp, setup_for(): its
+/// first word names another command and no other word names one). CLI11 makes each option
+/// twice and checks its names against every option added before (CLI/App.hpp add_option(),
+/// copying the name lists): setting up the seven commands a run does not use cost a fifth of
+/// `verify`'s option parsing.
+enum class Setup { kFull, kNone };
 
 /// Options of `sm120check verify [options] PATCH... TARGET`.
 struct VerifyCommandOptions {
@@ -42,6 +45,7 @@ struct VerifyCommandOptions {
   std::vector<std::string> marker_regexes;  ///< --marker-regex RE (PCRE2).
   std::vector<std::string> maps;            ///< --map OLD=NEW.
   bool no_relocate = false;
+  std::vector<PathRule> path_rules;  ///< --include / --exclude, in command-line order.
 };
 
 /// Options of `sm120check apply [options] PATCH... TARGET`.
@@ -56,9 +60,13 @@ struct ApplyCommandOptions {
   bool reverse = false;   ///< --reverse: take the series out.
   bool backup = false;    ///< --backup: keep FILE.orig.
   std::vector<std::string> maps;
+  std::vector<PathRule> path_rules;  ///< --include / --exclude, in command-line order.
   bool relocate = false;  ///< --relocate: write relocated files (off: only named paths).
   std::vector<std::string> revs;  ///< --rev: refused (apply writes a work tree).
-  bool no_gpu = false;            ///< --no-gpu: accepted, nothing to do (no probe in apply).
+  /// --cc and --no-gpu: accepted (and checked) as verify takes them, so that scripts can pass
+  /// the same options to both; apply neither probes nor judges the GPU.
+  std::optional<std::string> cc;
+  bool no_gpu = false;
   OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
@@ -143,7 +151,8 @@ inline constexpr const char* kKernelsExitCodesHelp =
     "  1  some file runs only as PTX the driver must JIT-compile (slow first start)\n"
     "  2  some file has no kernel image for the GPU in any module (\"no kernel image is\n"
     "     available\"), or a module is partial: its cubin for the GPU lacks functions\n"
-    "     another of its cubins has\n"
+    "     another of its cubins has, or a module's functions could not be compared\n"
+    "     (\"functions not compared\": a cubin or PTX too large to decompress)\n"
     "  3  error: a file unreadable or malformed (listed with its error), a missing PATH, or a\n"
     "     usage error\n";
 
@@ -175,6 +184,10 @@ struct LogCommandOptions {
   bool ignore_whitespace = false;
   bool strict = false;   ///< --strict: exact images only (no drift search).
   unsigned threads = 0;  ///< -j: threads verifying file states; 0 = one per CPU.
+  /// --cc and --no-gpu: accepted (and checked) as verify takes them, so that scripts can pass
+  /// the same options to both; log neither probes nor judges the GPU.
+  std::optional<std::string> cc;
+  bool no_gpu = false;
   OutputOptions output;  ///< --format, --color, --output, -q/--quiet
 };
 
@@ -217,6 +230,10 @@ CLI::App* setup_scan(CLI::App& app, ScanCommandOptions& options, Setup setup = S
 int run_scan(const ScanCommandOptions& options);
 
 /// Adds -p/--strip, --fuzz, --ignore-whitespace and --strict (verify and apply).
+/// Adds --include PATTERN and --exclude PATTERN (repeatable; git apply's), appending to `rules`
+/// in the order they stand on the command line.
+void add_path_rule_options(CLI::App& cmd, std::vector<PathRule>& rules);
+
 void add_match_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz,
                        bool& ignore_whitespace, bool& strict);
 
@@ -232,6 +249,12 @@ CLI::Validator threads_at_most(unsigned most);
 /// Adds -p/--strip and --fuzz, decimal and bounded (kMaxStripOption, kMaxFuzzOption).
 void add_strip_and_fuzz_options(CLI::App& cmd, std::optional<unsigned>& strip, unsigned& fuzz);
 
+/// Adds the positional NAME... to `cmd`: it takes every positional word (before or after the
+/// options, and all after "--"), each byte for byte into `words` ("[0-9]", "[a,b]", "{x}",
+/// "a,b" and "-" stay as typed). Returns the option (for ->required(), ->type_name()).
+CLI::Option* add_positional_words(CLI::App& cmd, const std::string& name,
+                                  std::vector<std::string>& words, const std::string& description);
+
 /// PATCH takes every positional (so that options may follow them); once parsing is complete,
 /// the last one is moved to `target` (a usage error when there is none). TARGET is declared
 /// separately, for the help text only.
@@ -244,8 +267,22 @@ void add_strict_option(CLI::App& cmd, bool& strict);
 /// A CLI11 check accepting what parse_compute_capability() accepts (its message otherwise).
 CLI::Validator compute_capability_check();
 
-/// Adds --cc CC (validated with parse_compute_capability(); a bad value is a usage error).
-void add_cc_option(CLI::App& cmd, std::optional<std::string>& cc);
+/// Whether NVIDIA has published compute capability `cc` for a GPU: 1.0 to 1.3, 2.0, 2.1, 3.0,
+/// 3.2, 3.5, 3.7, 5.0, 5.2, 5.3, 6.0 to 6.2, 7.0, 7.2, 7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0,
+/// 10.3, 11.0, 12.0, 12.1 (developer.nvidia.com/cuda-gpus and /cuda-legacy-gpus), 10.1 (Jetson
+/// Thor until CUDA 13.0 renamed it 11.0) and 10.7 (sm_107, PTX ISA 9.4, CUDA 13.4).
+bool is_published_compute_capability(ComputeCapability cc);
+
+/// The capability a --cc value names (parse_compute_capability(); throws Error for a bad one,
+/// which CLI11's compute_capability_check() has refused already). For one NVIDIA has not
+/// published (is_published_compute_capability()), a one-line warning on stderr, unless
+/// `quiet`: the value is used as given (a typo, or a GPU newer than this list).
+ComputeCapability cc_option(const std::string& value, bool quiet);
+
+/// Adds --cc CC (validated with parse_compute_capability(); a bad value is a usage error),
+/// described by `description` (by default: assume that GPU instead of probing). Returns it.
+CLI::Option* add_cc_option(CLI::App& cmd, std::optional<std::string>& cc,
+                           const std::string& description = {});
 
 /// Adds the `gpu` subcommand to `app`, parsing into `options`. Returns the subcommand.
 CLI::App* setup_gpu(CLI::App& app, GpuCommandOptions& options, Setup setup = Setup::kFull);
@@ -261,8 +298,9 @@ int run_log(const LogCommandOptions& options);
 
 /// `verify --rev`: verifies `patches` on each revision of TARGET's repository and writes the
 /// report to `sink`; returns the worst exit code. Throws Error for an unknown revision and for
-/// --format junit, github or sarif (one revision per report only: exit 3).
-int run_verify_revisions(const VerifyCommandOptions& options, const std::vector<Patch>& patches,
+/// --format junit, github or sarif (one revision per report only: exit 3). --include /
+/// --exclude take files out of `patches` at the first revision's strip levels.
+int run_verify_revisions(const VerifyCommandOptions& options, std::vector<Patch> patches,
                          ReportSink& sink);
 
 /// TARGET's git work tree, looked up once per run: its root (find_git_work_tree(), stat(2)

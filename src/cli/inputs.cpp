@@ -141,6 +141,39 @@ std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args, 
   return inputs;
 }
 
+namespace {
+
+/// Whether a file of a PATCH directory that holds no patch is a series' cover letter, as `git
+/// format-patch --cover-letter` writes it: named *cover-letter*, or its Subject's tag numbered
+/// 0 ("[PATCH 0/3]", "[PATCH v2 00/12]"). Any other such file (a numbered patch whose diff was
+/// lost: "[PATCH 2/2]") is an error, not skipped: a series read `applied`, exit 0, without one
+/// of its fixes (hostile review hr25).
+bool looks_like_cover_letter(std::string_view source, std::string_view text) {
+  const std::size_t slash = source.rfind('/');
+  if (source.substr(slash == std::string_view::npos ? 0 : slash + 1).find("cover-letter") !=
+      std::string_view::npos)
+    return true;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.empty() || line == "\r") break;  // the end of the mail headers
+    if (!line.starts_with("Subject:")) continue;
+    const std::size_t open = line.find('['), close = line.find(']', open);
+    if (open == std::string_view::npos || close == std::string_view::npos) return false;
+    const std::string_view tag = line.substr(open + 1, close - open - 1);
+    const std::size_t of = tag.rfind('/');
+    if (of == std::string_view::npos) return false;
+    std::size_t first = of;
+    while (first > 0 && tag[first - 1] >= '0' && tag[first - 1] <= '9') --first;
+    return first < of && tag.substr(first, of - first).find_first_not_of('0') == std::string_view::npos;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<Patch> parse_inputs(const std::vector<PatchInput>& inputs, BadInput bad) {
   std::vector<Patch> patches;
   for (const PatchInput& input : inputs) {
@@ -150,7 +183,8 @@ std::vector<Patch> parse_inputs(const std::vector<PatchInput>& inputs, BadInput 
       parsed = bad == BadInput::kReport ? parse_patches_keeping_errors(input.text, input.source)
                                         : parse_patches(input.text, input.source);
     } catch (const Error& e) {
-      if (input.from_directory && e.message().starts_with(kNoPatchFound)) {
+      if (input.from_directory && e.message().starts_with(kNoPatchFound) &&
+          looks_like_cover_letter(input.source, input.text ? *input.text : std::string())) {
         std::cerr << "sm120check: warning: " << escape_for_terminal(input.source)
                   << ": no patch found (a cover letter?); skipped\n";
         continue;

@@ -40,9 +40,9 @@ enum class BadInput { kThrow, kReport };
 std::vector<PatchInput> read_patch_inputs(const std::vector<std::string>& args,
                                           BadInput bad = BadInput::kThrow);
 
-/// Parses every input in order. A file found in a PATCH directory that holds no patch (the
-/// cover letter of a `git format-patch --cover-letter` series) is skipped with a warning on
-/// stderr. Any other input that cannot be parsed (or was not read: PatchInput::error) is an
+/// Parses every input in order. A file found in a PATCH directory that holds no patch and is a
+/// series' cover letter (`git format-patch --cover-letter`: named *cover-letter*, or its
+/// Subject tagged "[PATCH 0/N]") is skipped with a warning on stderr; any other is an error. Any other input that cannot be parsed (or was not read: PatchInput::error) is an
 /// Error with kThrow, and with kReport one Patch with Patch::error set (its source, the line
 /// of the error, no files) in its place; in a file of several patches (an mbox, `git log -p`)
 /// only the bad patch is such an entry (parse_patches_keeping_errors()).

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <new>
+#include <string>
 #include <string_view>
 
 #include "commands.hpp"
@@ -31,40 +32,32 @@ sm120check::cli::Setup setup_for(std::string_view command, int argc, char** argv
     return sm120check::cli::Setup::kFull;
   for (int i = 2; i < argc; ++i)
     if (names_command(argv[i])) return sm120check::cli::Setup::kFull;
-  return sm120check::cli::Setup::kNameOnly;
+  return sm120check::cli::Setup::kNone;
 }
 
-/// Ends the process with `code` once a command has run: its output is written (reports with
-/// write(2); standard output's stdio buffer is flushed here), and what remains to tear down
-/// (the option parser, the libraries' globals, atexit handlers, a loaded NVML) costs only time:
-/// 0.1 ms of a 3.5 ms verify on the H200 host. Under AddressSanitizer the process returns from
-/// main as usual, so that its leak check runs.
-// main()'s start, for the trace (SM120CHECK_TRACE; 0 when off).
-std::int64_t g_main_started = 0;
+/// Whether `cmd` (nullptr: a command not set up, Setup::kNone) is the one the line named.
+bool parsed(const CLI::App* cmd) { return cmd != nullptr && cmd->parsed(); }
 
-int exit_now(int code) {
-  if (g_main_started != 0) {
-    sm120check::trace::record("main", g_main_started, sm120check::trace::now_ns());
-    sm120check::trace::write();
+/// The first "--NAME=" with nothing after '=' before a "--" (nullptr: none). CLI11 2.1.2 reads
+/// an empty "=value" as no value and takes the next word instead: `--output=$REPORT p1.patch`
+/// with REPORT unset wrote the report over p1.patch (hostile review hr25).
+const char* empty_equals(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return nullptr;
+    if (arg.size() > 3 && arg.substr(0, 2) == "--" && arg.back() == '=' &&
+        arg.find('=') == arg.size() - 1)
+      return argv[i];
   }
-#if defined(__SANITIZE_ADDRESS__)
-  return code;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return code;
-#endif
-#endif
-  std::cout.flush();
-  std::fflush(nullptr);
-  std::_Exit(code);
+  return nullptr;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace sm120check::cli;
-  if (sm120check::trace::enabled()) g_main_started = sm120check::trace::now_ns();
-  const std::int64_t cli_started = g_main_started;
+  const std::int64_t cli_started = sm120check::trace::enabled() ? sm120check::trace::now_ns() : 0;
+  note_main_started(cli_started);
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is EPIPE from write(2): stop quietly
   CLI::App app{"Verify whether patches are applied, applicable or in conflict in a tree."};
   app.name("sm120check");
@@ -81,6 +74,17 @@ int main(int argc, char** argv) {
   ApplyCommandOptions apply_options;
   ScanCommandOptions scan_options;
   KernelsCommandOptions kernels_options;
+  // `sm120check --version verify ...` and `sm120check --help verify`: the top-level flag
+  // answers, as git's does, whatever follows (CLI11 would first require verify's arguments).
+  if (argc >= 2 && std::string_view(argv[1]) == "--version") {
+    std::cout << version << '\n';
+    return exit_now(0);
+  }
+  if (const char* empty = empty_equals(argc, argv)) {
+    std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(empty)
+              << " gives an empty value (nothing after '='); give a value or leave the option out\n";
+    return kExitError;
+  }
   CLI::App* verify_cmd = setup_verify(app, verify_options, setup_for("verify", argc, argv));
   CLI::App* apply_cmd = setup_apply(app, apply_options, setup_for("apply", argc, argv));
   CLI::App* show_cmd = setup_show(app, show_options, setup_for("show", argc, argv));
@@ -91,26 +95,30 @@ int main(int argc, char** argv) {
   CLI::App* kernels_cmd = setup_kernels(app, kernels_options, setup_for("kernels", argc, argv));
   for (CLI::App* cmd : {verify_cmd, apply_cmd, show_cmd, grep_cmd, gpu_cmd, log_cmd, scan_cmd,
                          kernels_cmd})
-    cmd->set_version_flag("--version", version);
+    if (cmd != nullptr) cmd->set_version_flag("--version", version);
+  if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
+    std::cout << app.help();
+    return exit_now(0);
+  }
   try {
     app.parse(argc, argv);
     if (cli_started != 0) sm120check::trace::record("cli", cli_started, sm120check::trace::now_ns());
-    if (verify_cmd->parsed()) return exit_now(run_verify(verify_options));
-    if (show_cmd->parsed()) return exit_now(run_show(show_options));
-    if (grep_cmd->parsed()) return exit_now(run_grep(grep_options));
-    if (gpu_cmd->parsed()) return exit_now(run_gpu(gpu_options));
-    if (log_cmd->parsed()) return exit_now(run_log(log_options));
-    if (apply_cmd->parsed()) return exit_now(run_apply(apply_options));
-    if (scan_cmd->parsed()) return exit_now(run_scan(scan_options));
-    if (kernels_cmd->parsed()) return exit_now(run_kernels(kernels_options));
+    if (parsed(verify_cmd)) return exit_now(run_verify(verify_options));
+    if (parsed(show_cmd)) return exit_now(run_show(show_options));
+    if (parsed(grep_cmd)) return exit_now(run_grep(grep_options));
+    if (parsed(gpu_cmd)) return exit_now(run_gpu(gpu_options));
+    if (parsed(log_cmd)) return exit_now(run_log(log_options));
+    if (parsed(apply_cmd)) return exit_now(run_apply(apply_options));
+    if (parsed(scan_cmd)) return exit_now(run_scan(scan_options));
+    if (parsed(kernels_cmd)) return exit_now(run_kernels(kernels_options));
     std::cerr << app.help()
               << "\nsm120check: error: no command given (use verify, apply, scan, kernels, show, "
                  "grep, gpu or log)\n";
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: stdout, exit 0
-    const bool any_command = verify_cmd->parsed() || show_cmd->parsed() || grep_cmd->parsed() ||
-                             gpu_cmd->parsed() || log_cmd->parsed() || apply_cmd->parsed() ||
-                             scan_cmd->parsed() || kernels_cmd->parsed();
+    const bool any_command = parsed(verify_cmd) || parsed(show_cmd) || parsed(grep_cmd) ||
+                             parsed(gpu_cmd) || parsed(log_cmd) || parsed(apply_cmd) ||
+                             parsed(scan_cmd) || parsed(kernels_cmd);
     if (!any_command && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && argc > 1 &&
         argv[1][0] != '-') {
       std::cerr << "sm120check: error: unknown command '"
@@ -118,17 +126,23 @@ int main(int argc, char** argv) {
                 << "' (commands: verify, apply, log, scan, kernels, show, grep, gpu; run 'sm120check --help')\n";
       return kExitError;
     }
-    // One line, escaped: the message may quote what was typed.
-    std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(e.what())
+    // One line, escaped: the message may quote what was typed. CLI11's words for an option
+    // given twice ("--format: At Most 1 required but received 2") said as a user would.
+    std::string message = e.what();
+    static constexpr std::string_view kAtMostOne = "At Most 1 required but received ";
+    if (const std::size_t at = message.find(kAtMostOne); at != std::string::npos)
+      message = message.substr(0, at) + "given " + message.substr(at + kAtMostOne.size()) +
+                " times; it takes one value";
+    std::cerr << "sm120check: error: " << sm120check::escape_for_terminal(message)
               << " (run 'sm120check "
-              << (verify_cmd->parsed() ? "verify "
-                  : show_cmd->parsed() ? "show "
-                  : grep_cmd->parsed() ? "grep "
-                  : gpu_cmd->parsed()  ? "gpu "
-                  : log_cmd->parsed()  ? "log "
-                  : apply_cmd->parsed() ? "apply "
-                  : scan_cmd->parsed() ? "scan "
-                  : kernels_cmd->parsed() ? "kernels "
+              << (parsed(verify_cmd) ? "verify "
+                  : parsed(show_cmd) ? "show "
+                  : parsed(grep_cmd) ? "grep "
+                  : parsed(gpu_cmd)  ? "gpu "
+                  : parsed(log_cmd)  ? "log "
+                  : parsed(apply_cmd) ? "apply "
+                  : parsed(scan_cmd) ? "scan "
+                  : parsed(kernels_cmd) ? "kernels "
                                        : "")
               << "--help' for usage)\n";
   } catch (const sm120check::Error& e) {

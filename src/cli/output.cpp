@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "output.hpp"
+#include "sm120check/trace.hpp"
 #include "sm120check/write.hpp"
 
 namespace sm120check::cli {
@@ -56,7 +58,7 @@ void add_output_options(CLI::App& cmd, OutputOptions& output, Formats formats) {
   }
   cmd.add_option("--color", output.color,
                  "Colour the text output: auto (the default: when stdout is a terminal and "
-                 "NO_COLOR is unset; CLICOLOR_FORCE=1 forces), always or never")
+                 "NO_COLOR is unset; CLICOLOR_FORCE=1 forces, NO_COLOR wins), always or never")
       ->transform(choice(kColors, "auto, always or never"))
       ->type_name("auto|always|never");
   cmd.add_option("--output", output.file,
@@ -149,6 +151,30 @@ void ReportSink::finish(std::string_view summary) {
     write_stdout(std::string(summary) + (summary.empty() ? "" : " ") + "(" +
                  std::string(format_name(options_.format)) + " report: " +
                  escape_for_terminal(file) + ")\n");
+}
+
+namespace {
+std::int64_t g_main_started = 0;  // note_main_started()
+}  // namespace
+
+void note_main_started(std::int64_t ns) { g_main_started = ns; }
+
+int exit_now(int code) {
+  if (g_main_started != 0) {
+    trace::record("main", g_main_started, trace::now_ns());
+    trace::write();
+    g_main_started = 0;  // once: under AddressSanitizer main() calls it again
+  }
+#if defined(__SANITIZE_ADDRESS__)
+  return code;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return code;
+#endif
+#endif
+  std::cout.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 void append_github_step_summary(const std::string& markdown) {

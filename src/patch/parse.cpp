@@ -510,6 +510,9 @@ class Parser {
   void start_patch(std::size_t i, PatchKind kind);
   void finish_patch();
   void fail_patch(const Error& e);
+  /// Whether the mail whose headers start at line `begin` has a Subject tag numbering it in a
+  /// series from 1 ("[PATCH 2/3]", "[PATCH v2 01/12]"; not "[PATCH 0/3]", a cover letter).
+  bool numbered_in_series(std::size_t begin) const;
   std::optional<std::string> subject_of(std::size_t begin, std::size_t end) const;
 
   std::shared_ptr<const std::string> owner_;  ///< the text, which every hunk keeps
@@ -520,6 +523,7 @@ class Parser {
   std::size_t n_ = 0;
 
   std::vector<Patch> out_;
+  bool keep_going_ = false;  ///< run()'s: an error is kept in out_ (fail_patch()), not thrown
   Patch cur_;
   PatchKind cur_kind_ = PatchKind::kPlain;
   std::size_t cur_start_ = 0;        ///< line index where the current patch starts
@@ -1300,6 +1304,24 @@ void Parser::start_patch(std::size_t i, PatchKind kind) {
 /// diff has none and is dropped).
 /// Keeps the current patch as one that could not be parsed: no file patches, Patch::error set
 /// to `e`'s message, Patch::patch_line to its line; its subject when its headers were read.
+bool Parser::numbered_in_series(std::size_t begin) const {
+  for (std::size_t i = begin; i < n_ && i < begin + 64; ++i) {
+    const string_view h = hdr(i);
+    if (i > begin && h.empty()) break;  // the end of the headers
+    if (!starts_with_ci(h, "Subject:")) continue;
+    const std::size_t open = h.find('['), close = h.find(']', open);
+    if (open == string_view::npos || close == string_view::npos) return false;
+    const string_view tag = h.substr(open + 1, close - open - 1);
+    const std::size_t of = tag.rfind('/');
+    if (of == string_view::npos || of + 1 >= tag.size()) return false;
+    std::size_t first = of;
+    while (first > 0 && tag[first - 1] >= '0' && tag[first - 1] <= '9') --first;
+    if (first == of) return false;
+    return tag.substr(first, of - first).find_first_not_of('0') != string_view::npos;
+  }
+  return false;
+}
+
 void Parser::fail_patch(const Error& e) {
   cur_.files.clear();
   cur_.error = e.message();
@@ -1309,10 +1331,22 @@ void Parser::fail_patch(const Error& e) {
   cur_.patch_line = e.line();
   out_.push_back(std::move(cur_));
   cur_ = Patch{};
+  cur_kind_ = PatchKind::kPlain;  // reported: finish_patch() has nothing more to say of it
 }
 
 void Parser::finish_patch() {
-  if (cur_.files.empty()) return;
+  if (cur_.files.empty()) {
+    // A mail numbered as a patch of a series ("[PATCH 2/2]") without a diff lost it (a mail
+    // client, a cut download): an error, not dropped as a cover letter ("[PATCH 0/2]") or a
+    // merge commit is, or a series would read applied without it (hostile review hr25).
+    if (cur_kind_ == PatchKind::kMail && numbered_in_series(cur_start_)) {
+      const Error e(std::string(source_), cur_start_ + 1,
+                    "a mail numbered as a patch of a series holds no diff (lost in transit?)");
+      if (!keep_going_) throw e;
+      fail_patch(e);
+    }
+    return;
+  }
   cur_.message = std::string(
       text_.substr(starts_[cur_start_], starts_[cur_message_end_] - starts_[cur_start_]));
   cur_.subject = subject_of(cur_start_, cur_message_end_);
@@ -1369,6 +1403,7 @@ std::optional<std::string> Parser::subject_of(std::size_t begin, std::size_t end
 }
 
 std::vector<Patch> Parser::run(bool keep_going) {
+  keep_going_ = keep_going;
   start_patch(0, PatchKind::kPlain);
   if (is_mail_start(0)) text_until_ = mail_text_end(0);
   std::size_t i = 0;
@@ -1431,9 +1466,14 @@ std::vector<Patch> Parser::run(bool keep_going) {
   }
   finish_patch();
   if (out_.empty()) {
-    throw Error(std::string(source_), 0,
+    // Named from its first line, as other parse errors name theirs; an empty input has none.
+    throw Error(std::string(source_), n_ > 0 ? 1 : 0,
                 std::string(kNoPatchFound) +
-                    " (no 'diff --git' header and no '---'/'+++'/'@@' file patch)");
+                    " (no 'diff --git' header and no '---'/'+++'/'@@' file patch" +
+                    (n_ == 0   ? std::string()
+                     : n_ == 1 ? std::string(" in its one line")
+                               : " in lines 1-" + std::to_string(n_)) +
+                    ")");
   }
   return std::move(out_);
 }

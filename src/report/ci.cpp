@@ -225,11 +225,11 @@ std::string fix_details(const ScanReport& report, const FixResult& fix) {
   std::string out = report_words::fix_block(report, fix);
   if (!fix.files.empty()) {
     out += "files searched:";
-    for (const std::string& f : fix.files) out += " " + escape_for_terminal(f);
+    for (const std::string& f : fix.files) out.append(" ").append(escape_for_terminal(f));
     out += "\n";
   } else if (!fix.looked_for.empty()) {
     out += "looked for:";
-    for (const std::string& f : fix.looked_for) out += " " + escape_for_terminal(f);
+    for (const std::string& f : fix.looked_for) out.append(" ").append(escape_for_terminal(f));
     out += "\n";
   }
   return out;

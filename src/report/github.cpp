@@ -24,7 +24,8 @@ std::string command(std::string_view level, const std::string& file, std::size_t
                     const std::string& title, const std::string& message) {
   std::string props;
   const auto add = [&](std::string_view key, const std::string& value) {
-    props += (props.empty() ? " " : ",") + std::string(key) + "=" + github_escape_property(value);
+    props.append(props.empty() ? " " : ",").append(key).append("=").append(
+        github_escape_property(value));
   };
   if (!file.empty()) add("file", sanitize_utf8(file));
   if (!file.empty() && line != 0) add("line", std::to_string(line));

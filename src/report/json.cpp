@@ -427,6 +427,9 @@ void emit_patch(E& e, const PatchReport& patch, EachFile each_file) {
     emit_search(e, *patch.search);
   else
     e.null();
+  e.key("excluded").begin_array();
+  for (const std::string& path : patch.excluded) e.string(path);
+  e.end_array();
   e.end_object();
 }
 

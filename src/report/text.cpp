@@ -430,8 +430,10 @@ void render_patch_block(std::ostream& out, const VerifyReport& report, std::size
     const char* relevant = p.relevant  ? (*p.relevant ? "yes" : "no")
                            : gpu_known ? "unknown (unsure evidence)"
                                        : "unknown (no GPU known)";
+    const bool all_excluded = !p.excluded.empty() && p.files.empty();
     out << "  arch: " << targets << "  relevant to this GPU: " << relevant
-        << (p.status == Status::kSkipped ? " (skipped: --only-relevant)" : "") << "\n"
+        << (p.status == Status::kSkipped && !all_excluded ? " (skipped: --only-relevant)" : "")
+        << "\n"
         << "    from " << escape_for_terminal(p.arch.evidence) << "\n";
     if (p.arch.confidence == ArchConfidence::kUnsure)
       out << "    unsure: " << escape_for_terminal(p.arch.doubt) << "\n";
@@ -461,6 +463,11 @@ void render_patch_block(std::ostream& out, const VerifyReport& report, std::size
       out << pad_to(left, hunk_column + 2) << hunk_verdict(h.match, color) << "\n";
     }
   }
+  for (const std::string& path : p.excluded)
+    out << "  - " << escape_for_terminal(path) << "  left out (--include/--exclude)\n";
+  if (!p.excluded.empty() && p.files.empty())
+    out << "  unknown: --include/--exclude left out every file it changes; nothing of it was "
+           "checked\n";
   if (!p.evidence.empty()) render_evidence(out, p);
   if (p.search) {
     out << "  markers:\n";
