@@ -28,13 +28,14 @@ _sm120check() {
     case $cmd in
         verify)
             opts="-p --strip --fuzz --ignore-whitespace --strict --independent -j --threads
-                  --markers --marker --marker-regex --map --no-relocate --cc --no-gpu
-                  --only-relevant --rev --no-repo" ;;
+                  --markers --marker --marker-regex --map --no-relocate --include --exclude
+                  --cc --no-gpu --only-relevant --rev --no-repo" ;;
         apply)
             opts="--dry-run -R --reverse --backup -p --strip --fuzz --ignore-whitespace --strict
-                  --map --relocate --rev --no-gpu" ;;
+                  --map --include --exclude --relocate --rev --cc --no-gpu" ;;
         log)
-            opts="--rev --in -p --strip --fuzz --ignore-whitespace --strict -j --threads" ;;
+            opts="--rev --in -p --strip --fuzz --ignore-whitespace --strict -j --threads
+                  --cc --no-gpu" ;;
         scan)
             opts="--catalog --only --list --cc --no-gpu --only-relevant --stay-inside
                   --no-kernels --max-depth --max-entries" ;;
