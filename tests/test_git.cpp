@@ -156,6 +156,12 @@ TEST(GitRev, TextHasOneColumnPerRevision) {
   std::string line = r.out.substr(row, r.out.find('\n', row) - row);
   EXPECT_NE(line.find("applicable applied"), std::string::npos) << line;
   EXPECT_LE(line.size(), 100u);
+  // The answer per revision, as the work-tree report's "fix:" line gives it (new-user pass
+  // fu26: the --rev table had only statuses).
+  const std::size_t fix = r.out.find("\n  fix:");
+  ASSERT_NE(fix, std::string::npos) << r.out;
+  const std::string fix_line = r.out.substr(fix + 1, r.out.find('\n', fix + 1) - fix - 1);
+  EXPECT_NE(fix_line.find("absent     present"), std::string::npos) << fix_line;
   EXPECT_NE(r.out.find("summary: 2 revisions  -> exit 1"), std::string::npos);
   // An uncommitted change is the work tree's, which a --rev run does not read (hostile review
   // hr25: the line said it decided the answer).

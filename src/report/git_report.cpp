@@ -271,6 +271,23 @@ void render_revisions_text(std::ostream& out, const std::vector<RevisionReport>&
     }
     out << rtrim(line) << "\n";
   };
+  // The answer `verify` is run for, "is the fix in?", per revision (PatchReport::presence),
+  // painted as the status that reads the same.
+  auto presence_row = [&](std::size_t i) {
+    std::string line = pad("  fix:", label);
+    for (const RevisionReport& r : revisions) {
+      const bool known = i < r.report.patches.size();
+      const Presence pr = known ? r.report.patches[i].presence : Presence::kUnknown;
+      const std::string text = known ? std::string(to_string(pr)) : "-";
+      const Status look = pr == Presence::kPresent  ? Status::kApplied
+                          : pr == Presence::kAbsent ? Status::kApplicable
+                          : pr == Presence::kPartial ? Status::kPartial
+                                                     : Status::kUnknown;
+      line += paint(text, look, color && known) +
+              std::string(cell > text.size() ? cell - text.size() : 1, ' ');
+    }
+    out << rtrim(line) << "\n";
+  };
   const VerifyReport& first = revisions.front().report;
   for (std::size_t i = 0; i < first.patches.size(); ++i) {
     const PatchReport& p = first.patches[i];
@@ -280,6 +297,7 @@ void render_revisions_text(std::ostream& out, const std::vector<RevisionReport>&
       if (i >= r.patches.size()) return std::nullopt;
       return r.patches[i].status;
     });
+    presence_row(i);
     for (std::size_t j = 0; j < p.files.size(); ++j) {
       const FileReport& f = p.files[j];
       std::string path = f.target_path               ? *f.target_path
