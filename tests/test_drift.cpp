@@ -120,6 +120,116 @@ TEST(Drift, RemovedLinesStandingWhereTheFixBelongsIsAbsent) {
   EXPECT_EQ(m.places, std::vector<std::size_t>{45});
 }
 
+// Where the fix belongs the line was edited since: it holds neither the removed nor the added
+// line, and none of the words only the removed line has (FlashInfer 74e99e8bb7, modules.py at
+// v0.6.17: `supported_major_versions=[10, 11, 12]` -> `[10, 11]`, later `[10, 11],
+// map_sm107_to_100f=True`; the old line stands only in another function). Not absent: unknown,
+// "edited-since". With the removed word there (the old list edited), still absent.
+TEST(Drift, AnEditedLineWithoutTheRemovedWordsIsNotAbsent) {
+  const std::string hunk =
+      "@@ -4,7 +4,7 @@ def gen_fmha_cutlass_sm100a_module(\n"
+      "     ]\n"
+      " \n"
+      "     nvcc_flags = current_compilation_context.get_nvcc_flags_list(\n"
+      "-        supported_major_versions=[10, 11, 12]\n"
+      "+        supported_major_versions=[10, 11]\n"
+      "     )\n"
+      "     return gen_jit_spec(\n"
+      "         uri,\n";
+  auto file_with = [](const std::string& line) {
+    return "def gen_other_module(dtype):\n"
+           "    if dtype.itemsize == 1:\n"
+           "        return current_compilation_context.get_nvcc_flags_list(\n"
+           "                    supported_major_versions=[10, 11, 12]\n"
+           "        )\n"
+           "\n"
+           "\n"
+           "def gen_fmha_cutlass_sm100a_module(uri):\n"
+           "    source_paths = [\n"
+           "        'fmha_cutlass_sm100.cu',\n"
+           "    ]\n"
+           "\n"
+           "    nvcc_flags = current_compilation_context.get_nvcc_flags_list(\n" +
+           line +
+           "    )\n"
+           "    return gen_jit_spec(\n"
+           "        uri,\n"
+           "        source_paths,\n"
+           "    )\n";
+  };
+  const HunkMatch edited = test::match_one_hunk(
+      file_with("        supported_major_versions=[10, 11], map_sm107_to_100f=True\n"), hunk,
+      "flashinfer/jit/attention/modules.py");
+  EXPECT_EQ(edited.status, HunkStatus::kConflict);
+  EXPECT_EQ(edited.presence, Presence::kUnknown);
+  EXPECT_EQ(edited.presence_reason, "edited-since");
+  EXPECT_EQ(edited.places, std::vector<std::size_t>{14});
+  const HunkMatch old_edited = test::match_one_hunk(
+      file_with("        supported_major_versions=[10, 11, 12], map_sm107_to_100f=True\n"), hunk,
+      "flashinfer/jit/attention/modules.py");
+  EXPECT_EQ(old_edited.presence, Presence::kAbsent);
+  EXPECT_EQ(old_edited.presence_reason, "removed-lines-present");
+}
+
+// A hunk of two change groups, an added block that is nowhere and two removed comment lines
+// that cannot tell: unknown, with the reason of the group that is not absent, never
+// "not-found", which means absent (bitsandbytes 2030 hunk 3 against 0.49.0, which lacks the
+// function; its other hunks read absent, not-found).
+// The words decide: a line edited from the new code (its new word there) is not absent; one
+// holding the words of neither side was changed some other way, and the fix is not there.
+TEST(Drift, AnEditedLineReadsAsTheSideWhoseOwnWordsItHolds) {
+  const std::string hunk =
+      "@@ -2,5 +2,5 @@ def run(a, b):\n"
+      "     prepare(a)\n"
+      "     check(b)\n"
+      "-    x = compute(a, b)\n"
+      "+    x = compute_fast(a, b)\n"
+      "     store(x)\n"
+      "     return x\n";
+  auto file_with = [](const std::string& line) {
+    return "import os\n\n\ndef run(a, b):\n    prepare(a)\n    check(b)\n" + line +
+           "    store(x)\n    return x\n";
+  };
+  const HunkMatch newer =
+      test::match_one_hunk(file_with("    x = compute_fast(a, b, cache=True)\n"), hunk, "m.py");
+  EXPECT_EQ(newer.presence, Presence::kUnknown);
+  EXPECT_EQ(newer.presence_reason, "edited-since");
+  const HunkMatch other =
+      test::match_one_hunk(file_with("    x = compute2(a, b)\n"), hunk, "m.py");
+  EXPECT_EQ(other.presence, Presence::kAbsent);
+  EXPECT_EQ(other.presence_reason, "removed-lines-present");
+  const HunkMatch older =
+      test::match_one_hunk(file_with("    x = compute(a, b, cache=True)\n"), hunk, "m.py");
+  EXPECT_EQ(older.presence, Presence::kAbsent);
+  EXPECT_EQ(older.presence_reason, "removed-lines-present");
+}
+
+TEST(Drift, AnUnknownHunkOfGroupsTakesTheReasonOfTheGroupThatIsNotAbsent) {
+  const std::string hunk =
+      "@@ -10,10 +10,13 @@ def _gemm_4bit_use_custom_cuda(device_index, dtype, M, N, K):\n"
+      "             return M <= 16\n"
+      "         return False\n"
+      " \n"
+      "+    if is_sm121:\n"
+      "+        # GB10 (DGX Spark): calibrated at >=1 wave only.\n"
+      "+        if n_blocks >= num_sms:\n"
+      "+            return M <= 256\n"
+      "+\n"
+      "     if is_sm120:\n"
+      "         # GDDR7 (~1-1.8 TB/s). Medium-N threshold tiers differ from sm89.\n"
+      "-        # sm121 (DGX Spark) has a different bandwidth/SM profile; uses sm89\n"
+      "-        # fallback below until validated.\n"
+      "         if n_blocks >= num_sms * 3:\n"
+      "             return M <= 256\n"
+      "         if n_blocks >= num_sms * 2:\n";
+  std::string file = "import torch\n\n\ndef gemm_4bit(A, B):\n    return A @ B\n";
+  for (int i = 0; i < 20; ++i) file += "# line " + std::to_string(i) + "\n";
+  const HunkMatch m = test::match_one_hunk(file, hunk, "bitsandbytes/backends/cuda/ops.py");
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  if (m.presence == Presence::kUnknown) EXPECT_NE(m.presence_reason, "not-found");
+  if (m.presence_reason == "not-found") EXPECT_EQ(m.presence, Presence::kAbsent);
+}
+
 TEST(Drift, ChangeNowhereIsAbsent) {
   const HunkMatch m = run(later("    if use_small_tiles(dtype):\n"), kFix)[0];
   EXPECT_EQ(m.status, HunkStatus::kConflict);

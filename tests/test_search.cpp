@@ -1008,7 +1008,8 @@ TEST(FalseAppliedRelocate, ASameNamedFileNotHoldingTheHunksIsNotAConflict) {
 
 TEST(FalseAppliedRelocate, FixedCodeQuotedInADocumentIsNotTheFile) {
   // The patched file is missing; a document quotes the fixed code in a fenced block. A file of
-  // another extension found by content only is no candidate: the fix is absent, not applied.
+  // another extension found by content only is no candidate: the fix is not applied (unknown:
+  // the file is missing).
   TempDir t;
   write_file(t / "tree/docs/NOTES.md",
              std::string("# Notes\n\n```python\n") + kDecodePost + "```\n");
@@ -1016,7 +1017,7 @@ TEST(FalseAppliedRelocate, FixedCodeQuotedInADocumentIsNotTheFile) {
   json f = doc["patches"][0]["files"][0];
   EXPECT_EQ(f["status"], "conflict");
   EXPECT_EQ(f["relocated"], false);
-  EXPECT_EQ(f["presence"], "absent");
+  EXPECT_EQ(f["presence"], "unknown");
   EXPECT_EQ(doc["exit_code"], 2);
 }
 

@@ -738,10 +738,15 @@ TEST(VerifyPresence, FilesAndPatchesCombineTheirHunks) {
   EXPECT_EQ(r.files[0].presence, Presence::kPresent);
   EXPECT_EQ(r.files[1].presence, Presence::kAbsent);
 
-  // A missing file: the fix is absent. A file that cannot be decided: unknown.
+  // A missing file says nothing of the fix (it may stand in a file that moved, or the target
+  // does not ship the file): unknown, "file-missing" (new-user pass fu26: "fix: absent" for
+  // FlashInfer's gemm.py, moved to gemm/gemm_base.py with the fix in it).
   MemoryTree empty;
   empty.file("other.py", "x\n");
-  EXPECT_EQ(run(empty, kAttnPatch, {}).presence, Presence::kAbsent);
+  const PatchReport missing = run(empty, kAttnPatch, {});
+  EXPECT_EQ(missing.presence, Presence::kUnknown);
+  ASSERT_FALSE(missing.files.at(0).hunks.empty());
+  EXPECT_EQ(missing.files[0].hunks[0].match.presence_reason, "file-missing");
 }
 
 }  // namespace

@@ -492,6 +492,9 @@ struct Candidate {
   std::size_t end = 0;  ///< one past the placement's last line (== pos for a join)
   Score score;
   bool in_order = false;
+  /// A slot (Drift::slots()): the hunk's context around lines that are neither its removed
+  /// nor its added lines.
+  bool slot = false;
 };
 
 class Drift {
@@ -831,6 +834,11 @@ class Drift {
         if (r.places[1] < r.places[0]) std::swap(r.places[0], r.places[1]);
         return r;
       }
+      if (old_best->slot && slot_reads_as_new_code(*old_best)) {
+        r.why = "edited-since";
+        r.places = places_of({*old_best});
+        return r;
+      }
       r.presence = Presence::kAbsent;
       r.why = "removed-lines-present";
       r.places = places_of({*old_best});
@@ -1149,8 +1157,16 @@ class Drift {
       if (all_absent) {
         r.presence = Presence::kAbsent;
         r.why = "not-found";
+      } else if (any_present) {
+        r.why = "changed-lines-differ";
       } else {
-        r.why = any_present ? "changed-lines-differ" : parts.front().why;
+        // Unknown because of a group that is not absent: its reason, not an absent group's
+        // ("not-found" read unknown for bitsandbytes' 2030 hunk 3, whose added block is
+        // absent and whose removed comment lines cannot tell).
+        const auto open_part = std::find_if(parts.begin(), parts.end(), [](const DriftResult& p) {
+          return p.presence != Presence::kAbsent;
+        });
+        r.why = open_part->why;  // (without its places: the group's, see presence_words())
       }
       return r;
     }
@@ -1509,10 +1525,59 @@ class Drift {
           return out;
         }
         out.push_back(scored(s, s + g));
+        out.back().slot = true;
         break;
       }
     }
     return out;
+  }
+
+  /// Whether slot `c` (slots()) reads as the new code edited since rather than the old: it
+  /// holds none of the words only the hunk's removed lines have (while they have some), and
+  /// some word only its added lines have, or they have none. Words are runs of letters,
+  /// digits and '_'; a word of one side counts when the other side has none of it. Lines that
+  /// hold the words of neither side were changed some other way: the fix is not there.
+  /// (FlashInfer 74e99e8bb7 turns `supported_major_versions=[10, 11, 12]` into `[10, 11]`;
+  /// 0.6.17 reads `supported_major_versions=[10, 11], map_sm107_to_100f=True` there: no `12`,
+  /// and nothing only the old line has, so the change is not absent.)
+  bool slot_reads_as_new_code(const Candidate& c) const {
+    auto words = [](std::string_view text, std::unordered_set<std::string_view>& out) {
+      auto word_char = [&](std::size_t k) {
+        const unsigned char ch = static_cast<unsigned char>(text[k]);
+        return std::isalnum(ch) != 0 || ch == '_';
+      };
+      std::size_t i = 0;
+      while (i < text.size()) {
+        if (!word_char(i)) {
+          ++i;
+          continue;
+        }
+        std::size_t j = i;
+        while (j < text.size() && word_char(j)) ++j;
+        out.insert(text.substr(i, j - i));
+        i = j;
+      }
+    };
+    std::unordered_set<std::string_view> removed, added, there;
+    for (const HunkLine* l = images_.begin; l != images_.end; ++l) {
+      if (l->kind == LineKind::kRemoved) words(l->text, removed);
+      if (l->kind == LineKind::kAdded) words(l->text, added);
+    }
+    for (std::size_t i = c.pos; i < c.end && i < n_; ++i) words(file_.line(i), there);
+    bool old_only = false;
+    for (const std::string_view w : removed) {
+      if (added.count(w) != 0) continue;
+      if (there.count(w) != 0) return false;
+      old_only = true;
+    }
+    if (!old_only) return false;
+    bool new_only = false;
+    for (const std::string_view w : added) {
+      if (removed.count(w) != 0) continue;
+      if (there.count(w) != 0) return true;
+      new_only = true;
+    }
+    return !new_only;
   }
 
   /// Places where the leading context's last line is directly followed by the trailing

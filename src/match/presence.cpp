@@ -48,6 +48,12 @@ std::string presence_words(const HunkMatch& m) {
            "another (overloads, a cut signature, or a class without the method), and the "
            "hunk's context does not stand around it in full" +
            at;
+  if (code == "file-missing") return "the file is not in the target";
+  if (code == "edited-since")
+    return "the lines where it belongs were edited since from its new code, it seems: they hold "
+           "neither image, none of the words only its removed lines have, and some only its "
+           "added lines have (or it adds none)" +
+           at;
   if (code == "changed-lines-differ")
     return "some of its added lines are there, not as the hunk has them";
   if (code == "context-differs") return "the lines around the deletion no longer meet";

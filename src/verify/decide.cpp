@@ -40,6 +40,8 @@ void append_reason(FileReport& fr, std::string_view text) {
 
 /// Hunk reports for hunks that are decided as a whole with the file (added/deleted files). The
 /// line is 1 when the decision is about a file that is there, none when the file is absent.
+/// A conflict because the file is not there says nothing of the fix (it may stand in a file
+/// that moved, or the target may not ship the file): presence unknown, "file-missing".
 void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status, bool file_present) {
   for (std::size_t i = 0; i < fp.hunks.size(); ++i) {
     const Hunk& h = fp.hunks[i];
@@ -48,8 +50,8 @@ void whole_file_hunks(const FilePatch& fp, FileReport& fr, HunkStatus status, bo
     hr.match.kind = status == HunkStatus::kConflict ? MatchKind::kNone : MatchKind::kExact;
     hr.match.presence = status == HunkStatus::kApplied      ? Presence::kPresent
                         : status == HunkStatus::kApplicable ? Presence::kAbsent
-                        : file_present                      ? Presence::kUnknown
-                                                            : Presence::kAbsent;
+                                                            : Presence::kUnknown;
+    if (status == HunkStatus::kConflict && !file_present) hr.match.presence_reason = "file-missing";
     if (status != HunkStatus::kConflict && file_present) hr.match.line = 1;
     fr.hunks.push_back(hr);
   }
