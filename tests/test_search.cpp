@@ -1061,6 +1061,22 @@ TEST(FalseAppliedRelocate, AFileTheRunChangesTheSameWayIsNotTheMissingFile) {
             std::string::npos)
       << yi;
   EXPECT_NE(doc["patches"][0]["status"], "applied") << doc;
+  // The same with llava.py's file patch left out by --exclude (verify and apply): it is not
+  // verified, but it still makes the change in place, so yi.py is not found in llava.py.
+  write_file(t / "fix.patch", patch);
+  for (const char* command : {"verify", "apply"}) {
+    test::RunResult r = test::run_sm120check({command, "--format", "json", "--exclude",
+                                              "pkg/vl/llava.py", t / "fix.patch", t / "tree"});
+    EXPECT_EQ(r.exit_code, 2) << command << r.out << r.err;
+    json one = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(one.is_discarded()) << r.out;
+    const json& report = std::string(command) == "apply" ? one["verify"] : one;
+    const json& files = report["patches"][0]["files"];
+    ASSERT_EQ(files.size(), 1u) << one;
+    EXPECT_EQ(files[0]["new_path"], "b/pkg/vl/yi.py") << one;
+    EXPECT_EQ(files[0]["relocated"], false) << one;
+    EXPECT_EQ(files[0]["status"], "conflict") << one;
+  }
   // A file holding a different change of the patch (code merged into it) is still a candidate.
   write_file(t / "tree/pkg/vl/llava.py", "# llava\n" + body +
                                              "\n\ndef moved(image):\n"

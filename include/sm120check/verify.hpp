@@ -50,6 +50,11 @@ struct VerifyOptions {
   /// has them already (the CLI needs them before verify() for the architecture inference);
   /// otherwise empty, and verify() detects them. Ignored when `strip` is set.
   std::vector<unsigned> detected_strips;
+  /// The file patches --include/--exclude took out of each patch (select_file_patches()'s
+  /// `left_out`), one vector per patch in order, or empty: never verified, but a file they
+  /// change in place still takes no relocation of a missing file they change the same way
+  /// (relocation's twin rule), as if they had stayed.
+  std::vector<std::vector<FilePatch>> left_out;
   MatchOptions match;
   /// The tree's directory on disk, for relocation and marker search (search_tree()); empty
   /// disables both (in-memory trees).
@@ -267,9 +272,11 @@ bool path_selected(std::string_view path, const std::vector<PathRule>& rules);
 /// path at `strips[i]`; a path the level leaves nothing of is kept); returns per patch the
 /// paths taken out, in order (one vector per patch; all empty when `rules` is). `strips` has
 /// one level per patch.
-std::vector<std::vector<std::string>> select_file_patches(std::vector<Patch>& patches,
-                                                          const std::vector<unsigned>& strips,
-                                                          const std::vector<PathRule>& rules);
+/// With `left_out`, also the file patches taken out themselves (one vector per patch), for
+/// VerifyOptions::left_out.
+std::vector<std::vector<std::string>> select_file_patches(
+    std::vector<Patch>& patches, const std::vector<unsigned>& strips,
+    const std::vector<PathRule>& rules, std::vector<std::vector<FilePatch>>* left_out = nullptr);
 
 /// Records `excluded` (select_file_patches()'s result, one entry per patch of `report`) in the
 /// report: PatchReport::excluded, and status kUnknown (presence unknown, no error: nothing of

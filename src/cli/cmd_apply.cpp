@@ -138,7 +138,7 @@ int run_apply(const ApplyCommandOptions& options) {
     for (const Patch& p : patches)
       strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
     if (!options.strip) verify_options.detected_strips = strips;
-    excluded = select_file_patches(patches, strips, options.path_rules);
+    excluded = select_file_patches(patches, strips, options.path_rules, &verify_options.left_out);
     // A patch left without files has nothing to apply (git apply skips it too): out of the plan,
     // with a note.
     std::size_t kept = 0;
@@ -155,12 +155,14 @@ int run_apply(const ApplyCommandOptions& options) {
       if (kept != i) {
         patches[kept] = std::move(patches[i]);
         excluded[kept] = std::move(excluded[i]);
+        verify_options.left_out[kept] = std::move(verify_options.left_out[i]);
         if (!options.strip) verify_options.detected_strips[kept] = strips[i];
       }
       ++kept;
     }
     patches.resize(kept);
     excluded.resize(kept);
+    verify_options.left_out.resize(kept);
     if (!options.strip) verify_options.detected_strips.resize(kept);
   }
   const Direction direction = options.reverse ? Direction::kReverse : Direction::kForward;

@@ -492,7 +492,7 @@ int run_verify(const VerifyCommandOptions& options) {
     strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
   if (!options.strip) verify_options.detected_strips = strips;  // not detected again
   std::vector<std::vector<std::string>> excluded =
-      select_file_patches(patches, strips, options.path_rules);
+      select_file_patches(patches, strips, options.path_rules, &verify_options.left_out);
   inputs_final.tell(true);
   // The patches' evidence markers depend on the patches and their strip levels alone: they are
   // extracted on another core from here, while the files are verified (which wait for them

@@ -81,9 +81,11 @@ InPlaceNames in_place_names(std::span<const Patch> patches, const std::vector<un
 using ModifiedInPlace = std::unordered_map<std::string, std::vector<const FilePatch*>>;
 
 /// modified_in_place() of `patches` at `strips` (one per patch; paths that do not strip are
-/// left out).
+/// left out), and of the file patches `left_out` holds for each patch (VerifyOptions::left_out),
+/// at the same levels.
 ModifiedInPlace modified_in_place(std::span<const Patch> patches,
-                                  const std::vector<unsigned>& strips);
+                                  const std::vector<unsigned>& strips,
+                                  const std::vector<std::vector<FilePatch>>* left_out = nullptr);
 
 /// The path a modification of `old_path` into `new_path` (stripped, different) is made at:
 /// `names`' choice for `fp` when it has one, else the name that exists in `tree` (the new one

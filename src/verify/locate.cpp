@@ -133,14 +133,19 @@ InPlaceNames in_place_names(std::span<const Patch> patches, const std::vector<un
 }
 
 ModifiedInPlace modified_in_place(std::span<const Patch> patches,
-                                  const std::vector<unsigned>& strips) {
+                                  const std::vector<unsigned>& strips,
+                                  const std::vector<std::vector<FilePatch>>* left_out) {
   ModifiedInPlace out;
-  for (std::size_t i = 0; i < patches.size() && i < strips.size(); ++i)
-    for (const FilePatch& fp : patches[i].files) {
-      if (fp.change != ChangeKind::kModify || fp.hunks.empty()) continue;
-      const Resolved from = resolve(fp.old_path, strips[i]), to = resolve(fp.new_path, strips[i]);
-      if (from.path && to.path && *from.path == *to.path) out[*to.path].push_back(&fp);
-    }
+  auto add = [&out](const FilePatch& fp, unsigned strip) {
+    if (fp.change != ChangeKind::kModify || fp.hunks.empty()) return;
+    const Resolved from = resolve(fp.old_path, strip), to = resolve(fp.new_path, strip);
+    if (from.path && to.path && *from.path == *to.path) out[*to.path].push_back(&fp);
+  };
+  for (std::size_t i = 0; i < patches.size() && i < strips.size(); ++i) {
+    for (const FilePatch& fp : patches[i].files) add(fp, strips[i]);
+    if (left_out != nullptr && i < left_out->size())
+      for (const FilePatch& fp : (*left_out)[i]) add(fp, strips[i]);
+  }
   return out;
 }
 

@@ -20,10 +20,11 @@ bool path_selected(std::string_view path, const std::vector<PathRule>& rules) {
   return !any_include;
 }
 
-std::vector<std::vector<std::string>> select_file_patches(std::vector<Patch>& patches,
-                                                          const std::vector<unsigned>& strips,
-                                                          const std::vector<PathRule>& rules) {
+std::vector<std::vector<std::string>> select_file_patches(
+    std::vector<Patch>& patches, const std::vector<unsigned>& strips,
+    const std::vector<PathRule>& rules, std::vector<std::vector<FilePatch>>* left_out) {
   std::vector<std::vector<std::string>> excluded(patches.size());
+  if (left_out != nullptr) left_out->assign(patches.size(), {});
   if (rules.empty()) return excluded;
   for (std::size_t i = 0; i < patches.size() && i < strips.size(); ++i) {
     std::vector<FilePatch>& files = patches[i].files;
@@ -32,10 +33,12 @@ std::vector<std::vector<std::string>> select_file_patches(std::vector<Patch>& pa
     for (FilePatch& f : files) {
       const std::string& named = f.new_path != "/dev/null" ? f.new_path : f.old_path;
       const std::optional<std::string> path = strip_path(named, strips[i]);
-      if (path && !path_selected(*path, rules))
+      if (path && !path_selected(*path, rules)) {
         excluded[i].push_back(*path);
-      else
+        if (left_out != nullptr) (*left_out)[i].push_back(std::move(f));
+      } else {
         kept.push_back(std::move(f));
+      }
     }
     files = std::move(kept);
   }

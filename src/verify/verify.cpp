@@ -533,7 +533,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   std::optional<trace::Span> span(std::in_place, "in-place-names");
   const InPlaceNames in_place = in_place_names(patches, strips, tree);
   ctx.in_place = &in_place;
-  const ModifiedInPlace modified = modified_in_place(patches, strips);
+  const ModifiedInPlace modified = modified_in_place(patches, strips, &options.left_out);
   ctx.modified = &modified;
   span.emplace("relocation");
   // Every file to relocate, found before any is verified, so that the tree is walked once
