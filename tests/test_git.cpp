@@ -2206,5 +2206,153 @@ TEST(IndexBlobIds, AStaleIdWithCurrentStatDataNeverTurnsTheVerdict) {
   EXPECT_EQ(r.out.find("conflict"), std::string::npos) << r.out;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// CRLF checkouts: `git apply` reads a work tree file through convert_to_git(), so a file that
+// core.autocrlf or an eol=crlf attribute checks out with CRLF takes an LF patch. verify reads it
+// the same way (hostile review hr25: these read conflict, exit 2). Ground truth: git apply.
+
+/// A repository whose a.txt (LF in the repository) is checked out again under `setup` (git
+/// commands run first, e.g. a config or an attribute), at the base and at the fix.
+struct CrlfRepo {
+  Repo repo;
+  std::string base, fix;
+  explicit CrlfRepo(const std::string& setup) {
+    repo.write("a.txt", lines(1, 30));
+    base = repo.commit("base");
+    repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+    fix = repo.commit("fix");
+    repo.diff(base, fix);
+    repo.git(setup);
+    checkout(base);
+  }
+  /// Checks `rev` out with a fresh a.txt, so that the current conversion writes it.
+  void checkout(const std::string& rev) {
+    repo.git("checkout -q -f " + rev + " 2>/dev/null && rm -f a.txt && git checkout -q -- a.txt");
+  }
+  /// Whether `git apply ARGS --check` accepts the patch in the work tree.
+  bool git_accepts(const std::string& args) {
+    return repo.git("apply " + args + " --check '" + repo.patch_file() + "' 2>/dev/null && echo yes || echo no") == "yes\n";
+  }
+  std::string work_tree_bytes() { return test::read_file(repo.path("a.txt")); }
+};
+
+/// `text` with every "\n" made "\r\n".
+std::string crlf_of(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    if (ch == '\n') out += '\r';
+    out += ch;
+  }
+  return out;
+}
+
+void expect_crlf_verdicts(CrlfRepo& c) {
+  ASSERT_NE(c.work_tree_bytes().find("\r\n"), std::string::npos) << "the checkout is not CRLF";
+  ASSERT_TRUE(c.git_accepts(""));
+  json at_base = run_json({"verify", "--format", "json", c.repo.patch_file(), c.repo.dir()}, 1);
+  EXPECT_EQ(at_base["patches"][0]["files"][0]["status"], "applicable") << at_base.dump();
+  // apply writes the fix in the work tree's form (CRLF), as git apply would; verify then
+  // reads it applied.
+  const RunResult applied = test::run_sm120check({"apply", c.repo.patch_file(), c.repo.dir()});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_EQ(c.work_tree_bytes(), crlf_of(lines(1, 14) + "line 15 fixed\n" + lines(16, 30)));
+  EXPECT_TRUE(c.git_accepts("-R"));
+  run_json({"verify", "--format", "json", c.repo.patch_file(), c.repo.dir()}, 0);
+  c.checkout(c.fix);
+  ASSERT_NE(c.work_tree_bytes().find("\r\n"), std::string::npos);
+  ASSERT_TRUE(c.git_accepts("-R"));
+  json at_fix = run_json({"verify", "--format", "json", c.repo.patch_file(), c.repo.dir()}, 0);
+  EXPECT_EQ(at_fix["patches"][0]["files"][0]["status"], "applied") << at_fix.dump();
+  // The work tree is read, never written: still CRLF.
+  EXPECT_NE(c.work_tree_bytes().find("\r\n"), std::string::npos);
+}
+
+TEST(CrlfWorkTree, AutocrlfCheckoutTakesAnLfPatchAsGitApplyDoes) {
+  CrlfRepo c("config core.autocrlf true");
+  expect_crlf_verdicts(c);
+}
+
+TEST(CrlfWorkTree, EolCrlfAttributeTakesAnLfPatchAsGitApplyDoes) {
+  CrlfRepo c("config core.autocrlf false && printf '*.txt eol=crlf\\n' > .git/info/attributes");
+  expect_crlf_verdicts(c);
+}
+
+TEST(CrlfWorkTree, ApplyWritesTheBytesGitApplyWrites) {
+  // A modified file and a new one, under core.autocrlf and under an eol=crlf attribute: apply's
+  // bytes equal those git apply writes in a copy of the same work tree.
+  for (const char* how :
+       {"config core.autocrlf true",
+        "config core.autocrlf false && printf '*.txt eol=crlf\\n' > .git/info/attributes"}) {
+    const std::string setup = how;
+    Repo repo;
+    repo.write("a.txt", lines(1, 30));
+    const std::string base = repo.commit("base");
+    repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+    repo.write("new.txt", "one\ntwo\n");
+    const std::string fix = repo.commit("fix");
+    repo.diff(base, fix);
+    repo.git(setup + " && git checkout -q -f " + base +
+             " 2>/dev/null && rm a.txt && git checkout -q -- a.txt");
+    ASSERT_NE(test::read_file(repo.path("a.txt")).find("\r\n"), std::string::npos) << setup;
+    // (Repo::git() runs "git ARGS": a git command first.)
+    repo.git("--version >/dev/null && cp -a . ../copy && cd ../copy && git apply '" +
+             repo.patch_file() + "'");
+    const RunResult r = test::run_sm120check({"apply", repo.patch_file(), repo.dir()});
+    EXPECT_EQ(r.exit_code, 0) << setup << r.out << r.err;
+    for (const std::string& name : std::vector<std::string>{"a.txt", "new.txt"})
+      EXPECT_EQ(test::read_file(repo.path(name)), test::read_file(repo.dir() + "/../copy/" + name))
+          << setup << " " << name;
+    EXPECT_EQ(test::read_file(repo.path("new.txt")), "one\r\ntwo\r\n") << setup;
+  }
+}
+
+TEST(CrlfWorkTree, TargetInASubfolderUsesTheRepositoryPath) {
+  Repo repo;
+  repo.write("sub/a.txt", lines(1, 30));
+  const std::string base = repo.commit("base");
+  repo.write("sub/a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  const std::string fix = repo.commit("fix");
+  // A patch made inside the subfolder: its paths are relative to it.
+  repo.git("diff --relative=sub " + base + " " + fix + " > '" + repo.patch_file() + "'");
+  repo.git("checkout -q " + base + " 2>/dev/null && printf 'sub/*.txt eol=crlf\\n' > .git/info/attributes && rm sub/a.txt && git checkout -q -- sub/a.txt");
+  ASSERT_NE(test::read_file(repo.path("sub/a.txt")).find("\r\n"), std::string::npos);
+  json doc = run_json({"verify", "--format", "json", repo.patch_file(), repo.path("sub")}, 1);
+  EXPECT_EQ(doc["patches"][0]["files"][0]["status"], "applicable") << doc.dump();
+}
+
+TEST(CrlfWorkTree, WithoutAConversionACrlfFileStaysAConflictLikeGitApply) {
+  // No autocrlf, no attribute: git apply compares the CRLF bytes and refuses the LF patch, and
+  // so does verify (with the line-ending diagnostic); --no-repo never converts either.
+  CrlfRepo c("config core.autocrlf false");
+  test::write_file(c.repo.path("a.txt"), crlf_of(c.work_tree_bytes()));
+  ASSERT_FALSE(c.git_accepts(""));
+  json doc = run_json({"verify", "--format", "json", c.repo.patch_file(), c.repo.dir()}, 2);
+  EXPECT_EQ(doc["patches"][0]["files"][0]["status"], "conflict") << doc.dump();
+  EXPECT_NE(doc.dump().find("line-ending-mismatch"), std::string::npos) << doc.dump();
+  CrlfRepo d("config core.autocrlf true");
+  json no_repo = run_json({"verify", "--format", "json", "--no-repo", d.repo.patch_file(), d.repo.dir()}, 2);
+  EXPECT_EQ(no_repo["patches"][0]["files"][0]["status"], "conflict") << no_repo.dump();
+}
+
+TEST(CrlfWorkTree, APatchWithCrlfPreImageLinesIsComparedAsRead) {
+  // A file committed with CRLF and a patch of CRLF lines (git apply: CONV_EOL_KEEP_CRLF): no
+  // conversion, under autocrlf too.
+  Repo repo;
+  auto crlf_lines = [](int from, int to) {
+    std::string out;
+    for (int i = from; i <= to; ++i) out += "line " + std::to_string(i) + "\r\n";
+    return out;
+  };
+  repo.write("a.txt", crlf_lines(1, 30));
+  const std::string base = repo.commit("base");
+  repo.write("a.txt", crlf_lines(1, 14) + "line 15 fixed\r\n" + crlf_lines(16, 30));
+  const std::string fix = repo.commit("fix");
+  repo.diff(base, fix);
+  repo.git("config core.autocrlf true && git checkout -q " + base + " 2>/dev/null");
+  json doc = run_json({"verify", "--format", "json", repo.patch_file(), repo.dir()}, 1);
+  EXPECT_EQ(doc["patches"][0]["files"][0]["status"], "applicable") << doc.dump();
+}
+
 }  // namespace
 }  // namespace sm120check

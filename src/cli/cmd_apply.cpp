@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "../git/read_filter.hpp"
 #include "inputs.hpp"
 #include "sm120check/diff.hpp"
 #include "sm120check/error.hpp"
@@ -133,11 +134,16 @@ int run_apply(const ApplyCommandOptions& options) {
   verify_options.path_map = parse_path_maps(options.maps);
   std::vector<std::vector<std::string>> excluded;
   std::size_t left_out_patches = 0;  // patches with every file left out: not in the plan
+  std::vector<unsigned> strips;
+  for (const Patch& p : patches)
+    strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
+  if (!options.strip) verify_options.detected_strips = strips;
+  // A work tree's files read as `git apply` reads them (a CRLF checkout in its repository
+  // form, as verify reads it), and are written back in the work tree's form below.
+  const std::shared_ptr<const ReadFilter> eol =
+      git_read_filter(options.target, paths_with_crlf_pre_image(patches, strips));
+  set_read_filter(*tree, eol);
   if (!options.path_rules.empty()) {
-    std::vector<unsigned> strips;
-    for (const Patch& p : patches)
-      strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
-    if (!options.strip) verify_options.detected_strips = strips;
     excluded = select_file_patches(patches, strips, options.path_rules, &verify_options.left_out);
     // A patch left without files has nothing to apply (git apply skips it too): out of the plan,
     // with a note.
@@ -187,6 +193,7 @@ int run_apply(const ApplyCommandOptions& options) {
   }
   WriteResult written;
   if (!options.dry_run && !blocked && !plan.changes.empty()) {
+    restore_work_tree_form(*eol, options.target, plan.changes);
     WriteOptions write_options;
     write_options.backup = options.backup;
     written = write_changes(options.target, plan.changes, write_options);

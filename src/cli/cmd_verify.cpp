@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "../git/read_filter.hpp"
 #include "inputs.hpp"
 #include "sm120check/arch.hpp"
 #include "sm120check/ci_report.hpp"
@@ -491,6 +492,10 @@ int run_verify(const VerifyCommandOptions& options) {
   for (const Patch& p : patches)
     strips.push_back(options.strip ? *options.strip : detect_strip(p, *tree));
   if (!options.strip) verify_options.detected_strips = strips;  // not detected again
+  // A work tree's files read as `git apply` reads them: a CRLF checkout (core.autocrlf,
+  // eol=crlf) is compared in its repository form. Costs nothing for files without a "\r".
+  if (!options.no_repo)
+    set_read_filter(*tree, git_read_filter(options.target, paths_with_crlf_pre_image(patches, strips)));
   std::vector<std::vector<std::string>> excluded =
       select_file_patches(patches, strips, options.path_rules, &verify_options.left_out);
   inputs_final.tell(true);

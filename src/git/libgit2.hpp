@@ -87,6 +87,9 @@ namespace sm120check::git {
   X(git_patch_to_buf)                   \
   X(git_patch_free)                     \
   X(git_buf_dispose)                    \
+  X(git_filter_list_load)               \
+  X(git_filter_list_apply_to_buffer)    \
+  X(git_filter_list_free)               \
   X(git_apply_to_tree)                  \
   X(git_index_free)                     \
   X(git_index_open)                     \

@@ -23,6 +23,7 @@
 
 #include "sm120check/directory_walk.hpp"
 #include "sm120check/error.hpp"
+#include "read_filter.hpp"
 #include "sm120check/tree.hpp"
 
 namespace sm120check {
@@ -134,12 +135,15 @@ class DiskTree final : public Tree, public DirectorySource {
     if (fd < 0) return nullptr;
     auto handle = std::make_unique<DiskTree>(root_, real_root_, fd, max_file_size_);
     handle->known_ids_ = known_ids_;
+    handle->filter_ = filter_;
     return handle;
   }
 
   void set_known_blob_ids(std::shared_ptr<const KnownBlobIds> ids) override {
     known_ids_ = std::move(ids);
   }
+
+  void set_filter(std::shared_ptr<const ReadFilter> filter) { filter_ = std::move(filter); }
 
   std::string read(const std::string& path) const override { return read_file(path, nullptr); }
 
@@ -206,6 +210,9 @@ class DiskTree final : public Tree, public DirectorySource {
       // The stat data after the read: a write during or since it shows in them (ctime at least).
       if (blob_id != nullptr && current == path && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
         *blob_id = known_ids_->id(path, st);
+      // Converted after the id was taken: KnownBlobIds vouch only for files no conversion
+      // applies to (index_blob_ids()), so a converted file has no id.
+      if (filter_ && filter_->convert(path, content) && blob_id != nullptr) blob_id->clear();
       return content;
     }
   }
@@ -279,6 +286,8 @@ class DiskTree final : public Tree, public DirectorySource {
   mutable std::unordered_map<std::string, Directory> dir_cache_;
   /// Blob ids read_with_blob_id() may report (set_known_blob_ids()); shared by the handles.
   std::shared_ptr<const KnownBlobIds> known_ids_;
+  /// The conversion read_file() applies (set_read_filter()); shared by the handles.
+  std::shared_ptr<const ReadFilter> filter_;
   /// Components found missing, or not a directory (relative path as asked): everything below
   /// them is missing. Strip detection tries each patch path at several levels, most of which
   /// name folders the tree does not have.
@@ -534,6 +543,13 @@ std::optional<std::string> normalize_with_limit(std::string_view path, std::size
   return result;
 }
 }  // namespace
+
+bool set_read_filter(Tree& tree, std::shared_ptr<const ReadFilter> filter) {
+  auto* disk = dynamic_cast<DiskTree*>(&tree);
+  if (disk == nullptr) return false;
+  disk->set_filter(std::move(filter));
+  return true;
+}
 
 std::unique_ptr<Tree> open_disk_tree(const std::string& root, std::uint64_t max_file_size) {
   if (root.empty()) throw Error("target path is empty");
