@@ -71,6 +71,50 @@ TEST(DriftFalseApplied, TheSectionBeforeTheHunksOwnDefinitionDoesNotPlaceIt) {
   EXPECT_EQ(f.line, 13u);
 }
 
+// Hostile review hr26: a guard the fix adds at the end of extend_config(), its trailing context
+// ending with `def prefill_config(dim):`. In the tree extend_config() was edited since and lacks
+// the guard; prefill_config(), the function after it, has one of its own with the hunk's
+// leading context around it. The change stands before the trailing context's definition,
+// never inside it: not applied (it read applied at line 19, exit 0). With the guard added to
+// extend_config() it is present there.
+TEST(DriftFalseApplied, TheChangeIsNeverInsideTheDefinitionItsTrailingContextBegins) {
+  const std::string hunk =
+      "@@ -10,6 +10,8 @@\n"
+      "     num_warps = 8\n"
+      "     num_stages = 3\n"
+      "     block = 128\n"
+      "+    if torch.cuda.get_device_capability()[0] == 12:\n"
+      "+        num_stages = 1\n"
+      "     return num_warps, num_stages, block\n"
+      " \n"
+      " def prefill_config(dim):\n";
+  auto tree = [](const std::string& name, const std::string& guard) {
+    return "import torch\n\ndef decode_config(dim):\n    num_warps = 4\n    num_stages = 2\n"
+           "    block = 64\n    return num_warps, num_stages, block\n\n"
+           "def " + name + "(dim, causal=False):\n    num_warps = 8 if causal else 4\n"
+           "    num_stages = 3\n    block = 256\n" + guard +
+           "    return num_warps, num_stages, block\n\n"
+           "def prefill_config(dim):\n    num_warps = 8\n    num_stages = 3\n    block = 128\n"
+           "    if torch.cuda.get_device_capability()[0] == 12:\n        num_stages = 1\n"
+           "    return num_warps, num_stages, block\n";
+  };
+  const HunkMatch m = run_one(tree("extend_config", ""), hunk, "k.py");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent) << presence_words(m);
+  // The same with a git section naming a function the tree renamed since.
+  std::string with_section = hunk;
+  with_section.replace(with_section.find("@@\n"), 3, "@@ def extend_config(dim):\n");
+  const HunkMatch r = run_one(tree("extend_cfg", ""), with_section, "k.py");
+  EXPECT_NE(r.status, HunkStatus::kApplied) << presence_words(r);
+  EXPECT_NE(r.presence, Presence::kPresent) << presence_words(r);
+  // Control: the guard in extend_config() too: present there.
+  const std::string guard =
+      "    if torch.cuda.get_device_capability()[0] == 12:\n        num_stages = 1\n";
+  const HunkMatch f = run_one(tree("extend_config", guard), hunk, "k.py");
+  EXPECT_EQ(f.presence, Presence::kPresent) << presence_words(f);
+  EXPECT_EQ(f.line, 13u) << presence_words(f);
+}
+
 // Liger-Kernel f8f1055abd on a tree four commits older: the hunk's own function (falcon_h1)
 // is not in the file at all, and the added lines stand in internvl, the section's function.
 TEST(DriftFalseApplied, TheSectionsFunctionIsNotTheHunksWhenItsOwnDefinitionDiffers) {

@@ -529,6 +529,11 @@ class Drift {
       context_info_ += informative_line(images.post[j]->text) ? 1u : 0u;
     if (const std::optional<std::size_t> own = own_definition(images))
       own_definition_ = images.post[*own]->text;
+    // The first definition line of the trailing context: the definition the change stands
+    // before.
+    for (std::size_t j = post_.size() - trail_; j < post_.size() && next_definition_.empty(); ++j)
+      if (definition_line(trim_space(images.post[j]->text)))
+        next_definition_ = images.post[j]->text;
     leaves_section_ = leaves_section(images);
   }
 
@@ -714,6 +719,16 @@ class Drift {
       for (const Candidate& c : eligible)
         if (c.in_order && c.score.info > 0) ordered.push_back(c);
       if (!ordered.empty()) eligible = std::move(ordered);
+    }
+    // A block inside the definition the hunk's trailing context begins is not where the hunk
+    // puts its change (see section_veto()): not a candidate, so that a copy where the change
+    // belongs wins over a sibling's.
+    if (!next_definition_.empty()) {
+      std::vector<Candidate> kept;
+      for (const Candidate& c : eligible)
+        if (!inside_next_definition(c)) kept.push_back(c);
+      if (kept.empty() && !eligible.empty()) return ambiguous(r, eligible, "other-section");
+      eligible = std::move(kept);
     }
     std::vector<Candidate> best = best_of(eligible);
     if (best.size() > 1) return ambiguous(r, best, "ambiguous");
@@ -928,11 +943,29 @@ class Drift {
   /// function the hunk adds) or under a line that defines nothing keeps the nearest-header
   /// rule (Score::section), and a block holding a header line then is exempt (a hunk that
   /// adds a function is under whatever function precedes it, which later changes may insert).
+  /// Whether `c` stands inside the definition the hunk's trailing context begins
+  /// (next_definition_): one of the definitions enclosing its block names it.
+  bool inside_next_definition(const Candidate& c) const {
+    const std::string_view next = trim_space(next_definition_);
+    if (next.empty()) return false;
+    const std::optional<std::size_t> at = block_line(c);
+    const std::size_t indent = at ? indentation(file_.line(*at)) : 0;
+    if (indent == 0) return false;
+    const std::vector<std::uint32_t> chain = enclosing_definitions(file_, *at, indent);
+    return std::any_of(chain.begin(), chain.end(),
+                       [&](std::uint32_t h) { return names_section(file_.line(h), next); });
+  }
+
   const char* section_veto(const Candidate& c) const {
     const std::optional<std::size_t> at = block_line(c);
     const std::size_t indent = at ? indentation(file_.line(*at)) : 0;
     const std::vector<std::uint32_t> chain =
         indent == 0 ? std::vector<std::uint32_t>{} : enclosing_definitions(file_, *at, indent);
+    // The hunk's trailing context begins a definition after its change: the change stands
+    // before that definition, never inside it (hostile review hr26: a guard the fix adds at
+    // the end of extend_config(), before `def prefill_config(dim):`, stood only inside
+    // prefill_config() with extend_config() edited since, and read applied).
+    if (inside_next_definition(c)) return "other-section";
     // Several definitions of the one `c` is in: which is the hunk's only its context tells.
     const bool full_context = context_info_ > 0 && c.score.info >= context_info_;
     auto unless_ambiguous = [&](std::string_view definition) -> const char* {
@@ -1756,6 +1789,7 @@ class Drift {
   bool context_informative_ = false;
   std::size_t context_info_ = 0;     ///< informative context lines that sides() compares
   std::string_view own_definition_;  ///< the definition line of the leading context, if any
+  std::string_view next_definition_;  ///< the first definition line of the trailing context
   bool leaves_section_ = false;  ///< leaves_section() of the hunk
 };
 
