@@ -202,6 +202,26 @@ TEST(Drift, AnEditedLineReadsAsTheSideWhoseOwnWordsItHolds) {
       test::match_one_hunk(file_with("    x = compute(a, b, cache=True)\n"), hunk, "m.py");
   EXPECT_EQ(older.presence, Presence::kAbsent);
   EXPECT_EQ(older.presence_reason, "removed-lines-present");
+  // A fix that keeps every old word and adds its own (hostile review hr26): the line edited
+  // since holds the added words, not absent.
+  const std::string grown =
+      "@@ -2,5 +2,5 @@ def run(a, b):\n"
+      "     prepare(a)\n"
+      "     check(b)\n"
+      "-    num_stages = 2 if is_hip_ else 3\n"
+      "+    num_stages = 1 if CUDA_CAPABILITY[0] == 12 else (2 if is_hip_ else 3)\n"
+      "     store(x)\n"
+      "     return x\n";
+  for (const char* line :
+       {"    num_stages = 1 if CUDA_CAPABILITY[0] == 12 else (2 if is_hip_ else 3)  # SM120\n",
+        "    num_stages = 1 if CUDA_CAPABILITY[0] >= 12 else (2 if is_hip_ else 3)\n"}) {
+    const HunkMatch m = test::match_one_hunk(file_with(line), grown, "m.py");
+    EXPECT_EQ(m.presence, Presence::kUnknown) << line;
+    EXPECT_EQ(m.presence_reason, "edited-since") << line;
+  }
+  const HunkMatch unrelated =
+      test::match_one_hunk(file_with("    num_stages = 4\n"), grown, "m.py");
+  EXPECT_EQ(unrelated.presence, Presence::kAbsent);
 }
 
 TEST(Drift, AnUnknownHunkOfGroupsTakesTheReasonOfTheGroupThatIsNotAbsent) {

@@ -1566,8 +1566,11 @@ class Drift {
   }
 
   /// Whether slot `c` (slots()) reads as the new code edited since rather than the old: it
-  /// holds none of the words only the hunk's removed lines have (while they have some), and
-  /// some word only its added lines have, or they have none. Words are runs of letters,
+  /// holds none of the words only the hunk's removed lines have, and some word only its added
+  /// lines have (or they have none while the removed lines have some: the change took words
+  /// out). A line that grew from the old one, `x = 2 if hip else 3` ->
+  /// `x = 1 if CC[0] == 12 else (2 if hip else 3)`, has no word of its own left behind: the
+  /// added words decide (hostile review hr26). Words are runs of letters,
   /// digits and '_'; a word of one side counts when the other side has none of it. Lines that
   /// hold the words of neither side were changed some other way: the fix is not there.
   /// (FlashInfer 74e99e8bb7 turns `supported_major_versions=[10, 11, 12]` into `[10, 11]`;
@@ -1603,14 +1606,13 @@ class Drift {
       if (there.count(w) != 0) return false;
       old_only = true;
     }
-    if (!old_only) return false;
     bool new_only = false;
     for (const std::string_view w : added) {
       if (removed.count(w) != 0) continue;
       if (there.count(w) != 0) return true;
       new_only = true;
     }
-    return !new_only;
+    return old_only && !new_only;
   }
 
   /// Places where the leading context's last line is directly followed by the trailing
