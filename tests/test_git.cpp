@@ -2307,6 +2307,35 @@ TEST(CrlfWorkTree, ApplyWritesTheBytesGitApplyWrites) {
   }
 }
 
+// Hostile review hr26: a deletion and a rename in a CRLF work tree stopped apply with a false
+// "changed while apply ran" (its check compared the bytes on disk with the converted ones), and
+// an LF file in a work tree whose form is CRLF came out LF where git apply writes CRLF.
+TEST(CrlfWorkTree, ApplyDeletesRenamesAndRewritesAsGitApplyDoes) {
+  Repo repo;
+  repo.write("a.txt", lines(1, 30));
+  repo.write("del.txt", lines(1, 5, "gone"));
+  repo.write("old.txt", lines(1, 12, "moved"));
+  const std::string base = repo.commit("base");
+  repo.git("rm -q del.txt && git mv old.txt renamed.txt");
+  repo.write("a.txt", lines(1, 14) + "line 15 fixed\n" + lines(16, 30));
+  const std::string fix = repo.commit("fix");
+  repo.git("diff -M --binary --full-index " + base + " " + fix + " > '" + repo.patch_file() + "'");
+  // del.txt and old.txt checked out CRLF; a.txt left LF on disk (autocrlf set after checkout).
+  repo.git("checkout -q -f " + base + " 2>/dev/null && git config core.autocrlf true && rm del.txt "
+           "old.txt && git checkout -q -- del.txt old.txt");
+  ASSERT_NE(test::read_file(repo.path("del.txt")).find("\r\n"), std::string::npos);
+  ASSERT_EQ(test::read_file(repo.path("a.txt")).find("\r\n"), std::string::npos);
+  repo.git("--version >/dev/null && cp -a . ../copy && cd ../copy && git apply '" +
+           repo.patch_file() + "'");
+  const RunResult r = test::run_sm120check({"apply", repo.patch_file(), repo.dir()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_FALSE(std::filesystem::exists(repo.path("del.txt")));
+  EXPECT_FALSE(std::filesystem::exists(repo.path("old.txt")));
+  for (const std::string& name : std::vector<std::string>{"a.txt", "renamed.txt"})
+    EXPECT_EQ(test::read_file(repo.path(name)), test::read_file(repo.dir() + "/../copy/" + name))
+        << name;
+}
+
 TEST(CrlfWorkTree, TargetInASubfolderUsesTheRepositoryPath) {
   Repo repo;
   repo.write("sub/a.txt", lines(1, 30));

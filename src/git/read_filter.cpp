@@ -130,11 +130,9 @@ void restore_work_tree_form(const ReadFilter& filter, const std::string& target,
   if (git == nullptr) return;
   std::unique_ptr<Tree> raw;  // TARGET without the filter: the bytes on disk
   for (FileChange& c : changes) {
-    if (c.kind != FileChange::Kind::kWrite || (c.mode && *c.mode == kModeSymlink)) continue;
-    const bool is_new = c.before && c.before->type == FileChange::Before::Type::kMissing;
+    if (c.kind == FileChange::Kind::kWrite && c.mode && *c.mode == kModeSymlink) continue;
     const bool converted =
         c.before && c.before->type == FileChange::Before::Type::kFile && git->was_converted(c.path);
-    if (!is_new && !converted) continue;
     if (converted) {
       // The plan was made from the converted bytes; write_changes() checks the bytes on disk.
       if (!raw) raw = open_disk_tree(target);
@@ -145,7 +143,10 @@ void restore_work_tree_form(const ReadFilter& filter, const std::string& target,
         throw Error(c.path, 0, "changed while apply ran: its content is not what was read");
       c.before->blob_id = git_blob_id(on_disk);
     }
-    git->to_work_tree(c.path, c.content);
+    // Every file written goes through the work tree's conversion, as git apply writes it
+    // (an LF file in a work tree whose form is CRLF comes out CRLF, as with git).
+    const bool was_link = c.before && c.before->type == FileChange::Before::Type::kSymlink;
+    if (c.kind == FileChange::Kind::kWrite && !was_link) git->to_work_tree(c.path, c.content);
   }
 }
 

@@ -29,10 +29,10 @@ std::shared_ptr<const ReadFilter> git_read_filter(std::string target,
                                                   std::set<std::string> keep_crlf);
 
 /// For `apply`, after a plan made from a tree read through `filter` (git_read_filter()):
-/// each file change whose file was converted when read, and each new file, put back into the
-/// work tree's form as git apply writes it (convert_to_working_tree(): libgit2's filters in
-/// GIT_FILTER_TO_WORKTREE mode, "\n" -> "\r\n" where the file is kept with CRLF), and
-/// FileChange::before of a converted file set to the bytes on disk under `target`, for
+/// each regular file it writes put into the work tree's form as git apply writes it
+/// (convert_to_working_tree(): libgit2's filters in GIT_FILTER_TO_WORKTREE mode, "\n" ->
+/// "\r\n" where the file is kept with CRLF), and FileChange::before of a file converted
+/// when read (written or deleted) set to the bytes on disk under `target`, for
 /// write_changes()' check. Other filters: nothing changes. Throws Error(path, 0, "changed
 /// while apply ran: ...") when a converted file no longer holds what was read, and as
 /// open_disk_tree() and Tree::read() do.
