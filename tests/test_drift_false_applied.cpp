@@ -115,6 +115,48 @@ TEST(DriftFalseApplied, TheChangeIsNeverInsideTheDefinitionItsTrailingContextBeg
   EXPECT_EQ(f.line, 13u) << presence_words(f);
 }
 
+// bitsandbytes b72b766ee3a3 adds `set(BUILD_HIP OFF)` to the xpu branch of CMakeLists.txt,
+// before `set(BUILD_XPU ON)` and `else()`. drift_acceptance's negative control (HEAD's file
+// with that line taken out again) read applied: the else branch's own `set(BUILD_HIP OFF)`,
+// its leading context matched above those two trailing-context lines. Context found past a
+// line only the other side's context has is not the placement's: unknown, both places.
+TEST(DriftFalseApplied, ContextFoundPastTheOtherSidesContextIsNotThePlacements) {
+  const std::string hunk =
+      "@@ -70,6 +70,7 @@ elseif(${COMPUTE_BACKEND} STREQUAL \"xpu\")\n"
+      "         message(FATAL_ERROR \"XPU is not supported on macOS\" )\n"
+      "     endif()\n"
+      "     set(BUILD_CUDA OFF)\n"
+      "+    set(BUILD_HIP OFF)\n"
+      "     set(BUILD_MPS OFF)\n"
+      "     set(BUILD_XPU ON)\n"
+      " else()\n";
+  auto tree = [](const std::string& fixed) {
+    return "if(${COMPUTE_BACKEND} STREQUAL \"hip\")\n"
+           "    set(BUILD_CUDA OFF)\n"
+           "    set(BUILD_HIP ON)\n"
+           "elseif(${COMPUTE_BACKEND} STREQUAL \"xpu\")\n"
+           "    if(APPLE)\n"
+           "        message(FATAL_ERROR \"XPU is not supported on macOS\" )\n"
+           "    endif()\n"
+           "    set(BUILD_CUDA OFF)\n" +
+           fixed +
+           "    set(BUILD_XPU ON)\n"
+           "else()\n"
+           "    set(BUILD_CUDA OFF)\n"
+           "    set(BUILD_HIP OFF)\n"
+           "    set(BUILD_XPU OFF)\n"
+           "    set(BUILD_CPU ON)\n"
+           "endif()\n";
+  };
+  const HunkMatch m = run_one(tree(""), hunk, "CMakeLists.txt");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent) << presence_words(m);
+  // Control: the line where the fix put it (MPS gone since): present there.
+  const HunkMatch f = run_one(tree("    set(BUILD_HIP OFF)\n"), hunk, "CMakeLists.txt");
+  EXPECT_EQ(f.presence, Presence::kPresent) << presence_words(f);
+  EXPECT_EQ(f.line, 9u) << presence_words(f);
+}
+
 // Liger-Kernel f8f1055abd on a tree four commits older: the hunk's own function (falcon_h1)
 // is not in the file at all, and the added lines stand in internvl, the section's function.
 TEST(DriftFalseApplied, TheSectionsFunctionIsNotTheHunksWhenItsOwnDefinitionDiffers) {

@@ -529,6 +529,21 @@ class Drift {
       context_info_ += informative_line(images.post[j]->text) ? 1u : 0u;
     if (const std::optional<std::size_t> own = own_definition(images))
       own_definition_ = images.post[*own]->text;
+    {
+      const std::size_t l = std::min(lead_, kMaxContextConsidered);
+      const std::size_t t = std::min(trail_, kMaxContextConsidered);
+      auto on = [&](std::size_t from, std::size_t count, std::string_view text) {
+        for (std::size_t j = from; j < from + count; ++j)
+          if (post_.text(j) == text) return true;
+        return false;
+      };
+      for (std::size_t j = lead_ - l; j < lead_; ++j)
+        if (informative_line(images.post[j]->text) && !on(post_.size() - trail_, t, post_.text(j)))
+          leading_only_.push_back(post_.text(j));
+      for (std::size_t j = post_.size() - trail_; j < post_.size() - trail_ + t; ++j)
+        if (informative_line(images.post[j]->text) && !on(lead_ - l, l, post_.text(j)))
+          trailing_only_.push_back(post_.text(j));
+    }
     // The first definition line of the trailing context: the definition the change stands
     // before.
     for (std::size_t j = post_.size() - trail_; j < post_.size() && next_definition_.empty(); ++j)
@@ -772,11 +787,21 @@ class Drift {
                         elsewhere.end());
       }
       // A half join at a found block's own edge (its context lines with up to kDriftSlack
-      // lines inserted between) is that block's place, not old code.
+      // lines inserted between) is that block's place, not old code; unless a line only the
+      // other side's context has stands between them (the block is then past its own context:
+      // bitsandbytes b72b766ee3a3, see sides()).
+      auto between = [&](std::size_t from, std::size_t to,
+                         const std::vector<std::string_view>& lines) {
+        for (std::size_t i = from; i < to && i < n_; ++i)
+          if (only_on_side(i, lines)) return true;
+        return false;
+      };
       for (const Candidate& h : half) {
         const bool own_edge = std::any_of(found.begin(), found.end(), [&](const Candidate& f) {
-          return (h.pos + kDriftSlack >= f.pos && h.pos <= f.pos) ||
-                 (h.pos >= f.end && h.pos <= f.end + kDriftSlack);
+          return (h.pos + kDriftSlack >= f.pos && h.pos <= f.pos &&
+                  !between(h.pos, f.pos, trailing_only_)) ||
+                 (h.pos >= f.end && h.pos <= f.end + kDriftSlack &&
+                  !between(f.end, h.pos, leading_only_));
         });
         if (!own_edge) elsewhere.push_back(h);
       }
@@ -1736,8 +1761,30 @@ class Drift {
     const std::size_t l = std::min(lead_, kMaxContextConsidered);
     const std::size_t l_from = begin >= l + kDriftSlack ? begin - l - kDriftSlack : 0;
     const std::size_t t = std::min(trail_, kMaxContextConsidered);
-    const std::size_t t_to = std::min(n_, end + t + kDriftSlack);
-    return {lcs(lead_ - l, l, l_from, begin), lcs(post_n - trail_, t, end, t_to)};
+    std::size_t t_to = std::min(n_, end + t + kDriftSlack);
+    // A side's window stops at a line only the other side's context has (informative): context
+    // found past it belongs to another place. (bitsandbytes b72b766ee3a3 adds `set(BUILD_HIP
+    // OFF)` before `set(BUILD_XPU ON)` / `else()`; with it taken out again, the else branch's
+    // own `set(BUILD_HIP OFF)` read applied, its leading context matched above those lines.)
+    std::size_t from = l_from;
+    for (std::size_t i = begin; i-- > l_from;)
+      if (only_on_side(i, trailing_only_)) {
+        from = i + 1;
+        break;
+      }
+    for (std::size_t i = end; i < t_to; ++i)
+      if (only_on_side(i, leading_only_)) {
+        t_to = i;
+        break;
+      }
+    return {lcs(lead_ - l, l, from, begin), lcs(post_n - trail_, t, end, t_to)};
+  }
+
+  /// Whether file line `i` equals one of `lines` (leading_only_ or trailing_only_).
+  bool only_on_side(std::size_t i, const std::vector<std::string_view>& lines) const {
+    for (const std::string_view text : lines)
+      if (line_equals(file_.line(i), text, mode_)) return true;
+    return false;
   }
 
   /// True when the hunk's context on `side` (leading or trailing) has an informative line.
@@ -1792,6 +1839,9 @@ class Drift {
   std::size_t context_info_ = 0;     ///< informative context lines that sides() compares
   std::string_view own_definition_;  ///< the definition line of the leading context, if any
   std::string_view next_definition_;  ///< the first definition line of the trailing context
+  /// The informative context lines (as compared, post_.text()) of one side that the other
+  /// side's context does not have, the nearest kMaxContextConsidered of each side.
+  std::vector<std::string_view> leading_only_, trailing_only_;
   bool leaves_section_ = false;  ///< leaves_section() of the hunk
 };
 
