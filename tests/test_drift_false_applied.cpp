@@ -157,6 +157,80 @@ TEST(DriftFalseApplied, ContextFoundPastTheOtherSidesContextIsNotThePlacements) 
   EXPECT_EQ(f.line, 9u) << presence_words(f);
 }
 
+// Hostile review hr27: the hunk's own method was edited since (its changed line and a context
+// line), and a sibling method holds a copy of the added line with less of the context. The
+// context fits better where the change belongs: both stand as far as the file tells, unknown
+// (it read applied, exit 0, in C++ and in Python, whether or not the trailing context reaches
+// the next definition's line).
+TEST(DriftFalseApplied, ASiblingsCopyLosesToTheEditedPlaceTheContextFitsBetter) {
+  const std::string cpp_hunk =
+      "@@ -4,7 +4,7 @@ struct Runner {\n"
+      "     this->counter += 1;\n"
+      "     this->log_step(n);\n"
+      "     acc += reduce_rest(x, n);\n"
+      "-    acc = clamp_range(acc, 255);\n"
+      "+    acc = clamp_range(acc, 127);\n"
+      "     return acc;\n"
+      "   }\n"
+      " \n";
+  auto cpp = [](const std::string& own) {
+    return "struct Runner {\n"
+           "  float first(const float* x, int n) {\n"
+           "    float acc = load_first_v2(x);\n"
+           "    this->counter += 1;\n"
+           "    this->log_step(n);\n"
+           "    acc += reduce_rest(x, n, 2);\n" +
+           own +
+           "    return acc;\n"
+           "  }\n"
+           "\n"
+           "  float second(const float* x, int n) {\n"
+           "    float acc = load_first(x);\n"
+           "    acc += reduce_rest(x, n);\n"
+           "    acc = clamp_range(acc, 127);\n"
+           "    return acc;\n"
+           "  }\n"
+           "};\n";
+  };
+  const HunkMatch m = run_one(cpp("    acc = saturate(acc, 255);\n"), cpp_hunk, "f.cpp");
+  EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_NE(m.presence, Presence::kPresent) << presence_words(m);
+  // Control: the fix in first() too: present there.
+  const HunkMatch f = run_one(cpp("    acc = clamp_range(acc, 127);\n"), cpp_hunk, "f.cpp");
+  EXPECT_EQ(f.presence, Presence::kPresent) << presence_words(f);
+  EXPECT_EQ(f.line, 7u) << presence_words(f);
+
+  const std::string py_hunk =
+      "@@ -4,7 +4,7 @@ class Runner:\n"
+      "         self.counter += 1\n"
+      "         self.log(\"first\")\n"
+      "         shifted = base + self.scale\n"
+      "-        result = shifted.clamp_values(0, 255)\n"
+      "+        result = shifted.clamp_values(0, 127)\n"
+      "         return result\n"
+      " \n"
+      "     @staticmethod\n";
+  const std::string py =
+      "class Runner:\n"
+      "    def first(self, x):\n"
+      "        base = x.load_tensor_v2()\n"
+      "        self.counter += 1\n"
+      "        self.log(\"first\")\n"
+      "        shifted = base + self.scale * 2\n"
+      "        result = shifted.saturate(0, 255)\n"
+      "        return result\n"
+      "\n"
+      "    @staticmethod\n"
+      "    def second(x, scale):\n"
+      "        base = x.load_tensor()\n"
+      "        shifted = base + scale\n"
+      "        result = shifted.clamp_values(0, 127)\n"
+      "        return result\n";
+  const HunkMatch p = run_one(py, py_hunk, "f.py");
+  EXPECT_NE(p.status, HunkStatus::kApplied) << presence_words(p);
+  EXPECT_NE(p.presence, Presence::kPresent) << presence_words(p);
+}
+
 // Liger-Kernel f8f1055abd on a tree four commits older: the hunk's own function (falcon_h1)
 // is not in the file at all, and the added lines stand in internvl, the section's function.
 TEST(DriftFalseApplied, TheSectionsFunctionIsNotTheHunksWhenItsOwnDefinitionDiffers) {

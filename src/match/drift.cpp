@@ -848,6 +848,14 @@ class Drift {
         std::vector<Candidate> here{c};
         return ambiguous(r, here, "found-elsewhere");
       }
+      // The hunk's context fits better elsewhere: the place the change belongs, edited since
+      // (its changed line and some context), while `c` is a copy of the added lines in a
+      // sibling definition (hostile review hr27: four false `applied`, C++ methods and Python
+      // methods). Both stand as far as the file tells: unknown.
+      if (const std::optional<Candidate> place = better_context_place(c, found)) {
+        std::vector<Candidate> both{c, *place};
+        return ambiguous(r, both, "removed-lines-present");
+      }
       r.presence = Presence::kPresent;
       r.pos = c.pos;
       r.count = c.end - c.pos;
@@ -968,6 +976,55 @@ class Drift {
   /// function the hunk adds) or under a line that defines nothing keeps the nearest-header
   /// rule (Score::section), and a block holding a header line then is exempt (a hunk that
   /// adds a function is under whatever function precedes it, which later changes may insert).
+  /// A place away from every found block (`found`, `c` among them; more than kDriftSlack
+  /// lines) where the hunk's context fits with more informative lines than around `c` (or
+  /// under the hunk's section where `c` is not; never where only `c` is), for a `c` with at
+  /// most half of the context's informative lines, scored
+  /// as sides() scores a block of the pre-image's changed size there; std::nullopt when there
+  /// is none. A place by another copy
+  /// of the block is that copy's, not old code. Places come from the occurrences of each
+  /// informative context line (kScanLimit at most each), shifted to where the change would
+  /// start.
+  std::optional<Candidate> better_context_place(const Candidate& c,
+                                                const std::vector<Candidate>& found) {
+    // Only for a block with at most half of the context's informative lines around it: one
+    // with more is where the change belongs, lines inserted around it since (FlashInfer
+    // 94810993a7 at a later head: its 15 added lines with most of their context, and a place
+    // 7 lines up fitting the context a little better).
+    if (context_info_ == 0 || 2 * c.score.info > context_info_) return std::nullopt;
+    FileSide fs(file_, cache_, mode_);
+    const std::size_t post_n = post_.size();
+    const std::size_t g = r_count_;
+    std::optional<Candidate> best;
+    auto consider = [&](std::int64_t p) {
+      if (p < 0 || static_cast<std::size_t>(p) + g > n_) return;
+      const auto pos = static_cast<std::size_t>(p);
+      const auto near = [&](const Candidate& f) {
+        return pos + g + kDriftSlack >= f.pos && pos <= f.end + kDriftSlack;
+      };
+      if (near(c) || std::any_of(found.begin(), found.end(), near)) return;  // a block's own place
+      const Candidate k = scored(pos, pos + g);
+      // Under the hunk's section where `c` is not, it wins; where only `c` is, it loses.
+      if (k.score.section != c.score.section ? !k.score.section : k.score.info <= c.score.info)
+        return;
+      if (!best || best->score < k.score) best = k;
+    };
+    auto from_line = [&](std::size_t j, std::int64_t shift) {
+      if (!informative_line(images_.post[j]->text)) return;
+      const Range r = fs.occurrences(post_.window(j, 1, true, cache_.pow));
+      if (static_cast<std::size_t>(r.second - r.first) > kScanLimit) return;
+      for (const std::size_t* e = r.first; e != r.second; ++e)
+        consider(static_cast<std::int64_t>(*e) + shift);
+    };
+    const std::size_t l = std::min(lead_, kMaxContextConsidered);
+    for (std::size_t j = lead_ - l; j < lead_; ++j)
+      from_line(j, static_cast<std::int64_t>(lead_ - j));
+    const std::size_t t = std::min(trail_, kMaxContextConsidered);
+    for (std::size_t j = post_n - trail_; j < post_n - trail_ + t; ++j)
+      from_line(j, -static_cast<std::int64_t>(j - (post_n - trail_)) - static_cast<std::int64_t>(g));
+    return best;
+  }
+
   /// Whether `c` stands inside the definition the hunk's trailing context begins
   /// (next_definition_): one of the definitions enclosing its block names it.
   bool inside_next_definition(const Candidate& c) const {
