@@ -222,6 +222,32 @@ TEST(Drift, AnEditedLineReadsAsTheSideWhoseOwnWordsItHolds) {
   const HunkMatch unrelated =
       test::match_one_hunk(file_with("    num_stages = 4\n"), grown, "m.py");
   EXPECT_EQ(unrelated.presence, Presence::kAbsent);
+  // Words of both sides there (hostile review hr27, both read absent): `2` -> `1`, later made
+  // `1 if is_sm120() else 2`; and the fixed call with a comment naming the old one. The file
+  // cannot tell: unknown, not absent.
+  const std::string stages =
+      "@@ -2,5 +2,5 @@ def run(a, b):\n"
+      "     prepare(a)\n"
+      "     check(b)\n"
+      "-    num_stages = 2\n"
+      "+    num_stages = 1\n"
+      "     store(x)\n"
+      "     return x\n";
+  const HunkMatch both = test::match_one_hunk(
+      file_with("    num_stages = 1 if is_sm120() else 2\n"), stages, "m.py");
+  EXPECT_EQ(both.presence, Presence::kUnknown);
+  EXPECT_EQ(both.presence_reason, "edited-since");
+  const std::string zeros =
+      "@@ -2,5 +2,5 @@ def run(a, b):\n"
+      "     prepare(a)\n"
+      "     check(b)\n"
+      "-    x = torch.empty(n)\n"
+      "+    x = torch.zeros(n)\n"
+      "     store(x)\n"
+      "     return x\n";
+  const HunkMatch comment = test::match_one_hunk(
+      file_with("    x = torch.zeros(n)  # torch.empty left garbage on SM120\n"), zeros, "m.py");
+  EXPECT_EQ(comment.presence, Presence::kUnknown);
 }
 
 TEST(Drift, AnUnknownHunkOfGroupsTakesTheReasonOfTheGroupThatIsNotAbsent) {

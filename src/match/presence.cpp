@@ -50,9 +50,9 @@ std::string presence_words(const HunkMatch& m) {
            at;
   if (code == "file-missing") return "the file is not in the target";
   if (code == "edited-since")
-    return "the lines where it belongs were edited since from its new code, it seems: they hold "
-           "neither image, none of the words only its removed lines have, and some only its "
-           "added lines have (or it adds none)" +
+    return "the lines where it belongs were edited since, perhaps from its new code: they hold "
+           "neither image, and words only its added lines have (or, when it adds none of its "
+           "own, none of those only its removed lines have)" +
            at;
   if (code == "changed-lines-differ")
     return "some of its added lines are there, not as the hunk has them";
