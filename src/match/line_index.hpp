@@ -22,6 +22,8 @@
 // the exact mode when normalising changes no line of the file) and reused by later calls.
 #pragma once
 
+#include <sys/random.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -31,7 +33,6 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -82,11 +83,12 @@ struct HashKeys {
 inline const HashKeys& keys() {
   static const HashKeys k = [] {
     u64 s = static_cast<u64>(std::chrono::steady_clock::now().time_since_epoch().count());
-    try {
-      std::random_device rd;
-      s ^= (static_cast<u64>(rd()) << 32) ^ rd();
-    } catch (...) {  // no entropy source: the clock alone will do
-    }
+    // getrandom(2), not std::random_device: libstdc++'s asks CPUID whether RDRAND exists
+    // first, and CPUID traps to the hypervisor in a virtual machine (7 us each on the
+    // development VM, three of them per run).
+    u64 r = 0;
+    if (::getrandom(&r, sizeof r, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof r))
+      s ^= r;  // else (no entropy yet, ENOSYS): the clock alone will do
     HashKeys out;
     out.seed = mix(s);
     out.base = mix(out.seed) % (kMod - (u64{1} << 32)) + (u64{1} << 32);

@@ -13,7 +13,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <unordered_map>
