@@ -552,6 +552,40 @@ TEST(SectionPlace, ASectionThePatchRenamesDoesNotSteer) {
     EXPECT_EQ(m.status, HunkStatus::kApplicable) << presence_words(m);
 }
 
+// The same with a section shorter than the 8 bytes sections are looked up by ("def f("): the
+// rewritten-section lookup takes a shorter section by its whole length.
+TEST(SectionPlace, AShortSectionThePatchRenamesDoesNotSteerEither) {
+  const std::string diff =
+      "--- a/m.py\n+++ b/m.py\n"
+      "@@ -3,3 +3,3 @@ import torch\n \n-def f(\n+def _g(\n     a,\n"
+      "@@ -10,5 +10,5 @@ def f(\n     u = scale(x)\n     v = scale(y)\n"
+      "-    z = combine(u, v, mode=\"old\")\n+    z = combine(u, v, mode=\"new\")\n"
+      "     w = finish(z)\n     return w\n"
+      "@@ -17,2 +17,15 @@ def f(\n def other():\n     return 1\n+\n+\n"
+      "+def f(\n+    a,\n+    b,\n+):\n+    x = prepare(a)\n+    y = prepare(b)\n"
+      "+    u = scale(x)\n+    v = scale(y)\n+    z = combine(u, v, mode=\"old\")\n"
+      "+    w = finish(z)\n+    return w\n";
+  const std::string body = "    a,\n    b,\n):\n    x = prepare(a)\n    y = prepare(b)\n"
+                           "    u = scale(x)\n    v = scale(y)\n";
+  const std::string end = "    w = finish(z)\n    return w\n\n\ndef other():\n    return 1\n";
+  const std::string pre =
+      "import torch\n\n\ndef f(\n" + body + "    z = combine(u, v, mode=\"old\")\n" + end;
+  const std::string post = "import torch\n\n\ndef _g(\n" + body +
+                           "    z = combine(u, v, mode=\"new\")\n" + end + "\n\ndef f(\n" +
+                           body + "    z = combine(u, v, mode=\"old\")\n" +
+                           "    w = finish(z)\n    return w\n";
+  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
+  const std::vector<Hunk>& hunks = patches.at(0).files.at(0).hunks;
+  const FileText after(post);
+  const std::vector<HunkMatch> applied = match_hunks(after, hunks, {});
+  ASSERT_EQ(applied.size(), 3u);
+  for (const HunkMatch& m : applied) EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
+  EXPECT_EQ(applied[1].line, 10u);
+  const FileText before(pre);
+  for (const HunkMatch& m : match_hunks(before, hunks, {}))
+    EXPECT_EQ(m.status, HunkStatus::kApplicable) << presence_words(m);
+}
+
 // lightllm 62c006c83c at 96c5e235c1 (hr21 section_moved_exact_conflict): the argument parsing
 // the hunk changes moved from main() (still in the file) into make_argument_parser(), fix and
 // all. The post-image stands once, exactly; nothing of the pre-image is left, and main() holds

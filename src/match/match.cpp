@@ -1584,27 +1584,87 @@ std::string_view indent_off(std::string_view s) {
   return s;
 }
 
-/// True when `hunk` removes the line `section` names (a line starting with it: git cuts a
-/// section at 80 bytes) without adding one in its place that starts with it or defines the
-/// same name (a signature whose parameters change keeps the function).
-bool rewrites_section(const Hunk& hunk, std::string_view section) {
-  bool removed = false;
-  for (const HunkLine& l : hunk.lines)
-    removed = removed || (l.kind == LineKind::kRemoved &&
-                          indent_off(l.text).substr(0, section.size()) == section);
-  if (!removed) return false;
-  const std::string_view name = detail::definition_name(section);
-  for (const HunkLine& l : hunk.lines) {
-    if (l.kind != LineKind::kAdded) continue;
-    const std::string_view t = indent_off(l.text);
-    if (t.substr(0, section.size()) == section) return false;
-    if (!name.empty() && detail::definition_name(t) == name) return false;
+/// Of `hunks`' sections (the text after a header's second "@@"), those a hunk of `hunks`
+/// rewrites: it removes the line the section names (a line starting with it: git cuts a section
+/// at 80 bytes) without adding one in its place that starts with it or defines the same name (a
+/// signature whose parameters change keeps the function). Indexed like `hunks`.
+///
+/// Linear in the hunks' lines: sections are looked up by a line's first bytes (kKey of them,
+/// or a shorter section's whole length), not compared with every line of every hunk (that was
+/// hunks x lines: a quarter of the matching of a 16-hunk file).
+std::vector<bool> rewritten_sections(const std::vector<Hunk>& hunks) {
+  constexpr std::size_t kKey = 8;
+  std::vector<bool> out(hunks.size(), false);
+  // Distinct non-empty sections, bucketed by their first kKey bytes (a shorter one: all).
+  std::unordered_map<std::string_view, std::vector<std::size_t>> bucket;
+  std::vector<std::string_view> sections;
+  std::vector<std::size_t> section_of(hunks.size(), SIZE_MAX);
+  std::unordered_map<std::string_view, std::size_t> index;
+  std::vector<bool> short_length(kKey, false);
+  for (std::size_t k = 0; k < hunks.size(); ++k) {
+    const std::string_view section = hunks[k].section;
+    if (section.empty()) continue;
+    const auto [it, fresh] = index.emplace(section, sections.size());
+    section_of[k] = it->second;
+    if (!fresh) continue;
+    sections.push_back(section);
+    bucket[section.substr(0, kKey)].push_back(it->second);
+    if (section.size() < kKey) short_length[section.size()] = true;
   }
-  return true;
+  if (sections.empty()) return out;
+  // The sections `line` starts with, each once per call (`seen` stamps them).
+  std::vector<std::size_t> seen(sections.size(), SIZE_MAX);
+  std::size_t stamp = 0;
+  std::vector<std::size_t> found;
+  const auto starting = [&](std::string_view line) -> const std::vector<std::size_t>& {
+    found.clear();
+    ++stamp;
+    const auto look = [&](std::string_view key) {
+      const auto it = bucket.find(key);
+      if (it == bucket.end()) return;
+      for (const std::size_t i : it->second)
+        if (seen[i] != stamp && line.substr(0, sections[i].size()) == sections[i]) {
+          seen[i] = stamp;
+          found.push_back(i);
+        }
+    };
+    if (line.size() >= kKey) look(line.substr(0, kKey));
+    for (std::size_t n = 1; n < kKey && n <= line.size(); ++n)
+      if (short_length[n]) look(line.substr(0, n));
+    return found;
+  };
+  std::vector<bool> rewritten(sections.size(), false);
+  std::vector<std::size_t> removed, kept;  // per hunk: sections it removes, and keeps
+  std::unordered_set<std::string_view> names;
+  for (const Hunk& h : hunks) {
+    removed.clear();
+    for (const HunkLine& l : h.lines)
+      if (l.kind == LineKind::kRemoved)
+        for (const std::size_t i : starting(indent_off(l.text))) removed.push_back(i);
+    if (removed.empty()) continue;
+    kept.clear();
+    names.clear();
+    for (const HunkLine& l : h.lines) {
+      if (l.kind != LineKind::kAdded) continue;
+      const std::string_view t = indent_off(l.text);
+      for (const std::size_t i : starting(t)) kept.push_back(i);
+      if (const std::string_view name = detail::definition_name(t); !name.empty())
+        names.insert(name);
+    }
+    for (const std::size_t i : removed) {
+      if (std::find(kept.begin(), kept.end(), i) != kept.end()) continue;
+      const std::string_view name = detail::definition_name(sections[i]);
+      if (!name.empty() && names.count(name) != 0) continue;
+      rewritten[i] = true;
+    }
+  }
+  for (std::size_t k = 0; k < hunks.size(); ++k)
+    out[k] = section_of[k] != SIZE_MAX && rewritten[section_of[k]];
+  return out;
 }
 
 /// `hunks` with the section cleared of each hunk whose section line a hunk of `hunks` rewrites
-/// (rewrites_section(): the patch renames the function the section names). Git takes the
+/// (rewritten_sections(): the patch renames the function the section names). Git takes the
 /// section from the file before the patch: after it the line is gone, or (a renamed function
 /// whose old name a new wrapper keeps) heads other code, so it tells neither image's place (a
 /// real case: FlashInfer 0d25b18340 renames blockscaled_contiguous_grouped_gemm_finalize_
@@ -1613,16 +1673,11 @@ bool rewrites_section(const Hunk& hunk, std::string_view section) {
 /// expected line, and the hunks after it out of order: a false conflict). Such hunks are
 /// matched as a patch without section text reads them. std::nullopt when none is.
 std::optional<std::vector<Hunk>> without_rewritten_sections(const std::vector<Hunk>& hunks) {
-  std::optional<std::vector<Hunk>> out;
-  for (std::size_t k = 0; k < hunks.size(); ++k) {
-    const std::string_view section = hunks[k].section;
-    if (section.empty() ||
-        std::none_of(hunks.begin(), hunks.end(),
-                     [&](const Hunk& h) { return rewrites_section(h, section); }))
-      continue;
-    if (!out) out = hunks;
-    (*out)[k].section.clear();
-  }
+  const std::vector<bool> rewritten = rewritten_sections(hunks);
+  if (std::find(rewritten.begin(), rewritten.end(), true) == rewritten.end()) return std::nullopt;
+  std::optional<std::vector<Hunk>> out = hunks;
+  for (std::size_t k = 0; k < hunks.size(); ++k)
+    if (rewritten[k]) (*out)[k].section.clear();
   return out;
 }
 
