@@ -237,14 +237,6 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   }
 }
 
-/// A file's evidence search made ahead of its verification, by another thread from its own
-/// read of the file (see verify_run(): the largest group's files).
-struct SearchAhead {
-  std::string path;     ///< where the file patch's path resolves in the tree
-  std::string content;  ///< the file as read there
-  std::optional<std::vector<MarkerHits>> hits;
-};
-
 /// A patch's evidence (attach_evidence()) searched file by file as each is verified, while its
 /// content is in the cache (a run then need not keep every file it read until the end), by
 /// whichever thread verified the file; finish() joins the files' hits in file order, and keeps
@@ -266,7 +258,7 @@ class PatchEvidence {
   /// After verify_file() of the patch's file `k` (`ctx`: the thread's): searches its file when
   /// attach_evidence() would, given the report so far. Safe from several threads at once, for
   /// different `k`.
-  void add(std::size_t k, const FileReport& f, Context& ctx, const SearchAhead* ahead = nullptr) {
+  void add(std::size_t k, const FileReport& f, Context& ctx) {
     if (!ctx.options.evidence || !f.target_path || f.status == Status::kError) return;
     File& file = files_[k];
     const std::string& path = *f.target_path;
@@ -276,28 +268,10 @@ class PatchEvidence {
     if (searcher == nullptr) return;  // no marker, or one that does not compile
     try {
       const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
-      // Searched ahead in the very bytes verified (read apart, so compared): taken as found.
-      if (ahead != nullptr && ahead->hits && ahead->path == path &&
-          ahead->content == text.content())
-        file.hits = *ahead->hits;
-      else
-        file.hits = searcher->search(path, text.content(), kMaxEvidenceHits);
+      file.hits = searcher->search(path, text.content(), kMaxEvidenceHits);
       file.searched = true;
     } catch (const Error&) {
       file.failed = true;
-    }
-  }
-
-  /// Searches `ahead->content`, the file at `ahead->path` as another thread read it, for the
-  /// patch's markers, as add() would search it (ahead->hits; left empty without a searcher or
-  /// when the search fails). Safe from several threads at once.
-  void search_ahead(SearchAhead& ahead, const VerifyOptions& options) {
-    const MarkerSearcher* searcher = prepare(options);
-    if (searcher == nullptr) return;
-    try {
-      ahead.hits = searcher->search(ahead.path, ahead.content, kMaxEvidenceHits);
-    } catch (const Error&) {
-      ahead.hits.reset();
     }
   }
 
@@ -677,51 +651,13 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   // thread one after the other, they delayed its first file, and the first pool thread up took
   // the largest group (the 7-file patch's mha.cu, 137 KB) later than the main thread could have.
   std::atomic<std::size_t> next{workers.empty() ? std::size_t{0} : std::size_t{1}};
-  // The evidence search of the largest group's files (the main thread's) is made ahead by the
-  // first pool thread, from its own read of each file, while the main thread verifies them: the
-  // search of mha.cu was 0.13-0.18 ms of the 7-file patch's critical path on the H200 host.
-  // The main thread takes a result whose file it read byte for byte the same (add()); when the
-  // pool thread has not begun by then, the main thread searches itself.
-  enum AheadState : int { kNotBegun, kBegun, kLeftToMain };
-  std::vector<SearchAhead> ahead(!workers.empty() && options.evidence ? jobs[0].size() : 0);
-  std::atomic<int> ahead_state{kNotBegun};
-  std::promise<void> ahead_promise;
-  const std::shared_future<void> ahead_done = ahead_promise.get_future().share();
-  const auto evidence_ahead = [&](Context& c) {
-    int expected = kNotBegun;
-    if (ahead.empty() || !ahead_state.compare_exchange_strong(expected, kBegun)) return;
-    const trace::Span ahead_span("evidence-ahead");
-    try {
-      for (std::size_t n = 0; n < jobs[0].size(); ++n) {
-        const auto& [i, k] = jobs[0][n];
-        const FilePatch& fp = patches[i].files[k];
-        const Resolved side =
-            resolve(is_dev_null(fp.new_path) ? fp.old_path : fp.new_path, strips[i]);
-        if (!side.path || c.tree.stat(*side.path).type != Entry::Type::kFile) continue;
-        ahead[n].path = *side.path;
-        ahead[n].content = c.tree.read(ahead[n].path);
-        evidence[i]->search_ahead(ahead[n], options);
-      }
-    } catch (...) {  // the files not searched yet are searched by the main thread
-    }
-    ahead_promise.set_value();
-  };
   auto verify_job = [&](std::size_t j, Context& c) {
-    for (std::size_t n = 0; n < jobs[j].size(); ++n) {
-      const auto& [i, k] = jobs[j][n];
+    for (const auto& [i, k] : jobs[j]) {
       const FilePatch& fp = patches[i].files[k];
       std::optional<trace::Span> file_span(std::in_place, "verify-file");
       FileReport& f = report.patches[i].files[k] = verify_file(fp, c, strips[i]);
       file_span.emplace("file-evidence");
-      const SearchAhead* found_ahead = nullptr;
-      if (j == 0 && !ahead.empty()) {
-        int expected = kNotBegun;
-        if (!ahead_state.compare_exchange_strong(expected, kLeftToMain) && expected == kBegun) {
-          ahead_done.wait();
-          found_ahead = &ahead[n];
-        }
-      }
-      evidence[i]->add(k, f, c, found_ahead);
+      evidence[i]->add(k, f, c);
       file_span.reset();
       if (release) single_use.done(fp, strips[i], c.cache);
     }
@@ -749,7 +685,6 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
         } catch (const std::system_error&) {
         }
       }
-      if (k == 0) evidence_ahead(workers[k]->ctx);
       try {
         work(workers[k]->ctx, false);
       } catch (...) {
