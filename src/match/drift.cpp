@@ -22,18 +22,6 @@
 namespace sm120check::detail {
 namespace {
 
-/// Whether `word` is a keyword or literal common to the languages patches are in (Python, C,
-/// C++, CUDA): it says little of which code a line is.
-bool is_common_keyword(std::string_view word) {
-  static constexpr std::array<std::string_view, 40> kWords = {
-      "and",    "as",     "auto",     "bool",   "break",  "case",  "char",     "class",
-      "const",  "continue", "def",    "do",     "double", "elif",  "else",     "False",
-      "false",  "float",  "for",      "from",   "if",     "import", "in",      "int",
-      "is",     "lambda", "None",     "not",    "nullptr", "or",   "pass",     "return",
-      "self",   "static", "struct",   "this",   "True",   "true",  "void",     "while"};
-  return std::find(kWords.begin(), kWords.end(), word) != kWords.end();
-}
-
 /// Context lines compared on each side of a placement, nearest first.
 constexpr std::size_t kMaxContextConsidered = 32;
 /// Letters and digits in its informative lines that make a block strong enough to stand alone
@@ -1700,22 +1688,12 @@ class Drift {
       old_only = true;
       old_there = old_there || there.count(w) != 0;
     }
-    // Keywords and literals every language shares (`if`, `else`, `not`, `None`, ...) are the
-    // added side's own words only where it has no other: `return x` -> `return x if x is not
-    // None else default` is not in a line reading `return x.copy() if f(k) else x` (hostile
-    // review hr27), while `f(a)` -> `not f(a)`, edited since to `not f(a, b)`, has nothing but
-    // the keyword to tell it by.
-    bool new_only = false, new_there = false, new_word = false, new_word_there = false;
+    bool new_only = false, new_there = false;
     for (const std::string_view w : added) {
       if (removed.count(w) != 0) continue;
       new_only = true;
       new_there = new_there || there.count(w) != 0;
-      if (!is_common_keyword(w)) {
-        new_word = true;
-        new_word_there = new_word_there || there.count(w) != 0;
-      }
     }
-    if (new_word) new_there = new_word_there;
     // Words of the new side there: the new code edited (with words of the old side too, the
     // file cannot tell: `num_stages = 2` -> `1`, later `1 if is_sm120() else 2`; or a comment
     // naming the old call beside the fixed line, hostile review hr27).
