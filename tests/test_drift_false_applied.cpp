@@ -801,5 +801,59 @@ TEST(DriftFalseApplied, AWeakFarBlockInAnotherMethodIsNotTheFix) {
   EXPECT_EQ(f[0].line, 32u);
 }
 
+// Hostile review hr28 (F1): a fix inserting a line its leading context already has two lines
+// up (a second `torch.cuda.synchronize()`, a CUDA `__syncthreads();`), checked on the old code
+// whose line between the two was edited since. The context's own copy read as the fix: applied,
+// exit 0, and `apply` refused to add it. Where the fix stands, edited or not, it is found.
+TEST(DriftFalseApplied, AContextLineEqualToTheAddedLineIsNotTheFix) {
+  const std::string hunk =
+      "@@ -6,6 +6,7 @@ def bench(fn, x):\n"
+      "     warmup(fn, x)\n"
+      "     torch.cuda.synchronize()\n"
+      "     out = fn(x)\n"
+      "+    torch.cuda.synchronize()\n"
+      "     end = time.perf_counter()\n"
+      "     report(out, end)\n"
+      "     return out\n";
+  auto file_with = [](const std::string& body) {
+    return "import time\nimport torch\n\n\ndef bench(fn, x):\n    warmup(fn, x)\n"
+           "    torch.cuda.synchronize()\n" +
+           body + "    end = time.perf_counter()\n    report(out, end)\n    return out\n";
+  };
+  const HunkMatch old_edited = run_one(file_with("    out = fn(x, **kw)\n"), hunk, "bench.py");
+  EXPECT_NE(old_edited.status, HunkStatus::kApplied) << presence_words(old_edited);
+  EXPECT_NE(old_edited.presence, Presence::kPresent) << presence_words(old_edited);
+  const HunkMatch fixed_edited = run_one(
+      file_with("    out = fn(x, **kw)\n    torch.cuda.synchronize()\n"), hunk, "bench.py");
+  EXPECT_EQ(fixed_edited.status, HunkStatus::kApplied) << presence_words(fixed_edited);
+  EXPECT_EQ(fixed_edited.line, 9u);
+  const HunkMatch fixed =
+      run_one(file_with("    out = fn(x)\n    torch.cuda.synchronize()\n"), hunk, "bench.py");
+  EXPECT_EQ(fixed.status, HunkStatus::kApplied);
+  EXPECT_EQ(fixed.kind, MatchKind::kExact);
+
+  const std::string race =
+      "@@ -4,6 +4,7 @@ __global__ void shift_kernel(const float* in, float* out, int n) {\n"
+      "   smem[tid] = in[blockIdx.x * 256 + tid];\n"
+      "   __syncthreads();\n"
+      "   float a = smem[(tid + 1) % 256];\n"
+      "+  __syncthreads();\n"
+      "   smem[tid] = a * 2.0f;\n"
+      "   __syncthreads();\n"
+      "   out[blockIdx.x * 256 + tid] = smem[255 - tid];\n";
+  auto kernel_with = [](const std::string& body) {
+    return "__global__ void shift_kernel(const float* in, float* out, int n) {\n"
+           "  __shared__ float smem[256];\n  int tid = threadIdx.x;\n"
+           "  smem[tid] = in[blockIdx.x * 256 + tid];\n  __syncthreads();\n" +
+           body + "  smem[tid] = a * 2.0f;\n  __syncthreads();\n"
+                  "  out[blockIdx.x * 256 + tid] = smem[255 - tid];\n}\n";
+  };
+  const HunkMatch war = run_one(kernel_with("  float a = smem[(tid + 1) & 255];\n"), race, "s.cu");
+  EXPECT_NE(war.presence, Presence::kPresent) << presence_words(war);
+  const HunkMatch war_fixed = run_one(
+      kernel_with("  float a = smem[(tid + 1) & 255];\n  __syncthreads();\n"), race, "s.cu");
+  EXPECT_EQ(war_fixed.presence, Presence::kPresent) << presence_words(war_fixed);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -679,6 +679,46 @@ class Drift {
 
  private:
   /// A hunk that adds lines: look for its changed block.
+  /// Whether the added block found at `c` (post-image lines [block, block + size)) may be a
+  /// copy of the hunk's own context instead: the block's lines are also a run of its context,
+  /// and the pre-image, placed so that this run stands at `c`, has at least as many lines
+  /// where the file has them (and some beyond the run) as the post-image placed around the
+  /// block at `c`. A fix adding `torch.cuda.synchronize()` after `out = fn(x)`, two lines
+  /// below the same call in its leading context, was "found" in an old tree whose
+  /// `out = fn(x)` had been edited since: the context's own call read as the fix (hostile
+  /// review hr28: a false `applied`, exit 0, and `apply` refused to add it; likewise a CUDA
+  /// `__syncthreads();`, and two-line blocks repeating the context's first lines).
+  bool context_shadow(const Candidate& c, std::size_t block, std::size_t size) const {
+    if (size == 0 || c.end - c.pos != size) return false;
+    const std::size_t post_n = post_.size(), pre_n = pre_.size();
+    // Lines of `img` that stand where `img`, its line `at` placed at file line `pos`, has them.
+    const auto agree = [&](const ImageText& img, std::size_t at, std::size_t pos) {
+      std::size_t n = 0;
+      for (std::size_t k = 0; k < img.size(); ++k) {
+        if (pos + k < at) continue;  // before the file's start
+        const std::size_t line = pos + k - at;
+        if (line < n_ && image_at(file_, mode_, img, k, 1, line, false)) ++n;
+      }
+      return n;
+    };
+    const auto same_lines = [&](std::size_t run) {
+      for (std::size_t k = 0; k < size; ++k)
+        if (post_.text(run + k) != post_.text(block + k)) return false;
+      return true;
+    };
+    std::size_t as_context = 0;  // the pre-image's best placement with a run at `c`
+    for (std::size_t run = 0; run + size <= post_n; ++run) {
+      if (run + size > block && run < block + size) continue;  // the block itself
+      if (!same_lines(run)) continue;
+      // The run's line in the pre-image: the leading context is the same in both images; a
+      // trailing line is as far from the pre-image's end as from the post-image's.
+      if (run >= block + size && post_n - run > pre_n) continue;
+      const std::size_t pre_line = run < block ? run : pre_n - (post_n - run);
+      as_context = std::max(as_context, agree(pre_, pre_line, c.pos));
+    }
+    return as_context > size && as_context >= agree(post_, block, c.pos);
+  }
+
   DriftResult addition(DriftResult& r) {
     const std::vector<const HunkLine*>& post = images_.post;
     if (!informative_block(post, lead_, a_count_)) {
@@ -687,6 +727,7 @@ class Drift {
     }
     bool more = false;
     std::vector<Candidate> found = candidates(post_, lead_, a_count_, more);
+    std::size_t block = lead_, block_size = a_count_;  // the post-image lines looked for
     if (found.empty() && !more) {
       // Blank lines at the block's edges are layout, which later lines often split from it
       // (Liger 64f5e1d3 adds an import and a blank line; a later commit put another import
@@ -697,9 +738,18 @@ class Drift {
              trim_space(post[lead_ + a_count_ - 1 - bottom]->text).empty())
         ++bottom;
       if ((top > 0 || bottom > 0) && top + bottom < a_count_ &&
-          informative_block(post, lead_ + top, a_count_ - top - bottom))
-        found = candidates(post_, lead_ + top, a_count_ - top - bottom, more);
+          informative_block(post, lead_ + top, a_count_ - top - bottom)) {
+        block = lead_ + top;
+        block_size = a_count_ - top - bottom;
+        found = candidates(post_, block, block_size, more);
+      }
     }
+    if (!more)
+      found.erase(std::remove_if(found.begin(), found.end(),
+                                 [&](const Candidate& c) {
+                                   return context_shadow(c, block, block_size);
+                                 }),
+                  found.end());
     if (more) return ambiguous(r, found, "ambiguous");
     // The old code: the removed block, or for a pure addition the place where the context meets.
     bool pre_more = false;
