@@ -853,6 +853,33 @@ TEST(DriftFalseApplied, AContextLineEqualToTheAddedLineIsNotTheFix) {
   const HunkMatch war_fixed = run_one(
       kernel_with("  float a = smem[(tid + 1) & 255];\n  __syncthreads();\n"), race, "s.cu");
   EXPECT_EQ(war_fixed.presence, Presence::kPresent) << presence_words(war_fixed);
+
+  // A two-line block whose second line is the context's first and whose first is the line
+  // above the hunk (hr28's fuzzer): the pre-image, edited since, still fits over it.
+  const std::string loop =
+      "@@ -4,6 +4,8 @@ def walk(node):\n"
+      "             if accepts(part):\n"
+      "                 emit(part)\n"
+      " \n"
+      "+        for part in chunk:\n"
+      "+            if accepts(part):\n"
+      " \n"
+      " def finish(node, strict=True):\n"
+      "     \"\"\"Close the walk.\"\"\"\n";
+  auto walk_with = [](const std::string& emit_line, const std::string& added) {
+    return "def walk(node):\n    for name, chunk in parts(node):\n"
+           "        for part in chunk:\n            if accepts(part):\n" + emit_line +
+           "\n" + added + "\ndef finish(node, strict=True):\n    \"\"\"Close the walk.\"\"\"\n"
+           "    return node\n";
+  };
+  const HunkMatch old_loop =
+      run_one(walk_with("                emit_all(part)\n", ""), loop, "walk.py");
+  EXPECT_NE(old_loop.presence, Presence::kPresent) << presence_words(old_loop);
+  const HunkMatch fixed_loop = run_one(
+      walk_with("                emit(part)\n",
+                "        for part in chunk:\n            if accepts(part):\n"),
+      loop, "walk.py");
+  EXPECT_EQ(fixed_loop.presence, Presence::kPresent) << presence_words(fixed_loop);
 }
 
 }  // namespace

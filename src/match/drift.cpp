@@ -22,6 +22,9 @@
 namespace sm120check::detail {
 namespace {
 
+/// Largest pre-image (lines) whose every placement overlapping a found block is tried by
+/// Drift::context_shadow() (a bound on its cost: placements x lines).
+constexpr std::size_t kShadowScan = 64;
 /// Context lines compared on each side of a placement, nearest first.
 constexpr std::size_t kMaxContextConsidered = 32;
 /// Letters and digits in its informative lines that make a block strong enough to stand alone
@@ -716,7 +719,24 @@ class Drift {
       const std::size_t pre_line = run < block ? run : pre_n - (post_n - run);
       as_context = std::max(as_context, agree(pre_, pre_line, c.pos));
     }
-    return as_context > size && as_context >= agree(post_, block, c.pos);
+    const std::size_t as_fix = agree(post_, block, c.pos);
+    if (as_context > size && as_context >= as_fix) return true;
+    // The block's lines partly the context's: every placement of the pre-image overlapping the
+    // block, when the pre-image is small enough to try them all (kShadowScan lines); it must
+    // fit where the file has more of its lines than it shares with the block (a two-line
+    // block whose second line is the context's first, the other the line above it).
+    if (pre_n == 0 || pre_n > kShadowScan) return false;
+    for (std::size_t q = c.pos + 1 > pre_n ? c.pos + 1 - pre_n : 0; q < c.end; ++q) {
+      const std::size_t from = std::max(q, c.pos), to = std::min(q + pre_n, c.end);
+      // The block's lines over the pre-image are its lines there: the block is that context.
+      bool same = true;
+      for (std::size_t line = from; line < to && same; ++line)
+        same = image_at(file_, mode_, pre_, line - q, 1, line, false);
+      if (!same) continue;
+      const std::size_t fits = agree(pre_, 0, q);
+      if (fits > to - from && fits >= 2 && fits >= as_fix) return true;
+    }
+    return false;
   }
 
   DriftResult addition(DriftResult& r) {
