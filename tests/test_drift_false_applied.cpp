@@ -880,6 +880,24 @@ TEST(DriftFalseApplied, AContextLineEqualToTheAddedLineIsNotTheFix) {
                 "        for part in chunk:\n            if accepts(part):\n"),
       loop, "walk.py");
   EXPECT_EQ(fixed_loop.presence, Presence::kPresent) << presence_words(fixed_loop);
+
+  // The fix standing with a blank line between the two barriers (hostile review hr29): the
+  // pre-image fits there no better than the post-image, so the block stays the fix's (a tie
+  // had dropped it: conflict, change absent).
+  const std::string barrier =
+      "@@ -2,5 +2,6 @@ __global__ void k(float* a, float* b) {\n"
+      "     int i = threadIdx.x;\n"
+      "     b[i] = a[i];\n"
+      "     __syncthreads();\n"
+      "+    __syncthreads();\n"
+      "     a[i] = b[255 - i];\n"
+      "     b[i] = 0.0f;\n";
+  const HunkMatch spaced = run_one(
+      "__global__ void k(float* a, float* b) {\n    int i = threadIdx.x;\n    b[i] = a[i];\n"
+      "    __syncthreads();\n\n    __syncthreads();\n    a[i] = b[255 - i];\n    b[i] = 0.0f;\n}\n",
+      barrier, "k.cu");
+  EXPECT_EQ(spaced.status, HunkStatus::kApplied) << presence_words(spaced);
+  EXPECT_EQ(spaced.presence, Presence::kPresent);
 }
 
 }  // namespace

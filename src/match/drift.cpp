@@ -720,7 +720,7 @@ class Drift {
       as_context = std::max(as_context, agree(pre_, pre_line, c.pos));
     }
     const std::size_t as_fix = agree(post_, block, c.pos);
-    if (as_context > size && as_context >= as_fix) return true;
+    if (as_context > size && as_context > as_fix) return true;
     // The block's lines partly the context's: every placement of the pre-image overlapping the
     // block, when the pre-image is small enough to try them all (kShadowScan lines); it must
     // fit where the file has more of its lines than it shares with the block (a two-line
@@ -734,7 +734,7 @@ class Drift {
         same = image_at(file_, mode_, pre_, line - q, 1, line, false);
       if (!same) continue;
       const std::size_t fits = agree(pre_, 0, q);
-      if (fits > to - from && fits >= 2 && fits >= as_fix) return true;
+      if (fits > to - from && fits >= 2 && fits > as_fix) return true;
     }
     return false;
   }
