@@ -520,24 +520,26 @@ TEST(SectionPlace, DecoratorsAfterAnInsertedFunctionAreNotVetoedByAClassSection)
 // sent hunk 2 to the wrapper's like lines (its pre-image) over its post-image at the expected
 // line, and hunk 3 out of order: a false conflict. A section the patch rewrites tells neither
 // image's place: the nearer match wins.
-TEST(SectionPlace, ASectionThePatchRenamesDoesNotSteer) {
+// expect_renamed_section_does_not_steer() takes the old and the new function name.
+void expect_renamed_section_does_not_steer(const std::string& old_name,
+                                           const std::string& new_name) {
   const std::string diff =
       "--- a/m.py\n+++ b/m.py\n"
-      "@@ -3,3 +3,3 @@ import torch\n \n-def impl_nvfp4(\n+def _impl_fusion(\n     a,\n"
-      "@@ -10,5 +10,5 @@ def impl_nvfp4(\n     u = scale(x)\n     v = scale(y)\n"
+      "@@ -3,3 +3,3 @@ import torch\n \n-def " + old_name + "(\n+def " + new_name + "(\n     a,\n"
+      "@@ -10,5 +10,5 @@ def " + old_name + "(\n     u = scale(x)\n     v = scale(y)\n"
       "-    z = combine(u, v, mode=\"old\")\n+    z = combine(u, v, mode=\"new\")\n"
       "     w = finish(z)\n     return w\n"
-      "@@ -17,2 +17,15 @@ def impl_nvfp4(\n def other():\n     return 1\n+\n+\n"
-      "+def impl_nvfp4(\n+    a,\n+    b,\n+):\n+    x = prepare(a)\n+    y = prepare(b)\n"
+      "@@ -17,2 +17,15 @@ def " + old_name + "(\n def other():\n     return 1\n+\n+\n"
+      "+def " + old_name + "(\n+    a,\n+    b,\n+):\n+    x = prepare(a)\n+    y = prepare(b)\n"
       "+    u = scale(x)\n+    v = scale(y)\n+    z = combine(u, v, mode=\"old\")\n"
       "+    w = finish(z)\n+    return w\n";
   const std::string body = "    a,\n    b,\n):\n    x = prepare(a)\n    y = prepare(b)\n"
                            "    u = scale(x)\n    v = scale(y)\n";
   const std::string end = "    w = finish(z)\n    return w\n\n\ndef other():\n    return 1\n";
   const std::string pre =
-      "import torch\n\n\ndef impl_nvfp4(\n" + body + "    z = combine(u, v, mode=\"old\")\n" + end;
-  const std::string post = "import torch\n\n\ndef _impl_fusion(\n" + body +
-                           "    z = combine(u, v, mode=\"new\")\n" + end + "\n\ndef impl_nvfp4(\n" +
+      "import torch\n\n\ndef " + old_name + "(\n" + body + "    z = combine(u, v, mode=\"old\")\n" + end;
+  const std::string post = "import torch\n\n\ndef " + new_name + "(\n" + body +
+                           "    z = combine(u, v, mode=\"new\")\n" + end + "\n\ndef " + old_name + "(\n" +
                            body + "    z = combine(u, v, mode=\"old\")\n" +
                            "    w = finish(z)\n    return w\n";
   const std::vector<Patch> patches = parse_patches(diff, "t.diff");
@@ -552,38 +554,14 @@ TEST(SectionPlace, ASectionThePatchRenamesDoesNotSteer) {
     EXPECT_EQ(m.status, HunkStatus::kApplicable) << presence_words(m);
 }
 
+TEST(SectionPlace, ASectionThePatchRenamesDoesNotSteer) {
+  expect_renamed_section_does_not_steer("impl_nvfp4", "_impl_fusion");
+}
+
 // The same with a section shorter than the 8 bytes sections are looked up by ("def f("): the
 // rewritten-section lookup takes a shorter section by its whole length.
 TEST(SectionPlace, AShortSectionThePatchRenamesDoesNotSteerEither) {
-  const std::string diff =
-      "--- a/m.py\n+++ b/m.py\n"
-      "@@ -3,3 +3,3 @@ import torch\n \n-def f(\n+def _g(\n     a,\n"
-      "@@ -10,5 +10,5 @@ def f(\n     u = scale(x)\n     v = scale(y)\n"
-      "-    z = combine(u, v, mode=\"old\")\n+    z = combine(u, v, mode=\"new\")\n"
-      "     w = finish(z)\n     return w\n"
-      "@@ -17,2 +17,15 @@ def f(\n def other():\n     return 1\n+\n+\n"
-      "+def f(\n+    a,\n+    b,\n+):\n+    x = prepare(a)\n+    y = prepare(b)\n"
-      "+    u = scale(x)\n+    v = scale(y)\n+    z = combine(u, v, mode=\"old\")\n"
-      "+    w = finish(z)\n+    return w\n";
-  const std::string body = "    a,\n    b,\n):\n    x = prepare(a)\n    y = prepare(b)\n"
-                           "    u = scale(x)\n    v = scale(y)\n";
-  const std::string end = "    w = finish(z)\n    return w\n\n\ndef other():\n    return 1\n";
-  const std::string pre =
-      "import torch\n\n\ndef f(\n" + body + "    z = combine(u, v, mode=\"old\")\n" + end;
-  const std::string post = "import torch\n\n\ndef _g(\n" + body +
-                           "    z = combine(u, v, mode=\"new\")\n" + end + "\n\ndef f(\n" +
-                           body + "    z = combine(u, v, mode=\"old\")\n" +
-                           "    w = finish(z)\n    return w\n";
-  const std::vector<Patch> patches = parse_patches(diff, "t.diff");
-  const std::vector<Hunk>& hunks = patches.at(0).files.at(0).hunks;
-  const FileText after(post);
-  const std::vector<HunkMatch> applied = match_hunks(after, hunks, {});
-  ASSERT_EQ(applied.size(), 3u);
-  for (const HunkMatch& m : applied) EXPECT_EQ(m.status, HunkStatus::kApplied) << presence_words(m);
-  EXPECT_EQ(applied[1].line, 10u);
-  const FileText before(pre);
-  for (const HunkMatch& m : match_hunks(before, hunks, {}))
-    EXPECT_EQ(m.status, HunkStatus::kApplicable) << presence_words(m);
+  expect_renamed_section_does_not_steer("f", "_g");
 }
 
 // lightllm 62c006c83c at 96c5e235c1 (hr21 section_moved_exact_conflict): the argument parsing
