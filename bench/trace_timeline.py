@@ -87,7 +87,7 @@ def main() -> int:
     walls: dict[str, list[int]] = {k: [] for k in base}
     cpus: dict[str, list[float]] = {k: [] for k in base}
     faults: dict[str, list[int]] = {k: [] for k in base}
-    spans: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    spans: dict[tuple[str, int], list[tuple[float, float, int]]] = {}
     gaps: dict[str, list[float]] = {"spawn -> main()": [], "main() end -> reaped": []}
     traced_walls: list[int] = []
     for r in range(args.runs + 1):
@@ -98,14 +98,15 @@ def main() -> int:
         events = json.load(open(trace_file))["traceEvents"]
         if r > 0:  # the first round warms the caches
             traced_walls.append(wall)
-            seen: dict[tuple[str, int], tuple[float, float]] = {}
+            seen: dict[tuple[str, int], tuple[float, float, int]] = {}
             for e in events:
                 key = (e["name"], 0 if e["tid"] == 0 else 1)  # main thread (first to record) or not
                 start = e["ts"] * 1e3 - t0
+                flt = e.get("args", {}).get("faults", 0)
                 if key not in seen:  # the first of repeated spans (verify-file ...) and their sum
-                    seen[key] = (start, e["dur"] * 1e3)
+                    seen[key] = (start, e["dur"] * 1e3, flt)
                 else:
-                    seen[key] = (seen[key][0], seen[key][1] + e["dur"] * 1e3)
+                    seen[key] = (seen[key][0], seen[key][1] + e["dur"] * 1e3, seen[key][2] + flt)
             for key, v in seen.items():
                 spans.setdefault(key, []).append(v)
             main = next(e for e in events if e["name"] == "main")
@@ -128,13 +129,15 @@ def main() -> int:
         print(f"| {name} | {ms(statistics.median(walls[name])):.3f} | "
               f"{statistics.median(cpus[name]) * 1e3:.2f} | {statistics.median(faults[name]):.0f} |")
     print(f"| verify (traced) | {ms(statistics.median(traced_walls)):.3f} | |")
-    print("\n| span | thread (0: main) | median start ms | median duration ms (summed when repeated) | runs |\n|---|---|---|---|---|")
-    rows = [(statistics.median(s for s, _ in v), name, tid, statistics.median(d for _, d in v),
-             len(v)) for (name, tid), v in spans.items()]
-    for start, name, tid, dur, n in sorted(rows):
-        print(f"| {name} | {tid} | {ms(start):.3f} | {ms(dur):.3f} | {n} |")
+    print("\n| span | thread (0: main) | median start ms | median duration ms (summed when repeated) "
+          "| median minor faults (summed) | runs |\n|---|---|---|---|---|---|")
+    rows = [(statistics.median(s for s, _, _ in v), name, tid,
+             statistics.median(d for _, d, _ in v), statistics.median(f for _, _, f in v), len(v))
+            for (name, tid), v in spans.items()]
+    for start, name, tid, dur, flt, n in sorted(rows):
+        print(f"| {name} | {tid} | {ms(start):.3f} | {ms(dur):.3f} | {flt:.0f} | {n} |")
     for name, v in gaps.items():
-        print(f"| ({name}) | 0 | | {ms(statistics.median(v)):.3f} | {len(v)} |")
+        print(f"| ({name}) | 0 | | {ms(statistics.median(v)):.3f} | | {len(v)} |")
     return 0
 
 

@@ -1,5 +1,6 @@
 #include "sm120check/trace.hpp"
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <array>
@@ -16,6 +17,7 @@ struct Event {
   unsigned thread;
   std::int64_t begin_ns;
   std::int64_t end_ns;
+  std::int64_t faults;
 };
 
 const char* trace_path() {
@@ -48,9 +50,15 @@ std::int64_t now_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-void record(const char* name, std::int64_t begin_ns, std::int64_t end_ns) {
+std::int64_t thread_faults() {
+  rusage usage{};
+  if (::getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
+  return usage.ru_minflt;
+}
+
+void record(const char* name, std::int64_t begin_ns, std::int64_t end_ns, std::int64_t faults) {
   const std::size_t i = g_count.fetch_add(1, std::memory_order_relaxed);
-  if (i < kMaxEvents) g_events[i] = Event{name, thread_number(), begin_ns, end_ns};
+  if (i < kMaxEvents) g_events[i] = Event{name, thread_number(), begin_ns, end_ns, faults};
 }
 
 void write() {
@@ -63,9 +71,11 @@ void write() {
   std::fprintf(f, "{\"clock\":\"CLOCK_MONOTONIC\",\"dropped\":%zu,\"traceEvents\":[", count - kept);
   for (std::size_t i = 0; i < kept; ++i) {
     const Event& e = g_events[i];
-    std::fprintf(f, "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}",
+    std::fprintf(f, "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f",
                  i == 0 ? "" : ",", e.name, e.thread, static_cast<double>(e.begin_ns) / 1e3,
                  static_cast<double>(e.end_ns - e.begin_ns) / 1e3);
+    if (e.faults >= 0) std::fprintf(f, ",\"args\":{\"faults\":%lld}", static_cast<long long>(e.faults));
+    std::fputc('}', f);
   }
   std::fprintf(f, "\n]}\n");
   std::fclose(f);

@@ -57,7 +57,8 @@ const char* empty_equals(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace sm120check::cli;
   const std::int64_t cli_started = sm120check::trace::enabled() ? sm120check::trace::now_ns() : 0;
-  note_main_started(cli_started);
+  const std::int64_t cli_faults = cli_started != 0 ? sm120check::trace::thread_faults() : 0;
+  note_main_started(cli_started, cli_faults);
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is EPIPE from write(2): stop quietly
   CLI::App app{"Verify whether patches are applied, applicable or in conflict in a tree."};
   app.name("sm120check");
@@ -102,7 +103,9 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
-    if (cli_started != 0) sm120check::trace::record("cli", cli_started, sm120check::trace::now_ns());
+    if (cli_started != 0)
+      sm120check::trace::record("cli", cli_started, sm120check::trace::now_ns(),
+                                sm120check::trace::thread_faults() - cli_faults);
     if (parsed(verify_cmd)) return exit_now(run_verify(verify_options));
     if (parsed(show_cmd)) return exit_now(run_show(show_options));
     if (parsed(grep_cmd)) return exit_now(run_grep(grep_options));

@@ -155,13 +155,17 @@ void ReportSink::finish(std::string_view summary) {
 
 namespace {
 std::int64_t g_main_started = 0;  // note_main_started()
+std::int64_t g_main_faults = 0;
 }  // namespace
 
-void note_main_started(std::int64_t ns) { g_main_started = ns; }
+void note_main_started(std::int64_t ns, std::int64_t faults) {
+  g_main_started = ns;
+  g_main_faults = faults;
+}
 
 int exit_now(int code) {
   if (g_main_started != 0) {
-    trace::record("main", g_main_started, trace::now_ns());
+    trace::record("main", g_main_started, trace::now_ns(), trace::thread_faults() - g_main_faults);
     trace::write();
     g_main_started = 0;  // once: under AddressSanitizer main() calls it again
   }

@@ -125,9 +125,9 @@ class ReportSink {
   int fd_ = -1;       ///< open on temp_, or on FILE itself when it is not a regular file
 };
 
-/// Records when main() started (trace::now_ns(); 0 when SM120CHECK_TRACE is off), for the
-/// "main" span exit_now() closes.
-void note_main_started(std::int64_t ns);
+/// Records when main() started (trace::now_ns(); 0 when SM120CHECK_TRACE is off) and the main
+/// thread's page faults then (trace::thread_faults()), for the "main" span exit_now() closes.
+void note_main_started(std::int64_t ns, std::int64_t faults);
 
 /// Ends the process with exit status `code` once a command's output is written (reports go
 /// out with write(2); standard output's stdio buffer is flushed here): std::_Exit, so that
