@@ -109,7 +109,7 @@ bool ReportSink::write(std::string_view piece) {
     return true;
   }
   if (options_.quiet) return true;
-  return write_stdout(std::string(piece));
+  return write_stdout(piece);  // (a copy of a 49 KB report was 12 fresh pages)
 }
 
 void ReportSink::finish(std::string_view summary) {

@@ -149,7 +149,7 @@ CiContext ci_context(const std::string& target, std::chrono::steady_clock::time_
 
 /// Writes `text` to standard output with write(2). Returns false when the reader closed standard
 /// output (EPIPE): the caller should stop quietly. Throws Error for any other write failure.
-inline bool write_stdout(const std::string& text) {
+inline bool write_stdout(std::string_view text) {
   std::size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
