@@ -43,16 +43,22 @@ class FileText {
   ~FileText();
 
   /// Number of lines; a last line without "\n" counts; "" has 0 lines.
-  std::size_t size() const noexcept { return lines_.size(); }
-  /// Line `i` (0-based) without its "\n".
-  std::string_view line(std::size_t i) const noexcept { return lines_[i]; }
+  std::size_t size() const noexcept { return size_; }
+  /// Line `i` (0-based, < size()) without its "\n".
+  std::string_view line(std::size_t i) const noexcept {
+    return {content_.data() + starts_[i], starts_[i + 1] - starts_[i] - 1};
+  }
   /// False when the content is non-empty and does not end with "\n".
   bool final_newline() const noexcept { return final_newline_; }
   const std::string& content() const noexcept { return content_; }
 
  private:
   std::string content_;
-  std::vector<std::string_view> lines_;
+  /// Where each line starts in content_, then where a line after the last would (past a
+  /// final "\n", or past one the last line lacks): size() + 1 offsets. 4 bytes a line where views took 16 (a 3,188-line
+  /// file: 13 KB of fresh pages, not 51 KB). Content of 4 GiB or more is refused.
+  std::vector<std::uint32_t> starts_;
+  std::size_t size_ = 0;
   bool final_newline_ = true;
   mutable std::unique_ptr<detail::MatchCache> cache_;
   friend detail::MatchCache& detail::match_cache(const FileText& file);

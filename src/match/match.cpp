@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -38,40 +39,38 @@ MatchCache& match_cache(const FileText& file) {
 
 FileText::FileText(std::string content) : content_(std::move(content)) {
   const std::string_view all(content_);  // one pass: the vector grows as lines are found
+  if (all.size() >= std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("a file of 4 GiB or more cannot be matched");
   // Room for lines of 32 bytes on average (source code's are 30-45): most files are split
-  // without a reallocation, which copied the views made so far and faulted in new pages.
-  lines_.reserve(all.size() / 32 + 1);
+  // without a reallocation, which copied the offsets found so far and faulted in new pages.
+  starts_.reserve(all.size() / 32 + 2);
   std::size_t start = 0;
   while (start < all.size()) {
+    starts_.push_back(static_cast<std::uint32_t>(start));
     const std::size_t nl = all.find('\n', start);
     if (nl == std::string_view::npos) {
-      lines_.push_back(all.substr(start));
       final_newline_ = false;
       break;
     }
-    lines_.push_back(all.substr(start, nl - start));
     start = nl + 1;
   }
+  size_ = starts_.size();
+  // The next line's start: past the last "\n", or past a "\n" the last line lacks.
+  starts_.push_back(static_cast<std::uint32_t>(all.size() + (final_newline_ ? 0 : 1)));
 }
 
-// The line views point into content_; a moved std::string may change its buffer (short-string
-// optimisation), so the views are rebased onto the new buffer. The cache holds no views.
 FileText::FileText(FileText&& other) noexcept { *this = std::move(other); }
 
 FileText& FileText::operator=(FileText&& other) noexcept {
   if (this == &other) return *this;
-  const char* old_data = other.content_.data();
-  content_ = std::move(other.content_);
-  lines_ = std::move(other.lines_);
+  content_ = std::move(other.content_);  // the offsets hold for the moved buffer
+  starts_ = std::move(other.starts_);
+  size_ = other.size_;
   final_newline_ = other.final_newline_;
   cache_ = std::move(other.cache_);
-  if (content_.data() != old_data) {
-    for (std::string_view& line : lines_) {
-      line = std::string_view(content_.data() + (line.data() - old_data), line.size());
-    }
-  }
   other.content_.clear();
-  other.lines_.clear();
+  other.starts_.clear();
+  other.size_ = 0;
   other.final_newline_ = true;
   return *this;
 }
