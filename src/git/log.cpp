@@ -16,6 +16,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "sm120check/cpus.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/git.hpp"
 
@@ -115,7 +116,7 @@ class Walker {
   /// that consecutive ones share a revision tree). Throws the first Error a worker met.
   void verify_pending() {
     const std::size_t n = pending_.size();
-    unsigned workers = threads_ != 0 ? threads_ : std::thread::hardware_concurrency();
+    unsigned workers = threads_ != 0 ? threads_ : usable_cpus();
     workers = std::clamp<unsigned>(workers, 1, kMaxThreads);
     workers = static_cast<unsigned>(std::min<std::size_t>(workers, n / kStatesPerThread));
     if (!git_supports_threads()) workers = 1;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "sm120check/cpus.hpp"
 #include "sm120check/kernels.hpp"
 
 namespace sm120check {
@@ -85,7 +86,7 @@ void help_others() {
 
 unsigned kernel_threads() {
   if (const unsigned forced = g_threads_override.load(); forced != 0) return forced;
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  return std::clamp(usable_cpus(), 1u, 8u);
 }
 
 void for_each_concurrently(std::size_t count, const std::function<void(std::size_t item)>& work) {

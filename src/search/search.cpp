@@ -40,6 +40,7 @@
 
 #include "../git/libgit2.hpp"
 #include "literal_set.hpp"
+#include "sm120check/cpus.hpp"
 #include "sm120check/error.hpp"
 
 namespace sm120check {
@@ -499,7 +500,7 @@ class Walker {
 
   SearchResult run(const std::vector<Marker>& markers) {
     unsigned threads = options_.threads;
-    if (threads == 0) threads = std::thread::hardware_concurrency();
+    if (threads == 0) threads = usable_cpus();
     threads = std::clamp(threads, 1u, kMaxSearchThreads);
     std::vector<Partial> partials(threads);
     queue_.push_back(std::string());

@@ -21,6 +21,7 @@
 #include <unordered_set>
 
 #include "internal.hpp"
+#include "sm120check/cpus.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/file_names.hpp"
 #include "sm120check/markers.hpp"
@@ -383,7 +384,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
 /// The threads verify() uses for `jobs` file patches: options.threads (0: one per CPU), at
 /// most kMaxVerifyThreads and one per file patch.
 unsigned thread_count(const VerifyOptions& options, std::size_t jobs) {
-  unsigned n = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
+  unsigned n = options.threads != 0 ? options.threads : usable_cpus();
   n = std::min({std::max(n, 1u), kMaxVerifyThreads,
                 static_cast<unsigned>(std::min<std::size_t>(jobs, kMaxVerifyThreads))});
   return std::max(n, 1u);
