@@ -2,14 +2,17 @@
 // order or left out, repeated sections for one file, and dependencies named.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sm120check/patch.hpp"
 #include "sm120check/report.hpp"
+#include "sm120check/spare_threads.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
 #include "test_util.hpp"
@@ -693,6 +696,27 @@ TEST(Series, ThreadsShareOnePatchsFilesAndItsEvidenceIsJoinedInOrder) {
       first = json;
     else
       EXPECT_EQ(json, *first) << "threads " << threads;
+  }
+  // Threads started ahead (SpareThreads, as the CLI starts them on hosts of many cores) take
+  // the pool's work where some wait, the rest is started as before: the same JSON, and the
+  // spares retired afterwards.
+  for (const unsigned spare : {1u, 2u, 5u, 8u}) {
+    int opened = 0;
+    CountingTree tree(open_disk_tree(dir.path().string()), opened);
+    VerifyOptions options;
+    options.search_root = dir.path().string();
+    options.threads = 6;
+    options.spare_threads = std::make_shared<SpareThreads>();
+    options.spare_threads->start(spare, std::chrono::milliseconds(500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // all of them waiting
+    const VerifyReport r = verify(one, tree, options);
+    EXPECT_EQ(opened, 5);
+    // The first pool thread's work at least; one per pool thread at most (a spare done with
+    // its files may take the next pool thread's start).
+    EXPECT_GE(options.spare_threads->taken(), 1u) << "spares " << spare;
+    EXPECT_LE(options.spare_threads->taken(), 5u) << "spares " << spare;
+    EXPECT_FALSE(options.spare_threads->run([] {})) << "retired";
+    EXPECT_EQ(verify_to_json(r).dump(1), *first) << "spares " << spare;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "sm120check/write.hpp"
 
 namespace sm120check {
+
+class SpareThreads;
 
 /// Verdict for a file or a patch.
 enum class Status {
@@ -91,6 +94,10 @@ struct VerifyOptions {
   /// levels alone: the CLI starts as soon as it has the levels, 0.3 ms before verify() would):
   /// verify() then waits for them where it needs them. Not valid: verify() extracts them.
   std::shared_future<std::vector<std::vector<Marker>>> evidence_markers;
+  /// Threads the caller started ahead (SpareThreads::start()), which the first pass gives its
+  /// extra threads' work to before it starts threads of its own; retired once it has started
+  /// its threads. Null: it starts its own.
+  std::shared_ptr<SpareThreads> spare_threads;
 };
 
 /// The markers `patch`'s evidence looks for (PatchReport::evidence) at strip level `strip`:

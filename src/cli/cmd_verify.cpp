@@ -14,10 +14,12 @@
 #include "inputs.hpp"
 #include "sm120check/arch.hpp"
 #include "sm120check/ci_report.hpp"
+#include "sm120check/cpus.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/git.hpp"
 #include "sm120check/git_report.hpp"
 #include "sm120check/patch.hpp"
+#include "sm120check/spare_threads.hpp"
 #include "sm120check/trace.hpp"
 #include "sm120check/tree.hpp"
 #include "sm120check/verify.hpp"
@@ -41,6 +43,12 @@ void report_errors(const VerifyReport& report) {
 }
 
 namespace {
+
+/// Spare threads run_verify() starts ahead for verify()'s pool (two: the 7-file patch's run
+/// uses three threads on a 16-core host), and how long each spins before it sleeps (a run
+/// verifies its files within 2 ms of its start; a spare not given work is retired sooner).
+constexpr unsigned kSpareThreads = 2;
+constexpr std::chrono::microseconds kSpareSpin{2000};
 
 /// KnownBlobIds worked out on another thread: id() waits for them (the first call; a load
 /// after that), and knows none when there are none (no git work tree, an index not read).
@@ -410,6 +418,41 @@ int run_verify(const VerifyCommandOptions& options) {
   std::vector<Patch> patches;
   std::vector<unsigned> strips;
   std::promise<bool> inputs;
+  const std::shared_future<bool> inputs_ready = inputs.get_future().share();
+  // The patches' evidence markers depend on the patches and their strip levels alone: they are
+  // extracted on a core of their own once those are final, while the files are verified (which
+  // wait for them where they need them: 0.3 ms on the H200 host). That thread is started by the
+  // one below, not by this one: a thread's start costs its starter 20-50 us there, and this
+  // thread's time is the run's.
+  std::vector<Marker> given_markers;
+  for (const std::string& t : options.marker_texts)
+    given_markers.push_back({t, false, Marker::Origin::kOption, {}});
+  for (const std::string& t : options.marker_regexes)
+    given_markers.push_back({t, true, Marker::Origin::kOption, {}});
+  std::promise<std::vector<std::vector<Marker>>> markers_extracted;
+  const auto extract_markers = [&patches, &strips, &given_markers, &markers_extracted](bool final) {
+    if (!final) {
+      markers_extracted.set_value({});
+      return;
+    }
+    try {
+      const trace::Span markers_span("evidence-markers");
+      std::vector<std::vector<Marker>> out;
+      out.reserve(patches.size());
+      for (std::size_t i = 0; i < patches.size(); ++i)
+        out.push_back(evidence_markers(patches[i], strips[i], given_markers));
+      markers_extracted.set_value(std::move(out));
+    } catch (...) {
+      markers_extracted.set_exception(std::current_exception());
+    }
+  };
+  // Threads started ahead for verify()'s pool (SpareThreads: on the H200 host one started
+  // where the files are verified began work 0.14 ms after the main thread). They spin while
+  // they wait, so only where cores are plenty: the main thread, this function's two others
+  // (below), the GPU probe's and the two spares.
+  const std::shared_ptr<SpareThreads> spares =
+      options.threads != 1 && usable_cpus() >= kSpareThreads + 4 ? std::make_shared<SpareThreads>()
+                                                                : nullptr;
   std::promise<std::shared_ptr<const KnownBlobIds>> blob_ids;
   std::shared_future<std::shared_ptr<const KnownBlobIds>> vouched = blob_ids.get_future().share();
   struct Aside {
@@ -419,7 +462,19 @@ int run_verify(const VerifyCommandOptions& options) {
   };
   std::future<Aside> aside = std::async(
       std::launch::async,
-      [&, ready = inputs.get_future(), ids = std::move(blob_ids)]() mutable {
+      [&, ids = std::move(blob_ids)]() mutable {
+        // Waited for on the way out (the future's destructor): it reads `patches`. Before it
+        // waits for the inputs, that thread starts the spare threads verify() gives its pool's
+        // work to (its time until then is idle).
+        std::future<void> markers;
+        try {
+          markers = std::async(std::launch::async, [&extract_markers, &inputs_ready, &spares] {
+            if (spares) spares->start(kSpareThreads, kSpareSpin);
+            extract_markers(inputs_ready.get());
+          });
+        } catch (const std::system_error&) {
+          // no thread to be had: extracted here below
+        }
         Aside out;
         if (!options.no_repo) {
           const trace::Span open_span("open-repository");
@@ -429,10 +484,12 @@ int run_verify(const VerifyCommandOptions& options) {
             out.work_tree = {};
           }
         }
-        if (!ready.get()) {
+        if (!inputs_ready.get()) {
           ids.set_value(nullptr);
+          if (!markers.valid()) extract_markers(false);
           return out;
         }
+        if (!markers.valid()) extract_markers(true);
         if (!options.no_repo) {
           {
             const trace::Span ids_span("blob-ids");
@@ -483,10 +540,7 @@ int run_verify(const VerifyCommandOptions& options) {
   verify_options.threads = options.threads;
   verify_options.search_markers = options.markers;
   verify_options.search.max_hits_per_marker = 20;
-  for (const std::string& t : options.marker_texts)
-    verify_options.markers.push_back({t, false, Marker::Origin::kOption, {}});
-  for (const std::string& t : options.marker_regexes)
-    verify_options.markers.push_back({t, true, Marker::Origin::kOption, {}});
+  verify_options.markers = given_markers;
   verify_options.path_map = parse_path_maps(options.maps);
   strips.reserve(patches.size());
   for (const Patch& p : patches)
@@ -498,20 +552,9 @@ int run_verify(const VerifyCommandOptions& options) {
     set_read_filter(*tree, git_read_filter(options.target, paths_with_crlf_pre_image(patches, strips)));
   std::vector<std::vector<std::string>> excluded =
       select_file_patches(patches, strips, options.path_rules, &verify_options.left_out);
+  verify_options.evidence_markers = markers_extracted.get_future().share();
+  verify_options.spare_threads = spares;
   inputs_final.tell(true);
-  // The patches' evidence markers depend on the patches and their strip levels alone: they are
-  // extracted on another core from here, while the files are verified (which wait for them
-  // where they need them: 0.3 ms on the H200 host). The future's last reference, in
-  // verify_options, waits for the thread before `patches` go.
-  verify_options.evidence_markers =
-      std::async(std::launch::async, [&patches, strips, given = verify_options.markers] {
-        const trace::Span markers_span("evidence-markers");
-        std::vector<std::vector<Marker>> out;
-        out.reserve(patches.size());
-        for (std::size_t i = 0; i < patches.size(); ++i)
-          out.push_back(evidence_markers(patches[i], strips[i], given));
-        return out;
-      }).share();
   span.reset();
   span.emplace("verify");
   VerifyReport report = verify(patches, *tree, verify_options);

@@ -25,6 +25,7 @@
 #include "sm120check/error.hpp"
 #include "sm120check/file_names.hpp"
 #include "sm120check/markers.hpp"
+#include "sm120check/spare_threads.hpp"
 #include "sm120check/trace.hpp"
 
 namespace sm120check {
@@ -669,6 +670,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) verify_job(j, c);
   };
   if (workers.empty()) {
+    if (options.spare_threads) options.spare_threads->retire();
     work(ctx, false);
   } else {
     std::vector<std::exception_ptr> failed(workers.size() + 1);
@@ -678,14 +680,23 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     };
     // Pool thread `k` (0-based): starts thread k + 1, works, joins it. A thread that cannot
     // be started leaves its share to the others (they take groups from `next`).
+    // A thread started ahead (VerifyOptions::spare_threads) takes a pool thread's work at once;
+    // one started here runs 66 us after (H200 host). Spare threads wait for the rest in the
+    // spares->wait() below; the others are joined by the thread that started them.
+    SpareThreads* const spares = options.spare_threads.get();
+    const auto start = [&](std::thread& thread, auto&& task, bool last) {
+      const bool spared = spares != nullptr && spares->run(task);
+      if (spares != nullptr && last) spares->retire();  // no more: the rest stop spinning
+      if (spared) return;
+      try {
+        thread = std::thread(std::move(task));
+      } catch (const std::system_error&) {
+      }
+    };
     const auto pool_thread = [&](const auto& self, std::size_t k) -> void {
       std::thread after;
-      if (k + 1 < workers.size()) {
-        try {
-          after = std::thread([&self, k] { self(self, k + 1); });
-        } catch (const std::system_error&) {
-        }
-      }
+      if (k + 1 < workers.size())
+        start(after, [&self, k] { self(self, k + 1); }, k + 2 >= workers.size());
       try {
         work(workers[k]->ctx, false);
       } catch (...) {
@@ -694,16 +705,14 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
       if (after.joinable()) after.join();
     };
     std::thread first_pool;
-    try {
-      first_pool = std::thread([&pool_thread] { pool_thread(pool_thread, 0); });
-    } catch (const std::system_error&) {
-    }
+    start(first_pool, [&pool_thread] { pool_thread(pool_thread, 0); }, workers.size() == 1);
     try {
       work(ctx, true);
     } catch (...) {
       stop_all(0);
     }
     if (first_pool.joinable()) first_pool.join();
+    if (spares != nullptr) spares->wait();  // (the pool's tasks do not throw)
     for (const std::exception_ptr& e : failed)
       if (e) std::rethrow_exception(e);
     for (const std::unique_ptr<Worker>& w : workers) cache.absorb(w->cache);
