@@ -3,7 +3,7 @@
 // On the H200 host (a virtual machine whose idle CPUs halt), pthread_create costs its caller
 // 32 us and the new thread runs 66 us after the call began (p90 80-160 us); a thread sleeping
 // on a condition variable wakes 35 us after it is signalled; one spinning on an atomic flag
-// sees it within 1 us (bench/README: build-dev/micro/wake.c, medians of 200). verify's first
+// sees it within 1 us (bench/thread_wake.c, medians of 200). verify's first
 // pool thread, started where the files are verified, began work 0.14 ms after the main
 // thread. Started ahead by a thread with time to spare, a spare thread spins (a bounded time)
 // until a task comes.
