@@ -35,8 +35,9 @@ class SpareThreads {
   /// Retires the threads, waits for the tasks in hand, joins them.
   ~SpareThreads();
 
-  /// Starts `count` more threads, each spinning for up to `spin` before it sleeps. A thread
-  /// that cannot be started is left out (std::system_error is swallowed).
+  /// Starts `count` more threads, each spinning for up to `spin` before it sleeps. Never
+  /// throws: a thread that cannot be started (std::system_error, std::bad_alloc) is left out
+  /// with the rest.
   void start(unsigned count, std::chrono::microseconds spin);
 
   /// Hands `task` to a thread that is waiting for one: true when one took it (wait() waits
