@@ -46,7 +46,9 @@ class SpareThreads {
   bool run(std::function<void()> task);
 
   /// Blocks until every task run() handed out has returned; rethrows a task's exception.
-  void wait();
+  /// Spins (a pause instruction) for up to `spin` before it sleeps: a sleeping caller wakes
+  /// 35 us after the last task ends on the H200 host, a spinning one within 1 us.
+  void wait(std::chrono::microseconds spin = std::chrono::microseconds(0));
 
   /// No more tasks will come: waiting threads stop spinning and end (tasks in hand finish).
   void retire();
@@ -66,6 +68,7 @@ class SpareThreads {
   std::atomic<std::size_t> taken_{0};
   unsigned waiting_ = 0;   ///< threads waiting for a task (spinning or asleep)
   unsigned in_hand_ = 0;   ///< tasks queued or running
+  std::atomic<unsigned> in_hand_count_{0};  ///< in_hand_, read while wait() spins
   std::exception_ptr failed_;
   std::vector<std::thread> threads_;
 };
