@@ -711,12 +711,77 @@ TEST(Series, ThreadsShareOnePatchsFilesAndItsEvidenceIsJoinedInOrder) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));  // all of them waiting
     const VerifyReport r = verify(one, tree, options);
     EXPECT_EQ(opened, 5);
-    // The first pool thread's work at least; one per pool thread at most (a spare done with
-    // its files may take the next pool thread's start).
+    // The first pool thread's work at least; one per pool thread and the main thread's first
+    // file's evidence search (EarlyEvidence) at most (a spare done with its task may take the
+    // next). With more spares than that, each is handed to a spare.
     EXPECT_GE(options.spare_threads->taken(), 1u) << "spares " << spare;
-    EXPECT_LE(options.spare_threads->taken(), 5u) << "spares " << spare;
+    EXPECT_LE(options.spare_threads->taken(), 6u) << "spares " << spare;
+    if (spare == 8) EXPECT_EQ(options.spare_threads->taken(), 6u);
     EXPECT_FALSE(options.spare_threads->run([] {})) << "retired";
     EXPECT_EQ(verify_to_json(r).dump(1), *first) << "spares " << spare;
+  }
+  // One verifying thread: a spare searches the first file's evidence while it is verified,
+  // the same hits as searched after; none without evidence, or when -j 1 gives no spares.
+  for (const bool evidence : {true, false}) {
+    int opened = 0;
+    CountingTree tree(open_disk_tree(dir.path().string()), opened);
+    VerifyOptions options;
+    options.search_root = dir.path().string();
+    options.threads = 1;
+    options.evidence = evidence;
+    options.spare_threads = std::make_shared<SpareThreads>();
+    options.spare_threads->start(2, std::chrono::milliseconds(500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const VerifyReport r = verify(one, tree, options);
+    EXPECT_EQ(options.spare_threads->taken(), evidence ? 1u : 0u);
+    EXPECT_FALSE(options.spare_threads->run([] {})) << "retired";
+    if (evidence) EXPECT_EQ(verify_to_json(r).dump(1), *first);
+    else EXPECT_TRUE(r.patches[0].evidence.empty());
+  }
+}
+
+TEST(Series, EarlyEvidenceOnlyForAFileModifiedInPlaceThatExists) {
+  // The first (largest) file patch's file is missing, so there is nothing to search ahead; the
+  // second's file exists but is not the first job. Nothing is handed to the spare, and the
+  // report is the one without spares.
+  test::TempDir dir;
+  Lines before, after;
+  for (int i = 0; i < 30; ++i) before.push_back("row_" + std::to_string(i) + " = " + std::to_string(i));
+  after = before;
+  after[10] = "if CUDA_CAPABILITY[0] == 12: tile = 64";
+  Lines small_after = before;
+  small_after[5] = "num_stages = 1  # SM120";
+  std::string text = "Subject: [PATCH] SM120 tiles\n\n---\n";
+  Lines big_after = after;
+  big_after[20] = "num_warps = 4  # SM120";
+  text += make_diff("pkg/gone.py", before, big_after);
+  text += make_diff("pkg/here.py", before, small_after);
+  test::write_file(dir.path() / "pkg/here.py", join(small_after));
+  const std::vector<Patch> one = parse_patches(text, "two.patch");
+  ASSERT_EQ(one.size(), 1u);
+  std::optional<std::string> plain;
+  for (const bool spares : {false, true}) {
+    const std::unique_ptr<Tree> tree = open_disk_tree(dir.path().string());
+    VerifyOptions options;
+    options.search_root = dir.path().string();
+    options.threads = 1;
+    options.relocate = false;
+    if (spares) {
+      options.spare_threads = std::make_shared<SpareThreads>();
+      options.spare_threads->start(1, std::chrono::milliseconds(500));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    const VerifyReport r = verify(one, *tree, options);
+    ASSERT_EQ(r.patches[0].files.size(), 2u);
+    EXPECT_EQ(r.patches[0].files[0].status, Status::kConflict);
+    EXPECT_EQ(r.patches[0].files[1].status, Status::kApplied);
+    if (spares) {
+      EXPECT_EQ(options.spare_threads->taken(), 0u);
+      EXPECT_FALSE(options.spare_threads->run([] {})) << "retired";
+      EXPECT_EQ(verify_to_json(r).dump(1), *plain);
+    } else {
+      plain = verify_to_json(r).dump(1);
+    }
   }
 }
 

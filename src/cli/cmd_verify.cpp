@@ -44,10 +44,12 @@ void report_errors(const VerifyReport& report) {
 
 namespace {
 
-/// Spare threads run_verify() starts ahead for verify()'s pool (two: the 7-file patch's run
-/// uses three threads on a 16-core host), and how long each spins before it sleeps (a run
-/// verifies its files within 2 ms of its start; a spare not given work is retired sooner).
-constexpr unsigned kSpareThreads = 2;
+/// Spare threads run_verify() starts ahead for verify()'s pool and the evidence search of the
+/// main thread's first file (three: the 7-file patch's run uses three threads to verify on a
+/// 16-core host, and one to search its largest file while that is verified), and how long
+/// each spins before it sleeps (a run verifies its files within 2 ms of its start; a spare not
+/// given work is retired sooner).
+constexpr unsigned kSpareThreads = 3;
 constexpr std::chrono::microseconds kSpareSpin{2000};
 
 /// KnownBlobIds worked out on another thread: id() waits for them (the first call; a load
@@ -449,7 +451,7 @@ int run_verify(const VerifyCommandOptions& options) {
   // Threads started ahead for verify()'s pool (SpareThreads: on the H200 host one started
   // where the files are verified began work 0.14 ms after the main thread). They spin while
   // they wait, so only where cores are plenty: the main thread, this function's two others
-  // (below), the GPU probe's and the two spares.
+  // (below), the GPU probe's and the spares.
   const std::shared_ptr<SpareThreads> spares =
       options.threads != 1 && usable_cpus() >= kSpareThreads + 4 ? std::make_shared<SpareThreads>()
                                                                 : nullptr;

@@ -144,7 +144,7 @@ class FileCache {
       bytes_ = 0;
     }
     bytes_ += content.size();
-    auto text = std::make_unique<FileText>(std::move(content));
+    auto text = std::make_shared<FileText>(std::move(content));
     own_.insert(text.get());
     return *files_.emplace(key, std::move(text)).first->second;
   }
@@ -196,6 +196,14 @@ class FileCache {
     return text;
   }
 
+  /// The text get() or read() gave for `key` (or a base cache's), owned jointly: it stays
+  /// valid for another thread however this cache drops it. Null when none is cached.
+  std::shared_ptr<const FileText> shared(const std::string& key) const {
+    if (base_ != nullptr && changed_.count(key) == 0) return base_->shared(key);
+    auto it = files_.find(key);
+    return it != files_.end() ? it->second : nullptr;
+  }
+
   /// True when blob_id(`text`) is the id the tree vouched for (a git index's, for a file whose
   /// stat data it records), not one hashed from the content: a crafted or stale index can
   /// make it wrong, so a verdict it could have turned is checked (recompute_blob_id()).
@@ -226,7 +234,8 @@ class FileCache {
  private:
   FileCache* base_ = nullptr;
   std::set<std::string> changed_;  ///< keys erased over the base cache
-  std::map<std::string, std::unique_ptr<FileText>> files_;
+  /// Shared, so that a text can outlive its entry (shared()).
+  std::map<std::string, std::shared_ptr<FileText>> files_;
   std::unordered_set<const FileText*> own_;  ///< the texts in files_
   std::map<const FileText*, std::string> blob_ids_;
   std::unordered_set<const FileText*> vouched_;  ///< blob_ids_ the tree gave, not hashed

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <future>
@@ -239,6 +241,8 @@ void attach_evidence(const Patch& patch, PatchReport& r, Context& ctx) {
   }
 }
 
+class EarlyEvidence;
+
 /// A patch's evidence (attach_evidence()) searched file by file as each is verified, while its
 /// content is in the cache (a run then need not keep every file it read until the end), by
 /// whichever thread verified the file; finish() joins the files' hits in file order, and keeps
@@ -257,25 +261,33 @@ class PatchEvidence {
         extracted_(std::move(extracted)),
         files_(patch.files.size()) {}
 
-  /// After verify_file() of the patch's file `k` (`ctx`: the thread's): searches its file when
-  /// attach_evidence() would, given the report so far. Safe from several threads at once, for
-  /// different `k`.
-  void add(std::size_t k, const FileReport& f, Context& ctx) {
-    if (!ctx.options.evidence || !f.target_path || f.status == Status::kError) return;
-    File& file = files_[k];
-    const std::string& path = *f.target_path;
-    file.path = path;
-    if (ctx.tree.stat(path).type != Entry::Type::kFile) return;
-    const MarkerSearcher* searcher = prepare(ctx.options);
-    if (searcher == nullptr) return;  // no marker, or one that does not compile
+  /// One file's search: its hits, or why there are none.
+  struct Found {
+    bool searched = false;  ///< false: no marker, one that does not compile, or failed
+    bool failed = false;    ///< the search threw Error
+    std::vector<MarkerHits> hits;
+  };
+
+  /// Searches `text`, the file at `path`, for the patch's markers. Safe from several threads
+  /// at once; waits for the patch's searcher (prepare()).
+  Found search(const std::string& path, const FileText& text, const VerifyOptions& options) {
+    Found found;
+    const MarkerSearcher* searcher = prepare(options);
+    if (searcher == nullptr) return found;  // no marker, or one that does not compile
     try {
-      const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
-      file.hits = searcher->search(path, text.content(), kMaxEvidenceHits);
-      file.searched = true;
+      found.hits = searcher->search(path, text.content(), kMaxEvidenceHits);
+      found.searched = true;
     } catch (const Error&) {
-      file.failed = true;
+      found.failed = true;
     }
+    return found;
   }
+
+  /// After verify_file() of the patch's file `k` (`ctx`: the thread's): searches its file when
+  /// attach_evidence() would, given the report so far, or takes `ahead`'s search of that file
+  /// (EarlyEvidence: the same search, made while it was verified). Safe from several threads
+  /// at once, for different `k`.
+  void add(std::size_t k, const FileReport& f, Context& ctx, EarlyEvidence* ahead = nullptr);
 
   /// Makes the patch's searcher now, as the first add() would (the same markers, whatever the
   /// files): on a thread of its own while the others verify their first files, not by the
@@ -343,6 +355,123 @@ class PatchEvidence {
   bool prepare_failed_ = false;
   std::optional<MarkerSearcher> searcher_;
 };
+
+/// One file's evidence searched by a spare thread (SpareThreads) while the thread that read
+/// it verifies it: on the H200 host the 7-file patch's largest file (mha.cu, 137 KB) took
+/// 0.46 ms to verify and 0.17 ms more to search, one after the other on the thread that set
+/// the run's length. The search is the one PatchEvidence::add() makes; add() takes it when the
+/// verdict names the same file, and searches again otherwise (never a stale or other file's
+/// hits). The text is held jointly (FileCache::shared()), so it outlives a cache that drops it.
+/// How long the main thread spins for work it handed to spare threads before it sleeps
+/// (SpareThreads::wait()): the hosts that have spares have cores to spin on.
+constexpr std::chrono::microseconds kWaitSpin{300};
+
+class EarlyEvidence {
+ public:
+  EarlyEvidence() = default;
+  EarlyEvidence(const EarlyEvidence&) = delete;
+  EarlyEvidence& operator=(const EarlyEvidence&) = delete;
+  /// Waits for a search in hand (its thread reads this object and `evidence`).
+  ~EarlyEvidence() { wait(); }
+
+  /// For file patch `fp` (strip level `strip`) of the patch `evidence` gathers, verified next
+  /// with `ctx`: when it modifies one existing regular file in place and has hunks, reads
+  /// that file into ctx's cache (as verify_file() would) and hands its search to a thread of
+  /// `spares` that waits for work. False, with nothing read or started, otherwise (no
+  /// waiting thread, another kind of change, a read that fails). At most once per object.
+  bool start(PatchEvidence& evidence, const FilePatch& fp, unsigned strip, Context& ctx,
+             SpareThreads& spares) {
+    if (started_ || !ctx.options.evidence || fp.change != ChangeKind::kModify ||
+        fp.hunks.empty())
+      return false;
+    const Resolved old_side = resolve(fp.old_path, strip), new_side = resolve(fp.new_path, strip);
+    if (!old_side.path || !new_side.path || *old_side.path != *new_side.path) return false;
+    const std::string& path = *new_side.path;
+    std::shared_ptr<const FileText> text;
+    try {
+      if (ctx.tree.stat(path).type != Entry::Type::kFile) return false;
+      ctx.cache.read(ctx.tree, path);
+      text = ctx.cache.shared(path);
+    } catch (const Error&) {
+      return false;  // verify_file() reads it again and reports why
+    }
+    if (!text) return false;
+    path_ = path;
+    const VerifyOptions& options = ctx.options;
+    started_ = spares.run([this, &evidence, text, &options] {
+      PatchEvidence::Found found;
+      std::exception_ptr failed;
+      try {
+        found = evidence.search(path_, *text, options);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      std::lock_guard lock(mutex_);
+      found_ = std::move(found);
+      failed_ = failed;
+      done_ = true;
+      done_flag_.store(true, std::memory_order_release);
+      ready_.notify_one();  // under the lock: the waiter cannot destroy this object before
+    });
+    return started_;
+  }
+
+  /// The search of `path` once done (rethrowing what it threw), or null when none was started
+  /// for that path. Taken once.
+  std::optional<PatchEvidence::Found> take(const std::string& path) {
+    if (!started_ || taken_ || path != path_) return std::nullopt;
+    wait();
+    taken_ = true;
+    if (failed_) std::rethrow_exception(failed_);
+    return std::move(found_);
+  }
+
+ private:
+  void wait() {
+    if (!started_) return;
+    const auto until = std::chrono::steady_clock::now() + kWaitSpin;
+    for (unsigned n = 0; !done_flag_.load(std::memory_order_acquire); ++n) {
+      if (n % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [this] { return done_; });
+  }
+
+  bool started_ = false, taken_ = false;
+  std::string path_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  bool done_ = false;  ///< guarded by mutex_, as found_ and failed_
+  std::atomic<bool> done_flag_{false};  ///< done_, read while wait() spins
+  PatchEvidence::Found found_;
+  std::exception_ptr failed_;
+};
+
+void PatchEvidence::add(std::size_t k, const FileReport& f, Context& ctx, EarlyEvidence* ahead) {
+  if (!ctx.options.evidence || !f.target_path || f.status == Status::kError) return;
+  File& file = files_[k];
+  const std::string& path = *f.target_path;
+  file.path = path;
+  if (ctx.tree.stat(path).type != Entry::Type::kFile) return;
+  if (std::optional<Found> found = ahead != nullptr ? ahead->take(path) : std::nullopt) {
+    file.searched = found->searched;
+    file.failed = found->failed;
+    file.hits = std::move(found->hits);
+    return;
+  }
+  const MarkerSearcher* searcher = prepare(ctx.options);
+  if (searcher == nullptr) return;  // no marker, or one that does not compile
+  try {
+    const FileText& text = ctx.cache.get(path, [&] { return ctx.tree.read(path); });
+    file.hits = searcher->search(path, text.content(), kMaxEvidenceHits);
+    file.searched = true;
+  } catch (const Error&) {
+    file.failed = true;
+  }
+}
 
 /// The tree paths that one file patch of a run names and no other (at their strip levels;
 /// relocation aside): once it is verified and its evidence searched, verify() reads such a file
@@ -653,25 +782,44 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   // thread one after the other, they delayed its first file, and the first pool thread up took
   // the largest group (the 7-file patch's mha.cu, 137 KB) later than the main thread could have.
   std::atomic<std::size_t> next{workers.empty() ? std::size_t{0} : std::size_t{1}};
-  auto verify_job = [&](std::size_t j, Context& c) {
+  // The spare threads (VerifyOptions::spare_threads) take the pool threads' starts and the
+  // main thread's first file's evidence search (EarlyEvidence); once both are handed out (or
+  // not), the rest are retired: they stop spinning.
+  SpareThreads* const spares = options.spare_threads.get();
+  std::atomic<int> spare_uses{workers.empty() ? 1 : 2};
+  const auto spare_use_done = [&] {
+    if (spares != nullptr && spare_uses.fetch_sub(1) == 1) spares->retire();
+  };
+  EarlyEvidence early;  // (declared after `evidence`: it waits for its search before both go)
+  auto verify_job = [&](std::size_t j, Context& c, bool main_first) {
     for (const auto& [i, k] : jobs[j]) {
       const FilePatch& fp = patches[i].files[k];
       std::optional<trace::Span> file_span(std::in_place, "verify-file");
+      if (main_first) {
+        if (spares != nullptr) early.start(*evidence[i], fp, strips[i], c, *spares);
+        spare_use_done();
+      }
       FileReport& f = report.patches[i].files[k] = verify_file(fp, c, strips[i]);
       file_span.emplace("file-evidence");
-      evidence[i]->add(k, f, c);
+      evidence[i]->add(k, f, c, main_first ? &early : nullptr);
       file_span.reset();
       if (release) single_use.done(fp, strips[i], c.cache);
+      main_first = false;
     }
   };
-  auto work = [&](Context& c, bool first) {
+  auto work = [&](Context& c, bool main) {
     const trace::Span worker_span("worker");
-    if (first) verify_job(0, c);
-    for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) verify_job(j, c);
+    if (main && !jobs.empty()) {
+      const std::size_t j = workers.empty() ? next.fetch_add(1) : 0;
+      if (j < jobs.size()) verify_job(j, c, true);
+    } else if (main) {
+      spare_use_done();
+    }
+    for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) verify_job(j, c, false);
   };
   if (workers.empty()) {
-    if (options.spare_threads) options.spare_threads->retire();
-    work(ctx, false);
+    work(ctx, true);
+    if (spares != nullptr) spares->wait(kWaitSpin);
   } else {
     std::vector<std::exception_ptr> failed(workers.size() + 1);
     const auto stop_all = [&](std::size_t k) {
@@ -683,10 +831,9 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
     // A thread started ahead (VerifyOptions::spare_threads) takes a pool thread's work at once;
     // one started here runs 66 us after (H200 host). Spare threads wait for the rest in the
     // spares->wait() below; the others are joined by the thread that started them.
-    SpareThreads* const spares = options.spare_threads.get();
     const auto start = [&](std::thread& thread, auto&& task, bool last) {
       const bool spared = spares != nullptr && spares->run(task);
-      if (spares != nullptr && last) spares->retire();  // no more: the rest stop spinning
+      if (last) spare_use_done();
       if (spared) return;
       try {
         thread = std::thread(std::move(task));
@@ -712,7 +859,7 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
       stop_all(0);
     }
     if (first_pool.joinable()) first_pool.join();
-    if (spares != nullptr) spares->wait();  // (the pool's tasks do not throw)
+    if (spares != nullptr) spares->wait(kWaitSpin);  // (the pool's tasks do not throw)
     for (const std::exception_ptr& e : failed)
       if (e) std::rethrow_exception(e);
     for (const std::unique_ptr<Worker>& w : workers) cache.absorb(w->cache);
