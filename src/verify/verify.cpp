@@ -864,11 +864,13 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
       if (e) std::rethrow_exception(e);
     for (const std::unique_ptr<Worker>& w : workers) cache.absorb(w->cache);
   }
-  span.emplace("series, finish");
+  span.emplace("finish");
   if (prepared.valid()) prepared.get();
   for (PatchReport& r : report.patches)
     if (!r.files.empty()) finish_report(r);  // (a patch without files is an error already)
+  span.emplace("series");
   if (options.series) judge_series(patches, report, ctx);
+  span.emplace("evidence-finish");
   for (std::size_t i = 0; i < patches.size(); ++i) evidence[i]->finish(report.patches[i], ctx);
   std::vector<PatchReport*> ptrs;
   for (PatchReport& r : report.patches) ptrs.push_back(&r);
