@@ -21,6 +21,23 @@ TEST(SpareThreads, NoThreadsTakesNoTask) {
   spares.wait();  // nothing in hand: returns at once
 }
 
+TEST(SpareThreads, WaitWithASpinStillWaitsForTasksLongerThanTheSpin) {
+  for (const microseconds spin : {microseconds(0), microseconds(200), microseconds(100000)}) {
+    SpareThreads spares;
+    spares.start(1, milliseconds(200));
+    std::atomic<bool> done{false};
+    ASSERT_TRUE(spares.run([&] {
+      std::this_thread::sleep_for(milliseconds(20));
+      done = true;
+    }));
+    spares.wait(spin);  // spins (or not), then sleeps until the task has returned
+    EXPECT_TRUE(done.load()) << "spin " << spin.count() << " us";
+    // An exception thrown by a task comes back from a spinning wait() too.
+    ASSERT_TRUE(spares.run([] { throw std::runtime_error("task failed"); }));
+    EXPECT_THROW(spares.wait(spin), std::runtime_error);
+  }
+}
+
 TEST(SpareThreads, EachWaitingThreadTakesOneTaskAndWaitWaitsForThem) {
   SpareThreads spares;
   spares.start(2, milliseconds(200));
