@@ -119,15 +119,39 @@ void expect_apply(GitSeries& s, std::size_t from, std::size_t to, bool reverse) 
   EXPECT_EQ(again.exit_code, 0) << "again from state " << from << ":\n" << again.out << again.err;
 }
 
-/// Every state: verify reads it as git made it; apply gives the last state, --reverse on the
-/// last state the first.
+/// verify's whole JSON report of the series on `tree` with `-j threads`.
+std::string report_with_threads(const GitSeries& s, const fs::path& tree, int threads) {
+  const test::RunResult r =
+      test::run_sm120check({"verify", "--no-gpu", "--no-repo", "--format", "json", "-j",
+                            std::to_string(threads), s.patch_dir(), tree.string()});
+  return std::to_string(r.exit_code) + "\n" + r.out;
+}
+
+/// Every state: verify reads it as git made it, the same report on one thread as on eight
+/// (the series passes judge units on unrelated paths on threads of their own); apply gives the
+/// last state, --reverse on the last state the first.
 void expect_like_git(GitSeries& s) {
   const std::size_t n = s.patches();
   for (std::size_t k = 0; k <= n; ++k) {
     EXPECT_EQ(verdicts(s, s.state(k)), linear(k, n)) << "state " << k;
+    EXPECT_EQ(report_with_threads(s, s.state(k), 8), report_with_threads(s, s.state(k), 1))
+        << "state " << k;
     expect_apply(s, k, n, false);
   }
   expect_apply(s, n, 0, true);
+}
+
+// Units on unrelated paths are judged on threads of their own; a rename with its later edit
+// stays together. Each state as git made it, the same report on one thread and on eight.
+TEST(SeriesGit, UnrelatedFilesAreJudgedApartTheSameOnEightThreads) {
+  GitSeries s({"lines > a.py; lines > b.py; lines > c.py; lines > e.py",
+               "sed -i 's/line 3$/line three/' a.py; sed -i 's/line 5$/line five/' b.py",
+               "git mv c.py d.py; sed -i 's/line 2$/line two/' d.py",
+               "sed -i 's/line 7$/line seven/' a.py; sed -i 's/line 6$/line six/' e.py",
+               "sed -i 's/line 9$/line nine/' b.py; sed -i 's/line 11$/line eleven/' d.py",
+               "sed -i 's/line 8$/line eight/' e.py; sed -i 's/line 1$/line one/' a.py"});
+  ASSERT_EQ(s.patches(), 5u);
+  expect_like_git(s);
 }
 
 // Hostile review: rename a.py -> b.py, then delete b.py. On the base tree (a.py there, b.py

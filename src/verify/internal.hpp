@@ -481,10 +481,14 @@ struct SeriesResult {
 /// Runs the backward and forward passes (see series.cpp) over the run's file patches that
 /// `report` (from verify_patch_in over `base`) did not find in error.
 /// `base_cache`, when given, is the cache `report` was judged with: files the passes leave
-/// alone are not read again.
+/// alone are not read again. `handles`: other handles on `base`'s tree (each used by one
+/// thread only); when given and not `every_unit`, units on unrelated paths are judged on
+/// up to one thread per handle more (series_components() in series.cpp), the same verdicts,
+/// and the result's tree and before are left empty.
 SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
                         const Tree& base, const VerifyOptions& options, bool every_unit,
-                        FileCache* base_cache = nullptr);
+                        FileCache* base_cache = nullptr,
+                        std::span<const Tree* const> handles = {});
 
 /// How to give a file back exactly as it was before change_file() rewrote its hunks in place.
 struct FileUndo {
@@ -521,7 +525,10 @@ bool restore_file(const FileUndo& undo, OverlayTree& tree, FileCache& cache);
 /// Judges the file patches of `report` that share a file with another file patch of the run
 /// as a series (see series.cpp and verify()): their verdicts are replaced where the series
 /// gives another one, with the reason and the patches it depends on.
-void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx);
+/// `handles`: other handles on ctx.tree's tree, one per extra thread the passes may use (see
+/// run_series()).
+void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx,
+                  std::span<const Tree* const> handles = {});
 
 /// Puts the series verdicts of `series` (from run_series over `report`'s run) into `report`
 /// where the tree alone could not decide (see series.cpp); units alone on their files are left

@@ -11,14 +11,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
 
 #include "internal.hpp"
 #include "sm120check/apply.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/trace.hpp"
 
 namespace sm120check::detail {
 namespace {
@@ -640,9 +648,62 @@ std::string change_file(const FilePatch& fp, unsigned strip, OverlayTree& tree, 
   return "";
 }
 
+namespace {
+
+/// The units of a run in groups that the passes may judge apart: two units share a group when
+/// they share a path (a unit's paths and, relocated, its own path), or one's path is a folder
+/// above the other's (the overlay's answers at a path depend on what was written above and
+/// below it: as_base(), exists()). Each group in run order; groups in order of their first unit.
+/// Linear in the units' paths and their depth (union-find).
+std::vector<std::vector<std::size_t>> series_components(const std::vector<Unit>& units) {
+  std::unordered_map<std::string_view, std::size_t> id;  // path -> node
+  std::vector<std::size_t> parent;
+  const auto node = [&](std::string_view path) {
+    const auto [it, fresh] = id.emplace(path, parent.size());
+    if (fresh) parent.push_back(parent.size());
+    return it->second;
+  };
+  const auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  const auto join = [&](std::size_t a, std::size_t b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  };
+  std::vector<std::size_t> first(units.size());
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    std::vector<std::string_view> paths(units[k].paths.begin(), units[k].paths.end());
+    if (units[k].origin) paths.push_back(*units[k].origin);
+    if (paths.empty()) {  // nothing shared: a group of its own
+      first[k] = parent.size();
+      parent.push_back(parent.size());
+      continue;
+    }
+    first[k] = node(paths.front());
+    for (std::string_view p : paths) join(first[k], node(p));
+  }
+  for (const auto& [path, x] : id)
+    for (std::size_t slash = path.find('/'); slash != std::string_view::npos;
+         slash = path.find('/', slash + 1))
+      if (const auto above = id.find(path.substr(0, slash)); above != id.end())
+        join(x, above->second);
+  std::vector<std::vector<std::size_t>> groups;
+  std::unordered_map<std::size_t, std::size_t> group_of;  // root -> index in groups
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    const auto [it, fresh] = group_of.emplace(find(first[k]), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(k);
+  }
+  return groups;
+}
+
+}  // namespace
+
 SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
                         const Tree& base, const VerifyOptions& options, bool every_unit,
-                        FileCache* base_cache) {
+                        FileCache* base_cache, std::span<const Tree* const> handles) {
   SeriesResult out;
   std::vector<Unit> all = units_of(patches, report);
   // A relocated file patch whose own path an earlier file patch of the run brings a file to
@@ -715,7 +776,6 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   }
   out.tree = std::make_unique<OverlayTree>(base);
   if (units.empty()) return out;
-  OverlayTree& tree = *out.tree;
   FileCache cache(base_cache);  // files the passes have not changed: as the verdicts read them
   VerifyOptions local = options;
   local.relocate = false;  // relocated files carry their paths (units_of)
@@ -724,7 +784,6 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   std::vector<unsigned> strips;
   for (const PatchReport& pr : report.patches) strips.push_back(pr.strip);
   const InPlaceNames in_place = in_place_names(patches, strips, base);
-  Context ctx{tree, local, cache, nullptr, &in_place};
   const std::size_t n = units.size();
   out.units.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -747,10 +806,6 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     } catch (const Error&) {
     }
   }
-  // Backward: later applied ones taken out first. `taken` holds, per path, the patch of the
-  // nearest later file patch taken out (the one a verdict is judged without).
-  std::map<std::string, std::size_t> taken, missing;
-  std::map<std::string, std::size_t> taken_unit;  // per path, the unit behind `taken`
   // The non-blank lines of `kind` unit `u`'s hunks hold, sorted.
   auto lines_of = [&](std::size_t u, LineKind kind) {
     std::vector<std::string_view> lines;
@@ -803,59 +858,6 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
     if (std::optional<std::string> p = created_path(*units[k].fp, units[k].strip))
       creators[{units[k].patch, *p}].push_back(k);
   }
-  // A relocated unit k is judged at its own path X instead of where relocation found its file
-  // (Y) when the backward pass has shown that the tree holds a later patch's move of X to Y:
-  // a later unit that takes X away (delete or rename) and one of the same patch that brings
-  // the file to Y (add, rename, copy) were both taken out, so X is back as the series had it
-  // before that patch. Returns the moving patch. Without that evidence (Y is not that patch's
-  // file), the file stays where relocation found it.
-  // The later units that take away the path relocated unit k names, once the overlay holds
-  // that path again; none when k is not relocated or the path cannot be judged.
-  auto removers_of = [&](std::size_t k) -> const std::vector<std::size_t>* {
-    const Unit& u = units[k];
-    if (!u.origin || !u.relocated_to) return nullptr;
-    try {
-      if (!exists(tree, *u.origin)) return nullptr;
-    } catch (const Error&) {
-      return nullptr;  // not a path the passes can judge
-    }
-    const auto gone = removers.find(*u.origin);
-    return gone == removers.end() ? nullptr : &gone->second;
-  };
-  auto moved_back = [&](std::size_t k) -> std::optional<std::size_t> {
-    const Unit& u = units[k];
-    const std::vector<std::size_t>* gone = removers_of(k);
-    if (gone == nullptr) return std::nullopt;
-    for (std::size_t r : *gone) {
-      if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
-      const auto made = creators.find({units[r].patch, *u.relocated_to});
-      if (made == creators.end()) continue;
-      for (std::size_t w : made->second)
-        if (out.units[w].undone && out.units[w].back.status == Status::kApplied)
-          return units[r].patch;
-    }
-    return std::nullopt;
-  };
-  // Likewise when that later unit is a bare deletion of X (no move: its patch brings no file
-  // to Y) and the backward pass took it out: X is back as the series had it, and the file
-  // relocation found by name (Y) is another one (a look-alike of the same name elsewhere).
-  auto deleted_back = [&](std::size_t k) -> std::optional<std::size_t> {
-    const Unit& u = units[k];
-    const std::vector<std::size_t>* gone = removers_of(k);
-    if (gone == nullptr) return std::nullopt;
-    for (std::size_t r : *gone) {
-      if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
-      if (units[r].fp->change != ChangeKind::kDelete) continue;
-      if (creators.count({units[r].patch, *u.relocated_to}) != 0) continue;
-      return units[r].patch;
-    }
-    return std::nullopt;
-  };
-  // A unit whose files still read as in the tree is judged as the run's first judgement did.
-  auto judge = [&](std::size_t k) {
-    if (const FileReport* first = first_verdict(report, units[k], tree)) return *first;
-    return verify_file(*units[k].fp, ctx, units[k].strip);
-  };
   // Judged in the forward pass only (nothing of them is in the tree to take out): units whose
   // file is an earlier state byte for byte (pinned()), units the existence of files places
   // after the tree, and units it cannot place (placed_by_existence(): judged as not in, the
@@ -871,176 +873,298 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
         placed[k] == Placed::kWithAmbiguous)
       forward_only[k] = true;
   std::vector<FileUndo> undo(n);
-  for (std::size_t k = n; k-- > 0;) {
-    SeriesUnit& su = out.units[k];
-    if (forward_only[k]) continue;
-    // Judged at its own path from now on, not where relocation found the file.
-    auto at_origin = [&](Unit& u) {
-      u.fp = &patches[u.patch].files[u.file];
-      u.moved.reset();
-      u.strip = u.origin_strip;
-      u.paths = {*u.origin};
-      u.relocated_to.reset();
+  // The backward and forward passes over the units `ks` (in run order), in `tree` (over
+  // `base` or another handle on the same tree), judged with `ctx` (over `tree`); `before`,
+  // when given, receives the overlay between the passes. Everything a unit's passes read
+  // or write is per path (and the units on its paths), so units on unrelated paths may go
+  // through separate calls, on separate threads (see series_components()).
+  const auto passes = [&](const std::vector<std::size_t>& ks, OverlayTree& tree, Context& ctx,
+                          std::map<std::string, OverlayTree::Node>* before) {
+    // Backward: later applied ones taken out first. `taken` holds, per path, the patch of the
+    // nearest later file patch taken out (the one a verdict is judged without).
+    std::map<std::string, std::size_t> taken, missing;
+    std::map<std::string, std::size_t> taken_unit;  // per path, the unit behind `taken`
+    // A relocated unit k is judged at its own path X instead of where relocation found its file
+    // (Y) when the backward pass has shown that the tree holds a later patch's move of X to Y:
+    // a later unit that takes X away (delete or rename) and one of the same patch that brings
+    // the file to Y (add, rename, copy) were both taken out, so X is back as the series had it
+    // before that patch. Returns the moving patch. Without that evidence (Y is not that patch's
+    // file), the file stays where relocation found it.
+    // The later units that take away the path relocated unit k names, once the overlay holds
+    // that path again; none when k is not relocated or the path cannot be judged.
+    auto removers_of = [&](std::size_t k) -> const std::vector<std::size_t>* {
+      const Unit& u = units[k];
+      if (!u.origin || !u.relocated_to) return nullptr;
+      try {
+        if (!exists(tree, *u.origin)) return nullptr;
+      } catch (const Error&) {
+        return nullptr;  // not a path the passes can judge
+      }
+      const auto gone = removers.find(*u.origin);
+      return gone == removers.end() ? nullptr : &gone->second;
     };
-    if (const std::optional<std::size_t> mover = moved_back(k)) {
-      at_origin(units[k]);
-      su.moved_by = mover;
-    } else if (const std::optional<std::size_t> remover = deleted_back(k)) {
-      at_origin(units[k]);
-      su.deleted_by = remover;
+    auto moved_back = [&](std::size_t k) -> std::optional<std::size_t> {
+      const Unit& u = units[k];
+      const std::vector<std::size_t>* gone = removers_of(k);
+      if (gone == nullptr) return std::nullopt;
+      for (std::size_t r : *gone) {
+        if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
+        const auto made = creators.find({units[r].patch, *u.relocated_to});
+        if (made == creators.end()) continue;
+        for (std::size_t w : made->second)
+          if (out.units[w].undone && out.units[w].back.status == Status::kApplied)
+            return units[r].patch;
+      }
+      return std::nullopt;
+    };
+    // Likewise when that later unit is a bare deletion of X (no move: its patch brings no file
+    // to Y) and the backward pass took it out: X is back as the series had it, and the file
+    // relocation found by name (Y) is another one (a look-alike of the same name elsewhere).
+    auto deleted_back = [&](std::size_t k) -> std::optional<std::size_t> {
+      const Unit& u = units[k];
+      const std::vector<std::size_t>* gone = removers_of(k);
+      if (gone == nullptr) return std::nullopt;
+      for (std::size_t r : *gone) {
+        if (r <= k || units[r].patch <= u.patch || !out.units[r].undone) continue;
+        if (units[r].fp->change != ChangeKind::kDelete) continue;
+        if (creators.count({units[r].patch, *u.relocated_to}) != 0) continue;
+        return units[r].patch;
+      }
+      return std::nullopt;
+    };
+    // A unit whose files still read as in the tree is judged as the run's first judgement did.
+    auto judge = [&](std::size_t k) {
+      if (const FileReport* first = first_verdict(report, units[k], tree)) return *first;
+      return verify_file(*units[k].fp, ctx, units[k].strip);
+    };
+    for (auto at = ks.rbegin(); at != ks.rend(); ++at) {
+      const std::size_t k = *at;
+      SeriesUnit& su = out.units[k];
+      if (forward_only[k]) continue;
+      // Judged at its own path from now on, not where relocation found the file.
+      auto at_origin = [&](Unit& u) {
+        u.fp = &patches[u.patch].files[u.file];
+        u.moved.reset();
+        u.strip = u.origin_strip;
+        u.paths = {*u.origin};
+        u.relocated_to.reset();
+      };
+      if (const std::optional<std::size_t> mover = moved_back(k)) {
+        at_origin(units[k]);
+        su.moved_by = mover;
+      } else if (const std::optional<std::size_t> remover = deleted_back(k)) {
+        at_origin(units[k]);
+        su.deleted_by = remover;
+      }
+      su.back = judge(k);
+      nearest(taken, units[k], su.without);
+      for (const std::string& p : units[k].paths)
+        if (auto it = taken_unit.find(p); it != taken_unit.end() && units[it->second].patch != units[k].patch &&
+                                          removes_all_added(k, it->second))
+          su.lines_removed_later = true;
+      // A partly applied one is taken out only when a hunk with added lines reads applied: a
+      // pure deletion's post-image is its context meeting, as it does before the lines were ever
+      // added (lightllm 76096187, f80ad720, a7ab39b5 on the tree before all three, without index
+      // lines: the third's deletion of a block the second adds read applied, taking the third
+      // out wrote that block, and the second, which moves it, read applied: a false applied).
+      auto shown_by_added_lines = [&](const FileReport& fr) {
+        if (fr.status != Status::kPartial) return true;
+        const std::vector<Hunk>& hunks = units[k].fp->hunks;
+        for (std::size_t h = 0; h < fr.hunks.size() && h < hunks.size(); ++h)
+          if (fr.hunks[h].match.status == HunkStatus::kApplied && hunks[h].added() > 0) return true;
+        return false;
+      };
+      if (status_in(su.back.status, {Status::kApplied, Status::kPartial}) &&
+          shown_by_added_lines(su.back)) {
+        su.undo_error = change_file(*units[k].fp, units[k].strip, tree, ctx.cache, Direction::kReverse,
+                                    local.match, &in_place, &undo[k], &su.back);
+        su.undone = su.undo_error.empty();
+        if (su.undone)
+          for (const std::string& p : units[k].paths) {
+            taken[p] = units[k].patch;
+            taken_unit[p] = k;
+          }
+      }
     }
-    su.back = judge(k);
-    nearest(taken, units[k], su.without);
-    for (const std::string& p : units[k].paths)
-      if (auto it = taken_unit.find(p); it != taken_unit.end() && units[it->second].patch != units[k].patch &&
-                                        removes_all_added(k, it->second))
-        su.lines_removed_later = true;
-    // A partly applied one is taken out only when a hunk with added lines reads applied: a
-    // pure deletion's post-image is its context meeting, as it does before the lines were ever
-    // added (lightllm 76096187, f80ad720, a7ab39b5 on the tree before all three, without index
-    // lines: the third's deletion of a block the second adds read applied, taking the third
-    // out wrote that block, and the second, which moves it, read applied: a false applied).
-    auto shown_by_added_lines = [&](const FileReport& fr) {
-      if (fr.status != Status::kPartial) return true;
-      const std::vector<Hunk>& hunks = units[k].fp->hunks;
-      for (std::size_t h = 0; h < fr.hunks.size() && h < hunks.size(); ++h)
-        if (fr.hunks[h].match.status == HunkStatus::kApplied && hunks[h].added() > 0) return true;
-      return false;
+    if (before != nullptr) *before = tree.changes();
+    // Forward: each judged with everything before it put in. `missing` holds, per path, the
+    // patch of the nearest earlier file patch put in that the tree did not have. `written`, per
+    // path, which unit of this pass wrote each line (LineTag): a unit that reads applied on lines
+    // another one wrote, with another change, claims the same lines (claimed_from()): a conflict.
+    std::map<std::string, LineTags> written;
+    auto claim_words = [&](std::size_t h, std::size_t by) {
+      return fmt::format("hunk {} reads applied only on lines that file patch {} of {} wrote in "
+                         "this run (two file patches of the run claim the same lines: neither "
+                         "git apply nor a second run would take them as a series)",
+                         h + 1, units[by].file + 1, describe(report, units[by].patch));
     };
-    if (status_in(su.back.status, {Status::kApplied, Status::kPartial}) &&
-        shown_by_added_lines(su.back)) {
-      su.undo_error = change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kReverse,
-                                  local.match, &in_place, &undo[k], &su.back);
-      su.undone = su.undo_error.empty();
-      if (su.undone)
+    // Turns the hunks of verdict `fr` (unit k's, judged just now) that stand on lines another
+    // unit wrote into conflicts, and then the verdict.
+    auto overlaps = [&](std::size_t k, const LineTags& tags, FileReport& fr) {
+      if (fr.hunks.size() != units[k].fp->hunks.size()) return;
+      for (std::size_t h = 0; h < fr.hunks.size(); ++h) {
+        const std::optional<std::size_t> by = claimed_from(tags, units, k, h, fr.hunks[h].match);
+        if (!by) continue;
+        HunkMatch conflict;
+        conflict.status = HunkStatus::kConflict;
+        conflict.diagnostic = "claimed-by-run";
+        fr.hunks[h].match = std::move(conflict);
+        fr.status = Status::kConflict;
+        append_reason(fr, claim_words(h, *by));
+      }
+    };
+    for (const std::size_t k : ks) {
+      SeriesUnit& su = out.units[k];
+      // Applied in the backward pass but not taken out (a drifted hunk: its lines found with
+      // other context): when the run's earlier patches, put in, leave its pre-image standing
+      // where it belongs, its change is not in the tree (a revert of a patch the tree lacks reads
+      // applied by its own lines) and it is put in like any other; else it keeps that verdict.
+      std::optional<FileReport> again;
+      if (!forward_only[k] && !su.undone && su.back.status == Status::kApplied)
+        if (FileReport now = judge(k); now.status == Status::kApplicable) again = std::move(now);
+      if (!forward_only[k] && !again && (su.undone || su.back.status == Status::kApplied)) {
+        su.verdict = su.back;
+        su.from_back = true;
+      } else {
+        su.verdict = again ? std::move(*again) : judge(k);
+        nearest(missing, units[k], su.needs);
+        su.without.clear();
+        if (su.verdict.target_path)
+          if (const auto it = written.find(*su.verdict.target_path); it != written.end())
+            overlaps(k, it->second, su.verdict);
+      }
+      const bool put_in = su.undone || status_in(su.verdict.status,
+                                                 {Status::kApplicable, Status::kPartial});
+      // A file patch taken out is put back as it was, byte for byte, when its file is still as
+      // the backward pass left it (matching its hunks again could place an ambiguous one
+      // elsewhere); a partly applied one is then completed.
+      const bool restored = su.undone && restore_file(undo[k], tree, ctx.cache);
+      if (restored)  // the tree's own lines again
+        for (const std::string& p : units[k].paths) written.erase(p);
+      if (put_in && (!restored || su.verdict.status == Status::kPartial)) {
+        const FileReport* judged = !su.from_back || restored ? &su.verdict : nullptr;
+        std::vector<bool> made;  // per path: missing before (an add writes every line)
         for (const std::string& p : units[k].paths) {
-          taken[p] = units[k].patch;
-          taken_unit[p] = k;
+          try {
+            made.push_back(!exists(tree, p));
+          } catch (const Error&) {
+            made.push_back(false);  // change_file() says why it cannot write there
+          }
         }
+        FileUndo wrote;
+        su.redo_error = change_file(*units[k].fp, units[k].strip, tree, ctx.cache, Direction::kForward,
+                                    local.match, &in_place, &wrote, judged);
+        if (su.redo_error.empty() && judged == nullptr && wrote.valid)
+          // Matched again here (taken out, its file since changed): the hunks it finds made
+          // must not stand on what an earlier file patch of this pass wrote either.
+          if (const auto it = written.find(wrote.path); it != written.end())
+            for (std::size_t h = 0; h < wrote.matches.size() && su.redo_error.empty(); ++h)
+              if (const auto by = claimed_from(it->second, units, k, h, wrote.matches[h]))
+                su.redo_error = claim_words(h, *by);
+        for (std::size_t i = 0; i < units[k].paths.size(); ++i) {
+          const std::string& p = units[k].paths[i];
+          if (!su.redo_error.empty()) {
+            written.erase(p);  // nothing is followed further on a path the run cannot write
+          } else if (wrote.valid && wrote.path == p) {
+            LineTags tags = retag(written[p], *units[k].fp, wrote, k);
+            if (tags.empty()) written.erase(p);
+            else written[p] = std::move(tags);
+          } else if (made[i] && units[k].fp->change == ChangeKind::kAdd &&
+                     units[k].fp->hunks.size() == 1) {
+            written[p] = LineTags(units[k].fp->hunks.front().added(), LineTag{k + 1, 0});
+          } else {
+            written.erase(p);  // a move or a mode: the pass does not follow these lines
+          }
+        }
+      }
+      if (!su.from_back && put_in && su.redo_error.empty())
+        for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
+      if (placed[k] == Placed::kAmbiguous) {
+        su.ambiguous = true;
+        append_reason(su.verdict,
+                      "the tree cannot tell whether this change was made: a file it needs is "
+                      "missing both before this run makes it and after the run takes it away "
+                      "again; judged as not made");
+      } else if (placed[k] == Placed::kWithAmbiguous) {
+        su.ambiguous = true;
+        append_reason(su.verdict,
+                      "the tree cannot tell whether this change was made: the file is there both "
+                      "before it and after it, and another file of this patch is missing both "
+                      "before this run makes it and after the run takes it away again; judged as "
+                      "not made, as that one is");
+      }
+      if (forward_only[k]) {  // nothing of it was in the tree to take out
+        su.back = su.verdict;
+        if (su.back.status == Status::kApplied || su.back.status == Status::kPartial)
+          su.back.status = Status::kApplicable;
+      }
     }
+  };
+  const std::vector<std::vector<std::size_t>> groups =
+      every_unit || handles.empty() ? std::vector<std::vector<std::size_t>>{}
+                                    : series_components(units);
+  if (groups.size() < 2) {
+    std::vector<std::size_t> every(n);
+    for (std::size_t k = 0; k < n; ++k) every[k] = k;
+    Context ctx{*out.tree, local, cache, nullptr, &in_place};
+    passes(every, *out.tree, ctx, &out.before);
+    return out;
   }
-  out.before = tree.changes();
-  // Forward: each judged with everything before it put in. `missing` holds, per path, the
-  // patch of the nearest earlier file patch put in that the tree did not have. `written`, per
-  // path, which unit of this pass wrote each line (LineTag): a unit that reads applied on lines
-  // another one wrote, with another change, claims the same lines (claimed_from()): a conflict.
-  std::map<std::string, LineTags> written;
-  auto claim_words = [&](std::size_t h, std::size_t by) {
-    return fmt::format("hunk {} reads applied only on lines that file patch {} of {} wrote in "
-                       "this run (two file patches of the run claim the same lines: neither "
-                       "git apply nor a second run would take them as a series)",
-                       h + 1, units[by].file + 1, describe(report, units[by].patch));
-  };
-  // Turns the hunks of verdict `fr` (unit k's, judged just now) that stand on lines another
-  // unit wrote into conflicts, and then the verdict.
-  auto overlaps = [&](std::size_t k, const LineTags& tags, FileReport& fr) {
-    if (fr.hunks.size() != units[k].fp->hunks.size()) return;
-    for (std::size_t h = 0; h < fr.hunks.size(); ++h) {
-      const std::optional<std::size_t> by = claimed_from(tags, units, k, h, fr.hunks[h].match);
-      if (!by) continue;
-      HunkMatch conflict;
-      conflict.status = HunkStatus::kConflict;
-      conflict.diagnostic = "claimed-by-run";
-      fr.hunks[h].match = std::move(conflict);
-      fr.status = Status::kConflict;
-      append_reason(fr, claim_words(h, *by));
+  // Units on unrelated paths, on several threads: each takes the next group (largest first)
+  // and runs the passes over it in an overlay of its own, over its own handle on the tree and
+  // with a cache of its own (the calling thread: `base` and `cache`). out.tree and out.before
+  // stay empty (judge_series() reads the verdicts only).
+  std::vector<std::size_t> order(groups.size());
+  for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return groups[a].size() > groups[b].size();
+  });
+  std::atomic<std::size_t> next{0};
+  const auto lane = [&](const Tree& lane_base, FileCache& lane_cache) {
+    const trace::Span span("series-lane");
+    for (std::size_t g; (g = next.fetch_add(1)) < order.size();) {
+      OverlayTree overlay(lane_base);
+      Context ctx{overlay, local, lane_cache, nullptr, &in_place};
+      passes(groups[order[g]], overlay, ctx, nullptr);
     }
   };
-  for (std::size_t k = 0; k < n; ++k) {
-    SeriesUnit& su = out.units[k];
-    // Applied in the backward pass but not taken out (a drifted hunk: its lines found with
-    // other context): when the run's earlier patches, put in, leave its pre-image standing
-    // where it belongs, its change is not in the tree (a revert of a patch the tree lacks reads
-    // applied by its own lines) and it is put in like any other; else it keeps that verdict.
-    std::optional<FileReport> again;
-    if (!forward_only[k] && !su.undone && su.back.status == Status::kApplied)
-      if (FileReport now = judge(k); now.status == Status::kApplicable) again = std::move(now);
-    if (!forward_only[k] && !again && (su.undone || su.back.status == Status::kApplied)) {
-      su.verdict = su.back;
-      su.from_back = true;
-    } else {
-      su.verdict = again ? std::move(*again) : judge(k);
-      nearest(missing, units[k], su.needs);
-      su.without.clear();
-      if (su.verdict.target_path)
-        if (const auto it = written.find(*su.verdict.target_path); it != written.end())
-          overlaps(k, it->second, su.verdict);
-    }
-    const bool put_in = su.undone || status_in(su.verdict.status,
-                                               {Status::kApplicable, Status::kPartial});
-    // A file patch taken out is put back as it was, byte for byte, when its file is still as
-    // the backward pass left it (matching its hunks again could place an ambiguous one
-    // elsewhere); a partly applied one is then completed.
-    const bool restored = su.undone && restore_file(undo[k], tree, cache);
-    if (restored)  // the tree's own lines again
-      for (const std::string& p : units[k].paths) written.erase(p);
-    if (put_in && (!restored || su.verdict.status == Status::kPartial)) {
-      const FileReport* judged = !su.from_back || restored ? &su.verdict : nullptr;
-      std::vector<bool> made;  // per path: missing before (an add writes every line)
-      for (const std::string& p : units[k].paths) {
+  const std::size_t extra = std::min(handles.size(), groups.size() - 1);
+  std::vector<std::exception_ptr> failed(extra + 1);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < extra; ++t) {
+    try {
+      threads.emplace_back([&, t] {
         try {
-          made.push_back(!exists(tree, p));
-        } catch (const Error&) {
-          made.push_back(false);  // change_file() says why it cannot write there
+          FileCache own;
+          lane(*handles[t], own);
+        } catch (...) {
+          failed[t + 1] = std::current_exception();
+          next = order.size();  // the others stop at their next group
         }
-      }
-      FileUndo wrote;
-      su.redo_error = change_file(*units[k].fp, units[k].strip, tree, cache, Direction::kForward,
-                                  local.match, &in_place, &wrote, judged);
-      if (su.redo_error.empty() && judged == nullptr && wrote.valid)
-        // Matched again here (taken out, its file since changed): the hunks it finds made
-        // must not stand on what an earlier file patch of this pass wrote either.
-        if (const auto it = written.find(wrote.path); it != written.end())
-          for (std::size_t h = 0; h < wrote.matches.size() && su.redo_error.empty(); ++h)
-            if (const auto by = claimed_from(it->second, units, k, h, wrote.matches[h]))
-              su.redo_error = claim_words(h, *by);
-      for (std::size_t i = 0; i < units[k].paths.size(); ++i) {
-        const std::string& p = units[k].paths[i];
-        if (!su.redo_error.empty()) {
-          written.erase(p);  // nothing is followed further on a path the run cannot write
-        } else if (wrote.valid && wrote.path == p) {
-          LineTags tags = retag(written[p], *units[k].fp, wrote, k);
-          if (tags.empty()) written.erase(p);
-          else written[p] = std::move(tags);
-        } else if (made[i] && units[k].fp->change == ChangeKind::kAdd &&
-                   units[k].fp->hunks.size() == 1) {
-          written[p] = LineTags(units[k].fp->hunks.front().added(), LineTag{k + 1, 0});
-        } else {
-          written.erase(p);  // a move or a mode: the pass does not follow these lines
-        }
-      }
-    }
-    if (!su.from_back && put_in && su.redo_error.empty())
-      for (const std::string& p : units[k].paths) missing[p] = units[k].patch;
-    if (placed[k] == Placed::kAmbiguous) {
-      su.ambiguous = true;
-      append_reason(su.verdict,
-                    "the tree cannot tell whether this change was made: a file it needs is "
-                    "missing both before this run makes it and after the run takes it away "
-                    "again; judged as not made");
-    } else if (placed[k] == Placed::kWithAmbiguous) {
-      su.ambiguous = true;
-      append_reason(su.verdict,
-                    "the tree cannot tell whether this change was made: the file is there both "
-                    "before it and after it, and another file of this patch is missing both "
-                    "before this run makes it and after the run takes it away again; judged as "
-                    "not made, as that one is");
-    }
-    if (forward_only[k]) {  // nothing of it was in the tree to take out
-      su.back = su.verdict;
-      if (su.back.status == Status::kApplied || su.back.status == Status::kPartial)
-        su.back.status = Status::kApplicable;
+      });
+    } catch (const std::system_error&) {
+      break;  // the threads started (and this one) take the rest
     }
   }
+  try {
+    lane(base, cache);
+  } catch (...) {
+    failed[0] = std::current_exception();
+    next = order.size();
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 
-void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx) {
+void judge_series(const std::vector<Patch>& patches, VerifyReport& report, Context& ctx,
+                  std::span<const Tree* const> handles) {
   if (report.patches.size() < 2 &&
       (report.patches.empty() || report.patches[0].files.size() < 2))
     return;
-  apply_series_verdicts(run_series(patches, report, ctx.tree, ctx.options, false, &ctx.cache),
-                        report);
+  apply_series_verdicts(
+      run_series(patches, report, ctx.tree, ctx.options, false, &ctx.cache, handles), report);
 }
 
 namespace {

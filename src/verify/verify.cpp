@@ -869,7 +869,12 @@ VerifyReport verify_run(const std::vector<Patch>& patches, const Tree& tree,
   for (PatchReport& r : report.patches)
     if (!r.files.empty()) finish_report(r);  // (a patch without files is an error already)
   span.emplace("series");
-  if (options.series) judge_series(patches, report, ctx);
+  if (options.series) {
+    // The passes may use the pool's handles on the tree, one thread each, on unrelated paths.
+    std::vector<const Tree*> lanes;
+    for (const std::unique_ptr<Worker>& w : workers) lanes.push_back(&w->tree);
+    judge_series(patches, report, ctx, lanes);
+  }
   span.emplace("evidence-finish");
   for (std::size_t i = 0; i < patches.size(); ++i) evidence[i]->finish(report.patches[i], ctx);
   std::vector<PatchReport*> ptrs;
