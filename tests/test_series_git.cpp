@@ -154,6 +154,24 @@ TEST(SeriesGit, UnrelatedFilesAreJudgedApartTheSameOnEightThreads) {
   expect_like_git(s);
 }
 
+// A file renamed into a folder of its own name (x -> x/y.py), then edited there. On the trees
+// after the rename, `x` is a folder: it holds no file to move, and the rename reads applied
+// (it read conflict: "'x/y.py' already exists and is not the post-image"). The series' passes
+// keep x and x/y.py together (a path below another's). verify only: apply refuses to write a
+// file below a path another change of the run names as a file (exit 3).
+TEST(SeriesGit, AFileRenamedIntoAFolderOfItsOwnNameReadsApplied) {
+  GitSeries s({"lines > a.py; lines > x",
+               "sed -i 's/line 3$/line three/' a.py",
+               "rm x; mkdir x; lines > x/y.py",  // git: rename x => x/y.py (100%)
+               "sed -i 's/line 4$/line four/' x/y.py; sed -i 's/line 5$/line five/' a.py"});
+  ASSERT_EQ(s.patches(), 3u);
+  for (std::size_t k = 0; k <= s.patches(); ++k) {
+    EXPECT_EQ(verdicts(s, s.state(k)), linear(k, s.patches())) << "state " << k;
+    EXPECT_EQ(report_with_threads(s, s.state(k), 8), report_with_threads(s, s.state(k), 1))
+        << "state " << k;
+  }
+}
+
 // Hostile review: rename a.py -> b.py, then delete b.py. On the base tree (a.py there, b.py
 // not) the deletion read applied (b.py is missing, but it was never made) and apply said done
 // while a.py remained.

@@ -548,7 +548,12 @@ Status verify_move(Context& ctx, const std::string& old_path, const std::string&
                    const FilePatch& fp, FileReport& fr) {
   const Tree& tree = ctx.tree;
   bool is_rename = fp.change == ChangeKind::kRename;
-  bool old_exists = exists(tree, old_path), new_exists = exists(tree, new_path);
+  // A folder at the old path holds no file to move: the file left it, and a folder may take
+  // its name (`x` renamed to `x/y.py`: git's tree after it read conflict, "'x/y.py' already
+  // exists and is not the post-image").
+  bool old_exists = tree.stat(old_path).type != Entry::Type::kMissing &&
+                    tree.stat(old_path).type != Entry::Type::kDirectory,
+       new_exists = exists(tree, new_path);
   if (new_exists) {
     // The move (or copy) has been made when the new path holds the post-image.
     fr.target_path = new_path;
