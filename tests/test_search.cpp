@@ -1172,6 +1172,37 @@ TEST(Relocate, MapHoldsUnderNoRelocateAndBadMapsAreRefused) {
   }
 }
 
+// New-user review fu30: a file reached through --map was judged by its images alone (as a
+// file found by content under another name is), so the bundled decode_attention fix, in with
+// its context since edited, read conflict ("fix: unknown") where the same file found by its
+// path suffix read applied; and `apply --map` wrote the other patch and exited 0 while it
+// showed that conflict. --map names the file: it is judged as the patch's own path would be.
+TEST(Relocate, AMappedFileIsJudgedWithDriftAsTheFileItself) {
+  TempDir t;
+  const fs::path src = fs::path(SM120CHECK_SOURCE_DIR);
+  const fs::path sp = t / "lib/python3.11/site-packages";
+  fs::create_directories(sp);
+  fs::copy(src / "examples/tree/python/sglang", sp / "sglang", fs::copy_options::recursive);
+  const std::string fix = (src / "patches/0002-decode_attention-one-pipeline-stage-on-SM120.patch").string();
+  const std::string other = (src / "patches/0001-extend_attention-smaller-Triton-tiles-on-SM120.patch").string();
+  const std::string map = "python/sglang=lib/python3.11/site-packages/sglang";
+  RunResult by_suffix = run_sm120check({"verify", "--no-gpu", "--format", "json", fix, t.path()});
+  RunResult by_map =
+      run_sm120check({"verify", "--no-gpu", "--format", "json", "--map", map, fix, t.path()});
+  ASSERT_EQ(by_suffix.exit_code, 0) << by_suffix.out << by_suffix.err;
+  EXPECT_EQ(by_map.exit_code, 0) << by_map.out << by_map.err;
+  const json a = json::parse(by_suffix.out)["patches"][0]["files"][0];
+  const json b = json::parse(by_map.out)["patches"][0]["files"][0];
+  EXPECT_EQ(b["status"], "applied");
+  EXPECT_EQ(b["hunks"], a["hunks"]);
+  // apply --map: the fix in, the other patch written, exit 0; verify then reads both applied.
+  RunResult applied = run_sm120check({"apply", "--map", map, other, fix, t.path()});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_EQ(applied.out.find("conflict"), std::string::npos) << applied.out;
+  RunResult after = run_sm120check({"verify", "--no-gpu", "--map", map, other, fix, t.path()});
+  EXPECT_EQ(after.exit_code, 0) << after.out << after.err;
+}
+
 TEST(Relocate, DecidedByNameReadsNoContentAndKeepsTheVerdict) {
   // The installed copy shares the path suffix: no file found by content could outrank it, so
   // none is read for it (the candidates then name only files found by name). With --markers

@@ -401,16 +401,20 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
           }));
     c.report.presence = file_presence(c.report);
   };
-  auto adopt = [&](Candidate& c, std::string why) {
-    evaluate(c, c.suffix == 0 && options.match.drift ? strict : ctx);
+  // `named`: the user named the file (--map), so it is the file whatever its name shares.
+  auto adopt = [&](Candidate& c, std::string why, bool named = false) {
+    evaluate(c, !named && c.suffix == 0 && options.match.drift ? strict : ctx);
     fr = std::move(c.report);
     fr.target_path = c.path;
     fr.relocated = true;
     fr.relocation = fmt::format("'{}' does not exist; {}", path, why);
   };
   if (std::optional<std::pair<std::string, std::string>> mapped = map_path(ctx, path)) {
+    // Judged as the file at the patch's own path would be, drift included: a mapped file that
+    // holds the fix with its context since edited read conflict, "fix: unknown" (new-user
+    // review fu30), where the same file found by relocation read applied.
     Candidate c{mapped->first, 0, 0, 0, {}};
-    adopt(c, mapped->second);
+    adopt(c, mapped->second, true);
     return true;
   }
   // --map is asked for by name; the search by file name and content is what --no-relocate
