@@ -594,7 +594,7 @@ TEST(FormatOutput, UnwritableDestinationsAreErrors) {
       {"verify", "--no-gpu", "--output", dir / "no/such/dir/r.txt", kDemoPatches, kDemoTree});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err, "sm120check: error: cannot write '" + dir / "no/such/dir/r.txt" +
-                       "': No such file or directory\n");
+                       "': folder '" + dir / "no/such/dir" + "' does not exist (create it first)\n");
 }
 
 TEST(FormatOutput, QuietPrintsOnlyErrors) {

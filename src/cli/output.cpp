@@ -88,6 +88,8 @@ ReportSink::ReportSink(const OutputOptions& options) : options_(options) {
   if (name.empty()) throw Error("--output '" + file + "' names no file");
   std::string temp = (dir == "/" ? "" : dir) + "/." + name + ".tmp-XXXXXX";
   fd_ = ::mkstemp(temp.data());
+  if (fd_ < 0 && errno == ENOENT)  // what is missing is the folder (new-user review fu30)
+    throw Error("cannot write '" + file + "': folder '" + dir + "' does not exist (create it first)");
   if (fd_ < 0) throw write_error(file, errno);
   temp_ = std::move(temp);
 }
