@@ -458,6 +458,8 @@ TEST(CliUsage, BoundsVersionAndUnknownCommand) {
       {{"log", "--fuzz", "1e3", patch, fx.tree}, "--fuzz: '1e3' is not a decimal number"},
       {{"verify", "--cc", "120", patch, fx.tree},
        "a major version has one or two digits; for the SM number write sm_120"},
+      // Four digits: no such SM number to suggest (sm_1200 is refused too; review fu30).
+      {{"verify", "--cc", "1200", patch, fx.tree}, "major version 1200 out of range 1..19"},
       {{"frobnicate", patch}, "unknown command 'frobnicate' (commands: verify, apply, log"},
   };
   for (const Case& c : cases) {

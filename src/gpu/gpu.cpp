@@ -93,7 +93,7 @@ ComputeCapability parse_compute_capability(std::string_view text) {
     std::size_t dot = s.find('.');
     std::string_view major = s.substr(0, dot);
     std::string_view minor = dot == std::string_view::npos ? "0" : s.substr(dot + 1);
-    if (dot == std::string_view::npos && major.size() > 2 &&
+    if (dot == std::string_view::npos && major.size() == 3 &&
         std::all_of(major.begin(), major.end(), is_digit))
       bad_capability(text, fmt::format("a major version has one or two digits; for the SM "
                                        "number write sm_{}",
