@@ -44,7 +44,7 @@ sanitize() {
   sbuild=$build-sanitize
   cmake -S . -B "$sbuild" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DSM120CHECK_FUZZ=ON -DSM120CHECK_BUILD_TESTS=ON -DSM120CHECK_WITH_CUDA=OFF >/dev/null
-  cmake --build "$sbuild"
+  cmake --build "$sbuild" -j "${JOBS:-$(nproc)}"
   ctest --test-dir "$sbuild" --output-on-failure --no-tests=error -j"$(nproc)"
   [ "$1" -eq 0 ] && return 0
   # A sanitizer error, a hang, out-of-memory or a broken documented invariant (a wrong plan)
@@ -56,7 +56,7 @@ case "$mode" in
   demo)
     install_deps
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSM120CHECK_BUILD_TESTS=OFF >/dev/null
-    cmake --build "$build"
+    cmake --build "$build" -j "${JOBS:-$(nproc)}"
     echo
     echo "\$ $build/sm120check verify patches/ examples/tree"
     rc=0
@@ -68,7 +68,7 @@ case "$mode" in
   test)
     if [ "${SANITIZE:-1}" = 0 ]; then install_deps $test_packages; else install_deps $test_packages $sanitize_packages; fi
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSM120CHECK_BUILD_TESTS=ON -DSM120CHECK_WERROR=ON -DSM120CHECK_STATIC=ON >/dev/null
-    cmake --build "$build"
+    cmake --build "$build" -j "${JOBS:-$(nproc)}"
     # Every packaging and fleet test must run here: a missing tool fails instead of skipping.
     SM120CHECK_REQUIRE_TOOLS=1 ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$(nproc)"
     [ "${SANITIZE:-1}" = 0 ] || sanitize 60
