@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "sm120check/arch.hpp"
 #include "sm120check/patch.hpp"
@@ -333,6 +334,32 @@ TEST(ArchPatch, TrailerWinsAndContextLinesDoNotCount) {
   EXPECT_TRUE(none.empty());
   EXPECT_EQ(none.source, ArchSource::kNone);
   EXPECT_EQ(none.evidence, "");
+}
+
+// The patches of a run on several threads: the same targets, in order, as one by one; the
+// first exception (a strip level missing for a patch) comes back to the caller.
+TEST(ArchPatch, ManyPatchesOnThreadsGiveWhatEachGivesAlone) {
+  std::string trailer(kInferredPatch);
+  trailer.replace(trailer.find("---\n"), 4, "Arch: sm_100\n---\n");
+  std::vector<Patch> patches;
+  for (int i = 0; i < 40; ++i)
+    for (const Patch& p : parse_patches(i % 2 == 0 ? std::string(kInferredPatch) : trailer,
+                                        "p" + std::to_string(i) + ".patch"))
+      patches.push_back(p);
+  const std::vector<unsigned> strips(patches.size(), 1);
+  for (const unsigned threads : {0u, 1u, 4u, 64u}) {
+    const std::vector<ArchTargets> all = infer_arch_targets(patches, strips, threads);
+    ASSERT_EQ(all.size(), patches.size());
+    for (std::size_t i = 0; i < patches.size(); ++i) {
+      const ArchTargets one = infer_arch_targets(patches[i], 1);
+      EXPECT_EQ(all[i].names(), one.names()) << i << " threads " << threads;
+      EXPECT_EQ(all[i].source, one.source) << i;
+      EXPECT_EQ(all[i].evidence, one.evidence) << i;
+    }
+    EXPECT_EQ(all[1].names(), Names{"sm_100"});
+    EXPECT_EQ(all[0].names(), Names{"sm_12x"});
+  }
+  EXPECT_THROW(infer_arch_targets(patches, std::vector<unsigned>(3, 1), 4), std::out_of_range);
 }
 
 TEST(ArchPatch, CppAndCmakeAcrossFiles) {

@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <functional>
+#include <exception>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "scan.hpp"
@@ -747,6 +751,36 @@ ArchTargets infer_arch_targets(const Patch& patch, unsigned strip) {
   if (concern.has_code_targets()) untargeted.resolve(concern, "");
   assess_message(patch.message, concern);
   return concern.result();
+}
+
+std::vector<ArchTargets> infer_arch_targets(const std::vector<Patch>& patches,
+                                            const std::vector<unsigned>& strips,
+                                            unsigned threads) {
+  std::vector<ArchTargets> out(patches.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> failed(std::max(threads, 1u));
+  const auto work = [&](std::size_t t) {
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < patches.size();)
+        out[i] = infer_arch_targets(patches[i], strips.at(i));
+    } catch (...) {
+      failed[t] = std::current_exception();
+      next = patches.size();  // the others stop at their next patch
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < failed.size() && t < patches.size(); ++t) {
+    try {
+      pool.emplace_back(work, t);
+    } catch (const std::system_error&) {
+      break;  // the threads started (and this one) take the rest
+    }
+  }
+  work(0);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+  return out;
 }
 
 }  // namespace sm120check

@@ -505,9 +505,13 @@ int run_verify(const VerifyCommandOptions& options) {
           out.facts = work_tree_facts(options.target, out.work_tree, patches, strips, {});
         }
         const trace::Span arch_span("arch");
-        out.arch.reserve(patches.size());
-        for (std::size_t i = 0; i < patches.size(); ++i)
-          out.arch.push_back(infer_arch_targets(patches[i], strips[i]));
+        // Patches of a series on threads of their own, where there are CPUs to spare (the
+        // run's file threads, -j, are busy meanwhile): a thread per 8 patches, at most -j.
+        const unsigned cpus = options.threads != 0 ? options.threads : usable_cpus();
+        const unsigned arch_threads =
+            cpus >= 4 ? static_cast<unsigned>(std::min<std::size_t>(cpus, patches.size() / 8))
+                      : 1u;
+        out.arch = infer_arch_targets(patches, strips, arch_threads);
         return out;
       });
   // Declared after `aside`, so gone before it: on the way out before the inputs are final (a
