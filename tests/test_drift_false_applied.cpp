@@ -900,5 +900,44 @@ TEST(DriftFalseApplied, AContextLineEqualToTheAddedLineIsNotTheFix) {
   EXPECT_EQ(spaced.presence, Presence::kPresent);
 }
 
+// Hostile review hr30: the lines a fix removes, left in right next to the lines it adds (the
+// `raise` still fires before the new SM120 branch; a merge that kept both sides). With one of
+// its context lines now between them, the removed block read as the found block's "shadow",
+// and the hunk read applied (59% of such trees in hr30's fuzzer). Each shape: not present,
+// and the fixed file (the old lines gone, the context drifted the same way) still present.
+TEST(DriftFalseApplied, TheRemovedLinesLeftBesideTheAddedOnesAreOldCode) {
+  const std::string hunk =
+      "@@ -4,7 +4,7 @@ import torch\n"
+      " def launch(q, major):\n"
+      "     grid = make_grid(q)\n"
+      "     cfg = default_config()\n"
+      "-    if major >= 10:\n"
+      "-        raise RuntimeError(\"Blackwell is not supported\")\n"
+      "+    if major == 12:\n"
+      "+        cfg = sm120_config(cfg)\n"
+      "     kernel[grid](q, cfg)\n"
+      "     return q\n";
+  const std::string head = "import torch\n\n\ndef launch(q, major):\n    grid = make_grid(q)\n"
+                           "    cfg = default_config()\n";
+  const std::string old_lines =
+      "    if major >= 10:\n        raise RuntimeError(\"Blackwell is not supported\")\n";
+  const std::string new_lines = "    if major == 12:\n        cfg = sm120_config(cfg)\n";
+  const std::string tail = "    kernel[grid](q, cfg)\n    return q\n";
+  for (const std::string& file : {head + old_lines + new_lines + tail,    // above
+                                  head + new_lines + old_lines + tail}) {  // below
+    const HunkMatch m = run_one(file, hunk, "m.py");
+    EXPECT_NE(m.status, HunkStatus::kApplied) << presence_words(m) << "\n" << file;
+    EXPECT_NE(m.presence, Presence::kPresent) << presence_words(m) << "\n" << file;
+  }
+  // The fix, with a line inserted into its context: present, drifted.
+  const HunkMatch fixed =
+      run_one(head + "    log(cfg)\n" + new_lines + tail, hunk, "m.py");
+  EXPECT_EQ(fixed.status, HunkStatus::kApplied) << presence_words(fixed);
+  EXPECT_EQ(fixed.presence, Presence::kPresent) << presence_words(fixed);
+  // The unfixed file: applicable, exact.
+  const HunkMatch old = run_one(head + old_lines + tail, hunk, "m.py");
+  EXPECT_EQ(old.status, HunkStatus::kApplicable);
+}
+
 }  // namespace
 }  // namespace sm120check

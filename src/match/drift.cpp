@@ -826,11 +826,25 @@ class Drift {
       // no shadow: the old code stands there in full (lmdeploy 967df47f57 removes 533 lines and
       // adds back their first 4; with one context line drifted, those 4 were found as the
       // change while all 533 stood).
+      // A shadow's lines are the block's own: each is in the block or is the post-image's
+      // line at its place around it. Old code standing in a gap between the block and its
+      // context (the lines the fix removes, left in above or below the lines it adds) is old
+      // code: both read applied (hostile review hr30: `if major >= 10: raise ...` kept right
+      // above the `if major == 12:` branch that replaced it, 59% of such trees read present).
+      const auto own_line = [&](std::size_t i, const Candidate& f) {
+        if (i >= f.pos && i < f.end) return true;
+        if (i < f.pos) return f.pos - i <= block && line_equals(file_.line(i), post_.text(block - (f.pos - i)), mode_);
+        const std::size_t k = block + block_size + (i - f.end);
+        return k < post_.size() && line_equals(file_.line(i), post_.text(k), mode_);
+      };
       std::vector<Candidate> elsewhere;
       for (const Candidate& o : old_code) {
         const bool shadow = std::any_of(found.begin(), found.end(), [&](const Candidate& f) {
-          return !(o.end < f.pos || f.end < o.pos) &&
-                 !(o.pos + lead_ < f.pos || o.end > f.end + trail_);
+          if ((o.end < f.pos || f.end < o.pos) || (o.pos + lead_ < f.pos || o.end > f.end + trail_))
+            return false;
+          for (std::size_t i = o.pos; i < o.end; ++i)
+            if (!own_line(i, f)) return false;
+          return true;
         });
         if (!shadow) elsewhere.push_back(o);
       }
