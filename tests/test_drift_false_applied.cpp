@@ -939,5 +939,33 @@ TEST(DriftFalseApplied, TheRemovedLinesLeftBesideTheAddedOnesAreOldCode) {
   EXPECT_EQ(old.status, HunkStatus::kApplicable);
 }
 
+// Hostile review hr30: a hunk without context at either edge but with context between its
+// changes is no `diff -U0` hunk: as git apply has it, it ends at the end of the file, and one
+// at line 1 is the whole file. The 3-line file that still ends with the line the fix deletes
+// read applied at line 1, also with --strict.
+TEST(DriftFalseApplied, AWholeFileHunkMatchesOnlyAsTheWholeFile) {
+  const std::string hunk =
+      "@@ -1,3 +1,2 @@\n"
+      "-ARCHS = \"80;90\"\n"
+      "+ARCHS = \"80;90;120\"\n"
+      " build_kernels(ARCHS)\n"
+      "-force_sm90_path()\n";
+  const HunkMatch left =
+      run_one("ARCHS = \"80;90;120\"\nbuild_kernels(ARCHS)\nforce_sm90_path()\n", hunk, "s.py");
+  EXPECT_NE(left.status, HunkStatus::kApplied) << presence_words(left);
+  EXPECT_NE(left.presence, Presence::kPresent) << presence_words(left);
+  EXPECT_EQ(left.diagnostic, "not-at-end-of-file");
+  const HunkMatch fixed = run_one("ARCHS = \"80;90;120\"\nbuild_kernels(ARCHS)\n", hunk, "s.py");
+  EXPECT_EQ(fixed.status, HunkStatus::kApplied);
+  EXPECT_EQ(fixed.kind, MatchKind::kExact);
+  const HunkMatch old =
+      run_one("ARCHS = \"80;90\"\nbuild_kernels(ARCHS)\nforce_sm90_path()\n", hunk, "s.py");
+  EXPECT_EQ(old.status, HunkStatus::kApplicable);
+  // A true -U0 hunk (no context line at all) keeps its expected line.
+  const HunkMatch u0 = run_one("a\nARCHS = \"80;90;120\"\nb\n",
+                               "@@ -2 +2 @@\n-ARCHS = \"80;90\"\n+ARCHS = \"80;90;120\"\n", "s.py");
+  EXPECT_EQ(u0.status, HunkStatus::kApplied);
+}
+
 }  // namespace
 }  // namespace sm120check

@@ -1011,7 +1011,7 @@ struct RefFile {
   bool last_no_newline = false;
 };
 
-enum class RefAnchor { kNone, kStart, kEnd, kExpected };
+enum class RefAnchor { kNone, kStart, kEnd, kExpected, kWhole };
 
 // Nearest start >= lo where image[first, first + count) matches; ties to the later line. An
 // anchored image is only tried at the file's start (after `first` dropped lines), its end
@@ -1026,6 +1026,7 @@ std::optional<std::size_t> ref_find(const RefFile& f, const std::vector<RefLine>
     if (anchor == RefAnchor::kStart && s != first) continue;
     if (anchor == RefAnchor::kEnd && s + count + bottom != n) continue;
     if (anchor == RefAnchor::kExpected && static_cast<std::int64_t>(s) != expected) continue;
+    if (anchor == RefAnchor::kWhole && (s != first || s + count + bottom != n)) continue;
     bool ok = true;
     for (std::size_t k = 0; k < count && ok; ++k) {
       const std::size_t i = s + k;
@@ -1098,8 +1099,17 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
     const bool changes = h.added() + h.removed() > 0;
     const std::size_t leading = changes ? h.leading_context() : 0;
     const std::size_t trailing = changes ? h.trailing_context() : 0;
+    // No context at either edge: -U0 (no context line at all) at its expected line; with
+    // context between the changes, at the file's end, and the whole file from line 1.
+    const bool any_context = std::any_of(h.lines.begin(), h.lines.end(), [](const HunkLine& l) {
+      return l.kind == LineKind::kContext;
+    });
     const RefAnchor anchor = !changes                           ? RefAnchor::kNone
-                             : leading == 0 && trailing == 0    ? RefAnchor::kExpected
+                             : leading == 0 && trailing == 0 && !any_context
+                                 ? RefAnchor::kExpected
+                             : leading == 0 && trailing == 0 && h.old_start <= 1
+                                 ? RefAnchor::kWhole
+                             : leading == 0 && trailing == 0    ? RefAnchor::kEnd
                              : leading == 0 && h.old_start <= 1 ? RefAnchor::kStart
                              : leading == 0                     ? RefAnchor::kExpected
                              : trailing == 0                    ? RefAnchor::kEnd
@@ -1296,7 +1306,7 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       }
       if (anchor == RefAnchor::kStart)
         tries.push_back({base_mode, true, false, RefAnchor::kNone, "not-at-start-of-file"});
-      if (anchor == RefAnchor::kEnd)
+      if (anchor == RefAnchor::kEnd || anchor == RefAnchor::kWhole)
         tries.push_back({base_mode, true, false, RefAnchor::kNone, "not-at-end-of-file"});
       if (lo > 0) tries.push_back({base_mode, true, true, anchor, "out-of-order"});
       for (const Try& t : tries) {

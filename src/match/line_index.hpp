@@ -643,6 +643,7 @@ enum class Anchor {
   kStart,     ///< only at the start of the file (less leading than trailing context, line 1)
   kEnd,       ///< only at the end of the file (less trailing than leading context)
   kExpected,  ///< only at the expected line (a hunk without context at either edge)
+  kWhole,     ///< only as the whole file (no context at either edge but some between, line 1)
 };
 
 /// The lines of one image (by index in the image) that no line of the file equals, and the

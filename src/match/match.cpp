@@ -481,7 +481,18 @@ class Matcher {
   /// Where each image of the current hunk may match (see match_hunks(), "Anchors").
   Anchor anchor_of(const Hunk& hunk) const {
     if (!images_.changes) return Anchor::kNone;
-    if (images_.leading == 0 && images_.trailing == 0) return Anchor::kExpected;
+    // No context at either edge: `diff -U0` (no context at all) has only its expected line to
+    // place it; a hunk with context between its changes is not -U0 and, as `git apply` has it,
+    // ends at the end of the file, and starting at line 1 also begins at its start: the whole
+    // file (hostile review hr30: a 3-line file's hunk that deletes its last line read applied,
+    // also with --strict, where that line still stood).
+    if (images_.leading == 0 && images_.trailing == 0) {
+      const bool context = std::any_of(hunk.lines.begin(), hunk.lines.end(), [](const HunkLine& l) {
+        return l.kind == LineKind::kContext;
+      });
+      if (!context) return Anchor::kExpected;
+      return hunk.old_start <= 1 ? Anchor::kWhole : Anchor::kEnd;
+    }
     if (images_.leading == 0) return hunk.old_start <= 1 ? Anchor::kStart : Anchor::kExpected;
     if (images_.trailing == 0) return Anchor::kEnd;
     return Anchor::kNone;
@@ -1007,6 +1018,10 @@ class Matcher {
         if (p.expected < 0) return std::nullopt;
         only = static_cast<std::size_t>(p.expected);
         break;
+      case Anchor::kWhole:
+        if (p.bottom > hi || hi - p.bottom != p.first) return std::nullopt;
+        only = p.first;
+        break;
     }
     if (only) {
       if (*only < p.lo || *only > hi || !at(*only)) return std::nullopt;
@@ -1497,7 +1512,7 @@ class Matcher {
     }
     if (anchor == Anchor::kStart)
       tries[count++] = {base_mode_, true, false, Anchor::kNone, "not-at-start-of-file"};
-    if (anchor == Anchor::kEnd)
+    if (anchor == Anchor::kEnd || anchor == Anchor::kWhole)
       tries[count++] = {base_mode_, true, false, Anchor::kNone, "not-at-end-of-file"};
     if (lo > 0) tries[count++] = {base_mode_, true, true, anchor, "out-of-order"};
     const std::uint64_t levels = max_level();
