@@ -1,0 +1,94 @@
+#!/bin/bash
+# False `present`, exit 0, where the fix is not in (hostile review hr30, session 29).
+# Exit 1 while any case reads present or exits 0; 0 once none does.
+# false-present-block-above-edited-context: Fix adds 'if major == 12: num_stages = 1' AFTER 'num_stages = 3'. Target has the block ABOVE the (edited) 'num_stages = 4', so the override is overwritten: fix not effective. Leading context is weak (docstring close quote, blank). Expected: presence not present (unknown or absent), exit != 0.
+# false-present-block-after-edited-return: Fix adds 'if major == 12: limit = 101376' before 'return limit'. Target has the block AFTER 'return int(limit)' (trailing context line edited): unreachable dead code, SM120 still gets 232448. Expected: presence not present (absent or unknown), exit != 0. git apply --check fails both ways.
+# false-present-sync-before-edited-call: Fix adds 'torch.cuda.synchronize()' AFTER 'attention_kernel[grid](q, k, v, out)'. Target has a synchronize() just BEFORE the (edited: num_warps=4) kernel call and none after it. Expected: presence not present (absent/unknown), exit != 0. git apply --check fails both ways.
+# fuzz-false-present-1-of-6-context: Fuzz seed 3 case 20. Fix replaces 'break' (after 'return None') with 'if major == 9: num_warps = 1'. Target: the block stands several lines above its place, before 'num_warps = 4' which overrides it; only 1 of 6 context lines agree. Expected: not present. Actual: applied/present.
+# fuzz-false-present-wrong-nesting: Fuzz seed 3 case 148 (fuzz.py 3 2500). Fix replaces 'y = 1' (right after the docstring of kernel_0) with 'if major == 9: grid = 16'. Target: 'y = 1' still stands right after the docstring; the new block stands 3 lines lower, between 'if smem > 128:' and its body (changing what the if guards). Tool: applied/present, drift context 3 of 10. Expected: not present (unknown or absent).
+# false-present-relocated-to-test-fixture: Patched module mypkg/cuda/smem.py does not exist in the target; the only file holding the fixed lines is tests/test_patch_tool.py, where they sit inside a string literal (a test fixture). The tool relocates to the test file by content and reports applied/present, exit 0. Expected: unknown (file-missing) or at least not 'present' / exit 0 -- the fix's code is in no module.
+B=${1:?binary}; B=$(readlink -f "$B")
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+bad=0
+cat > "$W/check.py" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+bad = j["exit_code"] == 0 or any(p["presence"] == "present" for p in j["patches"])
+print("==", sys.argv[2] + ":", [p["status"] for p in j["patches"]], [p["presence"] for p in j["patches"]], "exit", j["exit_code"])
+sys.exit(1 if bad else 0)
+PY
+check(){ c=$1; (cd "$W/$c" && "$B" verify --no-gpu --format json p.patch tree > out.json 2>/dev/null)
+  python3 "$W/check.py" "$W/$c/out.json" "$c" || bad=1; }
+base64 -d <<'B64' | tar -xz -C "$W"
+H4sIAKEAEmsC/+2Xy27bMBBFteZXDLxK4ZAmRb0SwIBXbZfedF3Q1ihWY4kCRQfO31cPuwkcOAECxGibORtRw0vqhTujETMxWyzN
+/juaHF3wIciRc0cpdfQ07uNKhioMYB9cgF3rjesuH3xOwgwqX1Y4V+lNonWq41gkmY6lSllA/PcUZtsibxy2WHu+2tr1PTcr+4Ac
+89Jjzte29rj3s0Y0xq837/V/EkVn/a87/6tYy0gnqVadLpRp3PlfXtL/zlr/mu6t+X+UvCwK4Pyu9GBmlWgeYTUcWFnnuIe00KEx
+iRChyXMdSVDDp2Sc84OeTafT45rFAnh2ncA0u86gO8mxgKZc3//s3vEdtleV+WXdl1sGPZPJhME4rHfVQQJz0Gzax8oCBjnM56DC
+2zH4QqyOWzj0O1c/m+wmyN1vI6j+U/1/Xv+jVCRxmmYyJP9Q/X+q/94hzt7v/zSOz/u/G/+p/3Ko/5GWAcRU/yn/U/6n/E/8Jfm/
+/8v/gP4viU7yvwojRf3fJSirxjoP3rr1hjH2WsfWNWzLbgr8Bvs+a4UObK9ucFvWCOMKwQbt19K3g7DdGIc5VFhZ99jr++C35Q9x
+3HLUn3Z755q901A0Ln/Z/Y2PYruruavD/R9EivIaQRAEQRAEQRAEQRAE8Wn4DcRqgEoAKAAA
+B64
+check false-present-block-above-edited-context
+base64 -d <<'B64' | tar -xz -C "$W"
+H4sIAKEAEmsC/+2XzW6jMBDHOfsp5tiWGvyB7VApUo573DdY0WA23g0BOa6Ufft1IN0kq9BKrRrtx/x8sBmPjSU8M/yzPMsXn6vd
+J1vV1icfAhuZ6hmTxXG8t3MmuEhgl1yBp22ofHx98n8iZtAG19o5N6WW0sSWqVKXQimSIP88TbXeWtp7u7WbQB/X3fI7rZpgPbW1
+C7am3oYnv8n7rK/CcvXm+NdFMRn/8c4lXElWSG2k1AkTTAueALtm/PuuCy/5vTb/l1K7pgFKv7oAVd5m/Q94HDriNrXdwUyaplQ6
+y4QtJas18OFTEkrpwZ+kafq8ZrEAqu41pOp+BvGhtg1sW9t+WbvWhZu2+tb52wcCewYTzEFIURSz0eYaGHxgPofy4HfmKwzcxSOI
+gqS/+3PxMBpPF3DGpdHjRuNFHqcIxIbBH8mw/mP9P63/usyEMWX8AcAAwfr/q/4Hb23+jvg3Sk3Hfxwf6z/f139hWAIK6z/mf8z/
+mP+RPyP/73/yP0L/RbF3nv85MwL13zVwbd/5AKHzyxUh5AXFdkGwTei1C3LtRIC5TbgZPG7JJQ03IeHGo3VhZf3ZqQ6bjlukwDFp
+IQiCIAiCIAiCIAiCIMiRnwBhY1EAKAAA
+B64
+check false-present-block-after-edited-return
+base64 -d <<'B64' | tar -xz -C "$W"
+H4sIAKEAEmsC/+2XTW/bMAyGffav0DFFLEXyl9wCAXLccfciCBSbboz4q7K8pfv1k+ukW1skC1A0WFs+B0sWSelgkfTLZmy2+K52
+30BloJ13gY8cGzkPwj/zYV1wX/gO2TkXoO+M0vZ452viJ6QyRQVzIa/jIEj8RLKYB7EMfddBPj25KjugrYYOakO7hzqla8gbDRSy
+wkBGU1WWs5a1yqSbN+R/HIZH8z8SgSOigIeBFCK26z73fZv//JL5r5vGnPL7l/2DkhV5Tii9KwxRs4q1D2T9OLhFncGOXCegbC1m
+LJVRJtY5EY+f0qWU7v3d6XR6iFksCJVeTKbSk8S+ZJAT3deTe49sPfLDI01vrm5cMnCni4zMyeSedRvVwi1feuQwF8ur0akzGlRl
+3Uyj0w1L+0zZh9b2rq5G22TvqYyxi0VTr7agayhvh/2Xz092p4PnX1sN132jm7r4BYd9bCL0pbEn2gCWl40yB0u6gXQ7Ge1PzqbX
+9T7mY5ZLhv0f+/+z/i9YEiUiCQT2f+z/+/5vSy3M3pT/MoqO57+dP/X/yLf5LyUPHBJh/8f6j/Uf6z/yP9T/4Rf/XfRfGLyo/z6P
+eIz67xIUVdtoM4oi13VPKDZ7R1ql4WAaJdA5Ku5sEXdSmZ0h8DxS99Xqp9JtNw/HqKNy7rWa+wRiDkEQBEEQBEEQBEEQBEFe8BsW
+0FBgACgAAA==
+B64
+check false-present-sync-before-edited-call
+base64 -d <<'B64' | tar -xz -C "$W"
+H4sIAKEAEmsC/+2XW2/aMBTH8+xPYXUvVJAQ27lRiQltL5O2dXufJhQSh7olFxmng3762Uko6YVNXVV2O38hkvhy7PhwzuHnjJ3x
+7HO8ecfjlEvrReS2OnR1Xebt7007cSmhFt5YR1C9VrHUy1v/p2iEcyVyPiXhJGAsihh1osgPgzBEFuifV1bf3NhZvFpzu5J8zQtl
+E7vM7MBOykLxjRpXThWr5OKZ8R943sH4931iEZ+5HgsppUTHv776FnaPGf+yLNWPxv2s/y9VKrIM2/ZSKByPc6fa4kVzQaJI+QZP
+QpawKHScSea5xKeYNK5Etm1349FwONzNmc2wTcNRiIf6O8L6MeUZXnNVV3MyyOPLUo7wUor09Axho6LO5/r8l3yNpzgXxUD/6DKx
+/HLy5sOnt+/n5ydfR5j6wWk7+kGnnqRKmVw4PK/UdlDWaoQDrxst9bKywOdlwZFtGhaSx1doaG5Fhpvd4OkUT87att1+vsWyMtsh
+v7LonRfqLHAdXGd/ajJ1oP5D/e/Vf/1xPM9jjFCo/1D/df1XkvPxs+M/9P3D8a/vu/pPqEd1/Aehq+u/D/Uf8j/k/9+R/6MgYpD/
+If/v8r/5e/9S/EcY8+/l/9AnwH9HkcirUqqWaNDuQQpVFkjL4NsVlwVfzd1H+K2PWB1WaRzCrzHp+E6r4SYNQ6u4LpKLFpcIjVpe
+2nUmZV7Vig/WOc9HmNG29xVWdcGx7zZPZl3DXs3mnCQV14Nmes+cmd6zttVdHTt2O73lO/1us87SpVDoMKaihwz4sWHAPN4M9rTX
+w9Rth7Kb/eq71zRz2gPoOsxp3R7Ntmdkf5I02p/lHbqM0CMkexhk+y0eejLZ3nd1C9NPNnOXj42LeSoUT9EelHuOXHI1T/m1SPg8
+iat4IVZCGzSe6Tn9vmt7RiG9g0AgEAgEAoFAIBAIBAJZ3wFwyQfsACgAAA==
+B64
+check fuzz-false-present-1-of-6-context
+base64 -d <<'B64' | tar -xz -C "$W"
+H4sIAKEAEmsC/+1YS4/bNhD2Wb+CcC5e2JLFNxVgi0V7KdA07b0IDK1Ee5muHqDpxM6vLynJlbS2EqTpLpCW32HF1cxwHhRnPBOt
+o/Xd7+nxZ5nmUs+eBXGLqWccY9yv3XsYIwhn4Dh7ARz2JtVW/ez/CcRBYVQhbyFPGMZCYBgJimOOg5nHfx/bw6dP4TZ93Muw1nIv
+SxN+1FW5C0u5N6rcreuoTk328K33nxEyef8Z5TNovzmCOULI3X9OCJ2B+CXvv64q8zm+L9G/U+RquwVhuFMGpOsiqk/gvnkEqszl
+EaQ4l+yeRFGaQCyyLYDNUQZhGHb8wXK5PMvc3YGQriAES/sXAfuvKupKG2C0MlUZgADctcvovTIByOUW/Cl1KR838aJI31d6BfaF
+LG5eB8BhPp+/SQ9l9gCUif5+FYRucQK3AAZLt1Rb0AiD21uQvG7fOey0yh0Xa0Wzqtyq3R/zH9/89tMvm1/n7yxtJ80mlx9UJjdZ
+Wqf36lGZ0+K0skI3rZTd3JkEfgAQic4uh+bl1AZO8wpg1O3RaLTMne9Zrj4sxta8nb9bOQWdgJbmoMtLi//9nBz5+u/r/6D+Y0Ii
+ZJ+c+Prv67+t/0ZLuf72+88pnb7/dt3Vf4hoU/8hZDNAff1/dvj87/O/z/8+/38+/7tf98/W/yHOLvI/x9D3fy+Bc4NW6ewheNKt
+Wcij0emGQIaT5EkDg7oOqWVhjCXigiXmQx6OCBXU8jw2Td0CYzokI4xijCZ7KsTgSKHdnMSWu0iPCwFHNBxjjrCjqXKRwHhIg1YJ
+59NaOBlxE6tmYHKCx14TwWDSKSIiGdIIp1gIS8uqoj4YuUjEyF2WUMxQvzUlIzJnCWrEr9sp6MgrBq1TcWeIzd7juLKYnSPFnjgA
+BW1iPjw22+OP5Lk9WdjtzcZHiimGRAycoHhIFoRyjHsyFyOyjSYl0ydO0YjbhiNhbJIbipHVIsGEss5rK3oTWAymDwC8AjJXRubB
+F8YQl1MIN4ToZxD/eLZwZbTwZJQxMcn4uvHD104fJocPo/g1UWuPdQPPUXOKu6i1u1wJztsmOO5bumZEF5rj4N5cGNK79grsH1It
+c2CjUekTYG2AykOx+Zjqeu9ihsTkCXVf5eBInKQtCDu5v2rjSPlQS5M/I1nUNvpXRFiXVKqD6dW6I+xJ1+w7R6B51yseBqc3uN3K
+4mUHSB4eHh4eHh4eHh4eHh7fBf4CVVhpqgAoAAA=
+B64
+check fuzz-false-present-wrong-nesting
+base64 -d <<'B64' | tar -xz -C "$W"
+H4sIAKEAEmsC/+2YTW+bQBCGOfMrRpxakYX9BBMJyYe2am899mZhsyS0xqBlLdn/vnxEaexiV01U56PzHDCeHdaDzLyD3iAMwvnX
+bPdZZ7k2zj+Bjpz6pFSIX+d9nFHOmAM75wJsW5uZ7ued/xMeQ2XLSqcsTiIhEip4MONxkiSug7x9imzdatIY3eqNJUav61VmdU5s
+TaxuLSnKnd0aHTZBk9nV7aP7P5LyZP9LJRymBJUi5kowh3IaxdwBesn+N3Vtz+X9af2VkpdFAYTclBaysNo3P27C1TbPwrbSVdDs
+YTkRdMtNrncglzFfKhkESRErLWbAhr/ZJYRM7uX6vj+933wORF1J8NVVBN2XXBfQry3WZVXad1X2vTbvr13oGUKQAouihPExVhYw
+5ECaQnKX9zCXCy7lzPWPcxm/HoMHG1Mm4mjcxOju4d+MS29TD4MXMf/l7/Of4/y/yPyfHc1/zoOEdx0gBb4A4Py/n//WaB0+of9j
+pU73f3d+P/9Z3M9/0b0SgML5j/qP+o/6j7wM/e8jbfio/v87/WeKKdR/1H/U/2fSf8klR/1H/Z/S//64GNzAha3rddDsn+j/ia7/
+D/Vf8Qj9v4vw6cu3jx8gBc/z3LJqamPB1mZ167ruGRduwoQ74cEdWXBTDtwZA+7Af+tLHIoaHsCuortisrbVXdneeJ0H5QaGu0L9
+QhAEQRAEQRAEecBPlj6Z4wAoAAA=
+B64
+check false-present-relocated-to-test-fixture
+[ $bad = 1 ] && { echo "BUG: a case still reads wrong"; exit 1; }
+exit 0
