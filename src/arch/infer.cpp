@@ -5,19 +5,16 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cctype>
 #include <functional>
-#include <exception>
 #include <optional>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 
 #include "scan.hpp"
 #include "sm120check/arch.hpp"
 #include "sm120check/error.hpp"
+#include "sm120check/parallel.hpp"
 
 namespace sm120check {
 namespace {
@@ -757,29 +754,9 @@ std::vector<ArchTargets> infer_arch_targets(const std::vector<Patch>& patches,
                                             const std::vector<unsigned>& strips,
                                             unsigned threads) {
   std::vector<ArchTargets> out(patches.size());
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> failed(std::max(threads, 1u));
-  const auto work = [&](std::size_t t) {
-    try {
-      for (std::size_t i; (i = next.fetch_add(1)) < patches.size();)
-        out[i] = infer_arch_targets(patches[i], strips.at(i));
-    } catch (...) {
-      failed[t] = std::current_exception();
-      next = patches.size();  // the others stop at their next patch
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < failed.size() && t < patches.size(); ++t) {
-    try {
-      pool.emplace_back(work, t);
-    } catch (const std::system_error&) {
-      break;  // the threads started (and this one) take the rest
-    }
-  }
-  work(0);
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
+  for_each_shared(patches.size(), threads, [&](std::size_t, std::size_t i) {
+    out[i] = infer_arch_targets(patches[i], strips.at(i));
+  });
   return out;
 }
 

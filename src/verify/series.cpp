@@ -11,22 +11,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <span>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 
 #include "internal.hpp"
 #include "sm120check/apply.hpp"
 #include "sm120check/error.hpp"
-#include "sm120check/trace.hpp"
+#include "sm120check/parallel.hpp"
 
 namespace sm120check::detail {
 namespace {
@@ -1119,42 +1115,15 @@ SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& r
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return groups[a].size() > groups[b].size();
   });
-  std::atomic<std::size_t> next{0};
-  const auto lane = [&](const Tree& lane_base, FileCache& lane_cache) {
-    const trace::Span span("series-lane");
-    for (std::size_t g; (g = next.fetch_add(1)) < order.size();) {
-      OverlayTree overlay(lane_base);
-      Context ctx{overlay, local, lane_cache, nullptr, &in_place};
-      passes(groups[order[g]], overlay, ctx, nullptr);
-    }
-  };
-  const std::size_t extra = std::min(handles.size(), groups.size() - 1);
-  std::vector<std::exception_ptr> failed(extra + 1);
-  std::vector<std::thread> threads;
-  for (std::size_t t = 0; t < extra; ++t) {
-    try {
-      threads.emplace_back([&, t] {
-        try {
-          FileCache own;
-          lane(*handles[t], own);
-        } catch (...) {
-          failed[t + 1] = std::current_exception();
-          next = order.size();  // the others stop at their next group
-        }
-      });
-    } catch (const std::system_error&) {
-      break;  // the threads started (and this one) take the rest
-    }
-  }
-  try {
-    lane(base, cache);
-  } catch (...) {
-    failed[0] = std::current_exception();
-    next = order.size();
-  }
-  for (std::thread& t : threads) t.join();
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
+  const std::size_t lanes = std::min(handles.size() + 1, groups.size());
+  std::vector<std::unique_ptr<FileCache>> caches;  // lane 0's is `cache`
+  for (std::size_t lane = 1; lane < lanes; ++lane) caches.push_back(std::make_unique<FileCache>());
+  for_each_shared(order.size(), static_cast<unsigned>(lanes), [&](std::size_t lane, std::size_t g) {
+    const Tree& lane_base = lane == 0 ? base : *handles[lane - 1];
+    OverlayTree overlay(lane_base);
+    Context ctx{overlay, local, lane == 0 ? cache : *caches[lane - 1], nullptr, &in_place};
+    passes(groups[order[g]], overlay, ctx, nullptr);
+  });
   return out;
 }
 
