@@ -1,5 +1,6 @@
 // SpareThreads: tasks handed to threads started ahead, spinning or asleep.
 #include "sm120check/spare_threads.hpp"
+#include "sm120check/parallel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <future>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace sm120check {
 namespace {
@@ -100,6 +102,34 @@ TEST(SpareThreads, DestroyedWhileSpinningOrAsleepEnds) {
     std::this_thread::sleep_for(milliseconds(5));
   }
   SUCCEED();  // (a hang here is the failure: ctest's timeout)
+}
+
+// for_each_shared(): every index once, on at most min(threads, count) lanes, the calling
+// thread lane 0; the first exception comes back and the other lanes stop.
+TEST(ForEachShared, EveryIndexOnceOnAtMostTheLanesAsked) {
+  for (const unsigned threads : {0u, 1u, 3u, 16u}) {
+    std::vector<std::atomic<int>> calls(100);
+    std::vector<std::atomic<int>> by_lane(16);
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> lane0_elsewhere{false};
+    for_each_shared(calls.size(), threads, [&](std::size_t lane, std::size_t i) {
+      ++calls[i];
+      ++by_lane[lane];
+      if (lane == 0 && std::this_thread::get_id() != caller) lane0_elsewhere = true;
+    });
+    for (std::size_t i = 0; i < calls.size(); ++i) EXPECT_EQ(calls[i].load(), 1) << i;
+    for (std::size_t lane = std::max(threads, 1u); lane < by_lane.size(); ++lane)
+      EXPECT_EQ(by_lane[lane].load(), 0) << "lane " << lane << " of " << threads;
+    EXPECT_FALSE(lane0_elsewhere.load());
+  }
+  std::atomic<int> ran{0};
+  for_each_shared(2, 8, [&](std::size_t lane, std::size_t) { EXPECT_LT(lane, 2u); ++ran; });
+  EXPECT_EQ(ran.load(), 2);
+  EXPECT_THROW(for_each_shared(50, 4,
+                               [](std::size_t, std::size_t i) {
+                                 if (i == 7) throw std::runtime_error("item 7");
+                               }),
+               std::runtime_error);
 }
 
 }  // namespace
