@@ -2,23 +2,9 @@
 
 #include <utility>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
 
 namespace sm120check {
 
-namespace {
-
-void pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-}  // namespace
 
 SpareThreads::~SpareThreads() {
   retire();
@@ -60,11 +46,8 @@ bool SpareThreads::run(std::function<void()> task) {
 void SpareThreads::wait(std::chrono::microseconds spin) {
   // A caller asleep here wakes 35 us after the last task ends (H200 host); spinning first,
   // it sees the end within a microsecond (bench/thread_wake.c).
-  const auto until = std::chrono::steady_clock::now() + spin;
-  for (unsigned n = 0; in_hand_count_.load(std::memory_order_acquire) != 0; ++n) {
-    if (n % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
-    pause();
-  }
+  spin_until(std::chrono::steady_clock::now() + spin,
+             [this] { return in_hand_count_.load(std::memory_order_acquire) == 0; });
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [this] { return in_hand_ == 0; });
   if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
@@ -81,13 +64,11 @@ void SpareThreads::retire() {
 void SpareThreads::loop(std::chrono::microseconds spin) {
   const auto until = std::chrono::steady_clock::now() + spin;
   for (;;) {
-    // Spinning until `until` (the clock read every 64 pauses), then asleep below.
-    for (unsigned n = 0; queued_.load(std::memory_order_acquire) == 0 &&
-                         !retired_.load(std::memory_order_relaxed);
-         ++n) {
-      if (n % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
-      pause();
-    }
+    // Spinning until `until`, then asleep below.
+    spin_until(until, [this] {
+      return queued_.load(std::memory_order_acquire) != 0 ||
+             retired_.load(std::memory_order_relaxed);
+    });
     std::function<void()> task;
     {
       std::unique_lock<std::mutex> lock(mutex_);

@@ -429,13 +429,8 @@ class EarlyEvidence {
  private:
   void wait() {
     if (!started_) return;
-    const auto until = std::chrono::steady_clock::now() + kWaitSpin;
-    for (unsigned n = 0; !done_flag_.load(std::memory_order_acquire); ++n) {
-      if (n % 64 == 0 && std::chrono::steady_clock::now() >= until) break;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    }
+    spin_until(std::chrono::steady_clock::now() + kWaitSpin,
+               [this] { return done_flag_.load(std::memory_order_acquire); });
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [this] { return done_; });
   }
