@@ -954,7 +954,7 @@ TEST(DriftFalseApplied, AWholeFileHunkMatchesOnlyAsTheWholeFile) {
       run_one("ARCHS = \"80;90;120\"\nbuild_kernels(ARCHS)\nforce_sm90_path()\n", hunk, "s.py");
   EXPECT_NE(left.status, HunkStatus::kApplied) << presence_words(left);
   EXPECT_NE(left.presence, Presence::kPresent) << presence_words(left);
-  EXPECT_EQ(left.diagnostic, "not-at-end-of-file");
+  EXPECT_EQ(left.diagnostic, "not-whole-file");
   const HunkMatch fixed = run_one("ARCHS = \"80;90;120\"\nbuild_kernels(ARCHS)\n", hunk, "s.py");
   EXPECT_EQ(fixed.status, HunkStatus::kApplied);
   EXPECT_EQ(fixed.kind, MatchKind::kExact);
@@ -965,6 +965,42 @@ TEST(DriftFalseApplied, AWholeFileHunkMatchesOnlyAsTheWholeFile) {
   const HunkMatch u0 = run_one("a\nARCHS = \"80;90;120\"\nb\n",
                                "@@ -2 +2 @@\n-ARCHS = \"80;90\"\n+ARCHS = \"80;90;120\"\n", "s.py");
   EXPECT_EQ(u0.status, HunkStatus::kApplied);
+}
+
+// Hostile recheck hr31 (a regression of the whole-file anchor): such a hunk's change standing
+// verbatim at line 1 with lines added after it since (or before it) is the fix in, drifted, as
+// any hunk whose context moved; the unfixed file so grown is the fix absent (git refuses both
+// ways there, so each is a conflict for `git apply`, not for the question asked).
+TEST(DriftFalseApplied, AWholeFileHunkWithLinesAddedSinceIsSearchedForAsDrifted) {
+  const std::string hunk =
+      "@@ -1,2 +1,3 @@\n"
+      "-    x_eta = iota(44)\n"
+      "+    x_iota = kappa(93)\n"
+      "     x_kappa = zeta(58)\n"
+      "+    x_iota = gamma(66)\n";
+  const std::string fixed = "    x_iota = kappa(93)\n    x_kappa = zeta(58)\n    x_iota = gamma(66)\n";
+  const std::string unfixed = "    x_eta = iota(44)\n    x_kappa = zeta(58)\n";
+  const std::string extra = "    x_delta = iota(52)\n";
+  for (const std::string& file : {fixed + extra, extra + fixed}) {
+    const HunkMatch m = run_one(file, hunk, "f.py");
+    EXPECT_EQ(m.status, HunkStatus::kApplied) << file << presence_words(m);
+    EXPECT_EQ(m.kind, MatchKind::kDrifted) << file;
+    EXPECT_EQ(m.presence, Presence::kPresent) << file;
+    EXPECT_EQ(m.context_lines, 0u) << file;
+  }
+  for (const std::string& file : {unfixed + extra, extra + unfixed}) {
+    const HunkMatch m = run_one(file, hunk, "f.py");
+    EXPECT_EQ(m.status, HunkStatus::kConflict) << file << presence_words(m);
+    EXPECT_EQ(m.presence, Presence::kAbsent) << file << presence_words(m);
+    EXPECT_EQ(m.diagnostic, "not-whole-file") << file;
+  }
+  // Exactly the patch's files: exact verdicts, as before.
+  EXPECT_EQ(run_one(fixed, hunk, "f.py").kind, MatchKind::kExact);
+  EXPECT_EQ(run_one(unfixed, hunk, "f.py").status, HunkStatus::kApplicable);
+  // Half of the fix (its first change only) with a line appended: not present.
+  const HunkMatch half =
+      run_one("    x_iota = kappa(93)\n    x_kappa = zeta(58)\n" + extra, hunk, "f.py");
+  EXPECT_NE(half.presence, Presence::kPresent) << presence_words(half);
 }
 
 }  // namespace

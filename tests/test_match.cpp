@@ -1306,8 +1306,10 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       }
       if (anchor == RefAnchor::kStart)
         tries.push_back({base_mode, true, false, RefAnchor::kNone, "not-at-start-of-file"});
-      if (anchor == RefAnchor::kEnd || anchor == RefAnchor::kWhole)
+      if (anchor == RefAnchor::kEnd)
         tries.push_back({base_mode, true, false, RefAnchor::kNone, "not-at-end-of-file"});
+      if (anchor == RefAnchor::kWhole)
+        tries.push_back({base_mode, true, false, RefAnchor::kNone, "not-whole-file"});
       if (lo > 0) tries.push_back({base_mode, true, true, anchor, "out-of-order"});
       for (const Try& t : tries) {
         bool hit = false;

@@ -508,8 +508,15 @@ class Matcher {
     for (std::size_t k = 0; k < hunks.size(); ++k) {
       if (out[k].status != HunkStatus::kConflict) continue;
       images_.build(hunks[k]);
-      if (images_.leading == 0 && images_.trailing == 0) continue;  // decided by match_one
+      // A hunk without context (`diff -U0`) has only its expected line: decided by match_one.
+      // One with context between its changes but none at its edges, anchored to the file's end
+      // (or whole) as `git apply` anchors it, is searched for as any other when not found
+      // there: a line appended after a fix at line 1 moves no line of it (hostile review hr31).
+      if (images_.leading == 0 && images_.trailing == 0 &&
+          anchor_of(hunks[k]) == Anchor::kExpected)
+        continue;
       drift[k] = drift_one(hunks[k], k, around, std::nullopt);
+      if (images_.leading == 0 && images_.trailing == 0) edge_removed_lines(*drift[k]);
     }
     // Two hunks whose changes were found at the same place: neither is decided by it (a sweep
     // over the places in line order).
@@ -580,6 +587,37 @@ class Matcher {
       const DriftResult d = find_trivial(file_, cache_, base_mode_, images_, q);
       if (d.presence == Presence::kPresent) record(hunks[k], k, d, out, spans);
     }
+  }
+
+  /// A hunk without context at its edges (images_ built for it), found by the drift search:
+  /// no context ties its edges, so a line it removes at an edge (a "-" line before its first
+  /// context line, or after its last) standing right beside the block found is the old code
+  /// kept beside the new, not the fix (hostile review hr30: a 3-line file's hunk that deletes
+  /// its last line, the line still there). Both stand: unknown, "removed-lines-present".
+  void edge_removed_lines(DriftResult& d) {
+    if (d.presence != Presence::kPresent) return;
+    pre_text_.build(images_.pre, base_mode_);
+    std::size_t first_context = images_.pre.size(), last_context = 0;
+    for (std::size_t j = 0; j < images_.pre.size(); ++j)
+      if (images_.pre[j]->kind == LineKind::kContext) {
+        first_context = std::min(first_context, j);
+        last_context = j;
+      }
+    const auto removed_at = [&](std::size_t line, std::size_t from, std::size_t to) {
+      for (std::size_t j = from; j < to; ++j)
+        if (line_equals(file_.line(line), pre_text_.text(j), base_mode_)) return true;
+      return false;
+    };
+    std::optional<std::size_t> old_line;
+    if (d.pos > 0 && removed_at(d.pos - 1, 0, first_context)) old_line = d.pos - 1;
+    const std::size_t after = d.pos + d.count;
+    if (!old_line && first_context < images_.pre.size() && after < n_ &&
+        removed_at(after, last_context + 1, images_.pre.size()))
+      old_line = after;
+    if (!old_line) return;
+    d.presence = Presence::kUnknown;
+    d.why = "removed-lines-present";
+    d.places = {std::min(d.pos, *old_line), std::max(d.pos, *old_line)};
   }
 
   /// An image match outside_section() set aside, with the file lines it held.
@@ -1512,8 +1550,10 @@ class Matcher {
     }
     if (anchor == Anchor::kStart)
       tries[count++] = {base_mode_, true, false, Anchor::kNone, "not-at-start-of-file"};
-    if (anchor == Anchor::kEnd || anchor == Anchor::kWhole)
+    if (anchor == Anchor::kEnd)
       tries[count++] = {base_mode_, true, false, Anchor::kNone, "not-at-end-of-file"};
+    if (anchor == Anchor::kWhole)
+      tries[count++] = {base_mode_, true, false, Anchor::kNone, "not-whole-file"};
     if (lo > 0) tries[count++] = {base_mode_, true, true, anchor, "out-of-order"};
     const std::uint64_t levels = max_level();
     for (std::size_t t = 0; t < count; ++t) {

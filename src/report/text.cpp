@@ -219,6 +219,9 @@ std::string diagnostic_words(std::string_view code) {
   if (code == "not-at-end-of-file")
     return "found only away from the end of the file, where a hunk with less trailing than "
            "leading context belongs";
+  if (code == "not-whole-file")
+    return "found only where the file has other lines before or after it; a hunk at line 1 "
+           "with context only between its changes is the whole file";
   return escape_for_terminal(code);
 }
 
@@ -268,6 +271,8 @@ std::string hunk_verdict(const HunkMatch& m, bool color) {
     if (m.context_agree < m.context_lines)
       return text + fmt::format(" (context differs: {} of {} context lines)", m.context_agree,
                                 m.context_lines);
+    if (m.context_lines == 0)  // context only between its changes: anchored to an edge
+      return text + " (the file has lines before or after it that the patch's file had not)";
     return text + fmt::format(" (context moved: all {} context lines, with other lines between)",
                               m.context_lines);
   }
