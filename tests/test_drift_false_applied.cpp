@@ -11,6 +11,7 @@
 #include "sm120check/match.hpp"
 #include "sm120check/patch.hpp"
 #include "test_util.hpp"
+#include "../src/match/drift.hpp"
 
 namespace sm120check {
 namespace {
@@ -1001,6 +1002,89 @@ TEST(DriftFalseApplied, AWholeFileHunkWithLinesAddedSinceIsSearchedForAsDrifted)
   const HunkMatch half =
       run_one("    x_iota = kappa(93)\n    x_kappa = zeta(58)\n" + extra, hunk, "f.py");
   EXPECT_NE(half.presence, Presence::kPresent) << presence_words(half);
+}
+
+// Hostile review hr30: the added block found past the statement the hunk puts next to it,
+// that statement edited since, so the block no longer does what the fix does. Each reads
+// unknown ("context-crossed"); the same block on its own side of the edited line stays present.
+TEST(DriftFalseApplied, ABlockOnTheOtherSideOfItsEditedNeighbourIsNotPresent) {
+  struct Case {
+    const char* name;
+    std::string hunk, crossed, in_place;
+  };
+  const std::vector<Case> cases = {
+      {"override above the value it overrides",
+       "@@ -8,6 +8,8 @@ def pick_stages(major):\n"
+       "     \"\"\"\n"
+       " \n"
+       "     num_stages = 3\n"
+       "+    if major == 12:\n"
+       "+        num_stages = 1\n"
+       " \n"
+       "     return num_stages\n"
+       " \n",
+       "import torch\n\n\ndef pick_stages(major):\n    \"\"\"Pick.\n\n    Fits.\n    \"\"\"\n\n"
+       "    if major == 12:\n        num_stages = 1\n    num_stages = 4\n\n    return num_stages\n"
+       "\n\ndef other():\n    return 1\n",
+       "import torch\n\n\ndef pick_stages(major):\n    \"\"\"Pick.\n\n    Fits.\n    \"\"\"\n\n"
+       "    num_stages = 4\n    if major == 12:\n        num_stages = 1\n\n    return num_stages\n"
+       "\n\ndef other():\n    return 1\n"},
+      {"code after an edited return",
+       "@@ -5,6 +5,8 @@ def smem_limit(major):\n"
+       "     limit = 232448\n"
+       "     if major == 9:\n"
+       "         limit = 227 * 1024\n"
+       "+    if major == 12:\n"
+       "+        limit = 101376\n"
+       "     return limit\n"
+       " \n"
+       " \n",
+       "import torch\n\n\ndef smem_limit(major):\n    limit = 232448\n    if major == 9:\n"
+       "        limit = 227 * 1024\n    return int(limit)\n    if major == 12:\n"
+       "        limit = 101376\n\n\ndef other(major):\n    return major + 1\n",
+       "import torch\n\n\ndef smem_limit(major):\n    limit = 232448\n    if major == 9:\n"
+       "        limit = 227 * 1024\n    if major == 12:\n        limit = 101376\n"
+       "    return int(limit)\n\n\ndef other(major):\n    return major + 1\n"},
+      {"synchronize before an edited launch",
+       "@@ -7,6 +7,7 @@ def run(q, k, v, out):\n"
+       "     grid = (q.shape[0], q.shape[1])\n"
+       "     stream = torch.cuda.current_stream()\n"
+       "     attention_kernel[grid](q, k, v, out)\n"
+       "+    torch.cuda.synchronize()\n"
+       "     result = out.float()\n"
+       "     check(result)\n"
+       "     return result\n",
+       "import torch\n\n\ndef run(q, k, v, out):\n    prepare(q, k, v)\n"
+       "    grid = (q.shape[0], q.shape[1])\n    stream = torch.cuda.current_stream()\n"
+       "    torch.cuda.synchronize()\n    attention_kernel[grid](q, k, v, out, num_warps=4)\n"
+       "    result = out.float()\n    check(result)\n    return result\n",
+       "import torch\n\n\ndef run(q, k, v, out):\n    prepare(q, k, v)\n"
+       "    grid = (q.shape[0], q.shape[1])\n    stream = torch.cuda.current_stream()\n"
+       "    attention_kernel[grid](q, k, v, out, num_warps=4)\n    torch.cuda.synchronize()\n"
+       "    result = out.float()\n    check(result)\n    return result\n"},
+  };
+  for (const Case& c : cases) {
+    const HunkMatch crossed = run_one(c.crossed, c.hunk, "m.py");
+    EXPECT_NE(crossed.presence, Presence::kPresent) << c.name << ": " << presence_words(crossed);
+    EXPECT_NE(crossed.status, HunkStatus::kApplied) << c.name;
+    EXPECT_EQ(crossed.presence_reason, "context-crossed") << c.name;
+    const HunkMatch kept = run_one(c.in_place, c.hunk, "m.py");
+    EXPECT_EQ(kept.status, HunkStatus::kApplied) << c.name << ": " << presence_words(kept);
+    EXPECT_EQ(kept.presence, Presence::kPresent) << c.name;
+  }
+}
+
+TEST(DriftStatementHead, NamesTheStatementAndLeavingKeywords) {
+  EXPECT_EQ(detail::statement_head("    num_stages = 4"), "num_stages");
+  EXPECT_EQ(detail::statement_head("self.limit += 1"), "self.limit");
+  EXPECT_EQ(detail::statement_head("attention_kernel[grid](q, k)"), "attention_kernel");
+  EXPECT_EQ(detail::statement_head("  return int(limit)"), "return");
+  EXPECT_EQ(detail::statement_head("x: int = 3"), "");  // a name of one character
+  EXPECT_EQ(detail::statement_head("if major == 12:"), "");
+  EXPECT_EQ(detail::statement_head("major == 12"), "");  // a comparison
+  EXPECT_EQ(detail::statement_head("int limit = 3;"), "");
+  EXPECT_EQ(detail::statement_head("# a comment"), "");
+  EXPECT_EQ(detail::statement_head(""), "");
 }
 
 }  // namespace

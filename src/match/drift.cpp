@@ -940,6 +940,13 @@ class Drift {
         std::vector<Candidate> both{c, *place};
         return ambiguous(r, both, "removed-lines-present");
       }
+      // The context line next to the block, edited since, stands on the block's other side:
+      // the block is past the statement it follows (an override assigned before the value it
+      // overrides, code after a `return`, a synchronize before the launch). Unknown.
+      if (crosses_edited_context(c)) {
+        std::vector<Candidate> here{c};
+        return ambiguous(r, here, "context-crossed");
+      }
       r.presence = Presence::kPresent;
       r.pos = c.pos;
       r.count = c.end - c.pos;
@@ -1925,6 +1932,48 @@ class Drift {
     return {lcs(lead_ - l, l, from, begin), lcs(post_n - trail_, t, end, t_to)};
   }
 
+  /// Whether the block found at `c` stands on the wrong side of the statement the hunk puts
+  /// next to it: the leading context's last line is not right above the block (blank lines
+  /// aside) but a line of the same statement, edited (statement_head()), stands below it
+  /// before the trailing context resumes; or the trailing context's first line likewise above
+  /// it. (Hostile review hr30: `if major == 12: num_stages = 1` above an edited
+  /// `num_stages = 4` that overrides it; the block after an edited `return int(limit)`; the
+  /// synchronize() before an edited kernel launch.) O(kDriftSlack x context).
+  bool crosses_edited_context(const Candidate& c) const {
+    const std::size_t a_first = lead_, a_end = post_.size() - trail_;  // the block's image lines
+    if (a_end <= a_first) return false;
+    const auto equals_any = [&](std::size_t i, std::size_t from, std::size_t to) {
+      for (std::size_t j = from; j < to; ++j)
+        if (line_equals(file_.line(i), post_.text(j), mode_)) return true;
+      return false;
+    };
+    // `j`: the context line next to the block; `up`: it belongs above the block.
+    const auto crossed = [&](std::size_t j, bool up) {
+      const std::string_view head = statement_head(images_.post[j]->text);
+      if (head.empty()) return false;
+      // Where it belongs: the nearest line that is not blank on its side.
+      std::size_t steps = 0;
+      for (std::size_t i = up ? c.pos : c.end; steps <= kDriftSlack; ++steps) {
+        if (up ? i == 0 : i >= n_) break;
+        const std::size_t at = up ? --i : i++;
+        if (trim_space(file_.line(at)).empty()) continue;
+        if (line_equals(file_.line(at), post_.text(j), mode_)) return false;  // in its place
+        break;
+      }
+      // The other side, until that side's own context resumes.
+      steps = 0;
+      for (std::size_t i = up ? c.end : c.pos; steps < kDriftSlack; ++steps) {
+        if (up ? i >= n_ : i == 0) break;
+        const std::size_t at = up ? i++ : --i;
+        if (up ? equals_any(at, a_end, post_.size()) : equals_any(at, 0, a_first)) break;
+        const std::string_view line = file_.line(at);
+        if (statement_head(line) == head && !line_equals(line, post_.text(j), mode_)) return true;
+      }
+      return false;
+    };
+    return (lead_ > 0 && crossed(lead_ - 1, true)) || (trail_ > 0 && crossed(a_end, false));
+  }
+
   /// Whether file line `i` equals one of `lines` (leading_only_ or trailing_only_).
   bool only_on_side(std::size_t i, const std::vector<std::string_view>& lines) const {
     for (const std::string_view text : lines)
@@ -2002,6 +2051,36 @@ std::string_view bare(std::string_view s) {
 }
 
 }  // namespace
+
+std::string_view statement_head(std::string_view line) {
+  line = trim_space(line);
+  std::size_t e = 0;
+  while (e < line.size() && (std::isalnum(static_cast<unsigned char>(line[e])) != 0 ||
+                             line[e] == '_' || line[e] == '.'))
+    ++e;
+  const std::string_view head = line.substr(0, e);
+  if (head.size() < 2 || std::isdigit(static_cast<unsigned char>(head[0])) != 0) return {};
+  // Statements that leave the block: one another's edits whatever follows the keyword.
+  static constexpr std::array<std::string_view, 7> kExits = {
+      "return", "raise", "break", "continue", "throw", "goto", "co_return"};
+  if (std::find(kExits.begin(), kExits.end(), head) != kExits.end()) return head;
+  // Other keywords and type names say nothing of which statement a line is.
+  static constexpr std::array<std::string_view, 40> kWords = {
+      "if",       "elif",   "else",     "for",     "while",    "do",       "switch", "case",
+      "def",      "class",  "struct",   "import",  "from",     "with",     "try",    "except",
+      "finally",  "assert", "del",      "pass",    "yield",    "await",    "async",  "lambda",
+      "not",      "and",    "or",       "static",  "const",    "constexpr", "auto",  "int",
+      "unsigned", "void",   "template", "typename", "namespace", "using",   "bool",   "float"};
+  if (std::find(kWords.begin(), kWords.end(), head) != kWords.end()) return {};
+  // A statement: an assignment, a call or a subscript follows the name.
+  const std::string_view rest = trim_space(line.substr(e));
+  if (rest.empty() || (rest[0] != '=' && rest[0] != '(' && rest[0] != '[' && rest[0] != '+' &&
+                       rest[0] != '-' && rest[0] != '*' && rest[0] != '/' && rest[0] != '|' &&
+                       rest[0] != '&' && rest[0] != ':'))
+    return {};
+  if (rest[0] == '=' && rest.size() > 1 && rest[1] == '=') return {};  // a comparison
+  return head;
+}
 
 bool informative_line(std::string_view line) {
   const std::string_view s = bare(line);

@@ -196,4 +196,12 @@ inline constexpr std::size_t kMaxDriftCandidates = 64;
 /// prove a change present.
 bool informative_line(std::string_view line);
 
+/// Which statement `line` is, for telling an edited copy of a line from another statement: the
+/// name it starts with (identifier characters and dots: `num_stages`, `self.limit`,
+/// `attention_kernel`) when an assignment, call or subscript follows it; a leaving keyword
+/// itself (`return`, `raise`, `break`, `continue`, `throw`, `goto`, `co_return`). Empty for a
+/// line that starts with another keyword or a type name, a comparison, or no name of two
+/// characters or more. A view into `line`.
+std::string_view statement_head(std::string_view line);
+
 }  // namespace sm120check::detail

@@ -39,6 +39,10 @@ std::string presence_words(const HunkMatch& m) {
     return "its change stands only out of hunk order, away from where the hunks around it were "
            "found" +
            at;
+  if (code == "context-crossed")
+    return "its change stands on the other side of the statement the hunk puts next to it, "
+           "edited since (an override above the value it overrides, code after a return)" +
+           at;
   if (code == "partly-present")
     return "most of its new lines stand by where it belongs, not all as the hunk has them" + at;
   if (code == "other-section")

@@ -1,9 +1,6 @@
 #!/bin/bash
 # False `present`, exit 0, where the fix is not in (hostile review hr30, session 29).
 # Exit 1 while any case reads present or exits 0; 0 once none does.
-# false-present-block-above-edited-context: Fix adds 'if major == 12: num_stages = 1' AFTER 'num_stages = 3'. Target has the block ABOVE the (edited) 'num_stages = 4', so the override is overwritten: fix not effective. Leading context is weak (docstring close quote, blank). Expected: presence not present (unknown or absent), exit != 0.
-# false-present-block-after-edited-return: Fix adds 'if major == 12: limit = 101376' before 'return limit'. Target has the block AFTER 'return int(limit)' (trailing context line edited): unreachable dead code, SM120 still gets 232448. Expected: presence not present (absent or unknown), exit != 0. git apply --check fails both ways.
-# false-present-sync-before-edited-call: Fix adds 'torch.cuda.synchronize()' AFTER 'attention_kernel[grid](q, k, v, out)'. Target has a synchronize() just BEFORE the (edited: num_warps=4) kernel call and none after it. Expected: presence not present (absent/unknown), exit != 0. git apply --check fails both ways.
 # fuzz-false-present-1-of-6-context: Fuzz seed 3 case 20. Fix replaces 'break' (after 'return None') with 'if major == 9: num_warps = 1'. Target: the block stands several lines above its place, before 'num_warps = 4' which overrides it; only 1 of 6 context lines agree. Expected: not present. Actual: applied/present.
 # fuzz-false-present-wrong-nesting: Fuzz seed 3 case 148 (fuzz.py 3 2500). Fix replaces 'y = 1' (right after the docstring of kernel_0) with 'if major == 9: grid = 16'. Target: 'y = 1' still stands right after the docstring; the new block stands 3 lines lower, between 'if smem > 128:' and its body (changing what the if guards). Tool: applied/present, drift context 3 of 10. Expected: not present (unknown or absent).
 # false-present-relocated-to-test-fixture: Patched module mypkg/cuda/smem.py does not exist in the target; the only file holding the fixed lines is tests/test_patch_tool.py, where they sit inside a string literal (a test fixture). The tool relocates to the test file by content and reports applied/present, exit 0. Expected: unknown (file-missing) or at least not 'present' / exit 0 -- the fix's code is in no module.
@@ -19,37 +16,6 @@ sys.exit(1 if bad else 0)
 PY
 check(){ c=$1; (cd "$W/$c" && "$B" verify --no-gpu --format json p.patch tree > out.json 2>/dev/null)
   python3 "$W/check.py" "$W/$c/out.json" "$c" || bad=1; }
-base64 -d <<'B64' | tar -xz -C "$W"
-H4sIAKEAEmsC/+2Xy27bMBBFteZXDLxK4ZAmRb0SwIBXbZfedF3Q1ihWY4kCRQfO31cPuwkcOAECxGibORtRw0vqhTujETMxWyzN
-/juaHF3wIciRc0cpdfQ07uNKhioMYB9cgF3rjesuH3xOwgwqX1Y4V+lNonWq41gkmY6lSllA/PcUZtsibxy2WHu+2tr1PTcr+4Ac
-89Jjzte29rj3s0Y0xq837/V/EkVn/a87/6tYy0gnqVadLpRp3PlfXtL/zlr/mu6t+X+UvCwK4Pyu9GBmlWgeYTUcWFnnuIe00KEx
-iRChyXMdSVDDp2Sc84OeTafT45rFAnh2ncA0u86gO8mxgKZc3//s3vEdtleV+WXdl1sGPZPJhME4rHfVQQJz0Gzax8oCBjnM56DC
-2zH4QqyOWzj0O1c/m+wmyN1vI6j+U/1/Xv+jVCRxmmYyJP9Q/X+q/94hzt7v/zSOz/u/G/+p/3Ko/5GWAcRU/yn/U/6n/E/8Jfm/
-/8v/gP4viU7yvwojRf3fJSirxjoP3rr1hjH2WsfWNWzLbgr8Bvs+a4UObK9ucFvWCOMKwQbt19K3g7DdGIc5VFhZ99jr++C35Q9x
-3HLUn3Z755q901A0Ln/Z/Y2PYruruavD/R9EivIaQRAEQRAEQRAEQRAE8Wn4DcRqgEoAKAAA
-B64
-check false-present-block-above-edited-context
-base64 -d <<'B64' | tar -xz -C "$W"
-H4sIAKEAEmsC/+2XzW6jMBDHOfsp5tiWGvyB7VApUo573DdY0WA23g0BOa6Ufft1IN0kq9BKrRrtx/x8sBmPjSU8M/yzPMsXn6vd
-J1vV1icfAhuZ6hmTxXG8t3MmuEhgl1yBp22ofHx98n8iZtAG19o5N6WW0sSWqVKXQimSIP88TbXeWtp7u7WbQB/X3fI7rZpgPbW1
-C7am3oYnv8n7rK/CcvXm+NdFMRn/8c4lXElWSG2k1AkTTAueALtm/PuuCy/5vTb/l1K7pgFKv7oAVd5m/Q94HDriNrXdwUyaplQ6
-y4QtJas18OFTEkrpwZ+kafq8ZrEAqu41pOp+BvGhtg1sW9t+WbvWhZu2+tb52wcCewYTzEFIURSz0eYaGHxgPofy4HfmKwzcxSOI
-gqS/+3PxMBpPF3DGpdHjRuNFHqcIxIbBH8mw/mP9P63/usyEMWX8AcAAwfr/q/4Hb23+jvg3Sk3Hfxwf6z/f139hWAIK6z/mf8z/
-mP+RPyP/73/yP0L/RbF3nv85MwL13zVwbd/5AKHzyxUh5AXFdkGwTei1C3LtRIC5TbgZPG7JJQ03IeHGo3VhZf3ZqQ6bjlukwDFp
-IQiCIAiCIAiCIAiCIMiRnwBhY1EAKAAA
-B64
-check false-present-block-after-edited-return
-base64 -d <<'B64' | tar -xz -C "$W"
-H4sIAKEAEmsC/+2XTW/bMAyGffav0DFFLEXyl9wCAXLccfciCBSbboz4q7K8pfv1k+ukW1skC1A0WFs+B0sWSelgkfTLZmy2+K52
-30BloJ13gY8cGzkPwj/zYV1wX/gO2TkXoO+M0vZ452viJ6QyRQVzIa/jIEj8RLKYB7EMfddBPj25KjugrYYOakO7hzqla8gbDRSy
-wkBGU1WWs5a1yqSbN+R/HIZH8z8SgSOigIeBFCK26z73fZv//JL5r5vGnPL7l/2DkhV5Tii9KwxRs4q1D2T9OLhFncGOXCegbC1m
-LJVRJtY5EY+f0qWU7v3d6XR6iFksCJVeTKbSk8S+ZJAT3deTe49sPfLDI01vrm5cMnCni4zMyeSedRvVwi1feuQwF8ur0akzGlRl
-3Uyj0w1L+0zZh9b2rq5G22TvqYyxi0VTr7agayhvh/2Xz092p4PnX1sN132jm7r4BYd9bCL0pbEn2gCWl40yB0u6gXQ7Ge1PzqbX
-9T7mY5ZLhv0f+/+z/i9YEiUiCQT2f+z/+/5vSy3M3pT/MoqO57+dP/X/yLf5LyUPHBJh/8f6j/Uf6z/yP9T/4Rf/XfRfGLyo/z6P
-eIz67xIUVdtoM4oi13VPKDZ7R1ql4WAaJdA5Ku5sEXdSmZ0h8DxS99Xqp9JtNw/HqKNy7rWa+wRiDkEQBEEQBEEQBEEQBEFe8BsW
-0FBgACgAAA==
-B64
-check false-present-sync-before-edited-call
 base64 -d <<'B64' | tar -xz -C "$W"
 H4sIAKEAEmsC/+2XW2/aMBTH8+xPYXUvVJAQ27lRiQltL5O2dXufJhQSh7olFxmng3762Uko6YVNXVV2O38hkvhy7PhwzuHnjJ3x
 7HO8ecfjlEvrReS2OnR1Xebt7007cSmhFt5YR1C9VrHUy1v/p2iEcyVyPiXhJGAsihh1osgPgzBEFuifV1bf3NhZvFpzu5J8zQtl
