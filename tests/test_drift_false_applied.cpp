@@ -1074,6 +1074,59 @@ TEST(DriftFalseApplied, ABlockOnTheOtherSideOfItsEditedNeighbourIsNotPresent) {
   }
 }
 
+// Hostile review hr30: a fix to a file's last line, made where the file lacked its final
+// newline ("\ No newline at end of file" on both sides), is there byte for byte in a file an
+// editor gave the newline, with or without code appended since; it read absent.
+TEST(DriftFalseApplied, AFixedLastLineIsPresentWithTheNewlineAnEditorAdded) {
+  const std::string hunk =
+      "@@ -4,4 +4,4 @@ import torch\n"
+      " def smem_limit(major):\n"
+      "     if major == 9:\n"
+      "         return 232448\n"
+      "-    return 166912\n"
+      "\\ No newline at end of file\n"
+      "+    return 101376 if major == 12 else 166912\n"
+      "\\ No newline at end of file\n";
+  const std::string head =
+      "import torch\n\n\ndef smem_limit(major):\n    if major == 9:\n        return 232448\n";
+  const std::string fixed = head + "    return 101376 if major == 12 else 166912";
+  EXPECT_EQ(run_one(fixed, hunk, "m.py").kind, MatchKind::kExact);
+  for (const std::string& file :
+       {fixed + "\n", fixed + "\n\n\ndef other():\n    return 1\n"}) {
+    const HunkMatch m = run_one(file, hunk, "m.py");
+    EXPECT_EQ(m.status, HunkStatus::kApplied) << file << presence_words(m);
+    EXPECT_EQ(m.presence, Presence::kPresent) << file;
+  }
+  // The unfixed file so changed: not present.
+  for (const std::string& file : {head + "    return 166912\n",
+                                  head + "    return 166912\n\n\ndef other():\n    return 1\n"}) {
+    const HunkMatch m = run_one(file, hunk, "m.py");
+    EXPECT_NE(m.presence, Presence::kPresent) << file << presence_words(m);
+    EXPECT_NE(m.status, HunkStatus::kApplied) << file;
+  }
+}
+
+// The same for a hunk without context that replaces the whole file (every line changed, so
+// `git diff -U3` has no context): as the whole file, its image's unterminated last line also
+// matches the file that ends with a newline, as `git apply` matches it going forward.
+TEST(DriftFalseApplied, AWholeFileImageWithoutFinalNewlineMatchesTheFileWithOne) {
+  const std::string hunk =
+      "@@ -1 +1,2 @@\n"
+      "-    x_kappa = gamma(86)\n"
+      "+    x_theta = eta(15)\n"
+      "+    x_kappa = gamma(34)\n"
+      "\\ No newline at end of file\n";
+  const std::string fixed = "    x_theta = eta(15)\n    x_kappa = gamma(34)";
+  for (const std::string& file : {fixed, fixed + "\n"}) {
+    const HunkMatch m = run_one(file, hunk, "f.py");
+    EXPECT_EQ(m.status, HunkStatus::kApplied) << file;
+    EXPECT_EQ(m.presence, Presence::kPresent) << file;
+  }
+  EXPECT_EQ(run_one("    x_kappa = gamma(86)\n", hunk, "f.py").status, HunkStatus::kApplicable);
+  // Only as the whole file: with a line appended it is not at its place.
+  EXPECT_NE(run_one(fixed + "\n    x = 1\n", hunk, "f.py").presence, Presence::kPresent);
+}
+
 TEST(DriftStatementHead, NamesTheStatementAndLeavingKeywords) {
   EXPECT_EQ(detail::statement_head("    num_stages = 4"), "num_stages");
   EXPECT_EQ(detail::statement_head("self.limit += 1"), "self.limit");

@@ -1177,10 +1177,11 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
     HunkMatch m;
     bool matched = false;
     if (anchor == RefAnchor::kExpected) {
-      // Tied to the expected line (or, as the whole file, to line 1).
+      // Tied to the expected line (or, as the whole file, to line 1; there a line marked
+      // "\ No newline at end of file" also matches a file that ends with one).
       auto whole = [&](const std::vector<RefLine>& img, std::uint32_t s) {
         return s <= 1 && lo == 0 && img.size() == n &&
-               (n == 0 || ref_find(f, img, 0, n, 0, 0, base_mode, true).has_value());
+               (n == 0 || ref_find(f, img, 0, n, 0, 0, base_mode, f.last_no_newline).has_value());
       };
       auto at = [&](const std::vector<RefLine>& img, std::int64_t e) {
         return !img.empty() &&

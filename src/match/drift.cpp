@@ -512,8 +512,13 @@ class Drift {
         n_(file.size()),
         lead_(images.leading),
         trail_(images.trailing) {
-    post_.build(images.post, mode);
-    pre_.build(images.pre, mode);
+    // A change is present whatever newline ends the file: in a file that ends with one, the
+    // patch's "\ No newline at end of file" lines are looked for as ordinary lines (hostile
+    // review hr30: the fixed last line, byte for byte, with the newline an editor adds, read
+    // absent).
+    const bool final_newline = file.size() == 0 || file.final_newline();
+    post_.build(images.post, mode, final_newline);
+    pre_.build(images.pre, mode, final_newline);
     a_count_ = post_.size() - lead_ - trail_;
     r_count_ = pre_.size() - lead_ - trail_;
     for (const HunkLine* l = images.begin; l != images.end; ++l) {
@@ -620,7 +625,7 @@ class Drift {
     for (std::size_t j = 0; j < post_.size(); ++j) kept.insert(post_.text(j));
     FileSide folded(file_, cache_, TextMode::kFoldWs);
     ImageText pre_folded;
-    pre_folded.build(images_.pre, TextMode::kFoldWs);
+    pre_folded.build(images_.pre, TextMode::kFoldWs, file_.size() == 0 || file_.final_newline());
     std::size_t old_lines = 0;
     for (std::size_t j = lead_; j < lead_ + r_count_; ++j) {
       if (images_.pre[j]->kind != LineKind::kRemoved || !informative_line(images_.pre[j]->text) ||

@@ -539,7 +539,10 @@ class FileSide {
 /// One image of a hunk, normalised and hashed for one TextMode. Buffers are reused across hunks.
 class ImageText {
  public:
-  void build(const std::vector<const HunkLine*>& lines, TextMode mode) {
+  /// With `any_final_newline`, a line marked no_newline_at_eof is taken as an ordinary line
+  /// (for a file that ends with a newline: an editor added the one the patch lacks).
+  void build(const std::vector<const HunkLine*>& lines, TextMode mode,
+             bool any_final_newline = false) {
     std::size_t total = 0;
     for (const HunkLine* line : lines) total += line->text.size();
     storage_.clear();
@@ -553,15 +556,17 @@ class ImageText {
     const u64 base = keys().base;
     // Without a flagged line the plain values are the strict ones: prefix_plain_ is computed
     // only for an image that has one (a file's last line without newline).
-    plain_is_strict_ = std::none_of(lines.begin(), lines.end(),
-                                    [](const HunkLine* l) { return l->no_newline_at_eof; });
+    plain_is_strict_ =
+        any_final_newline || std::none_of(lines.begin(), lines.end(), [](const HunkLine* l) {
+          return l->no_newline_at_eof;
+        });
     if (!plain_is_strict_) {
       prefix_plain_.resize(m + 1);
       prefix_plain_[0] = 0;
     }
     for (std::size_t j = 0; j < m; ++j) {
       text_[j] = normalise(lines[j]->text, mode, storage_);
-      no_newline_[j] = lines[j]->no_newline_at_eof;
+      no_newline_[j] = lines[j]->no_newline_at_eof && !any_final_newline;
       const u64 h = hash_text(text_[j]);
       prefix_strict_[j + 1] =
           mod_add(mod_mul(prefix_strict_[j], base), line_value(h, no_newline_[j] != 0));

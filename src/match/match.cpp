@@ -1263,9 +1263,12 @@ class Matcher {
                               std::int64_t pre_expected, std::int64_t post_expected) {
     const bool pre_empty = images_.pre.empty();
     const bool post_empty = images_.post.empty();
+    // As the whole file, an image whose last line lacks its newline ("\ No newline at end of
+    // file") is also the file that ends with one (an editor added it): `git apply` matches it
+    // so going forward.
     auto whole = [&](ImageText& img, std::uint32_t start) {
       return start <= 1 && lo == 0 && img.size() == n_ &&
-             image_at(file_, base_mode_, img, 0, n_, 0, true);
+             image_at(file_, base_mode_, img, 0, n_, 0, last_no_newline_);
     };
     auto at = [&](ImageText& img, std::int64_t expected) {
       return img.size() != 0 &&

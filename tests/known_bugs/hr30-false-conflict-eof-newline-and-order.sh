@@ -2,8 +2,6 @@
 # False `conflict` where git says applied or applicable (hostile review hr30, session 29).
 # Exit 1 while any case reads conflict; 0 once none does.
 # false-conflict-context-no-newline-eof: Patch's last CONTEXT line is marked '\ No newline at end of file'; the target is the unfixed file with a trailing newline added (editors do this). git apply --check succeeds (applicable) and git apply -R --check fails. Expected: applicable (presence absent), exit 1. Actual: conflict ('differs only in the newline at end of file'), exit 2; 'sm120check apply' refuses too.
-# false-absent-eof-newline-added: Fix rewrites the last line of a file that has no trailing newline ('\ No newline at end of file' on both sides). Target = the fixed file plus a trailing newline (what most editors add). The fixed line is there, byte for byte (the tool's own evidence lists m.py:7). Expected: applied/present (or at worst unknown with 'differs only in the newline at end of file'). Actual: conflict, 'change absent: its added lines are nowhere in the file', exit 2.
-# false-absent-eof-newline-code-appended: As false-absent-eof-newline-added, but a function was appended after the fixed last line. Expected: applied/present (drifted). Actual: conflict / change absent.
 # false-conflict-functions-reordered-fixed: Fix adds an SM120 branch to fwd() and decode() (2 hunks). Target: both fixes are in, exactly as the patch has them, but the file's functions are in another order (decode before fwd). git apply -R --check succeeds (applied), git apply --check fails. Expected: applied/present, exit 0. Actual: conflict (hunk 2 'out-of-hunk-order', presence unknown), exit 2.
 # false-conflict-functions-reordered-unfixed: Same patch; target is the unfixed file with its functions reordered. git apply --check succeeds (applicable), -R fails. Expected: applicable, exit 1. Actual: conflict (hunk 2 removed-lines-present), exit 2.
 B=${1:?binary}; B=$(readlink -f "$B")
@@ -28,26 +26,6 @@ Ia/n4L2NuVDWzJtEl27jOC+Rj/A+wOl0Q53AjS2EDjrfu9fX89iL0H/9UP8l6v8i+r8613/FSs6FFXgB
 CIIgCIIgCIIsww/2WUnIACgAAA==
 B64
 check false-conflict-context-no-newline-eof
-base64 -d <<'B64' | tar -xz -C "$W"
-H4sIAKEAEmsC/+2Xz46bMBDGOfsp5tiK2vgfNlSKlOOeVvsAlSoTzK6rAJHj1aZvX0izanLItlWbVN2d3wHbw4AP+JuPYQUrlndu
-d+Nd62N2Efh3zo2cK/1jPscFl0JmsMuuwOM2uThtn71NZAV9Cr1fCFsbpSrFDbPG8FJUJENePZ1bbz11zdYPifqxo4N/WodhCrWt
-b4sN27i0evhz/Rutz+pfa5OJUnGtrJBcTfo3ltsM+DX1H8cxvZT3s/v/KW3oOqD0PiRwRc82X6HZDyQMrd+BkKVqmoYx7k2p3ArE
-/lMSSukhn+R5/vzMcglUf9CQz5dpEfrNGBOkMa4eCLS+g23v+8/r0If0rndfxvj+I4GZ0MF+DYsF1IfYTPTpMQ4gldS6IvQoJIyp
-hSSf4HaEw5kFl8APLYwddGHtSX6czoWy5mQfIcFPh/9X3vR69c/Q/9H/j/xf1jWr7FSLS43+j/6fovfF39C/Lcvz+p/mz/4vrJ79
-f5plUKL/Y/3H+o/1H/mn9X/+t79k/zfX/NP6byUX2P9dg5MWjZAXerQzLdpph/ZbHReqD0EQBEEQBEEQBEEQBEEuyzfP6EBRACgA
-AA==
-B64
-check false-absent-eof-newline-added
-base64 -d <<'B64' | tar -xz -C "$W"
-H4sIAKEAEmsC/+2XyW7bMBCGdeZTzDGFSombJKuAAR9zCvIABQrKomIWlijQDOK+fSnHRm0ETtcYSTofBG4iNQfOzK/J8ixf3Ort
-tdGt8cmLwB451zMm1Y/xtM6Z4CKBbXIB7jdB+2g++T8RM+iD7c2cV3Up5UyyKhOcF1JKkiDvnk6vN4bqZmOGQI3r6GAe1nYwdOna
-uD6OZmhNm4/ZqMNy9efxXyp1Nv6VKpPocUzJigsmExYbWSbALhn/3rnw3L6fvX+jtLbrgNI7G0DnfTZ+g2bXERvvfQtcFLJpmixj
-piykXgLfXSWhlO73kzRND2cWC6Dqo4J0auLE9qPzAYLzyxWB1nSw6U3/ZW17G656/dX5D58ITNgOdnOYz6Her014E+79AEIKpWaE
-Hi3xsqy5IJ/hxsHeZ0EHiO4KroPOrg1Jj7czLqvyxA4XYKLz/8qX3m/8Z69C/+VT/eeo/xfR/+pU/0VdZ7MYbSj/qP9H+h+8Mfnf
-xH9VFOfjP44P+s8rNel/fBIoUP8x/2P+x/yPvIr8P/3jv0T9J+ST/F8KjvXfJTgp0Qh5pkY7U6KdVmi/VXE9mnNhZfzV3sjhLCYf
-BEEQBEEQBEEQBEEQBPkHfAcHU9XxACgAAA==
-B64
-check false-absent-eof-newline-code-appended
 base64 -d <<'B64' | tar -xz -C "$W"
 H4sIAKEAEmsC/+2YS4/aMBDHc86nGHHaFSTESZzASkgce+y9qlZ52OCSBzJBTb99nQcLCwmP1RZtxfwuCTOxPX+IhxmbY3M8/x6U
 31gQM6n9E6yGvqtlOfb+vrITyyaWBqV2B7abIpBqee0xsT1IC5GyGfGnnuNMie2aPqHWVNeQB4AHyYYZUZ7xRESFwbdZVIg82xiS
