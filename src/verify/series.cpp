@@ -1353,6 +1353,19 @@ ApplyPlan plan_apply_once(const std::vector<Patch>& patches, const Tree& target,
       plan.patch_blocked[su.patch] = true;
     }
   }
+  // What apply prints is `report`: forward, a file patch it shows as a conflict or unknown
+  // stops the run even where the series pass found a way to write it (the two are one
+  // judgement today; this keeps apply from ever printing `conflict` and writing, as --map once
+  // did: new-user review fu30).
+  if (forward)
+    for (std::size_t i = 0; i < report.patches.size(); ++i)
+      for (const FileReport& f : report.patches[i].files)
+        if (!plan.patch_blocked[i] &&
+            (f.status == Status::kConflict || f.status == Status::kUnknown)) {
+          plan.blockers.push_back(fmt::format("{}: {}{}", where(i, &f), to_string(f.status),
+                                              f.reason.empty() ? "" : ": " + f.reason));
+          plan.patch_blocked[i] = true;
+        }
   const std::map<std::string, OverlayTree::Node>& nodes =
       forward ? series.tree->changes() : series.before;
   for (const auto& [path, node] : nodes) {
