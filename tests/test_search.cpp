@@ -910,6 +910,25 @@ TEST(Relocate, MovedFileFoundByContent) {
   EXPECT_EQ(doc["exit_code"], 0);
 }
 
+// Hostile review hr30: the module the patch fixes is not in the target, and the only file
+// holding its lines is a test that quotes the fixed code in a string. A test is no candidate
+// by content for a file that is none: not applied (the file is missing). A test the patch
+// itself fixes may still be found by content in another test.
+TEST(Relocate, ATestQuotingTheFixIsNotTheModule) {
+  TempDir t;
+  write_file(t / "tree/tests/test_patch_tool.py",
+             std::string("FIXED = \"\"\"\n") + kFilePost + "\"\"\"\n\ndef test_it():\n    pass\n");
+  json doc = verify_json(t / "tree");
+  json f = doc["patches"][0]["files"][0];
+  EXPECT_NE(f["status"], "applied") << f;
+  EXPECT_EQ(f["relocated"], false) << f;
+  EXPECT_NE(doc["exit_code"], 0);
+  // Control: the same text in a module is found by content.
+  TempDir m;
+  write_file(m / "tree/pkg/kernels/ops/tiles.py", kFilePost);
+  EXPECT_EQ(verify_json(m / "tree")["patches"][0]["files"][0]["status"], "applied");
+}
+
 TEST(Relocate, EqualCandidatesGiveUnknownWithTheList) {
   TempDir t;
   write_file(t / "tree/a/pkg/sub/file.py", kFilePre);

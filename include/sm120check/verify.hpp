@@ -269,6 +269,11 @@ struct PathRule {
   bool include = false;  ///< --include (true) or --exclude (false)
 };
 
+/// True when `path` (a tree path, "/"-separated) looks like a test or benchmark file: a folder
+/// named tests, test, testing, benchmarks or benchmark, or a file test_*, *_test.*, *_tests.*,
+/// conftest.py.
+bool looks_like_test(std::string_view path);
+
 /// Whether the file patch at `path` (after the strip level; the new path, or the old one of a
 /// deleted file) is used under `rules`, as git apply decides (apply.c use_patch()): the first
 /// rule whose pattern matches decides; a path no rule matches is used when no rule is an

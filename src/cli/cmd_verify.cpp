@@ -85,29 +85,6 @@ void report_unevaluated(const VerifyReport& report, const std::string& target) {
   std::cerr << err;
 }
 
-/// True when `path` looks like a test or benchmark file: a folder named tests, test, testing,
-/// benchmarks or benchmark, or a file test_*, *_test.*, *_tests.*, conftest.py.
-bool looks_like_test(std::string_view path) {
-  std::size_t at = 0;
-  while (at <= path.size()) {
-    std::size_t end = path.find('/', at);
-    if (end == std::string_view::npos) end = path.size();
-    const std::string_view part = path.substr(at, end - at);
-    if (end < path.size()) {
-      if (part == "tests" || part == "test" || part == "testing" || part == "benchmarks" ||
-          part == "benchmark")
-        return true;
-    } else {
-      const std::string_view stem = part.substr(0, part.find('.'));
-      if (part.starts_with("test_") || stem.ends_with("_test") || stem.ends_with("_tests") ||
-          part == "conftest.py")
-        return true;
-    }
-    at = end + 1;
-  }
-  return false;
-}
-
 /// A note on standard error when files the patches modify are missing from TARGET and look
 /// like tests (an upstream fix with its tests, against a pip install that has none): how to
 /// leave them out.

@@ -9,6 +9,27 @@
 
 namespace sm120check {
 
+bool looks_like_test(std::string_view path) {
+  std::size_t at = 0;
+  while (at <= path.size()) {
+    std::size_t end = path.find('/', at);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(at, end - at);
+    if (end < path.size()) {
+      if (part == "tests" || part == "test" || part == "testing" || part == "benchmarks" ||
+          part == "benchmark")
+        return true;
+    } else {
+      const std::string_view stem = part.substr(0, part.find('.'));
+      if (part.starts_with("test_") || stem.ends_with("_test") || stem.ends_with("_tests") ||
+          part == "conftest.py")
+        return true;
+    }
+    at = end + 1;
+  }
+  return false;
+}
+
 bool path_selected(std::string_view path, const std::vector<PathRule>& rules) {
   if (rules.empty()) return true;
   const std::string name(path);  // fnmatch wants a NUL-terminated string

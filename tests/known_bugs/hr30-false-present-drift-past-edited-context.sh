@@ -3,7 +3,6 @@
 # Exit 1 while any case reads present or exits 0; 0 once none does.
 # fuzz-false-present-1-of-6-context: Fuzz seed 3 case 20. Fix replaces 'break' (after 'return None') with 'if major == 9: num_warps = 1'. Target: the block stands several lines above its place, before 'num_warps = 4' which overrides it; only 1 of 6 context lines agree. Expected: not present. Actual: applied/present.
 # fuzz-false-present-wrong-nesting: Fuzz seed 3 case 148 (fuzz.py 3 2500). Fix replaces 'y = 1' (right after the docstring of kernel_0) with 'if major == 9: grid = 16'. Target: 'y = 1' still stands right after the docstring; the new block stands 3 lines lower, between 'if smem > 128:' and its body (changing what the if guards). Tool: applied/present, drift context 3 of 10. Expected: not present (unknown or absent).
-# false-present-relocated-to-test-fixture: Patched module mypkg/cuda/smem.py does not exist in the target; the only file holding the fixed lines is tests/test_patch_tool.py, where they sit inside a string literal (a test fixture). The tool relocates to the test file by content and reports applied/present, exit 0. Expected: unknown (file-missing) or at least not 'present' / exit 0 -- the fix's code is in no module.
 B=${1:?binary}; B=$(readlink -f "$B")
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 bad=0
@@ -45,16 +44,3 @@ c2CjUekTYG2AykOx+Zjqeu9ihsTkCXVf5eBInKQtCDu5v2rjSPlQS5M/I1nUNvpXRFiXVKqD6dW6I+xJ
 4mUHSB4eHh4eHh4eHh4eHh7fBf4CVVhpqgAoAAA=
 B64
 check fuzz-false-present-wrong-nesting
-base64 -d <<'B64' | tar -xz -C "$W"
-H4sIAKEAEmsC/+2YTW+bQBCGOfMrRpxakYX9BBMJyYe2am899mZhsyS0xqBlLdn/vnxEaexiV01U56PzHDCeHdaDzLyD3iAMwvnX
-bPdZZ7k2zj+Bjpz6pFSIX+d9nFHOmAM75wJsW5uZ7ued/xMeQ2XLSqcsTiIhEip4MONxkiSug7x9imzdatIY3eqNJUav61VmdU5s
-TaxuLSnKnd0aHTZBk9nV7aP7P5LyZP9LJRymBJUi5kowh3IaxdwBesn+N3Vtz+X9af2VkpdFAYTclBaysNo3P27C1TbPwrbSVdDs
-YTkRdMtNrncglzFfKhkESRErLWbAhr/ZJYRM7uX6vj+933wORF1J8NVVBN2XXBfQry3WZVXad1X2vTbvr13oGUKQAouihPExVhYw
-5ECaQnKX9zCXCy7lzPWPcxm/HoMHG1Mm4mjcxOju4d+MS29TD4MXMf/l7/Of4/y/yPyfHc1/zoOEdx0gBb4A4Py/n//WaB0+of9j
-pU73f3d+P/9Z3M9/0b0SgML5j/qP+o/6j7wM/e8jbfio/v87/WeKKdR/1H/U/2fSf8klR/1H/Z/S//64GNzAha3rddDsn+j/ia7/
-D/Vf8Qj9v4vw6cu3jx8gBc/z3LJqamPB1mZ167ruGRduwoQ74cEdWXBTDtwZA+7Af+tLHIoaHsCuortisrbVXdneeJ0H5QaGu0L9
-QhAEQRAEQRAEecBPlj6Z4wAoAAA=
-B64
-check false-present-relocated-to-test-fixture
-[ $bad = 1 ] && { echo "BUG: a case still reads wrong"; exit 1; }
-exit 0
