@@ -44,3 +44,5 @@ c2CjUekTYG2AykOx+Zjqeu9ihsTkCXVf5eBInKQtCDu5v2rjSPlQS5M/I1nUNvpXRFiXVKqD6dW6I+xJ
 4mUHSB4eHh4eHh4eHh4eHh7fBf4CVVhpqgAoAAA=
 B64
 check fuzz-false-present-wrong-nesting
+[ $bad = 1 ] && { echo "BUG: a case still reads wrong"; exit 1; }
+exit 0
