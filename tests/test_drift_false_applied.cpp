@@ -1127,10 +1127,75 @@ TEST(DriftFalseApplied, AWholeFileImageWithoutFinalNewlineMatchesTheFileWithOne)
   EXPECT_NE(run_one(fixed + "\n    x = 1\n", hunk, "f.py").presence, Presence::kPresent);
 }
 
+// Hostile recheck hr32 of the rules above, each a tree built from real git history.
+TEST(DriftFalseApplied, HostileRecheckOfTheEdgeNewlineAndCrossedRules) {
+  // A hunk that only drops the final newline: its lines stand in the parent with a line
+  // appended, the newline with them. Not present.
+  const HunkMatch nl_only = run_one(
+      "import os\nx = compute(1)\ny = 2\n",
+      "@@ -1,2 +1,2 @@\n import os\n-x = compute(1)\n+x = compute(1)\n\\ No newline at end of file\n",
+      "f.py");
+  EXPECT_NE(nl_only.presence, Presence::kPresent) << presence_words(nl_only);
+  // A hunk with context only between its changes: the line it removes standing near the
+  // block, on either side, is the old code kept.
+  const HunkMatch other_side =
+      run_one("legacy_cleanup(dev)\ncheck(dev)\nsetup(dev)\nrun(dev)\n",
+              "@@ -1,3 +1,3 @@\n+check(dev)\n setup(dev)\n run(dev)\n-legacy_cleanup(dev)\n", "f.py");
+  EXPECT_NE(other_side.presence, Presence::kPresent) << presence_words(other_side);
+  const std::string both_edge =
+      "@@ -1,2 +1,3 @@\n-num_stages = get_stages(4)\n+num_stages = get_stages(2)\n"
+      " num_warps = get_warps(8)\n+BLOCK = get_block(64)\n";
+  const HunkMatch override_after = run_one(
+      "num_stages = get_stages(2)\nnum_warps = get_warps(8)\nBLOCK = get_block(64)\n"
+      "num_stages = get_stages(4)\n",
+      both_edge, "f.py");
+  EXPECT_NE(override_after.presence, Presence::kPresent) << presence_words(override_after);
+  const HunkMatch in = run_one(
+      "num_stages = get_stages(2)\nnum_warps = get_warps(8)\nBLOCK = get_block(64)\nx = 1\n",
+      both_edge, "f.py");
+  EXPECT_EQ(in.presence, Presence::kPresent) << presence_words(in);
+  // context-crossed only for the statement itself on the other side: neighbours that gained a
+  // comment, another subscript of the same dict, a clamp below an edited value, an early
+  // return above the edited one are the fix in place.
+  const HunkMatch comments = run_one(
+      "def cfg(major, config):\n    x = 1\n    config[\"BLOCK_M\"] = 128  # edited\n"
+      "    if major == 9:\n        grid = 64\n    config[\"BLOCK_N\"] = 256  # edited\n"
+      "    return config\n",
+      "@@ -1,5 +1,7 @@\n def cfg(major, config):\n     x = 1\n     config[\"BLOCK_M\"] = 128\n"
+      "+    if major == 9:\n+        grid = 64\n     config[\"BLOCK_N\"] = 256\n     return config\n",
+      "f.py");
+  EXPECT_EQ(comments.presence, Presence::kPresent) << presence_words(comments);
+  const HunkMatch clamp = run_one(
+      "import torch\n\n\ndef other():\n    pass\n\n\ndef cfg(major):\n    BLOCK = 64\n"
+      "    num_stages = 3\n    if major == 12:\n        num_stages = 1\n"
+      "    num_stages = max(num_stages, 1)\n    num_warps = 8\n    return num_stages, num_warps\n",
+      "@@ -8,5 +8,7 @@ def other():\n def cfg(major):\n     BLOCK = 64\n     num_stages = 4\n"
+      "+    if major == 12:\n+        num_stages = 1\n     num_warps = 8\n"
+      "     return num_stages, num_warps\n",
+      "f.py");
+  EXPECT_EQ(clamp.presence, Presence::kPresent) << presence_words(clamp);
+  const HunkMatch early_return = run_one(
+      "import torch\n\n\ndef other():\n    pass\n\n\ndef run(x, y):\n    kernel[grid](x, y)\n"
+      "    if y is None:\n        return x  # empty\n    torch.cuda.synchronize()\n"
+      "    return y  # done\n",
+      "@@ -9,4 +9,5 @@ def run(x, y):\n     kernel[grid](x, y)\n     if y is None:\n"
+      "         return x\n+    torch.cuda.synchronize()\n     return y\n",
+      "f.py");
+  EXPECT_EQ(early_return.presence, Presence::kPresent) << presence_words(early_return);
+  // The fix in a file that lost its final newline: not absent (its lines stand).
+  const HunkMatch lost_newline = run_one("\nx = compute(1)\ny = launch(2)",
+                                         "@@ -1 +1,3 @@\n+\n x = compute(1)\n+y = launch(2)\n",
+                                         "f.py");
+  EXPECT_NE(lost_newline.presence, Presence::kAbsent) << presence_words(lost_newline);
+}
+
 TEST(DriftStatementHead, NamesTheStatementAndLeavingKeywords) {
   EXPECT_EQ(detail::statement_head("    num_stages = 4"), "num_stages");
   EXPECT_EQ(detail::statement_head("self.limit += 1"), "self.limit");
-  EXPECT_EQ(detail::statement_head("attention_kernel[grid](q, k)"), "attention_kernel");
+  EXPECT_EQ(detail::statement_head("attention_kernel[grid](q, k)"), "attention_kernel[grid]");
+  EXPECT_EQ(detail::statement_head("config[\"BLOCK_M\"] = 128  # edited"), "config[\"BLOCK_M\"]");
+  EXPECT_NE(detail::statement_head("config[\"BLOCK_N\"] = 256"),
+            detail::statement_head("config[\"BLOCK_M\"] = 128"));
   EXPECT_EQ(detail::statement_head("  return int(limit)"), "return");
   EXPECT_EQ(detail::statement_head("x: int = 3"), "");  // a name of one character
   EXPECT_EQ(detail::statement_head("if major == 12:"), "");

@@ -1179,9 +1179,16 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
     if (anchor == RefAnchor::kExpected) {
       // Tied to the expected line (or, as the whole file, to line 1; there a line marked
       // "\ No newline at end of file" also matches a file that ends with one).
+      const auto marked = [](const std::vector<RefLine>& img) {
+        return std::any_of(img.begin(), img.end(), [](const RefLine& l) { return l.no_newline; });
+      };
+      bool same_lines = pre.size() == post.size();
+      for (std::size_t j = 0; same_lines && j < pre.size(); ++j)
+        same_lines = pre[j].text == post[j].text;
+      const bool strict_eof = f.last_no_newline || (marked(pre) != marked(post) && same_lines);
       auto whole = [&](const std::vector<RefLine>& img, std::uint32_t s) {
         return s <= 1 && lo == 0 && img.size() == n &&
-               (n == 0 || ref_find(f, img, 0, n, 0, 0, base_mode, f.last_no_newline).has_value());
+               (n == 0 || ref_find(f, img, 0, n, 0, 0, base_mode, strict_eof).has_value());
       };
       auto at = [&](const std::vector<RefLine>& img, std::int64_t e) {
         return !img.empty() &&

@@ -515,8 +515,10 @@ class Drift {
     // A change is present whatever newline ends the file: in a file that ends with one, the
     // patch's "\ No newline at end of file" lines are looked for as ordinary lines (hostile
     // review hr30: the fixed last line, byte for byte, with the newline an editor adds, read
-    // absent).
-    const bool final_newline = file.size() == 0 || file.final_newline();
+    // absent); unless the newline is the whole change (a hunk that only adds or drops it read
+    // present wherever its lines stand, hr32).
+    const bool final_newline =
+        (file.size() == 0 || file.final_newline()) && !newline_only_change(images);
     post_.build(images.post, mode, final_newline);
     pre_.build(images.pre, mode, final_newline);
     a_count_ = post_.size() - lead_ - trail_;
@@ -625,7 +627,8 @@ class Drift {
     for (std::size_t j = 0; j < post_.size(); ++j) kept.insert(post_.text(j));
     FileSide folded(file_, cache_, TextMode::kFoldWs);
     ImageText pre_folded;
-    pre_folded.build(images_.pre, TextMode::kFoldWs, file_.size() == 0 || file_.final_newline());
+    pre_folded.build(images_.pre, TextMode::kFoldWs,
+                     (file_.size() == 0 || file_.final_newline()) && !newline_only_change(images_));
     std::size_t old_lines = 0;
     for (std::size_t j = lead_; j < lead_ + r_count_; ++j) {
       if (images_.pre[j]->kind != LineKind::kRemoved || !informative_line(images_.pre[j]->text) ||
@@ -1956,13 +1959,15 @@ class Drift {
     const auto crossed = [&](std::size_t j, bool up) {
       const std::string_view head = statement_head(images_.post[j]->text);
       if (head.empty()) return false;
-      // Where it belongs: the nearest line that is not blank on its side.
+      // Where it belongs: the nearest line that is not blank on its side. There, the line
+      // itself or the same statement edited (a comment added, a value changed) is in its
+      // place: a like statement on the other side is another one (a clamp, an early return).
       std::size_t steps = 0;
       for (std::size_t i = up ? c.pos : c.end; steps <= kDriftSlack; ++steps) {
         if (up ? i == 0 : i >= n_) break;
         const std::size_t at = up ? --i : i++;
         if (trim_space(file_.line(at)).empty()) continue;
-        if (line_equals(file_.line(at), post_.text(j), mode_)) return false;  // in its place
+        if (statement_head(file_.line(at)) == head) return false;  // in its place
         break;
       }
       // The other side, until that side's own context resumes.
@@ -2057,13 +2062,25 @@ std::string_view bare(std::string_view s) {
 
 }  // namespace
 
+bool newline_only_change(const HunkImages& images) {
+  const auto marked = [](const std::vector<const HunkLine*>& lines) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [](const HunkLine* l) { return l->no_newline_at_eof; });
+  };
+  if (marked(images.pre) == marked(images.post) || images.pre.size() != images.post.size())
+    return false;
+  for (std::size_t j = 0; j < images.pre.size(); ++j)
+    if (images.pre[j]->text != images.post[j]->text) return false;
+  return true;
+}
+
 std::string_view statement_head(std::string_view line) {
   line = trim_space(line);
   std::size_t e = 0;
   while (e < line.size() && (std::isalnum(static_cast<unsigned char>(line[e])) != 0 ||
                              line[e] == '_' || line[e] == '.'))
     ++e;
-  const std::string_view head = line.substr(0, e);
+  std::string_view head = line.substr(0, e);
   if (head.size() < 2 || std::isdigit(static_cast<unsigned char>(head[0])) != 0) return {};
   // Statements that leave the block: one another's edits whatever follows the keyword.
   static constexpr std::array<std::string_view, 7> kExits = {
@@ -2084,6 +2101,16 @@ std::string_view statement_head(std::string_view line) {
                        rest[0] != '&' && rest[0] != ':'))
     return {};
   if (rest[0] == '=' && rest.size() > 1 && rest[1] == '=') return {};  // a comparison
+  // A subscript is part of the name: config["BLOCK_M"] and config["BLOCK_N"] are two.
+  if (line.size() > e && line[e] == '[') {
+    int depth = 0;
+    std::size_t k = e;
+    for (; k < line.size(); ++k) {
+      if (line[k] == '[') ++depth;
+      if (line[k] == ']' && --depth == 0) break;
+    }
+    if (k < line.size()) head = line.substr(0, k + 1);
+  }
   return head;
 }
 

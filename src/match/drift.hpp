@@ -196,9 +196,14 @@ inline constexpr std::size_t kMaxDriftCandidates = 64;
 /// prove a change present.
 bool informative_line(std::string_view line);
 
+/// Whether the hunk changes nothing but the final newline: its images hold the same lines, and
+/// one has a line marked "\ No newline at end of file" where the other has none.
+bool newline_only_change(const HunkImages& images);
+
 /// Which statement `line` is, for telling an edited copy of a line from another statement: the
-/// name it starts with (identifier characters and dots: `num_stages`, `self.limit`,
-/// `attention_kernel`) when an assignment, call or subscript follows it; a leaving keyword
+/// name it starts with (identifier characters and dots: `num_stages`, `self.limit`, with a
+/// subscript right after it: `config["BLOCK_M"]`, `attention_kernel[grid]`) when an
+/// assignment, call or subscript follows it; a leaving keyword
 /// itself (`return`, `raise`, `break`, `continue`, `throw`, `goto`, `co_return`). Empty for a
 /// line that starts with another keyword or a type name, a comparison, or no name of two
 /// characters or more. A view into `line`.

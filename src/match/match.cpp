@@ -515,6 +515,10 @@ class Matcher {
       if (images_.leading == 0 && images_.trailing == 0 &&
           anchor_of(hunks[k]) == Anchor::kExpected)
         continue;
+      // An image that stands at the end of a file which lacks its final newline, but for that
+      // newline: the drift search (line by line, the last line's newline compared) would read
+      // its lines as nowhere; presence unknown, as matching left it (hostile review hr32).
+      if (last_no_newline_ && at_end_but_for_newline()) continue;
       drift[k] = drift_one(hunks[k], k, around, std::nullopt);
       if (images_.leading == 0 && images_.trailing == 0) edge_removed_lines(*drift[k]);
     }
@@ -589,31 +593,50 @@ class Matcher {
     }
   }
 
+  /// Whether either image of the current hunk (images_ built) ends at the file's last line
+  /// when the final newline is not compared, and only then.
+  bool at_end_but_for_newline() {
+    pre_text_.build(images_.pre, base_mode_);
+    post_text_.build(images_.post, base_mode_);
+    for (ImageText* img : {&pre_text_, &post_text_})
+      if (img->size() != 0 &&
+          try_image(base_mode_, *img, 0, 0, 0, 0, false, Anchor::kEnd).has_value() &&
+          !try_image(base_mode_, *img, 0, 0, 0, 0, true, Anchor::kEnd).has_value())
+        return true;
+    return false;
+  }
+
   /// A hunk without context at its edges (images_ built for it), found by the drift search:
-  /// no context ties its edges, so a line it removes at an edge (a "-" line before its first
-  /// context line, or after its last) standing right beside the block found is the old code
-  /// kept beside the new, not the fix (hostile review hr30: a 3-line file's hunk that deletes
-  /// its last line, the line still there). Both stand: unknown, "removed-lines-present".
+  /// no context ties its edges, so a line it removes (and does not add back) standing within
+  /// kDriftSlack lines of the block found, above or below it, is the old code kept beside the
+  /// new, not the fix (hostile reviews hr30, hr32: a 3-line file's hunk that deletes its last
+  /// line with that line still there; the removed cleanup call left above the block, the old
+  /// value assigned again below it). A line that says little (informative_line()) counts only
+  /// right beside the block. Both stand: unknown, "removed-lines-present".
   void edge_removed_lines(DriftResult& d) {
     if (d.presence != Presence::kPresent) return;
     pre_text_.build(images_.pre, base_mode_);
-    std::size_t first_context = images_.pre.size(), last_context = 0;
+    post_text_.build(images_.post, base_mode_);
+    std::unordered_set<std::string_view> kept;
+    for (std::size_t j = 0; j < post_text_.size(); ++j) kept.insert(post_text_.text(j));
+    std::vector<std::size_t> removed;  // pre-image lines the hunk removes and does not add back
     for (std::size_t j = 0; j < images_.pre.size(); ++j)
-      if (images_.pre[j]->kind == LineKind::kContext) {
-        first_context = std::min(first_context, j);
-        last_context = j;
-      }
-    const auto removed_at = [&](std::size_t line, std::size_t from, std::size_t to) {
-      for (std::size_t j = from; j < to; ++j)
-        if (line_equals(file_.line(line), pre_text_.text(j), base_mode_)) return true;
+      if (images_.pre[j]->kind == LineKind::kRemoved && kept.count(pre_text_.text(j)) == 0)
+        removed.push_back(j);
+    const std::size_t after = d.pos + d.count;
+    const auto old_at = [&](std::size_t i) {
+      const bool beside = i + 1 == d.pos || i == after;
+      for (const std::size_t j : removed)
+        if ((beside || informative_line(images_.pre[j]->text)) &&
+            line_equals(file_.line(i), pre_text_.text(j), base_mode_))
+          return true;
       return false;
     };
     std::optional<std::size_t> old_line;
-    if (d.pos > 0 && removed_at(d.pos - 1, 0, first_context)) old_line = d.pos - 1;
-    const std::size_t after = d.pos + d.count;
-    if (!old_line && first_context < images_.pre.size() && after < n_ &&
-        removed_at(after, last_context + 1, images_.pre.size()))
-      old_line = after;
+    for (std::size_t k = 1; k <= kDriftSlack && !old_line; ++k) {
+      if (d.pos >= k && old_at(d.pos - k)) old_line = d.pos - k;
+      else if (after + k - 1 < n_ && old_at(after + k - 1)) old_line = after + k - 1;
+    }
     if (!old_line) return;
     d.presence = Presence::kUnknown;
     d.why = "removed-lines-present";
@@ -1265,10 +1288,11 @@ class Matcher {
     const bool post_empty = images_.post.empty();
     // As the whole file, an image whose last line lacks its newline ("\ No newline at end of
     // file") is also the file that ends with one (an editor added it): `git apply` matches it
-    // so going forward.
+    // so going forward. Not where the newline is the whole change (newline_only_change()).
+    const bool strict_eof = last_no_newline_ || newline_only_change(images_);
     auto whole = [&](ImageText& img, std::uint32_t start) {
       return start <= 1 && lo == 0 && img.size() == n_ &&
-             image_at(file_, base_mode_, img, 0, n_, 0, last_no_newline_);
+             image_at(file_, base_mode_, img, 0, n_, 0, strict_eof);
     };
     auto at = [&](ImageText& img, std::int64_t expected) {
       return img.size() != 0 &&
