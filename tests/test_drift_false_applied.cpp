@@ -1173,7 +1173,25 @@ TEST(DriftFalseApplied, HostileRecheckOfTheEdgeNewlineAndCrossedRules) {
       "+    if major == 12:\n+        num_stages = 1\n     num_warps = 8\n"
       "     return num_stages, num_warps\n",
       "f.py");
-  EXPECT_EQ(clamp.presence, Presence::kPresent) << presence_words(clamp);
+  // The statement assigned again right after the block: here a clamp that keeps the fix's
+  // value, but just as well an override (hostile review hr33: `num_stages = 5` above and
+  // below it); the file cannot tell which. Unknown.
+  EXPECT_EQ(clamp.presence, Presence::kUnknown) << presence_words(clamp);
+  EXPECT_EQ(clamp.presence_reason, "context-crossed");
+  const HunkMatch sandwich = run_one(
+      "def cfg(x, major):\n    y = x * 2\n    num_stages = 5\n    if major == 12:\n"
+      "        num_stages = 1\n    num_stages = 5\n    kernel_0[grid](x, y, num_stages)\n",
+      "@@ -1,4 +1,6 @@\n def cfg(x, major):\n     y = x * 2\n     num_stages = 2\n"
+      "+    if major == 12:\n+        num_stages = 1\n     kernel_0[grid](x, y, num_stages)\n",
+      "f.py");
+  EXPECT_NE(sandwich.presence, Presence::kPresent) << presence_words(sandwich);
+  const HunkMatch quoted = run_one(
+      "def cfg(major, config):\n    x = 1\n    if major == 9:\n        grid = 64\n"
+      "    config['BLOCK_M'] = 256\n    config[\"BLOCK_N\"] = 256\n    return config\n",
+      "@@ -1,5 +1,7 @@\n def cfg(major, config):\n     x = 1\n     config[\"BLOCK_M\"] = 128\n"
+      "+    if major == 9:\n+        grid = 64\n     config[\"BLOCK_N\"] = 256\n     return config\n",
+      "f.py");
+  EXPECT_NE(quoted.presence, Presence::kPresent) << presence_words(quoted);
   const HunkMatch early_return = run_one(
       "import torch\n\n\ndef other():\n    pass\n\n\ndef run(x, y):\n    kernel[grid](x, y)\n"
       "    if y is None:\n        return x  # empty\n    torch.cuda.synchronize()\n"

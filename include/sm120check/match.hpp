@@ -167,8 +167,9 @@ struct HunkMatch {
   /// belongs; or, for a hunk whose pre-image matched, the function it adds stands edited
   /// beside the match, so applying would define it twice: status kUnknown), "out-of-hunk-order"
   /// (the change stands only before a found hunk the patch puts before it, or after one after
-  /// it), "context-crossed" (the change stands on the other side of the statement next to it
-  /// in the hunk, that statement edited since: unknown),
+  /// it), "context-crossed" (the statement next to the change in the hunk stands again on the
+  /// change's other side: unknown), "final-newline-differs" (the post-image ends the file but
+  /// for the final newline the file lacks: unknown),
   /// "whitespace-differs" (its added lines stand only with other white space),
   /// "context-differs" (a deletion whose surroundings no longer meet), "trivial-lines" (blank
   /// or trivial lines only: they prove nothing), "zero-context-elsewhere" / "zero-context-gone"

@@ -274,6 +274,12 @@ struct PathRule {
 /// conftest.py.
 bool looks_like_test(std::string_view path);
 
+/// True when `path` is a test by its own name or folder alone: a folder named tests or test,
+/// or a file test_*, *_test.*, *_tests.*, conftest.py (not benchmarks, nor a `testing` package:
+/// torch.testing is library code). Relocation by content never takes one for a file that is
+/// none.
+bool is_test_file(std::string_view path);
+
 /// Whether the file patch at `path` (after the strip level; the new path, or the old one of a
 /// deleted file) is used under `rules`, as git apply decides (apply.c use_patch()): the first
 /// rule whose pattern matches decides; a path no rule matches is used when no rule is an

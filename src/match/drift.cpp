@@ -1940,44 +1940,49 @@ class Drift {
     return {lcs(lead_ - l, l, from, begin), lcs(post_n - trail_, t, end, t_to)};
   }
 
-  /// Whether the block found at `c` stands on the wrong side of the statement the hunk puts
-  /// next to it: the leading context's last line is not right above the block (blank lines
-  /// aside) but a line of the same statement, edited (statement_head()), stands below it
-  /// before the trailing context resumes; or the trailing context's first line likewise above
-  /// it. (Hostile review hr30: `if major == 12: num_stages = 1` above an edited
-  /// `num_stages = 4` that overrides it; the block after an edited `return int(limit)`; the
-  /// synchronize() before an edited kernel launch.) O(kDriftSlack x context).
+  /// Whether the block found at `c` may not do what the fix does: the statement the hunk puts
+  /// next to it (the leading context's last line, or the trailing context's first;
+  /// statement_head()) stands again on the block's other side, within kDriftSlack lines and
+  /// before that side's own context resumes: assigned again after the block (an override, or
+  /// a clamp: which one, the file cannot tell), or the block moved across it, edited or not.
+  /// A leaving statement (`return`, `raise`, ...) counts only at the block's indentation or
+  /// less (an early `return` inside an `if` leaves the block reachable). Hostile reviews hr30
+  /// (an override above the value it overrides, code after a `return`, a synchronize before
+  /// the launch) and hr33 (the statement edited above the block and assigned again below it).
+  /// O(kDriftSlack x context).
   bool crosses_edited_context(const Candidate& c) const {
     const std::size_t a_first = lead_, a_end = post_.size() - trail_;  // the block's image lines
-    if (a_end <= a_first) return false;
+    if (a_end <= a_first || c.pos >= n_) return false;
     const auto equals_any = [&](std::size_t i, std::size_t from, std::size_t to) {
       for (std::size_t j = from; j < to; ++j)
         if (line_equals(file_.line(i), post_.text(j), mode_)) return true;
       return false;
     };
+    const auto indent = [](std::string_view line) {
+      std::size_t k = 0;
+      while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
+      return k;
+    };
+    const std::size_t block_indent = indent(file_.line(c.pos));
     // `j`: the context line next to the block; `up`: it belongs above the block.
     const auto crossed = [&](std::size_t j, bool up) {
-      const std::string_view head = statement_head(images_.post[j]->text);
+      const std::string head = statement_key(images_.post[j]->text);
       if (head.empty()) return false;
-      // Where it belongs: the nearest line that is not blank on its side. There, the line
-      // itself or the same statement edited (a comment added, a value changed) is in its
-      // place: a like statement on the other side is another one (a clamp, an early return).
-      std::size_t steps = 0;
-      for (std::size_t i = up ? c.pos : c.end; steps <= kDriftSlack; ++steps) {
-        if (up ? i == 0 : i >= n_) break;
-        const std::size_t at = up ? --i : i++;
-        if (trim_space(file_.line(at)).empty()) continue;
-        if (statement_head(file_.line(at)) == head) return false;  // in its place
-        break;
-      }
+      const bool leaves = is_leaving_statement(head);
+      // A leaving statement nested deeper than the block (`if y is None: return x` above it)
+      // says nothing of where the block stands.
+      if (leaves && indent(images_.post[j]->text) > indent(images_.post[a_first]->text))
+        return false;
       // The other side, until that side's own context resumes.
-      steps = 0;
+      std::size_t steps = 0;
       for (std::size_t i = up ? c.end : c.pos; steps < kDriftSlack; ++steps) {
         if (up ? i >= n_ : i == 0) break;
         const std::size_t at = up ? i++ : --i;
         if (up ? equals_any(at, a_end, post_.size()) : equals_any(at, 0, a_first)) break;
         const std::string_view line = file_.line(at);
-        if (statement_head(line) == head && !line_equals(line, post_.text(j), mode_)) return true;
+        if (statement_key(line) != head) continue;
+        if (leaves && indent(line) > block_indent) continue;
+        return true;
       }
       return false;
     };
@@ -2072,6 +2077,21 @@ bool newline_only_change(const HunkImages& images) {
   for (std::size_t j = 0; j < images.pre.size(); ++j)
     if (images.pre[j]->text != images.post[j]->text) return false;
   return true;
+}
+
+bool is_leaving_statement(std::string_view head) {
+  static constexpr std::array<std::string_view, 7> kExits = {
+      "return", "raise", "break", "continue", "throw", "goto", "co_return"};
+  return std::find(kExits.begin(), kExits.end(), head) != kExits.end();
+}
+
+std::string statement_key(std::string_view line) {
+  std::string key;
+  for (const char ch : statement_head(line)) {
+    if (ch == ' ' || ch == '\t') continue;
+    key += ch == '\'' ? '"' : ch;
+  }
+  return key;
 }
 
 std::string_view statement_head(std::string_view line) {

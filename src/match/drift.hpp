@@ -200,6 +200,14 @@ bool informative_line(std::string_view line);
 /// one has a line marked "\ No newline at end of file" where the other has none.
 bool newline_only_change(const HunkImages& images);
 
+/// statement_head() without white space and with single quotes as double ones, so that
+/// `config['BLOCK_M']` and `config[ "BLOCK_M" ]` are one statement.
+std::string statement_key(std::string_view line);
+
+/// Whether a statement head (statement_head()) leaves the block: return, raise, break,
+/// continue, throw, goto, co_return.
+bool is_leaving_statement(std::string_view head);
+
 /// Which statement `line` is, for telling an edited copy of a line from another statement: the
 /// name it starts with (identifier characters and dots: `num_stages`, `self.limit`, with a
 /// subscript right after it: `config["BLOCK_M"]`, `attention_kernel[grid]`) when an

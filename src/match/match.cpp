@@ -515,12 +515,16 @@ class Matcher {
       if (images_.leading == 0 && images_.trailing == 0 &&
           anchor_of(hunks[k]) == Anchor::kExpected)
         continue;
-      // An image that stands at the end of a file which lacks its final newline, but for that
-      // newline: the drift search (line by line, the last line's newline compared) would read
-      // its lines as nowhere; presence unknown, as matching left it (hostile review hr32).
-      if (last_no_newline_ && at_end_but_for_newline()) continue;
       drift[k] = drift_one(hunks[k], k, around, std::nullopt);
       if (images_.leading == 0 && images_.trailing == 0) edge_removed_lines(*drift[k]);
+      // The post-image stands at the end of a file that lacks its final newline, but for that
+      // newline: the drift search (the last line's newline compared) read its lines as
+      // nowhere; not absent, unknown (hostile review hr32).
+      if (drift[k]->presence == Presence::kAbsent && last_no_newline_ && post_at_end_but_for_newline()) {
+        drift[k]->presence = Presence::kUnknown;
+        drift[k]->why = "final-newline-differs";
+        drift[k]->places.clear();
+      }
     }
     // Two hunks whose changes were found at the same place: neither is decided by it (a sweep
     // over the places in line order).
@@ -593,17 +597,13 @@ class Matcher {
     }
   }
 
-  /// Whether either image of the current hunk (images_ built) ends at the file's last line
-  /// when the final newline is not compared, and only then.
-  bool at_end_but_for_newline() {
-    pre_text_.build(images_.pre, base_mode_);
+  /// Whether the current hunk's post-image (images_ built) ends at the file's last line when
+  /// the final newline is not compared, and only then.
+  bool post_at_end_but_for_newline() {
     post_text_.build(images_.post, base_mode_);
-    for (ImageText* img : {&pre_text_, &post_text_})
-      if (img->size() != 0 &&
-          try_image(base_mode_, *img, 0, 0, 0, 0, false, Anchor::kEnd).has_value() &&
-          !try_image(base_mode_, *img, 0, 0, 0, 0, true, Anchor::kEnd).has_value())
-        return true;
-    return false;
+    return post_text_.size() != 0 &&
+           try_image(base_mode_, post_text_, 0, 0, 0, 0, false, Anchor::kEnd).has_value() &&
+           !try_image(base_mode_, post_text_, 0, 0, 0, 0, true, Anchor::kEnd).has_value();
   }
 
   /// A hunk without context at its edges (images_ built for it), found by the drift search:

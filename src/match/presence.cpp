@@ -39,9 +39,12 @@ std::string presence_words(const HunkMatch& m) {
     return "its change stands only out of hunk order, away from where the hunks around it were "
            "found" +
            at;
+  if (code == "final-newline-differs")
+    return "its lines stand at the end of the file, which lacks the final newline the patch has";
   if (code == "context-crossed")
-    return "its change stands on the other side of the statement the hunk puts next to it, "
-           "edited since (an override above the value it overrides, code after a return)" +
+    return "the statement the hunk puts next to its change stands again on the change's other "
+           "side (assigned again after it, or the change moved across it: an override above the "
+           "value it overrides, code after a return)" +
            at;
   if (code == "partly-present")
     return "most of its new lines stand by where it belongs, not all as the hunk has them" + at;

@@ -460,11 +460,11 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
   }
   // A file found by content only is a candidate only with the patch file's extension: a
   // document or a copy in another language quoting the fixed code is not the file. Nor is a
-  // test (looks_like_test()) for a file that is none: a test quoting the fixed code in a
+  // test (is_test_file()) for a file that is none: a test quoting the fixed code in a
   // string (hostile review hr30: the only file holding the fix's lines was a test's fixture,
   // and the missing module read applied).
   const std::string_view extension = extension_of(path);
-  const bool patched_test = looks_like_test(path);
+  const bool patched_test = is_test_file(path);
   for (const MarkerHits* mhp = hits_begin; mhp != hits_end; ++mhp) {
     const MarkerHits& mh = *mhp;
     std::string last;
@@ -472,7 +472,7 @@ bool relocate(Context& ctx, const FilePatch& fp, const std::string& path, FileRe
       if (h.path == last) continue;
       last = h.path;
       if (common_suffix(h.path, path) == 0 &&
-          (extension_of(h.path) != extension || (!patched_test && looks_like_test(h.path))))
+          (extension_of(h.path) != extension || (!patched_test && is_test_file(h.path))))
         continue;
       ++find_or_add(h.path).marks;
     }

@@ -9,6 +9,24 @@
 
 namespace sm120check {
 
+bool is_test_file(std::string_view path) {
+  std::size_t at = 0;
+  while (at <= path.size()) {
+    std::size_t end = path.find('/', at);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(at, end - at);
+    if (end < path.size()) {
+      if (part == "tests" || part == "test") return true;
+    } else {
+      const std::string_view stem = part.substr(0, part.find('.'));
+      return part.starts_with("test_") || stem.ends_with("_test") || stem.ends_with("_tests") ||
+             part == "conftest.py";
+    }
+    at = end + 1;
+  }
+  return false;
+}
+
 bool looks_like_test(std::string_view path) {
   std::size_t at = 0;
   while (at <= path.size()) {
