@@ -1205,6 +1205,15 @@ TEST(DriftFalseApplied, HostileRecheckOfTheEdgeNewlineAndCrossedRules) {
                                          "@@ -1 +1,3 @@\n+\n x = compute(1)\n+y = launch(2)\n",
                                          "f.py");
   EXPECT_NE(lost_newline.presence, Presence::kAbsent) << presence_words(lost_newline);
+  // With leading context the drift search still finds it there (hostile review hr33); the
+  // unfixed file that lost its newline stays absent.
+  const std::string ctx_hunk =
+      "@@ -1,3 +1,4 @@\n a = prepare(1)\n b = prepare(2)\n+c = launch(3)\n d = finish(4)\n";
+  EXPECT_EQ(run_one("a = prepare(1)\nb = prepare(2)\nc = launch(3)\nd = finish(4)", ctx_hunk, "f.py")
+                .presence,
+            Presence::kPresent);
+  EXPECT_EQ(run_one("a = prepare(1)\nb = prepare(2)\nd = finish(4)", ctx_hunk, "f.py").presence,
+            Presence::kAbsent);
 }
 
 TEST(DriftStatementHead, NamesTheStatementAndLeavingKeywords) {

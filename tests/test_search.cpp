@@ -15,6 +15,7 @@
 
 #include "sm120check/error.hpp"
 #include "sm120check/search.hpp"
+#include "sm120check/verify.hpp"
 #include "test_util.hpp"
 
 namespace sm120check {
@@ -923,10 +924,19 @@ TEST(Relocate, ATestQuotingTheFixIsNotTheModule) {
   EXPECT_NE(f["status"], "applied") << f;
   EXPECT_EQ(f["relocated"], false) << f;
   EXPECT_NE(doc["exit_code"], 0);
-  // Control: the same text in a module is found by content.
-  TempDir m;
-  write_file(m / "tree/pkg/kernels/ops/tiles.py", kFilePost);
-  EXPECT_EQ(verify_json(m / "tree")["patches"][0]["files"][0]["status"], "applied");
+  // Control: the same text in a module is found by content, also in a `testing` or
+  // `benchmarks` package (torch.testing is library code; hostile review hr33).
+  for (const char* module : {"tree/pkg/kernels/ops/tiles.py", "tree/pkg/testing/tiles.py",
+                             "tree/benchmarks/tiles.py"}) {
+    TempDir m;
+    write_file(m / module, kFilePost);
+    EXPECT_EQ(verify_json(m / "tree")["patches"][0]["files"][0]["status"], "applied") << module;
+  }
+  EXPECT_TRUE(sm120check::is_test_file("tests/test_patch_tool.py"));
+  EXPECT_TRUE(sm120check::is_test_file("pkg/conftest.py"));
+  EXPECT_TRUE(sm120check::is_test_file("pkg/ops_test.py"));
+  EXPECT_FALSE(sm120check::is_test_file("pkg/testing/tiles.py"));
+  EXPECT_FALSE(sm120check::is_test_file("benchmarks/tiles.py"));
 }
 
 TEST(Relocate, EqualCandidatesGiveUnknownWithTheList) {
