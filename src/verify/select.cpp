@@ -1,6 +1,8 @@
 // --include / --exclude: which file patches a run uses (see path_selected()).
 #include <fnmatch.h>
 
+#include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -9,43 +11,33 @@
 
 namespace sm120check {
 
-bool is_test_file(std::string_view path) {
+namespace {
+
+/// Whether a folder of `path` (any component but the last) is one of `names`, or its file
+/// name is a test's (test_*, *_test.*, *_tests.*, conftest.py).
+bool test_path(std::string_view path, std::initializer_list<std::string_view> names) {
   std::size_t at = 0;
   while (at <= path.size()) {
     std::size_t end = path.find('/', at);
     if (end == std::string_view::npos) end = path.size();
     const std::string_view part = path.substr(at, end - at);
-    if (end < path.size()) {
-      if (part == "tests" || part == "test") return true;
-    } else {
+    if (end == path.size()) {
       const std::string_view stem = part.substr(0, part.find('.'));
       return part.starts_with("test_") || stem.ends_with("_test") || stem.ends_with("_tests") ||
              part == "conftest.py";
     }
+    if (std::find(names.begin(), names.end(), part) != names.end()) return true;
     at = end + 1;
   }
   return false;
 }
 
+}  // namespace
+
+bool is_test_file(std::string_view path) { return test_path(path, {"tests", "test"}); }
+
 bool looks_like_test(std::string_view path) {
-  std::size_t at = 0;
-  while (at <= path.size()) {
-    std::size_t end = path.find('/', at);
-    if (end == std::string_view::npos) end = path.size();
-    const std::string_view part = path.substr(at, end - at);
-    if (end < path.size()) {
-      if (part == "tests" || part == "test" || part == "testing" || part == "benchmarks" ||
-          part == "benchmark")
-        return true;
-    } else {
-      const std::string_view stem = part.substr(0, part.find('.'));
-      if (part.starts_with("test_") || stem.ends_with("_test") || stem.ends_with("_tests") ||
-          part == "conftest.py")
-        return true;
-    }
-    at = end + 1;
-  }
-  return false;
+  return test_path(path, {"tests", "test", "testing", "benchmarks", "benchmark"});
 }
 
 bool path_selected(std::string_view path, const std::vector<PathRule>& rules) {
