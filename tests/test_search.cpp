@@ -937,6 +937,10 @@ TEST(Relocate, ATestQuotingTheFixIsNotTheModule) {
   EXPECT_TRUE(sm120check::is_test_file("pkg/ops_test.py"));
   EXPECT_FALSE(sm120check::is_test_file("pkg/testing/tiles.py"));
   EXPECT_FALSE(sm120check::is_test_file("benchmarks/tiles.py"));
+  // The note on missing tests reads more as tests: benchmarks and testing folders too.
+  EXPECT_TRUE(sm120check::looks_like_test("benchmarks/tiles.py"));
+  EXPECT_TRUE(sm120check::looks_like_test("pkg/testing/tiles.py"));
+  EXPECT_FALSE(sm120check::looks_like_test("pkg/kernels/tiles.py"));
 }
 
 TEST(Relocate, EqualCandidatesGiveUnknownWithTheList) {
