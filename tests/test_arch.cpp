@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
+#include "../src/arch/scan.hpp"
 #include "sm120check/arch.hpp"
 #include "sm120check/patch.hpp"
 #include "sm120check/verify.hpp"
@@ -232,6 +237,104 @@ TEST(ArchLine, SyntaxForPath) {
 
 // ---------------------------------------------------------------------------------------------
 // Target sets
+
+// may_name_arch() passes over a line only where no rule finds anything: every line below and
+// of the corpus, in each syntax, gives arch_in_line() what every rule run on it gives.
+// The corpus: this file (its strings are the rules' examples), the rules' own source, the
+// catalog's patches, the shared cases and docs/; SM120CHECK_ARCH_CORPUS names a file listing more
+// files, one path a line (a whole checkout of FlashInfer, say: bench/arch_survey.py).
+TEST(ArchLine, FilterHidesNoTarget) {
+  namespace fs = std::filesystem;
+  using arch_scan::arch_in_line_all_rules;
+  using arch_scan::may_name_arch;
+  std::vector<std::string> lines = {
+      "smem_size = 101376",  // "sm" in smem: nothing
+      "if cap >= 90:",       // cap alone: a capability
+      "x = props.capacity",  // capacity: nothing
+      "if torch.cuda.get_device_capability()[0] == 12:",
+      "if CUDA_CAPABILITY[0] >= 9:",
+      "#if __CUDA_ARCH__ >= 1200",
+      "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 1210)",
+      "if sm == 120:",
+      "if self.arch >= 100:",
+      "if getSMVersion() >= 100:",
+      "if get_sm_version() >= 90:",
+      "if s_m >= 90:",
+      "if cc[0] >= 9:",
+      "if access >= 9:",
+      "if research >= 90:",
+      "if major >= 10:",
+      "if device_major == 12:",
+      "if (major, minor) >= (12, 0):",
+      "supported_compute_capability([90, 120])",
+      "SUPPORTED_SM = (90, 100)",
+      "supported_major_versions=[10, 12]",
+      "SM_VERSIONS = [90, 100]",
+      "SUPPORTED_ARCHS = [90, 120]",
+      "supported_cc = [(9, 0), (12, 0)]",
+      "set(CMAKE_CUDA_ARCHITECTURES 90 120)",
+      "TORCH_CUDA_ARCH_LIST=\"9.0;12.0+PTX\"",
+      "cuda_archs = 90;120a",
+      "kernels for SM 120 and SM 12.0",
+      "tuned_for_SM 120, built_sm 90",  // "sm" ends an identifier, then " 120"
+      "SM120/121 and sm_100f",
+      "if _has_sm90_target():",
+      "is_sm120_supported()",
+      "pre-SM100 parts",
+      "-gencode arch=compute_120a,code=sm_120a",
+      "Blackwell, Hopper, RTX 5090, RTX PRO 6000, GB10, DGX Spark",
+      "fmha::Hopper KernelHopper is_blackwell",
+      "has_device_capability(90) is_device_capability(120) is_device_capability_family(120)",
+      "if cap_ab >= 9:",
+      "if gpu_arch >= 90 and target_arch < 120:",
+      "if arch_number >= 90 or device_arch == 120 or getDeviceArch() == 100:",
+      "if sm_arch >= 90 or get_sm_arch() >= 100 or getSM() == 120:",
+      "for sm in [90, 100]:",
+      "if x_sm_version >= 90 or smversion == 120:",
+      "// search the smem capacity: access the cache",
+  };
+  std::vector<fs::path> files = {fs::path(SM120CHECK_SOURCE_DIR) / "tests/test_arch.cpp",
+                                 fs::path(SM120CHECK_SOURCE_DIR) / "src/arch/scan.cpp",
+                                 fs::path(SM120CHECK_SOURCE_DIR) / "src/arch/infer.cpp"};
+  for (const fs::path& root :
+       {fs::path(SM120CHECK_SOURCE_DIR) / "patches",
+        fs::path(SM120CHECK_SOURCE_DIR) / "tests/cases", fs::path(SM120CHECK_SOURCE_DIR) / "docs"})
+    if (fs::is_directory(root))
+      for (const auto& e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file()) files.push_back(e.path());
+  if (const char* more = std::getenv("SM120CHECK_ARCH_CORPUS")) {
+    std::ifstream list(more);
+    for (std::string path; std::getline(list, path);)
+      if (!path.empty()) files.push_back(path);
+  }
+  for (const fs::path& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_GT(lines.size(), 10000u);  // the corpus is there
+  std::size_t passed_over = 0, failures = 0;
+  for (const std::string& line : lines) {
+    if (!may_name_arch(line)) ++passed_over;
+    for (const LineSyntax syntax :
+         {LineSyntax::kHash, LineSyntax::kCFamily, LineSyntax::kPlain, LineSyntax::kProse}) {
+      const LineArch filtered = arch_in_line(line, syntax);
+      const LineArch all = arch_in_line_all_rules(line, syntax);
+      if (filtered.code.names() == all.code.names() && filtered.text.names() == all.text.names() &&
+          filtered.unsolved == all.unsolved)
+        continue;
+      if (++failures <= 20) ADD_FAILURE() << "syntax " << static_cast<int>(syntax) << ": " << line;
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+  EXPECT_GT(passed_over, lines.size() / 2);  // the filter does pass over most lines
+  // The words' identifiers that name nothing are passed over; those that may, kept.
+  EXPECT_FALSE(may_name_arch("smem_size = 101376 + access + props.capacity + research"));
+  EXPECT_TRUE(may_name_arch("if cap >= 90:"));
+  EXPECT_TRUE(may_name_arch("if _has_sm90_target():"));
+  EXPECT_TRUE(may_name_arch("SM 120"));
+  EXPECT_TRUE(may_name_arch("smem = 1; SM 120"));
+  EXPECT_TRUE(may_name_arch("SM rules"));  // "sm" alone is a name classify() takes
+}
 
 TEST(ArchTargetsSet, MergesAndNames) {
   ArchTargets t;

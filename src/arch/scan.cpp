@@ -952,12 +952,62 @@ std::string evidence_text(std::string_view text) {
   return std::string(text.substr(0, cut)) + "...";
 }
 
+namespace {
+
+/// Whether the identifier `id` (a maximal run of letters, digits and underscores of a line)
+/// can be where a rule of scan_targets() finds something, from its squashed form (lower case,
+/// no underscores) and its own bytes:
+/// - classify()'s capability expressions end in an identifier equal to one of kExact, or hold
+///   "capab", "__cuda_arch" (squashed "cudaarch") or an identifier ending in "major";
+/// - capability calls (is_device_capability...) hold "capab"; capability lists' names hold
+///   "major", "capab", "supportedsm", "smversions", "supportedarch" or "supportedcc";
+///   architecture lists' keys "cuda_architectures", "cuda_archs", "arch_list";
+/// - family names are or hold "hopper", "blackwell", "rtx", "gb10", "dgx" (at word edges);
+/// - an sm token starts with "sm" (any case, bytes together) then '_' or nothing then a digit,
+///   or "sm" ends the identifier and a space and a digit follow ("SM 120"): `next` is the
+///   byte after the identifier and `after` the one after that ('\0' past the line's end).
+/// True also for identifiers that turn out to name nothing: this only tells the many that
+/// cannot ("smem", "access", "capacity", "search") from the rest.
+bool identifier_may_name_arch(std::string_view id, char next, char after) {
+  for (std::size_t i = 0; i + 1 < id.size(); ++i) {
+    if (lower(id[i]) != 's' || lower(id[i + 1]) != 'm') continue;
+    const std::size_t d = i + 2 < id.size() && id[i + 2] == '_' ? i + 3 : i + 2;
+    if (d < id.size() ? is_digit(id[d]) : (d == i + 2 && next == ' ' && is_digit(after)))
+      return true;
+  }
+  char buffer[64];
+  std::size_t n = 0;
+  for (char c : id) {
+    if (c == '_') continue;
+    if (n == sizeof buffer) return true;  // longer than any name of the rules: let them look
+    buffer[n++] = lower(c);
+  }
+  const std::string_view squashed(buffer, n);
+  static constexpr std::string_view kExact[] = {
+      "sm",         "getsm",   "smversion",  "getsmversion",  "smarch",     "getsmarch", "arch",
+      "archnumber", "gpuarch", "devicearch", "getdevicearch", "targetarch", "cc",        "cap"};
+  for (std::string_view w : kExact)
+    if (squashed == w) return true;
+  static constexpr std::string_view kWithin[] = {
+      "major",         "capab",    "supportedsm", "smversions", "supportedcc",
+      "supportedarch", "cudaarch", "archlist",    "hopper",     "blackwell",
+      "rtx",           "gb10",     "dgx"};
+  for (std::string_view w : kWithin)
+    if (squashed.find(w) != npos) return true;
+  return false;
+}
+
+}  // namespace
+
 // Every rule needs one of these words in the line lower-cased with underscores removed (sm
 // tokens "sm", or "compute_" with its underscore, family names, comparisons and calls and lists
 // through classify()'s and the list rules' identifiers "cc", "cap", "arch", "major", "sm"; arch
 // lists "arch"). Blanking comments or strings never makes a word, so a line without any of
 // them has no targets. Most lines of a large patch have none: this keeps the rules' cost to
-// the few that do.
+// the few that do. A word is always inside one identifier (all its bytes are letters or
+// digits, underscores skipped; "dgx spark" aside), and the identifier is then checked for what
+// the rules need of it (identifier_may_name_arch()): in CUDA and Triton code most words are
+// parts of "smem", "access", "capacity", "search", which name nothing.
 bool may_name_arch(std::string_view line) {
   // One pass over the line lower-cased with underscores skipped (bytes past ASCII as 0: no word
   // has them): each pair of adjacent bytes is looked up in a table of the words' first two (no
@@ -987,10 +1037,11 @@ bool may_name_arch(std::string_view line) {
     }
     return k == word.size();
   };
+  const std::size_t n = line.size();
   bool underscore = false;
   unsigned previous = 0;  // the last byte that is no underscore, lower-cased
   std::size_t previous_at = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     const auto c = static_cast<unsigned char>(line[i]);
     if (c == '_') {
       underscore = true;
@@ -998,7 +1049,21 @@ bool may_name_arch(std::string_view line) {
     }
     const unsigned l = kLower[c];
     const unsigned w = kWordAt[previous * 128u + l];
-    if (w != 0 && word_at(previous_at, kWords[w - 1])) return true;
+    if (w != 0 && word_at(previous_at, kWords[w - 1])) {
+      if (kWords[w - 1] == "dgx spark") return true;
+      // The identifier holding the word: told once for all the words in it.
+      std::size_t begin = previous_at, end = previous_at;
+      while (begin > 0 && is_ident(line[begin - 1])) --begin;
+      while (end < n && is_ident(line[end])) ++end;
+      if (identifier_may_name_arch(line.substr(begin, end - begin), end < n ? line[end] : '\0',
+                                   end + 1 < n ? line[end + 1] : '\0'))
+        return true;
+      if (line.substr(begin, end - begin).find('_') != npos) underscore = true;
+      i = end;  // past the identifier: no word starts in it or spans its end
+      previous = end < n ? kLower[static_cast<unsigned char>(line[end])] : 0;
+      previous_at = end;
+      continue;
+    }
     previous = l;
     previous_at = i;
   }
@@ -1093,8 +1158,12 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state, bo
   return out;
 }
 
+namespace {
+
+/// scan_line(); `all_rules`: every rule runs, even on a line may_name_arch() passes over (for
+/// arch_in_line_all_rules()).
 void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code,
-               LineScan& out) {
+               LineScan& out, bool all_rules) {
   {  // everything reset, the buffers kept
     std::string code = std::move(out.code);
     std::vector<std::string> residue = std::move(out.residue);
@@ -1131,7 +1200,7 @@ void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool k
   out.has_code = std::any_of(code.begin(), code.end(), is_alnum);
 
   std::vector<Span> solved;
-  if (may_name_arch(line)) {
+  if (all_rules || may_name_arch(line)) {
     merge();
     scan_targets(line, syntax, parts, code_strings, text, out, solved);
   }
@@ -1200,6 +1269,20 @@ void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool k
       out.exits = true;  // if (sm != 120) return; / if cc[0] != 12: return config
     k = e;
   }
+}
+
+}  // namespace
+
+void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code,
+               LineScan& out) {
+  scan_line(line, syntax, state, keep_code, out, false);
+}
+
+LineArch arch_in_line_all_rules(std::string_view line, LineSyntax syntax) {
+  LexState state;
+  LineScan out;
+  scan_line(line, syntax, state, true, out, true);
+  return out.arch;
 }
 
 /// Path tokens and family names (csrc/gemm_sm120.cu, attention/hopper/...).

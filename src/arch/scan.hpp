@@ -117,9 +117,14 @@ LineScan scan_line(std::string_view line, LineSyntax syntax, LexState& state,
 void scan_line(std::string_view line, LineSyntax syntax, LexState& state, bool keep_code,
                LineScan& out);
 
-/// False when no rule of scan_line() can find a target in `line` (none of the words every
-/// rule needs is in it, lower-cased with underscores removed): most lines of a large patch.
+/// False when no rule of scan_line() can find a target in `line`: none of the words every
+/// rule needs is in it (lower-cased with underscores removed), or each one is in an identifier
+/// no rule takes ("smem", "access", "capacity", "search"). Most lines of a large patch.
 bool may_name_arch(std::string_view line);
+
+/// arch_in_line() with every rule run, whatever may_name_arch() says of `line`: what the tests
+/// compare arch_in_line() with, so that the filter can be shown to hide no target.
+LineArch arch_in_line_all_rules(std::string_view line, LineSyntax syntax);
 
 /// What scan_line() gives of a line that names no architecture (see scan_plain_line()).
 struct PlainLine {
