@@ -274,6 +274,19 @@ TEST(Markers, AgreeWithThePlainReferenceOnRandomPatches) {
   }
 }
 
+TEST(Markers, ManyCandidatesFoundInThePreImageAgreeWithTheReference) {
+  // 3000 candidates, each in the pre-image (about 150 KB) at its own line: memmem() finds the
+  // first ones, and once it has searched its budget (8 times the pre-image and 128 KiB) the
+  // index is built and answers the rest. Every one is skipped; the new line is the marker.
+  std::vector<Patch> patches = parse_patches(reindent_patch(3000), "p.patch");
+  std::vector<Marker> got = extract_markers(patches[0], 1);
+  std::vector<Marker> want = reference_markers(patches[0], 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].text, "the new line");
+  ASSERT_EQ(want.size(), 1u);
+  EXPECT_EQ(want[0].text, "the new line");
+}
+
 TEST(Markers, ARepetitivePreImageAgreesWithTheReference) {
   // File 2's pre-image is 1000 random lines of 'a' and 'b': every 4-byte window of a candidate
   // is filed at thousands of positions there, and 300 of its candidates (file 1's markers, so

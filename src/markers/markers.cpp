@@ -137,14 +137,18 @@ int marker_score(std::string_view marker) {
 
 namespace {
 
-/// The pre-image of a file patch (its context and removed lines), indexed for "does this text
-/// occur in one of its lines": every position of the lines joined (each ended by "\n", so that
-/// a text without one never spans two) is filed under a hash of the 4 bytes there; a text of
-/// 4 bytes or more is looked up under the one of its own 4-byte windows filed least often
-/// (none filed: absent at once, as most new lines are), each position there compared in full.
-/// Built in a few operations per pre-image byte; a lookup costs a few per byte of the text
-/// plus the compares. (A LiteralSet of the candidates, built per file patch, cost 3 times as
-/// much: its set-up outweighs a pre-image of a few kilobytes.)
+/// The pre-image of a file patch (its context and removed lines), for "does this text occur in
+/// one of its lines": the lines joined (each ended by "\n", so that a text without one never
+/// spans two) and a bit per hash of each 4-byte window there. A text of 4 bytes or more one of
+/// whose windows has no bit is absent at once (as most new lines are: a text is looked up only
+/// when its hunk's turn comes, a few per hunk); a text whose windows all have theirs is looked
+/// for with memmem(3), up to a budget of bytes searched (kScansPerByte, kScanAllowance), then
+/// through an index built then: every position filed under the hash of its window, a text looked up
+/// under its window filed least often, each position there compared in full. Set-up: a few
+/// operations per pre-image byte and a bit array of a byte per 2 to 4 windows (the index, 12
+/// bytes per window, was most of a 7-file patch's page faults before it was made lazy).
+/// (A LiteralSet of the candidates, built per file patch, cost 3 times as much: its set-up
+/// outweighs a pre-image of a few kilobytes.)
 class PreImage {
  public:
   explicit PreImage(const std::vector<std::string_view>& lines) {
@@ -158,40 +162,54 @@ class PreImage {
     budget_ = kComparesPerByte * text_.size();
     if (text_.size() < kWindow) return;
     const std::size_t windows = text_.size() - kWindow + 1;
-    if (windows >= UINT32_MAX) return;  // no index: every lookup gives none
-    bits_ = 8;                          // at most 2 windows per entry on average
-    while (bits_ < 24 && (std::size_t{2} << bits_) < windows) ++bits_;
-    table_.assign(std::size_t{1} << bits_, Bucket{});
-    next_ = std::make_unique_for_overwrite<std::uint32_t[]>(windows);  // each one set below
+    if (windows >= UINT32_MAX) return;  // no look-up: every one gives none
+    seen_bits_ = 12;  // 2 to 4 bits per window: a window of an absent text has none 3 times in 4
+    while (seen_bits_ < 24 && (std::size_t{1} << seen_bits_) < 2 * windows) ++seen_bits_;
+    seen_.assign((std::size_t{1} << seen_bits_) / 64, 0);
     for (std::size_t i = 0; i < windows; ++i) {
-      Bucket& b = table_[hash(text_.data() + i)];
-      next_[i] = b.head;
-      b.head = static_cast<std::uint32_t>(i);
-      ++b.count;
+      const std::uint32_t h = hash(text_.data() + i, seen_bits_);
+      seen_[h >> 6] |= std::uint64_t{1} << (h & 63);
     }
   }
 
-  /// Whether `s` (without "\n") occurs in one of the lines; std::nullopt once the lookups
-  /// have compared more positions than kComparesPerByte per pre-image byte plus
-  /// kComparesPerLookup per lookup (a repetitive pre-image, where a window is filed at most
+  /// Whether `s` (without "\n") occurs in one of the lines; std::nullopt once the index's
+  /// look-ups have compared more positions than kComparesPerByte per pre-image byte plus
+  /// kComparesPerLookup per look-up (a repetitive pre-image, where a window is filed at most
   /// positions): the caller then looks up all its texts at once (occur_in_lines()), so that
   /// time stays linear.
   std::optional<bool> contains(std::string_view s) {
     if (s.empty()) return true;
     if (s.size() > text_.size()) return false;
-    if (s.size() < kWindow || table_.empty()) return std::nullopt;  // (none: no marker is so short)
+    if (s.size() < kWindow || seen_.empty()) return std::nullopt;  // (none: no marker is so short)
+    for (std::size_t j = 0; j + kWindow <= s.size(); ++j) {
+      const std::uint32_t h = hash(s.data() + j, seen_bits_);
+      if ((seen_[h >> 6] >> (h & 63) & 1) == 0) return false;
+    }
+    if (table_.empty()) {
+      if (scanned_ + text_.size() <= kScansPerByte * text_.size() + kScanAllowance) {
+        const void* at = ::memmem(text_.data(), text_.size(), s.data(), s.size());
+        // What it searched: up to the text found (most found texts stand near the top).
+        scanned_ +=
+            at == nullptr
+                ? text_.size()
+                : static_cast<std::size_t>(static_cast<const char*>(at) - text_.data()) + s.size();
+        return at != nullptr;
+      }
+      build_index();
+    }
     budget_ += kComparesPerLookup;
     std::size_t best = 0;
     std::uint32_t fewest = UINT32_MAX;
     for (std::size_t j = 0; j + kWindow <= s.size(); ++j) {
-      const std::uint32_t n = table_[hash(s.data() + j)].count;
+      const std::uint32_t n = table_[hash(s.data() + j, bits_)].count;
       if (n == 0) return false;
       if (n < fewest) {
         fewest = n;
         best = j;
       }
     }
-    for (std::uint32_t at = table_[hash(s.data() + best)].head; at != kNone; at = next_[at]) {
+    for (std::uint32_t at = table_[hash(s.data() + best, bits_)].head; at != kNone;
+         at = next_[at]) {
       if (budget_-- == 0) return std::nullopt;
       if (at < best || at - best + s.size() > text_.size()) continue;
       if (std::memcmp(text_.data() + (at - best), s.data(), s.size()) == 0) return true;
@@ -204,21 +222,45 @@ class PreImage {
   static constexpr std::uint32_t kNone = UINT32_MAX;
   static constexpr std::size_t kComparesPerByte = 4;
   static constexpr std::size_t kComparesPerLookup = 16;
+  // memmem() searches up to kScansPerByte times the pre-image plus kScanAllowance bytes before
+  // the index is built. glibc's memmem went through 128 KiB of CUDA source in 6-10 us on the
+  // 2-core development VM; the index of a 10 KB pre-image is 104 KB of fresh pages (26 page
+  // faults: 2 us each on the H200 host, 10 us on that VM; bench/README.md).
+  static constexpr std::size_t kScansPerByte = 8;
+  static constexpr std::size_t kScanAllowance = 128 * 1024;
 
-  std::uint32_t hash(const char* p) const {
+  static std::uint32_t hash(const char* p, unsigned bits) {
     std::uint32_t w;
     std::memcpy(&w, p, sizeof w);
-    return static_cast<std::uint32_t>((w * 0x9E3779B1u) >> (32 - bits_));
+    return static_cast<std::uint32_t>((w * 0x9E3779B1u) >> (32 - bits));
+  }
+
+  /// The index (table_, next_): at most 2 windows per entry on average.
+  void build_index() {
+    const std::size_t windows = text_.size() - kWindow + 1;
+    bits_ = 8;
+    while (bits_ < 24 && (std::size_t{2} << bits_) < windows) ++bits_;
+    table_.assign(std::size_t{1} << bits_, Bucket{});
+    next_ = std::make_unique_for_overwrite<std::uint32_t[]>(windows);  // each one set below
+    for (std::size_t i = 0; i < windows; ++i) {
+      Bucket& b = table_[hash(text_.data() + i, bits_)];
+      next_[i] = b.head;
+      b.head = static_cast<std::uint32_t>(i);
+      ++b.count;
+    }
   }
 
   std::string text_;
-  std::size_t budget_ = 0;  ///< positions the lookups may still compare
+  std::size_t budget_ = 0;   ///< positions the index's look-ups may still compare
+  std::size_t scanned_ = 0;  ///< bytes memmem() has searched
+  unsigned seen_bits_ = 0;
+  std::vector<std::uint64_t> seen_;  ///< a bit per window hash (of seen_bits_ bits)
   unsigned bits_ = 8;
   struct Bucket {
     std::uint32_t head = kNone;  ///< the last position filed here (kNone: none)
     std::uint32_t count = 0;     ///< the positions filed here
   };
-  std::vector<Bucket> table_;              ///< per hash
+  std::vector<Bucket> table_;              ///< per hash (empty until build_index())
   std::unique_ptr<std::uint32_t[]> next_;  ///< per position: the one filed before it, or kNone
 };
 
