@@ -341,8 +341,6 @@ struct SectionIndex {
 
 struct MatchCache {
   SectionIndex sections;
-  /// line_print() of each line (empty until the matcher's absence pass needs them).
-  std::vector<std::uint64_t> prints;
   std::vector<std::uint64_t> pow;  ///< base^i mod kMod, i = 0..size()
   std::array<ModeData, kTextModeCount> modes;
   /// The mode whose data a mode uses (a mode that changes no line shares the exact mode's).

@@ -304,7 +304,7 @@ class Matcher {
 
   /// Fills absent_: per hunk, the lines and the pairs of consecutive lines of its pre- and
   /// post-image that stand nowhere in the file (ImageAbsence), for all the hunks in one pass
-  /// over the file's lines (their fingerprints, line_print(): kept in the file's MatchCache). A
+  /// over the file's lines (their fingerprints, line_print(), computed as it goes). A
   /// tree holds most hunks' images at their expected lines and the other image nowhere: found
   /// so, find() needs no line index (hashes of every line, their prefix hashes and the
   /// occurrence index were most of a 7-file patch's time). Exact comparison only: with
@@ -312,11 +312,6 @@ class Matcher {
   void find_absent(const std::vector<Hunk>& hunks) {
     absent_.assign(hunks.size(), {});
     if (base_mode_ != TextMode::kExact || n_ == 0 || hunks.empty()) return;
-    std::vector<u64>& prints = cache_.prints;
-    if (prints.size() != n_) {
-      prints.resize(n_);
-      for (std::size_t i = 0; i < n_; ++i) prints[i] = line_print(file_.line(i));
-    }
     // The queries: each image line's fingerprint, and each pair's (the two lines' mixed), in an
     // open-addressing table. A key of the file's lines or pairs equal to a query's marks it
     // found: a collision (fingerprints, or a line's key equal to a pair's) only keeps an image
@@ -360,9 +355,15 @@ class Matcher {
       const std::size_t s = slot_of(key);
       if (table[s] != 0) found[s] = 1;
     };
+    // The file's fingerprints are computed here, not kept: 8 bytes a line of fresh pages
+    // (12 page faults for a 7-file patch's 6,265 lines) cost more than computing them again
+    // when a series matches the file once more.
+    u64 previous = 0;
     for (std::size_t i = 0; i < n_; ++i) {
-      mark(prints[i]);
-      if (i > 0) mark(pair_key(prints[i - 1], prints[i]));
+      const u64 print = line_print(file_.line(i));
+      mark(print);
+      if (i > 0) mark(pair_key(previous, print));
+      previous = print;
     }
     const auto is_found = [&](u64 key) { return found[slot_of(key)] != 0; };
     for (std::size_t k = 0; k < hunks.size(); ++k)
