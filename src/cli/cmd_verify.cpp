@@ -52,6 +52,13 @@ namespace {
 constexpr unsigned kSpareThreads = 3;
 constexpr std::chrono::microseconds kSpareSpin{2000};
 
+/// The fewest usable CPUs for which the evidence markers are extracted on a thread of their
+/// own. Below, the thread that reads the repository extracts them after the blob ids (the
+/// files' reads wait for those, their evidence searches for the markers, later): on two CPUs
+/// a fourth thread only shares them, and its start (clone, stack, malloc arena) cost
+/// 0.1-0.2 ms on the 2-core development VM, where a page fault takes 10 us.
+constexpr unsigned kMarkersThreadCpus = 4;
+
 /// KnownBlobIds worked out on another thread: id() waits for them (the first call; a load
 /// after that), and knows none when there are none (no git work tree, an index not read).
 class DeferredBlobIds final : public KnownBlobIds {
@@ -402,7 +409,8 @@ int run_verify(const VerifyCommandOptions& options) {
   // extracted on a core of their own once those are final, while the files are verified (which
   // wait for them where they need them: 0.3 ms on the H200 host). That thread is started by the
   // one below, not by this one: a thread's start costs its starter 20-50 us there, and this
-  // thread's time is the run's.
+  // thread's time is the run's. With fewer than kMarkersThreadCpus CPUs, the one below
+  // extracts them itself.
   std::vector<Marker> given_markers;
   for (const std::string& t : options.marker_texts)
     given_markers.push_back({t, false, Marker::Origin::kOption, {}});
@@ -446,13 +454,16 @@ int run_verify(const VerifyCommandOptions& options) {
         // waits for the inputs, that thread starts the spare threads verify() gives its pool's
         // work to (its time until then is idle).
         std::future<void> markers;
-        try {
-          markers = std::async(std::launch::async, [&extract_markers, &inputs_ready, &spares] {
-            if (spares) spares->start(kSpareThreads, kSpareSpin);
-            extract_markers(inputs_ready.get());
-          });
-        } catch (const std::system_error&) {
-          // no thread to be had: extracted here below
+        const bool markers_after_ids = usable_cpus() < kMarkersThreadCpus;
+        if (!markers_after_ids) {
+          try {
+            markers = std::async(std::launch::async, [&extract_markers, &inputs_ready, &spares] {
+              if (spares) spares->start(kSpareThreads, kSpareSpin);
+              extract_markers(inputs_ready.get());
+            });
+          } catch (const std::system_error&) {
+            // no thread to be had: extracted here below
+          }
         }
         Aside out;
         if (!options.no_repo) {
@@ -468,16 +479,17 @@ int run_verify(const VerifyCommandOptions& options) {
           if (!markers.valid()) extract_markers(false);
           return out;
         }
-        if (!markers.valid()) extract_markers(true);
+        if (!markers.valid() && !markers_after_ids) extract_markers(true);
         if (!options.no_repo) {
-          {
-            const trace::Span ids_span("blob-ids");
-            try {
-              ids.set_value(work_tree_blob_ids(out.work_tree, patches, strips));
-            } catch (...) {  // (documented never to throw)
-              ids.set_value(nullptr);  // files are then hashed
-            }
+          const trace::Span ids_span("blob-ids");
+          try {
+            ids.set_value(work_tree_blob_ids(out.work_tree, patches, strips));
+          } catch (...) {  // (documented never to throw)
+            ids.set_value(nullptr);  // files are then hashed
           }
+        }
+        if (markers_after_ids) extract_markers(true);
+        if (!options.no_repo) {
           const trace::Span facts_span("facts");
           out.facts = work_tree_facts(options.target, out.work_tree, patches, strips, {});
         }
