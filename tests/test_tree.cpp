@@ -5,12 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include "../src/tree/mapped_file.hpp"
-#include "../src/tree/read_filter.hpp"
 #include "sm120check/directory_walk.hpp"
 #include "sm120check/error.hpp"
 #include "sm120check/tree.hpp"
@@ -163,8 +161,7 @@ TEST(TreeOpenFile, RegularFilesOnlyFinalSymlinkRefused) {
   EXPECT_EQ(std::string(buffer), "ELF?");
   EXPECT_EQ(error_of([&] { tree->open_file("lib/libx.so.1"); }),
             "lib/libx.so.1: not a regular file; cannot open it");
-  EXPECT_EQ(error_of([&] { tree->open_file("escape"); }),
-            "escape: not a regular file; cannot open it");
+  EXPECT_EQ(error_of([&] { tree->open_file("escape"); }), "escape: not a regular file; cannot open it");
   EXPECT_EQ(error_of([&] { tree->open_file("lib"); }), "lib: not a regular file; cannot open it");
   EXPECT_EQ(error_of([&] { tree->open_file("lib/none.so"); }),
             "lib/none.so: cannot open: No such file or directory");
@@ -503,95 +500,6 @@ TEST(MappedFile, AFileThatShrinksReadsZerosAndSaysSo) {
   EXPECT_TRUE(map.shrank());
 }
 
-// --- FileBytes: files verified as mapped -----------------------------------------------------
-
-// A DiskTree maps files of 8 KiB or more (read_bytes()); the bytes are the file's, smaller files
-// are read, and read() still gives a string.
-TEST(FileBytes, ADiskTreeMapsLargerFilesAndReadsSmallOnes) {
-  test::TempDir dir;
-  std::string big;
-  for (int i = 0; big.size() < 20000; ++i) big += "line " + std::to_string(i) + "\n";
-  test::write_file(dir / "big.py", big);
-  test::write_file(dir / "small.py", "x = 1\n");
-  std::unique_ptr<Tree> tree = open_disk_tree(dir.path());
-  FileBytes mapped = tree->read_bytes("big.py", nullptr);
-  EXPECT_TRUE(mapped.mapped());
-  EXPECT_EQ(mapped.view(), big);
-  FileBytes moved = std::move(mapped);  // the mapping moves with it
-  EXPECT_FALSE(mapped.mapped());
-  EXPECT_EQ(moved.view(), big);
-  EXPECT_EQ(std::move(moved).take_string(), big);
-  FileBytes small = tree->read_bytes("small.py", nullptr);
-  EXPECT_FALSE(small.mapped());
-  EXPECT_EQ(small.view(), "x = 1\n");
-  EXPECT_EQ(tree->read("big.py"), big);
-}
-
-// A tree's ReadFilter still converts a file that would be mapped: the converted bytes are a
-// string of their own; a file it would not change stays mapped.
-TEST(FileBytes, AFilterThatConvertsGetsTheBytesAsAString) {
-  struct CrlfFilter final : ReadFilter {
-    bool convert(const std::string&, std::string& content) const override {
-      const std::size_t before = content.size();
-      content.erase(std::remove(content.begin(), content.end(), '\r'), content.end());
-      return content.size() != before;
-    }
-    bool may_convert(std::string_view content) const override {
-      return content.find('\r') != std::string_view::npos;
-    }
-  };
-  test::TempDir dir;
-  std::string lf, crlf;
-  for (int i = 0; lf.size() < 20000; ++i) {
-    lf += "line " + std::to_string(i) + "\n";
-    crlf += "line " + std::to_string(i) + "\r\n";
-  }
-  test::write_file(dir / "lf.py", lf);
-  test::write_file(dir / "crlf.py", crlf);
-  std::unique_ptr<Tree> tree = open_disk_tree(dir.path());
-  ASSERT_TRUE(set_read_filter(*tree, std::make_shared<CrlfFilter>()));
-  FileBytes converted = tree->read_bytes("crlf.py", nullptr);
-  EXPECT_FALSE(converted.mapped());
-  EXPECT_EQ(converted.view(), lf);
-  FileBytes as_is = tree->read_bytes("lf.py", nullptr);
-  EXPECT_TRUE(as_is.mapped());
-  EXPECT_EQ(as_is.view(), lf);
-}
-
-// A file truncated while its FileBytes maps it reads zeros past its new end: no SIGBUS.
-TEST(FileBytes, AMappedFileThatShrinksReadsZeros) {
-  test::TempDir dir;
-  const std::string path = dir / "f.cu";
-  test::write_file(path, std::string(3 * 4096, 'x'));
-  std::unique_ptr<Tree> tree = open_disk_tree(dir.path());
-  FileBytes bytes = tree->read_bytes("f.cu", nullptr);
-  ASSERT_TRUE(bytes.mapped());
-  ASSERT_EQ(::truncate(path.c_str(), 4096), 0);
-  const std::string_view view = bytes.view();
-  EXPECT_EQ(view.size(), 3u * 4096);
-  EXPECT_EQ(std::count(view.begin(), view.end(), 'x'), 4096);
-  EXPECT_EQ(std::count(view.begin(), view.end(), '\0'), 2 * 4096);
-}
-
-// Mappings are counted: past kMaxMappings live ones, map() declines (the caller reads).
-TEST(FileBytes, MappingsAreBounded) {
-  test::TempDir dir;
-  const std::string path = dir / "f";
-  test::write_file(path, std::string(100, 'y'));
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  ASSERT_GE(fd, 0);
-  std::vector<FileBytes> live;
-  for (std::size_t i = 0; i < FileBytes::kMaxMappings; ++i) {
-    std::optional<FileBytes> m = FileBytes::map(fd, 100);
-    ASSERT_TRUE(m) << i;
-    live.push_back(std::move(*m));
-  }
-  EXPECT_FALSE(FileBytes::map(fd, 100));
-  live.pop_back();  // one given back: one more may be made
-  EXPECT_TRUE(FileBytes::map(fd, 100));
-  ::close(fd);
-}
-
 // --- DirectoryWalk ----------------------------------------------------------------------------
 
 /// Open descriptors of this process (/proc/self/fd), or 0 when that cannot be read.
@@ -638,8 +546,7 @@ TEST(DirectoryWalk, DeepCombIsWalkedWholeWithBoundedDescriptors) {
     if (walk.name() == "z") {
       // a/a/.../a/z: depth d has d-1 "a/" before it, and leaves come deepest first.
       ASSERT_EQ(path.size(), 2 * walk.depth() - 1);
-      ASSERT_EQ(path.substr(walk.depth() == 1 ? 0 : path.size() - 2),
-                walk.depth() == 1 ? "z" : "/z");
+      ASSERT_EQ(path.substr(walk.depth() == 1 ? 0 : path.size() - 2), walk.depth() == 1 ? "z" : "/z");
       ASSERT_EQ(walk.depth(), kLevels - leaves);
       ++leaves;
       ASSERT_TRUE(walk.entries().empty());
@@ -668,8 +575,7 @@ TEST(DirectoryWalk, EnterPathComesBackToTheFolderItLeft) {
   DirectoryWalk walk(*tree, "");
   std::vector<std::string> seen;
   while (walk.next()) {
-    seen.push_back(walk.path() + "@" + std::to_string(walk.depth()) + ":" +
-                   std::string(walk.name()));
+    seen.push_back(walk.path() + "@" + std::to_string(walk.depth()) + ":" + std::string(walk.name()));
     if (walk.path().empty()) {
       walk.enter_path("x/y");
       walk.enter(0);  // b

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "sm120check/patch.hpp"
-#include "sm120check/tree.hpp"
 
 namespace sm120check {
 
@@ -28,7 +27,7 @@ MatchCache& match_cache(const FileText& file);
 }  // namespace detail
 
 /// A file's content split into lines at "\n". Lines keep a trailing "\r" (CRLF files compare
-/// byte-exactly). Holds the content: its own copy, or the file's mapping (FileBytes).
+/// byte-exactly). Holds its own copy of the content.
 ///
 /// match_hunks() keeps what it computes about the file (per-line hashes per comparison mode,
 /// prefix hashes, indexes) in the FileText, built lazily and reused by later match_hunks()
@@ -37,7 +36,6 @@ MatchCache& match_cache(const FileText& file);
 class FileText {
  public:
   explicit FileText(std::string content);
-  explicit FileText(FileBytes content);
   FileText(const FileText&) = delete;
   FileText& operator=(const FileText&) = delete;
   FileText(FileText&&) noexcept;
@@ -48,19 +46,17 @@ class FileText {
   std::size_t size() const noexcept { return size_; }
   /// Line `i` (0-based, < size()) without its "\n".
   std::string_view line(std::size_t i) const noexcept {
-    return {data_ + starts_[i], starts_[i + 1] - starts_[i] - 1};
+    return {content_.data() + starts_[i], starts_[i + 1] - starts_[i] - 1};
   }
   /// False when the content is non-empty and does not end with "\n".
   bool final_newline() const noexcept { return final_newline_; }
-  std::string_view content() const noexcept { return {data_, content_.size()}; }
+  const std::string& content() const noexcept { return content_; }
 
  private:
-  FileBytes content_;
-  const char* data_ = "";  ///< content_'s bytes (a string's move may move them)
+  std::string content_;
   /// Where each line starts in content_, then where a line after the last would (past a
-  /// final "\n", or past one the last line lacks): size() + 1 offsets. 4 bytes a line where views
-  /// took 16 (a 3,188-line file: 13 KB of fresh pages, not 51 KB). Content of 4 GiB or more is
-  /// refused.
+  /// final "\n", or past one the last line lacks): size() + 1 offsets. 4 bytes a line where views took 16 (a 3,188-line
+  /// file: 13 KB of fresh pages, not 51 KB). Content of 4 GiB or more is refused.
   std::vector<std::uint32_t> starts_;
   std::size_t size_ = 0;
   bool final_newline_ = true;
@@ -182,8 +178,8 @@ struct HunkMatch {
   /// Where the change (or the old code) was found when that did not decide it: 1-based lines,
   /// nearest the expected line first, at most kMaxPlaces. For "ambiguous",
   /// "found-elsewhere", "out-of-hunk-order" and "other-section", the places of the added block;
-  /// for "partly-present", those of the new lines and of the old code (or the match); for
-  /// "removed-lines-present", those of the old code (and, when both stand, the new block first).
+  /// for "partly-present", those of the new lines and of the old code (or the match); for "removed-lines-present", those of
+  /// the old code (and, when both stand, the new block first).
   std::vector<std::size_t> places;
   /// Both images (neither of them empty) matched at the deciding fuzz level; the tie rule chose
   /// `status` (see match_hunks()).

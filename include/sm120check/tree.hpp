@@ -57,47 +57,6 @@ class KnownBlobIds {
   virtual std::string id(const std::string& path, const struct stat& st) const = 0;
 };
 
-/// A file's bytes as a tree read them: in memory of their own (a std::string), or a read-only
-/// private mapping of the file whose pages were mapped at once (FileBytes::map(): no zeroed
-/// pages to fault in and no copy; reading a 137 KB file cost 490-530 us into fresh memory
-/// against 14 us mapped on the 2-core development VM, where a page fault takes 10 us). While a
-/// mapping lives, a read of a page past the file's end (the file truncated meanwhile) reads
-/// zeros instead of raising SIGBUS (src/tree/mapped_file.cpp); a file written meanwhile may
-/// show its new bytes. Movable, not copyable.
-class FileBytes {
- public:
-  FileBytes() = default;
-  FileBytes(std::string bytes) : string_(std::move(bytes)) {}  // NOLINT: implicit on purpose
-  FileBytes(FileBytes&& other) noexcept;
-  FileBytes& operator=(FileBytes&& other) noexcept;
-  FileBytes(const FileBytes&) = delete;
-  FileBytes& operator=(const FileBytes&) = delete;
-  ~FileBytes();
-
-  /// The first `size` bytes of `fd` (a regular file open for reading, `size` > 0), mapped
-  /// read-only with MAP_POPULATE. std::nullopt when they cannot be: mmap(2) failed, or
-  /// kMaxMappings mappings live already (each is a VMA; Linux allows 65,530 by default).
-  static std::optional<FileBytes> map(int fd, std::size_t size);
-  /// Mappings that may live at once.
-  static constexpr std::size_t kMaxMappings = 4096;
-
-  std::string_view view() const noexcept {
-    return map_ != nullptr ? std::string_view(map_, map_size_) : std::string_view(string_);
-  }
-  std::size_t size() const noexcept { return map_ != nullptr ? map_size_ : string_.size(); }
-  bool mapped() const noexcept { return map_ != nullptr; }
-  /// The bytes as a std::string: moved out, or copied from the mapping (then unmapped).
-  std::string take_string() &&;
-
- private:
-  void release() noexcept;
-
-  std::string string_;
-  const char* map_ = nullptr;
-  std::size_t map_size_ = 0;
-  int slot_ = -1;  ///< its entry in the SIGBUS handler's table
-};
-
 /// A tree of files addressed by normalised relative paths ("dir/file.py"). Implementations:
 /// DiskTree (a directory); tests may provide in-memory trees.
 class Tree {
@@ -117,13 +76,6 @@ class Tree {
   virtual std::string read_with_blob_id(const std::string& path, std::string& blob_id) const {
     blob_id.clear();
     return read(path);
-  }
-  /// read_with_blob_id(), or read() when `blob_id` is null, as FileBytes: a tree that can map
-  /// files (DiskTree) maps those of 8 KiB or more that no ReadFilter converts. The default
-  /// returns what read_with_blob_id() or read() returns.
-  virtual FileBytes read_bytes(const std::string& path, std::string* blob_id) const {
-    if (blob_id == nullptr) return read(path);
-    return read_with_blob_id(path, *blob_id);
   }
   /// The ids read_with_blob_id() may report from now on, this handle's and open_again()'s
   /// (DiskTree; other trees ignore them).
@@ -178,9 +130,6 @@ class OverlayTree final : public Tree {
   std::string name() const override { return base_.name(); }
   Entry stat(const std::string& path) const override;
   std::string read(const std::string& path) const override;
-  /// A written file's content; the base's read_bytes() (mapped, where it maps) for the others.
-  /// No blob id: `blob_id` is cleared, as read_with_blob_id() does here.
-  FileBytes read_bytes(const std::string& path, std::string* blob_id) const override;
   std::string read_link(const std::string& path) const override;
   std::uint64_t max_file_size() const override { return base_.max_file_size(); }
   bool gitlinks_as_files() const override { return base_.gitlinks_as_files(); }

@@ -33,17 +33,12 @@ class GitReadFilter final : public ReadFilter {
   GitReadFilter& operator=(const GitReadFilter&) = delete;
 
   bool convert(const std::string& path, std::string& content) const override {
-    if (!may_convert(content)) return false;
+    if (std::memchr(content.data(), '\r', content.size()) == nullptr) return false;
     if (keep_crlf_.count(path) != 0) return false;
     const std::lock_guard<std::mutex> lock(mutex_);  // one repository object for every thread
     if (!run_filters(path, GIT_FILTER_TO_ODB, content)) return false;
     converted_.insert(path);
     return true;
-  }
-
-  /// git's conversions to the repository's form change only files with a "\r".
-  bool may_convert(std::string_view content) const override {
-    return std::memchr(content.data(), '\r', content.size()) != nullptr;
   }
 
   /// Whether convert() changed `path` when it was read.
@@ -154,6 +149,7 @@ void restore_work_tree_form(const ReadFilter& filter, const std::string& target,
     if (c.kind == FileChange::Kind::kWrite && !was_link) git->to_work_tree(c.path, c.content);
   }
 }
+
 
 std::set<std::string> paths_with_crlf_pre_image(const std::vector<Patch>& patches,
                                                 const std::vector<unsigned>& strips) {

@@ -37,11 +37,8 @@ MatchCache& match_cache(const FileText& file) {
 
 // --- FileText ----------------------------------------------------------------------------------
 
-FileText::FileText(std::string content) : FileText(FileBytes(std::move(content))) {}
-
-FileText::FileText(FileBytes content) : content_(std::move(content)) {
-  const std::string_view all = content_.view();  // one pass: the vector grows as lines are found
-  data_ = all.data();
+FileText::FileText(std::string content) : content_(std::move(content)) {
+  const std::string_view all(content_);  // one pass: the vector grows as lines are found
   if (all.size() >= std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("a file of 4 GiB or more cannot be matched");
   // Room for lines of 32 bytes on average (source code's are 30-45): most files are split
@@ -67,13 +64,11 @@ FileText::FileText(FileText&& other) noexcept { *this = std::move(other); }
 FileText& FileText::operator=(FileText&& other) noexcept {
   if (this == &other) return *this;
   content_ = std::move(other.content_);  // the offsets hold for the moved buffer
-  data_ = content_.view().data();
   starts_ = std::move(other.starts_);
   size_ = other.size_;
   final_newline_ = other.final_newline_;
   cache_ = std::move(other.cache_);
-  other.content_ = FileBytes();
-  other.data_ = "";
+  other.content_.clear();
   other.starts_.clear();
   other.size_ = 0;
   other.final_newline_ = true;

@@ -21,9 +21,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "read_filter.hpp"
 #include "sm120check/directory_walk.hpp"
 #include "sm120check/error.hpp"
+#include "read_filter.hpp"
 #include "sm120check/tree.hpp"
 
 namespace sm120check {
@@ -65,9 +65,6 @@ class FdGuard {
 
 /// Symlinks followed while resolving one path at most (Linux's own limit is 40).
 constexpr int kMaxSymlinkHops = 40;
-/// The smallest file read_bytes() maps (smaller ones are read: a mapping costs two more system
-/// calls and a VMA).
-constexpr std::uint64_t kMinMappedBytes = 8192;
 /// Directory descriptors kept open between calls at most (all are closed when it is reached).
 constexpr std::size_t kMaxCachedDirectories = 256;
 /// Cached folders (and known non-folders) of a path looked up from its end, at most.
@@ -155,11 +152,6 @@ class DiskTree final : public Tree, public DirectorySource {
     return read_file(path, known_ids_ ? &blob_id : nullptr);
   }
 
-  FileBytes read_bytes(const std::string& path, std::string* blob_id) const override {
-    if (blob_id != nullptr) blob_id->clear();
-    return read_file(path, known_ids_ ? blob_id : nullptr, /*may_map=*/true);
-  }
-
   Entry stat(const std::string& path) const override {
     Resolved r = resolve(path, 0);
     Entry entry;
@@ -187,12 +179,6 @@ class DiskTree final : public Tree, public DirectorySource {
   /// read(); with `blob_id`, also the id known_ids_ vouches for, for a regular file at `path`
   /// itself, by its stat data once read.
   std::string read_file(const std::string& path, std::string* blob_id) const {
-    return read_file(path, blob_id, false).take_string();
-  }
-
-  /// The file at `path` (symlinks inside the tree followed), mapped where `may_map` and
-  /// read_open_file() maps it; in `blob_id`, when given, the id the KnownBlobIds vouch for.
-  FileBytes read_file(const std::string& path, std::string* blob_id, bool may_map) const {
     std::string current = path;
     for (int hops = 0;; ++hops) {
       Resolved r = resolve(current, hops);
@@ -220,17 +206,13 @@ class DiskTree final : public Tree, public DirectorySource {
                         O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
       if (fd < 0) throw Error(path, 0, "cannot open: " + errno_text(errno));
       FdGuard guard(fd);
-      FileBytes content = read_open_file(path, fd, may_map);
+      std::string content = read_open_file(path, fd);
       // The stat data after the read: a write during or since it shows in them (ctime at least).
       if (blob_id != nullptr && current == path && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
         *blob_id = known_ids_->id(path, st);
       // Converted after the id was taken: KnownBlobIds vouch only for files no conversion
       // applies to (index_blob_ids()), so a converted file has no id.
-      if (filter_ && filter_->may_convert(content.view())) {
-        std::string bytes = std::move(content).take_string();
-        if (filter_->convert(path, bytes) && blob_id != nullptr) blob_id->clear();
-        return bytes;
-      }
+      if (filter_ && filter_->convert(path, content) && blob_id != nullptr) blob_id->clear();
       return content;
     }
   }
@@ -322,18 +304,12 @@ class DiskTree final : public Tree, public DirectorySource {
         fmt::format("file is {} bytes, larger than the limit of {} bytes", size, max_file_size_));
   }
 
-  /// The content of `fd` (regular file `path`), mapped (FileBytes::map()) where `may_map` and it
-  /// has kMinMappedBytes or more, else read.
-  FileBytes read_open_file(const std::string& path, int fd, bool may_map) const {
+  std::string read_open_file(const std::string& path, int fd) const {
     struct stat st {};
     if (::fstat(fd, &st) != 0) throw Error(path, 0, "cannot examine: " + errno_text(errno));
     if (!S_ISREG(st.st_mode)) throw Error(path, 0, "not a regular file; cannot read it");
     auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > max_file_size_) throw too_large(path, size);
-    if (may_map && size >= kMinMappedBytes) {
-      if (std::optional<FileBytes> mapped = FileBytes::map(fd, static_cast<std::size_t>(size)))
-        return std::move(*mapped);
-    }
     // Read straight into the string, sized one byte past what fstat(2) says so that a file
     // grown since shows without a second call (a 64 KiB buffer on the stack, copied from, cost
     // a copy of every file and 16 page faults on each thread's fresh stack).

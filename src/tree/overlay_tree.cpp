@@ -35,12 +35,6 @@ std::string OverlayTree::read(const std::string& path) const {
   return base_.read(path);
 }
 
-FileBytes OverlayTree::read_bytes(const std::string& path, std::string* blob_id) const {
-  if (blob_id != nullptr) blob_id->clear();
-  if (nodes_.count(path) != 0) return read(path);
-  return base_.read_bytes(path, nullptr);
-}
-
 std::string OverlayTree::read_link(const std::string& path) const {
   if (auto it = nodes_.find(path); it != nodes_.end()) {
     if (!it->second.content || !it->second.symlink) throw Error(path, 0, "not a symlink");

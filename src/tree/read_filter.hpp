@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "sm120check/tree.hpp"
 
@@ -19,12 +18,6 @@ class ReadFilter {
   /// place; returns whether it changed. Never throws: a conversion that cannot be made leaves
   /// `content` as read.
   virtual bool convert(const std::string& path, std::string& content) const = 0;
-  /// False when convert() would leave `content` as it is whatever its path (a mapped file is
-  /// then used as mapped); true, the default, when it may change it.
-  virtual bool may_convert(std::string_view content) const {
-    (void)content;
-    return true;
-  }
 };
 
 /// Gives `tree` a filter that its read() and read_with_blob_id() apply to every regular file

@@ -132,7 +132,7 @@ const FileText* read_comparable(Context& ctx, const std::string& path, const Ent
 }
 
 /// Decides a binary change by blob ids. Returns the status of the content part.
-Status binary_by_blob(const FilePatch& fp, std::string_view content, FileReport& fr) {
+Status binary_by_blob(const FilePatch& fp, const std::string& content, FileReport& fr) {
   if (fp.new_blob.empty() && fp.old_blob.empty()) {
     append_reason(fr, fp.binary ? "binary patch without an index line: no blob ids to compare"
                                 : "no hunks and no index line: nothing to compare");

@@ -91,7 +91,8 @@ ModifiedInPlace modified_in_place(std::span<const Patch> patches,
 /// `names`' choice for `fp` when it has one, else the name that exists in `tree` (the new one
 /// when both do or neither does). Throws Error as exists() does.
 std::string modified_path(const FilePatch& fp, const std::string& old_path,
-                          const std::string& new_path, const Tree& tree, const InPlaceNames* names);
+                          const std::string& new_path, const Tree& tree,
+                          const InPlaceNames* names);
 
 inline bool is_symlink_mode(const std::optional<std::uint32_t>& mode) {
   return mode && (*mode & 0170000) == kModeSymlink;
@@ -134,7 +135,7 @@ class FileCache {
     if (base_ != nullptr && changed_.count(key) == 0) return base_->get(key, load);
     auto it = files_.find(key);
     if (it != files_.end()) return *it->second;
-    auto content = load();  // a std::string or FileBytes
+    std::string content = load();
     if (bytes_ + content.size() > kMaxBytes) {
       files_.clear();
       own_.clear();
@@ -189,7 +190,7 @@ class FileCache {
   /// blob_id().
   const FileText& read(const Tree& tree, const std::string& path) {
     std::string id;
-    const FileText& text = get(path, [&] { return tree.read_bytes(path, &id); });
+    const FileText& text = get(path, [&] { return tree.read_with_blob_id(path, id); });
     if (!id.empty() && blob_ids_.emplace(&text, std::move(id)).second)  // read just now
       vouched_.insert(&text);
     return text;
@@ -252,9 +253,6 @@ class StatCache final : public Tree {
   std::string read(const std::string& path) const override { return base_.read(path); }
   std::string read_with_blob_id(const std::string& path, std::string& blob_id) const override {
     return base_.read_with_blob_id(path, blob_id);
-  }
-  FileBytes read_bytes(const std::string& path, std::string* blob_id) const override {
-    return base_.read_bytes(path, blob_id);
   }
   std::string read_link(const std::string& path) const override { return base_.read_link(path); }
   std::uint64_t max_file_size() const override { return base_.max_file_size(); }
@@ -489,7 +487,8 @@ struct SeriesResult {
 /// and the result's tree and before are left empty.
 SeriesResult run_series(const std::vector<Patch>& patches, const VerifyReport& report,
                         const Tree& base, const VerifyOptions& options, bool every_unit,
-                        FileCache* base_cache = nullptr, std::span<const Tree* const> handles = {});
+                        FileCache* base_cache = nullptr,
+                        std::span<const Tree* const> handles = {});
 
 /// How to give a file back exactly as it was before change_file() rewrote its hunks in place.
 struct FileUndo {
