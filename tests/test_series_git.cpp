@@ -275,6 +275,22 @@ TEST(SeriesGit, AnAddedCopyOfATopLevelFileIsNotTheTopLevelFile) {
   EXPECT_EQ(verdicts(s, s.state(1)), linear(1, 1));
 }
 
+// Hostile review (session 34): two added files whose paths end alike (lmdeploy d3e2cee41e adds
+// docs/en/benchmark/guide.md and docs/zh_cn/benchmark/guide.md to a tree with benchmark/):
+// -p2 was taken for the benchmark/ folder, both named benchmark/guide.md, and the second read
+// "conflict (file already exists)". And a file added under a new python/ whose older copy
+// stands at the top read applied at -p3. A one-folder parent is no evidence away from -p1.
+TEST(SeriesGit, AddedFilesAreNotTakenForAOneFolderParentDeeperDown) {
+  GitSeries s({"mkdir benchmark kernels; echo run > benchmark/run.py; "
+               "printf 'if major == 12:\\n    BLOCK = 64\\n' > kernels/sm120_config.py",
+               "mkdir -p docs/en/benchmark docs/zh_cn/benchmark python/pkg/kernels; "
+               "echo guide > docs/en/benchmark/guide.md; echo zh > docs/zh_cn/benchmark/guide.md; "
+               "cp kernels/sm120_config.py python/pkg/kernels/"});
+  ASSERT_EQ(s.patches(), 1u);
+  EXPECT_EQ(verdicts(s, s.state(0)), linear(0, 1));
+  EXPECT_EQ(verdicts(s, s.state(1)), linear(1, 1));
+}
+
 // Hostile review (F3): a file fixed, then deleted, while a look-alike of the same name stands
 // elsewhere. On the last state the fix's file is missing, relocation found the look-alike by
 // name and the fix read conflict there (lmdeploy #4392 relocated to lmdeploy/cli/utils.py

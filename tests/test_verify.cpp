@@ -367,6 +367,44 @@ TEST(VerifyAdd, AbsentPresentDifferent) {
   EXPECT_NE(c.files[0].reason.find("different content"), std::string::npos);
 }
 
+// Strip detection for a patch that only adds files: a parent folder of one component found
+// at a deeper level is in most trees, and is not taken for the patch's (hostile review,
+// session 34: python/pkg/kernels/sm120_config.py, added, read applied against an older
+// kernels/sm120_config.py at -p3, exit 0); an installed package's two-component folder is.
+constexpr const char* kAddDeepPatch =
+    "diff --git a/python/pkg/kernels/sm120_config.py b/python/pkg/kernels/sm120_config.py\n"
+    "new file mode 100644\n"
+    "--- /dev/null\n"
+    "+++ b/python/pkg/kernels/sm120_config.py\n"
+    "@@ -0,0 +1,2 @@\n"
+    "+if major == 12:\n"
+    "+    BLOCK = 64\n";
+
+TEST(VerifyAdd, AOneFolderParentAtADeeperLevelIsNoEvidenceOfIt) {
+  MemoryTree before;  // the commit's parent: no python/, an older copy in kernels/
+  before.file("kernels/sm120_config.py", "if major == 12:\n    BLOCK = 64\n");
+  PatchReport r = run(before, kAddDeepPatch);
+  EXPECT_EQ(r.strip, 1u);
+  EXPECT_EQ(r.status, Status::kApplicable);
+  EXPECT_EQ(r.files[0].target_path, "python/pkg/kernels/sm120_config.py");
+
+  MemoryTree after = before;
+  after.file("python/pkg/kernels/sm120_config.py", "if major == 12:\n    BLOCK = 64\n");
+  EXPECT_EQ(run(after, kAddDeepPatch).status, Status::kApplied);
+
+  // An installed copy (site-packages holds pkg/kernels/, not python/): -p2, by the two
+  // components of pkg/kernels.
+  MemoryTree installed;
+  installed.file("pkg/kernels/other.py", "x = 1\n");
+  PatchReport i = run(installed, kAddDeepPatch);
+  EXPECT_EQ(i.strip, 2u);
+  EXPECT_EQ(i.status, Status::kApplicable);
+  installed.file("pkg/kernels/sm120_config.py", "if major == 12:\n    BLOCK = 64\n");
+  PatchReport j = run(installed, kAddDeepPatch);
+  EXPECT_EQ(j.strip, 2u);
+  EXPECT_EQ(j.status, Status::kApplied);
+}
+
 TEST(VerifyAdd, SymlinkComparedByTargetNotContent) {
   const char* patch =
       "diff --git a/latest b/latest\n"

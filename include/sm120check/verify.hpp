@@ -191,7 +191,8 @@ struct VerifyReport {
 
 /// The strip level at which the most of the patch's paths exist in `tree` (old paths for
 /// modified, deleted, renamed and copied files; the parent directory of new paths for added
-/// files). Ties prefer 1 for git patches ("a/", "b/" prefixes) and otherwise the smallest level.
+/// files, at a level other than the preferred one only a parent of two or more components,
+/// `pkg/sub`: a one-folder parent such as `kernels/` is in most trees). Ties prefer 1 for git patches ("a/", "b/" prefixes) and otherwise the smallest level.
 /// Levels 0..4 are tried; a level that leaves some path of the patch without a component
 /// (`a/.gitignore` at 2) is never chosen. Returns 1 for git patches and 0 otherwise when nothing
 /// exists (or the first level that leaves every path a component, when that one does not).

@@ -661,6 +661,20 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
   // of an added file is weak evidence (1). An added file's own path existing is none: at the
   // wrong level it is another file (a patch adding python/LICENSE, at -p2, named the
   // top-level LICENSE and read applied), and at the right one the parent directory counts.
+  // Away from the preferred level, a parent of one component is none either: any tree has
+  // a kernels/ or benchmark/ folder, and there a patch adding python/pkg/kernels/x.py (the
+  // tree without python/, before the commit) read applied against an older kernels/x.py at
+  // -p3, and lmdeploy d3e2cee41e's two new docs/{en,zh_cn}/benchmark/ files, at -p2 the
+  // same benchmark/guide.md, read conflict (hostile review, session 34). A package's folder
+  // of an installed copy (site-packages/sglang/srt for python/sglang/srt/x.py) keeps two.
+  unsigned preferred = all_git ? 1 : 0;
+  if (breaks[preferred]) {  // the first level that leaves every path a component, if any
+    for (unsigned p = 0; p <= kMaxDetectedStrip; ++p)
+      if (!breaks[p]) {
+        preferred = p;
+        break;
+      }
+  }
   auto score = [&](unsigned p) {
     unsigned total = 0;
     for (const FilePatch& fp : patch.files) {
@@ -671,21 +685,14 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
       } else if (old_side.path && new_side.path && exists_for_detection(tree, *new_side.path)) {
         total += 2;
       } else if (!old_side.path && new_side.path && new_side.error.empty() &&
-                 new_side.path->find('/') != std::string::npos &&
+                 std::count(new_side.path->begin(), new_side.path->end(), '/') >=
+                     (p == preferred ? 1 : 2) &&
                  is_directory(tree, parent_of(*new_side.path))) {
         total += 1;
       }
     }
     return total;
   };
-  unsigned preferred = all_git ? 1 : 0;
-  if (breaks[preferred]) {  // the first level that leaves every path a component, if any
-    for (unsigned p = 0; p <= kMaxDetectedStrip; ++p)
-      if (!breaks[p]) {
-        preferred = p;
-        break;
-      }
-  }
   std::array<unsigned, kMaxDetectedStrip + 1> scores{};
   scores[preferred] = score(preferred);
   // Every file there at the preferred level: no level can score more, and a tie keeps it.
