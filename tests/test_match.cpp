@@ -573,7 +573,27 @@ TEST(MatchNoNewline, ContextLineWithMarker) {
   constexpr std::string_view hunk = "@@ -1,2 +1,3 @@\n a\n+b\n c\n\\ No newline at end of file\n";
   EXPECT_MATCH(match("a\nc", hunk)[0], kApplicable, 1, 0);
   EXPECT_MATCH(match("a\nb\nc", hunk)[0], kApplied, 1, 0);
-  EXPECT_CONFLICT(match("a\nb\nc\n", hunk)[0], "final-newline-mismatch");
+  // The file has gained its final newline since: the marked line is context, no part of the
+  // change, and `git apply --check` (forward) and `--check -R` pass on these (hostile review,
+  // session 34; this test expected a conflict before). A marked added or removed line stays
+  // strict (MatchNoNewline.FinalNewlineMismatch, BothSides), as git keeps it.
+  EXPECT_MATCH(match("a\nb\nc\n", hunk)[0], kApplied, 1, 0);
+  EXPECT_MATCH(match("a\nc\n", hunk)[0], kApplicable, 1, 0);
+  // Not tied to the file's end, as git has it (forward passes on the first, -R on the second).
+  EXPECT_MATCH(match("a\nc\nz\n", hunk)[0], kApplicable, 1, 0);
+  EXPECT_MATCH(match("a\nb\nc\nz\n", hunk)[0], kApplied, 1, 0);
+}
+
+TEST(MatchNoNewline, ContextLineWithMarkerAfterAnInsertionAboveTheLastLines) {
+  // The hostile review's case: a branch inserted above a file's last two lines, the patch made
+  // where the file lacked its final newline, the tree's copy has one.
+  constexpr std::string_view hunk =
+      "@@ -1,5 +1,7 @@\n l1\n l2\n l3\n+if major == 12:\n+    x = 1\n l4\n l5\n"
+      "\\ No newline at end of file\n";
+  EXPECT_MATCH(match("l1\nl2\nl3\nl4\nl5\n", hunk)[0], kApplicable, 1, 0);
+  EXPECT_MATCH(match("l1\nl2\nl3\nif major == 12:\n    x = 1\nl4\nl5\n", hunk)[0], kApplied, 1,
+               0);
+  EXPECT_MATCH(match("l1\nl2\nl3\nl4\nl5", hunk)[0], kApplicable, 1, 0);
 }
 
 // --- Empty files and empty images --------------------------------------------------------------
@@ -1237,11 +1257,16 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       out.push_back(m);
       continue;
     }
+    // A marked context line (the hunk's last, in both images) where the file ends with its
+    // newline: the marks are not compared, as git apply has it.
+    const bool eof_lenient = !f.last_no_newline && !h.lines.empty() &&
+                             h.lines.back().kind == LineKind::kContext &&
+                             h.lines.back().no_newline_at_eof;
     for (unsigned lvl = 0; lvl <= options.fuzz && !matched; ++lvl) {
       const std::size_t top = std::min<std::size_t>(lvl, leading);
       const std::size_t bottom = std::min<std::size_t>(lvl, trailing);
-      const auto p = try_image(pre, pe, lo, top, bottom, base_mode, true, anchor);
-      const auto q = try_image(post, qe, lo, top, bottom, base_mode, true, anchor);
+      const auto p = try_image(pre, pe, lo, top, bottom, base_mode, !eof_lenient, anchor);
+      const auto q = try_image(post, qe, lo, top, bottom, base_mode, !eof_lenient, anchor);
       if (!p && !q) continue;
       bool applied = q.has_value();
       if (p && q && !pre.empty() && !post.empty()) {

@@ -1224,6 +1224,18 @@ class Matcher {
     const Anchor anchor = anchor_of(hunk);
     if (anchor == Anchor::kExpected)
       return match_at_expected(hunk, k, lo, pre_expected, post_expected);
+    // A context line without its newline ("\ No newline at end of file" after a " " line)
+    // where the file ends with one (an editor added it since): the newline is no part of the
+    // change, and `git apply` matches the hunk so, forward and reverse, wherever its lines
+    // stand (as any hunk with trailing context: git does not tie it to the file's end either).
+    // A marked added or removed line stays strict, as git keeps it (hostile review, session
+    // 34: a fix inserted above a file's last two lines read conflict, "differs only in the
+    // newline at end of file", once the file had gained its newline).
+    const HunkLine* const last_pre = images_.pre.empty() ? nullptr : images_.pre.back();
+    const bool eof_lenient = !last_no_newline_ && last_pre != nullptr &&
+                             !images_.post.empty() && images_.post.back() == last_pre &&
+                             last_pre->kind == LineKind::kContext && last_pre->no_newline_at_eof;
+    const bool strict_eof = !eof_lenient;
 
     HunkMatch m;
     std::pair<std::size_t, std::size_t> last_drop{SIZE_MAX, SIZE_MAX};
@@ -1234,9 +1246,9 @@ class Matcher {
       last_drop = drop;
       const auto [top, bottom] = drop;
       const std::optional<Found> pre = try_image(base_mode_, pre_text_, pre_expected, lo, top,
-                                                 bottom, true, anchor, absence(k, false));
+                                                 bottom, strict_eof, anchor, absence(k, false));
       const std::optional<Found> post = try_image(base_mode_, post_text_, post_expected, lo, top,
-                                                  bottom, true, anchor, absence(k, true));
+                                                  bottom, strict_eof, anchor, absence(k, true));
       if (!pre && !post) continue;
 
       bool applied = post.has_value();
