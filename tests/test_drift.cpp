@@ -118,6 +118,43 @@ TEST(Drift, RemovedLinesStandingWhereTheFixBelongsIsAbsent) {
   EXPECT_EQ(m.presence, Presence::kAbsent);
   EXPECT_EQ(m.presence_reason, "removed-lines-present");
   EXPECT_EQ(m.places, std::vector<std::size_t>{45});
+  EXPECT_FALSE(m.inserts_only);
+  EXPECT_EQ(presence_words(m), "the code it replaces stands where it belongs (line 45)");
+}
+
+// A pure insertion whose context meets where it belongs, without the added lines: absent, and
+// the words say so; none of the code there is "code it replaces" (new-user review, session 34:
+// demo patch 0003 on examples/tree read "the code it replaces stands where it belongs").
+TEST(Drift, AnInsertionWhoseContextMeetsWithoutItIsAbsentInItsOwnWords) {
+  // examples/tree's fused_moe_config.py and patches/0003's hunk: its context line edited
+  // (`M <= E` -> `M < E`), the rest meeting without the SM120 branch.
+  const std::string file =
+      "def get_default_config(M: int, E: int, N: int, K: int, topk: int):\n"
+      "    config = {\n"
+      "        \"BLOCK_SIZE_K\": 128,\n"
+      "        \"num_stages\": 3,  # local tuning\n"
+      "    }\n"
+      "    if M < E:\n"
+      "        config[\"BLOCK_SIZE_M\"] = 16\n"
+      "    return config\n";
+  constexpr std::string_view kInsert =
+      "@@ -5,4 +5,8 @@ def get_default_config(M: int, E: int, N: int, K: int, topk: int):\n"
+      "     }\n"
+      "     if M <= E:\n"
+      "         config[\"BLOCK_SIZE_M\"] = 16\n"
+      "+    if major == 12:\n"
+      "+        # SM120: 101376 bytes of opt-in shared memory per block.\n"
+      "+        config[\"BLOCK_SIZE_K\"] = 64\n"
+      "+        config[\"num_stages\"] = 2\n"
+      "     return config\n";
+  const HunkMatch m = run(file, kInsert)[0];
+  EXPECT_EQ(m.status, HunkStatus::kConflict);
+  EXPECT_EQ(m.presence, Presence::kAbsent);
+  EXPECT_EQ(m.presence_reason, "removed-lines-present");
+  EXPECT_TRUE(m.inserts_only);
+  EXPECT_EQ(presence_words(m).rfind("its context stands where it belongs without its added lines", 0),
+            0u)
+      << presence_words(m);
 }
 
 // Where the fix belongs the line was edited since: it holds neither the removed nor the added

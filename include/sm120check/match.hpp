@@ -184,6 +184,10 @@ struct HunkMatch {
   /// Both images (neither of them empty) matched at the deciding fuzz level; the tie rule chose
   /// `status` (see match_hunks()).
   bool both_images = false;
+  /// The hunk removes no line (a pure insertion: its pre-image is its context alone), so that
+  /// presence_words() says what "removed-lines-present" found: the context meeting without the
+  /// added lines, not code the change replaces. Set by match_hunks().
+  bool inserts_only = false;
   /// For a conflict, the first relaxation under which either image would match (same fuzz
   /// levels, same search range), as a stable code: "line-ending-mismatch" (matches when "\r" at
   /// line ends is ignored), "whitespace-only-mismatch" (matches with white space folded as by
@@ -215,7 +219,9 @@ struct HunkMatch {
 };
 
 /// Words for why a hunk's change is absent or unknown (HunkMatch::presence_reason, with its
-/// places), e.g. "the code it replaces stands where it belongs (line 18)"; "" for a code
+/// places), e.g. "the code it replaces stands where it belongs (line 18)", or for a pure
+/// insertion (HunkMatch::inserts_only) "its context stands where it belongs without its added
+/// lines (line 18)"; "" for a code
 /// without words (an exact or fuzz match, "drifted", "strict").
 std::string presence_words(const HunkMatch& m);
 

@@ -1782,9 +1782,12 @@ std::vector<HunkMatch> match_hunks(const FileText& file, const std::vector<Hunk>
   Matcher matcher(file, options);
   const std::optional<std::vector<Hunk>> plain = without_rewritten_sections(hunks);
   const std::vector<Hunk>& given = plain ? *plain : hunks;
-  if (const std::optional<std::vector<Hunk>> fixed = with_consistent_new_starts(given))
-    return matcher.run(*fixed);
-  return matcher.run(given);
+  const std::optional<std::vector<Hunk>> fixed = with_consistent_new_starts(given);
+  std::vector<HunkMatch> out = matcher.run(fixed ? *fixed : given);
+  for (std::size_t k = 0; k < out.size() && k < hunks.size(); ++k)
+    out[k].inserts_only = std::none_of(hunks[k].lines.begin(), hunks[k].lines.end(),
+                                       [](const HunkLine& l) { return l.kind == LineKind::kRemoved; });
+  return out;
 }
 
 }  // namespace sm120check

@@ -2,8 +2,8 @@
 # False absent (new-user review fu28, session 27; seen on bitsandbytes db90effe's CMakeLists.txt
 # hunk 2 at its HEAD, and flashinfer 01e3179ab's workflow lists): a pure insertion (an
 # architecture block for toolkit 12.8) whose leading context changed since and whose block was
-# rewritten in place (other list, other comment) reads "change absent: the code it replaces
-# stands where it belongs", because the context's trivial lines (endif() endif() blank) and the
+# rewritten in place (other list, other comment) reads "change absent: its context stands
+# where it belongs without its added lines", because the context's trivial lines (endif() endif() blank) and the
 # trailing line still meet. The fix is in, rewritten: unknown is the honest answer. git: neither
 # direction applies. Synthetic inputs (no fetched code).
 B=${1:?binary}; B=$(readlink -f "$B")
