@@ -99,8 +99,8 @@ TEST(HostileInput, OneBadPatchAmongManyIsAnErrorEntry) {
   const std::string p3 =
       f.patch("p3.patch", "--- a/g.txt\n+++ b/g.txt\n@@ -1,2 +1,2 @@\n g1\n-g2\n+G2\n");
   const std::string message =
-      "hunk body does not match header @@ -1,3 +1,3 @@ (line 4): expected 3 pre-image lines, "
-      "found 2; expected 3 post-image lines, found 2 before the end of the patch";
+      "hunk body does not match header @@ -1,3 +1,3 @@ (header at line 4): expected 3 pre-image "
+      "lines, found 2; expected 3 post-image lines, found 2 before the end of the patch";
   RunResult json_run = f.verify({"--format", "json", p1, bad, p3});
   EXPECT_EQ(json_run.exit_code, 3);
   EXPECT_EQ(json_run.err, kError + bad + ":4: " + message + "\n");
@@ -489,14 +489,14 @@ TEST(HostileInput, HunkCountsThatLieAreErrorsAtTheHunk) {
   };
   const std::vector<Case> cases = {
       {"too-many.patch", "--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-g1\n+G1\n-g2\n+G2\n",
-       ":6: hunk body does not match header @@ -1 +1 @@ (line 3): more hunk lines than the "
+       ":6: hunk body does not match header @@ -1 +1 @@ (header at line 3): more hunk lines than the "
        "header counts"},
       {"too-few.patch", "--- a/g.txt\n+++ b/g.txt\n@@ -1,5 +1,5 @@\n-g1\n+G1\n g2\n",
-       ":3: hunk body does not match header @@ -1,5 +1,5 @@ (line 3): expected 5 pre-image "
+       ":3: hunk body does not match header @@ -1,5 +1,5 @@ (header at line 3): expected 5 pre-image "
        "lines, found 2; expected 5 post-image lines, found 2 before the end of the patch"},
       {"too-few-then-text.patch",
        "--- a/g.txt\n+++ b/g.txt\n@@ -1,3 +1,3 @@\n-g1\n+G1\n g2\nSigned-off-by: x\n",
-       ":7: hunk body does not match header @@ -1,3 +1,3 @@ (line 3): expected 3 pre-image "
+       ":7: hunk body does not match header @@ -1,3 +1,3 @@ (header at line 3): expected 3 pre-image "
        "lines, found 2; expected 3 post-image lines, found 2 before 'Signed-off-by: x', which "
        "is not a hunk line"},
       {"zero.patch", "--- a/g.txt\n+++ b/g.txt\n@@ -0,0 +0,0 @@\n",

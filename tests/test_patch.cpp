@@ -692,7 +692,7 @@ TEST(ParseHunk, TooManyPostImageLines) {
   EXPECT_EQ(e.file(), "t.diff");
   EXPECT_EQ(e.line(), 10u);
   EXPECT_EQ(e.message(),
-            "hunk body does not match header @@ -1,3 +1,3 @@ (line 5): expected 3 post-image "
+            "hunk body does not match header @@ -1,3 +1,3 @@ (header at line 5): expected 3 post-image "
             "lines, found 4");
 }
 
@@ -706,7 +706,7 @@ TEST(ParseHunk, AddedLineWhenNoPostImageLinesRemain) {
       "-c\n");
   EXPECT_EQ(e.line(), 5u);
   EXPECT_EQ(e.message(),
-            "hunk body does not match header @@ -1,2 +1 @@ (line 3): expected 1 post-image line, "
+            "hunk body does not match header @@ -1,2 +1 @@ (header at line 3): expected 1 post-image line, "
             "found 2");
 }
 
@@ -721,7 +721,7 @@ TEST(ParseHunk, NonBodyLineWhileCountsRemain) {
       "diff --git a/g b/g\n");
   EXPECT_EQ(e.line(), 7u);
   EXPECT_EQ(e.message(),
-            "hunk body does not match header @@ -1,3 +1,3 @@ (line 3): expected 3 pre-image "
+            "hunk body does not match header @@ -1,3 +1,3 @@ (header at line 3): expected 3 pre-image "
             "lines, found 2; expected 3 post-image lines, found 2 before 'diff --git a/g b/g', "
             "which is not a hunk line");
 }
@@ -736,7 +736,7 @@ TEST(ParseHunk, EndOfTextInsideHunk) {
       "+B\n");
   EXPECT_EQ(e.line(), 3u);
   EXPECT_EQ(e.message(),
-            "hunk body does not match header @@ -1,4 +1,4 @@ (line 3): expected 4 pre-image "
+            "hunk body does not match header @@ -1,4 +1,4 @@ (header at line 3): expected 4 pre-image "
             "lines, found 2; expected 4 post-image lines, found 2 before the end of the patch");
 }
 
@@ -744,7 +744,7 @@ TEST(ParseHunk, HugeCountsRunIntoTheEndOfTheText) {
   Error e = parse_error("--- a/f\n+++ b/f\n@@ -1,4294967295 +1 @@\n a\n");
   EXPECT_EQ(e.line(), 3u);
   EXPECT_EQ(e.message(),
-            "hunk body does not match header @@ -1,4294967295 +1 @@ (line 3): expected "
+            "hunk body does not match header @@ -1,4294967295 +1 @@ (header at line 3): expected "
             "4294967295 pre-image lines, found 1 before the end of the patch");
 }
 
@@ -758,7 +758,7 @@ TEST(ParseHunk, MoreBodyLinesThanCounted) {
       "+c\n");
   EXPECT_EQ(e.line(), 6u);
   EXPECT_EQ(e.message(),
-            "hunk body does not match header @@ -1 +1 @@ (line 3): more hunk lines than the "
+            "hunk body does not match header @@ -1 +1 @@ (header at line 3): more hunk lines than the "
             "header counts");
 }
 

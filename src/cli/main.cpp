@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   const std::string version = version_line();
   app.set_version_flag("--version", version);
   app.require_subcommand(0, 1);
-  app.footer(std::string(kExitCodesHelp) + "(these are verify's; apply, scan, kernels, gpu and log have their own: see 'sm120check apply --help', ...)\n");
+  app.footer(std::string(kExitCodesHelp) + "(these are verify's; show, grep, apply, scan, kernels, gpu and log have their own: see 'sm120check apply --help', ...)\n");
   VerifyCommandOptions verify_options;
   ShowCommandOptions show_options;
   GrepCommandOptions grep_options;

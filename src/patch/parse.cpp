@@ -856,7 +856,7 @@ Hunk Parser::parse_hunk(std::size_t& i) {
   // far (each caller fail()s with it: fail() is [[noreturn]] where a lambda cannot be).
   auto mismatch = [&](bool report_old, bool report_new, std::uint64_t old_n, std::uint64_t new_n,
                       const std::string& tail) {
-    std::string msg = "hunk body does not match header " + shown + " (line " +
+    std::string msg = "hunk body does not match header " + shown + " (header at line " +
                       std::to_string(header_index + 1) + "): ";
     auto side = [](std::uint64_t expected, std::string_view what, std::uint64_t found) {
       return "expected " + std::to_string(expected) + " " + std::string(what) +
@@ -969,7 +969,7 @@ void Parser::parse_hunks(std::size_t& i, FilePatch& fp) {
         string_view header = hdr(fp.hunks.back().patch_line - 1);
         std::size_t close = header.find("@@", 2);
         fail(i, "hunk body does not match header " + excerpt(header.substr(0, close + 2)) +
-                    " (line " + std::to_string(fp.hunks.back().patch_line) +
+                    " (header at line " + std::to_string(fp.hunks.back().patch_line) +
                     "): more hunk lines than the header counts");
       }
     }
