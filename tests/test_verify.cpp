@@ -405,6 +405,69 @@ TEST(VerifyAdd, AOneFolderParentAtADeeperLevelIsNoEvidenceOfIt) {
   EXPECT_EQ(j.status, Status::kApplied);
 }
 
+// Hostile review (session 34, second pass). The added files' folders never outweigh the files
+// the patch changes: every one there at -p1 is -p1 (a top pkg/ copy holding the fix read
+// applied at -p2, exit 0, where python/pkg/a.py was unpatched). A deleted file's path of one
+// component at -p3 (README.md) is no evidence either. And a `diff -ruN orig new` patch adding
+// pkg/new.py is -p1 (its new/ prefix), not -p0, whatever depth its folder has.
+TEST(VerifyAdd, StripDetectionTrustsTheChangedFilesFirst) {
+  constexpr const char* kModAdd =
+      "diff --git a/python/pkg/a.py b/python/pkg/a.py\n"
+      "--- a/python/pkg/a.py\n"
+      "+++ b/python/pkg/a.py\n"
+      "@@ -1 +1 @@\n"
+      "-a\n"
+      "+a2\n"
+      "diff --git a/python/pkg/sub/x.py b/python/pkg/sub/x.py\n"
+      "new file mode 100644\n"
+      "--- /dev/null\n"
+      "+++ b/python/pkg/sub/x.py\n"
+      "@@ -0,0 +1 @@\n"
+      "+b\n";
+  MemoryTree t;
+  t.file("python/pkg/a.py", "a\n");
+  t.file("pkg/a.py", "a2\n");
+  t.file("pkg/sub/x.py", "b\n");
+  PatchReport r = run(t, kModAdd);
+  EXPECT_EQ(r.strip, 1u);
+  EXPECT_EQ(r.status, Status::kApplicable);
+
+  constexpr const char* kMove =
+      "diff --git a/python/pkg/README.md b/python/pkg/README.md\n"
+      "deleted file mode 100644\n"
+      "--- a/python/pkg/README.md\n"
+      "+++ /dev/null\n"
+      "@@ -1 +0,0 @@\n"
+      "-read me\n"
+      "diff --git a/python/pkg/docs/README.md b/python/pkg/docs/README.md\n"
+      "new file mode 100644\n"
+      "--- /dev/null\n"
+      "+++ b/python/pkg/docs/README.md\n"
+      "@@ -0,0 +1 @@\n"
+      "+read me\n";
+  MemoryTree moved;  // the commit, plus a top-level README.md
+  moved.file("python/pkg/docs/README.md", "read me\n");
+  moved.file("python/pkg/b.py", "x\n");
+  moved.file("README.md", "top\n");
+  PatchReport m = run(moved, kMove);
+  EXPECT_EQ(m.strip, 1u);
+  EXPECT_EQ(m.status, Status::kApplied);
+
+  constexpr const char* kPlain =
+      "diff -ruN orig/pkg/new.py new/pkg/new.py\n"
+      "--- orig/pkg/new.py\t1970-01-01 00:00:00.000000000 +0000\n"
+      "+++ new/pkg/new.py\t2026-12-04 00:00:00.000000000 +0000\n"
+      "@@ -0,0 +1 @@\n"
+      "+n = 1\n";
+  MemoryTree plain;
+  plain.file("pkg/old.py", "o = 1\n");
+  PatchReport p = run(plain, kPlain);
+  EXPECT_EQ(p.strip, 1u);
+  EXPECT_EQ(p.status, Status::kApplicable);
+  plain.file("pkg/new.py", "n = 1\n");
+  EXPECT_EQ(run(plain, kPlain).status, Status::kApplied);
+}
+
 TEST(VerifyAdd, SymlinkComparedByTargetNotContent) {
   const char* patch =
       "diff --git a/latest b/latest\n"

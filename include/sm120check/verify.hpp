@@ -189,10 +189,13 @@ struct VerifyReport {
   std::optional<unsigned> common_strip() const;
 };
 
-/// The strip level at which the most of the patch's paths exist in `tree` (old paths for
-/// modified, deleted, renamed and copied files; the parent directory of new paths for added
-/// files, at a level other than the preferred one only a parent of two or more components,
-/// `pkg/sub`: a one-folder parent such as `kernels/` is in most trees). Ties prefer 1 for git patches ("a/", "b/" prefixes) and otherwise the smallest level.
+/// The strip level at which the most of the patch's paths exist in `tree`: first the old paths
+/// of modified, deleted, renamed and copied files, then, between levels with as many of those,
+/// the parent directories of added files. The preferred level is 1 for git patches ("a/", "b/"
+/// prefixes) and 0 otherwise; where every old path exists there, it is the answer. At levels
+/// of 2 or more other than it, a path of one component (a top-level file, or an added file's
+/// top-level folder: `README.md`, `kernels/`) counts for nothing: most trees have one. Ties
+/// prefer the preferred level and otherwise the smallest.
 /// Levels 0..4 are tried; a level that leaves some path of the patch without a component
 /// (`a/.gitignore` at 2) is never chosen. Returns 1 for git patches and 0 otherwise when nothing
 /// exists (or the first level that leaves every path a component, when that one does not).

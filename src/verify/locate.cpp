@@ -657,16 +657,11 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
     for (const FilePatch& fp : patch.files)
       for (const std::string* raw : {&fp.old_path, &fp.new_path})
         if (!is_dev_null(*raw) && !strip_path(*raw, p)) breaks[p] = true;
-  // An existing file the patch changes is strong evidence (2); an existing parent directory
-  // of an added file is weak evidence (1). An added file's own path existing is none: at the
-  // wrong level it is another file (a patch adding python/LICENSE, at -p2, named the
-  // top-level LICENSE and read applied), and at the right one the parent directory counts.
-  // Away from the preferred level, a parent of one component is none either: any tree has
-  // a kernels/ or benchmark/ folder, and there a patch adding python/pkg/kernels/x.py (the
-  // tree without python/, before the commit) read applied against an older kernels/x.py at
-  // -p3, and lmdeploy d3e2cee41e's two new docs/{en,zh_cn}/benchmark/ files, at -p2 the
-  // same benchmark/guide.md, read conflict (hostile review, session 34). A package's folder
-  // of an installed copy (site-packages/sglang/srt for python/sglang/srt/x.py) keeps two.
+  // An existing file the patch changes is strong evidence; an existing parent directory of an
+  // added file is weak evidence, which only decides between levels with as much strong
+  // evidence. An added file's own path existing is none: at the wrong level it is another file
+  // (a patch adding python/LICENSE, at -p2, named the top-level LICENSE and read applied), and
+  // at the right one the parent directory counts.
   unsigned preferred = all_git ? 1 : 0;
   if (breaks[preferred]) {  // the first level that leaves every path a component, if any
     for (unsigned p = 0; p <= kMaxDetectedStrip; ++p)
@@ -675,28 +670,48 @@ unsigned detect_strip(const Patch& patch, const Tree& tree) {
         break;
       }
   }
+  // At a level of 2 or more other than the preferred one, a path of one component (a file or
+  // a parent folder at the tree's top) is no evidence: any tree has a README.md, a kernels/ or
+  // a benchmark/ (hostile review, session 34: python/pkg/kernels/x.py, added where no python/
+  // was, read applied at -p3 against an older kernels/x.py; lmdeploy d3e2cee41e's two new
+  // docs/{en,zh_cn}/benchmark/guide.md named one benchmark/guide.md at -p2 and read conflict;
+  // a python/pkg/README.md moved without rename detection was taken for the top README.md at
+  // -p3). An installed copy's package folder (site-packages/sglang/srt/x.py for
+  // python/sglang/srt/x.py) keeps two.
+  const auto deep_enough = [&](unsigned p, const std::string& path, std::size_t components) {
+    if (p < 2 || p == preferred) return true;
+    return static_cast<std::size_t>(std::count(path.begin(), path.end(), '/')) + 1 >= components;
+  };
+  std::size_t needed = 0;  // the files the patch needs to exist (modified, deleted, renamed)
+  for (const FilePatch& fp : patch.files)
+    if (!is_dev_null(fp.old_path)) ++needed;
+  // (strong, weak), compared in that order.
   auto score = [&](unsigned p) {
-    unsigned total = 0;
+    std::pair<std::size_t, std::size_t> total{0, 0};
     for (const FilePatch& fp : patch.files) {
       Resolved old_side = resolve(fp.old_path, p);
       Resolved new_side = resolve(fp.new_path, p);
-      if (old_side.path && exists_for_detection(tree, *old_side.path)) {
-        total += 2;
-      } else if (old_side.path && new_side.path && exists_for_detection(tree, *new_side.path)) {
-        total += 2;
+      if (old_side.path && deep_enough(p, *old_side.path, 2) &&
+          exists_for_detection(tree, *old_side.path)) {
+        ++total.first;
+      } else if (old_side.path && new_side.path && deep_enough(p, *new_side.path, 2) &&
+                 exists_for_detection(tree, *new_side.path)) {
+        ++total.first;
       } else if (!old_side.path && new_side.path && new_side.error.empty() &&
-                 std::count(new_side.path->begin(), new_side.path->end(), '/') >=
-                     (p == preferred ? 1 : 2) &&
+                 new_side.path->find('/') != std::string::npos &&
+                 deep_enough(p, *new_side.path, 3) &&
                  is_directory(tree, parent_of(*new_side.path))) {
-        total += 1;
+        ++total.second;
       }
     }
     return total;
   };
-  std::array<unsigned, kMaxDetectedStrip + 1> scores{};
+  std::array<std::pair<std::size_t, std::size_t>, kMaxDetectedStrip + 1> scores{};
   scores[preferred] = score(preferred);
-  // Every file there at the preferred level: no level can score more, and a tie keeps it.
-  if (!breaks[preferred] && scores[preferred] == 2 * patch.files.size()) return preferred;
+  // Every file the patch needs there at the preferred level: that is the level (the added
+  // files' folders cannot outweigh it: a patch changing python/pkg/a.py and adding
+  // python/pkg/sub/x.py, on a tree with a top pkg/ copy holding the fix, read applied at -p2).
+  if (!breaks[preferred] && needed > 0 && scores[preferred].first == needed) return preferred;
   for (unsigned p = 0; p <= kMaxDetectedStrip; ++p)
     if (p != preferred) scores[p] = score(p);
   unsigned best = preferred;
