@@ -582,6 +582,9 @@ TEST(MatchNoNewline, ContextLineWithMarker) {
   // Not tied to the file's end, as git has it (forward passes on the first, -R on the second).
   EXPECT_MATCH(match("a\nc\nz\n", hunk)[0], kApplicable, 1, 0);
   EXPECT_MATCH(match("a\nb\nc\nz\n", hunk)[0], kApplied, 1, 0);
+  // Nor when lines without a final newline follow it (git: forward / -R pass on these).
+  EXPECT_MATCH(match("a\nc\nz", hunk)[0], kApplicable, 1, 0);
+  EXPECT_MATCH(match("a\nb\nc\nz", hunk)[0], kApplied, 1, 0);
 }
 
 TEST(MatchNoNewline, ContextLineWithMarkerAfterAnInsertionAboveTheLastLines) {
@@ -1257,9 +1260,9 @@ std::vector<HunkMatch> ref_match(const std::string& content, const std::vector<H
       out.push_back(m);
       continue;
     }
-    // A marked context line (the hunk's last, in both images) where the file ends with its
-    // newline: the marks are not compared, as git apply has it.
-    const bool eof_lenient = !f.last_no_newline && !h.lines.empty() &&
+    // A marked context line (the hunk's last, in both images): the marks are not compared, as
+    // git apply has it.
+    const bool eof_lenient = !h.lines.empty() &&
                              h.lines.back().kind == LineKind::kContext &&
                              h.lines.back().no_newline_at_eof;
     for (unsigned lvl = 0; lvl <= options.fuzz && !matched; ++lvl) {

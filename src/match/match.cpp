@@ -1224,15 +1224,15 @@ class Matcher {
     const Anchor anchor = anchor_of(hunk);
     if (anchor == Anchor::kExpected)
       return match_at_expected(hunk, k, lo, pre_expected, post_expected);
-    // A context line without its newline ("\ No newline at end of file" after a " " line)
-    // where the file ends with one (an editor added it since): the newline is no part of the
-    // change, and `git apply` matches the hunk so, forward and reverse, wherever its lines
-    // stand (as any hunk with trailing context: git does not tie it to the file's end either).
+    // A context line without its newline ("\ No newline at end of file" after a " " line):
+    // the newline is no part of the change, and `git apply` matches the hunk whether the file
+    // ends with one (an editor added it since) or not, wherever its lines stand (lines added
+    // after it since: git does not tie a hunk with trailing context to the file's end).
     // A marked added or removed line stays strict, as git keeps it (hostile review, session
     // 34: a fix inserted above a file's last two lines read conflict, "differs only in the
     // newline at end of file", once the file had gained its newline).
     const HunkLine* const last_pre = images_.pre.empty() ? nullptr : images_.pre.back();
-    const bool eof_lenient = !last_no_newline_ && last_pre != nullptr &&
+    const bool eof_lenient = last_pre != nullptr &&
                              !images_.post.empty() && images_.post.back() == last_pre &&
                              last_pre->kind == LineKind::kContext && last_pre->no_newline_at_eof;
     const bool strict_eof = !eof_lenient;
