@@ -1785,8 +1785,7 @@ std::vector<HunkMatch> match_hunks(const FileText& file, const std::vector<Hunk>
   const std::optional<std::vector<Hunk>> fixed = with_consistent_new_starts(given);
   std::vector<HunkMatch> out = matcher.run(fixed ? *fixed : given);
   for (std::size_t k = 0; k < out.size() && k < hunks.size(); ++k)
-    out[k].inserts_only = std::none_of(hunks[k].lines.begin(), hunks[k].lines.end(),
-                                       [](const HunkLine& l) { return l.kind == LineKind::kRemoved; });
+    out[k].inserts_only = hunks[k].removed() == 0;
   return out;
 }
 

@@ -21,12 +21,11 @@ std::string presence_words(const HunkMatch& m) {
   const std::string& code = m.presence_reason;
   const std::string at = m.places.empty() ? std::string() : " (" + lines_text(m.places) + ")";
   if (code == "not-found") return "its added lines are nowhere in the file";
+  if (code == "removed-lines-present" && m.presence != Presence::kAbsent)
+    return "both the old and the new code stand" + at;
   if (code == "removed-lines-present")
-  {
-    if (m.presence != Presence::kAbsent) return "both the old and the new code stand" + at;
     return m.inserts_only ? "its context stands where it belongs without its added lines" + at
                           : "the code it replaces stands where it belongs" + at;
-  }
   if (code == "ambiguous") {
     // A hunk whose change groups were looked for one by one (lines inserted between them)
     // takes the first group's reason without its places: part of it fits several places.
